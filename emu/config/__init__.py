@@ -1,0 +1,1 @@
+"""Hadoop configuration: properties by Hadoop's own names, read from its XML files."""

@@ -1,0 +1,25 @@
+"""Errors that reach the user as one line naming the input and the place.
+
+Every reader of user input (scenario files, traces, Hadoop XML) raises
+`InputError`; the CLI prints `str(err)` and exits with code 2, so a bad file
+never produces a traceback or a half-written result.
+"""
+
+from __future__ import annotations
+
+
+class InputError(Exception):
+    """A problem in a user-supplied file: `path`, where in it, and what."""
+
+    def __init__(self, path: str, where: str | int | None, message: str) -> None:
+        self.path = str(path)
+        self.where = where
+        self.message = message
+        super().__init__(str(self))
+
+    def __str__(self) -> str:
+        if self.where is None or self.where == "":
+            return f"{self.path}: {self.message}"
+        if isinstance(self.where, int):
+            return f"{self.path}:{self.where}: {self.message}"
+        return f"{self.path}: {self.where}: {self.message}"

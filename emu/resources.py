@@ -1,0 +1,232 @@
+"""Resource vectors and the two resource calculators YARN ships.
+
+A `Resource` is memory (MB), vcores and, optionally, named extra resource
+types (`yarn.resource-types`), kept as a sorted tuple so most clusters, which
+have none, pay nothing for them. Instances are immutable: the scheduler hot
+path shares them freely and never copies.
+
+Calculators answer the questions schedulers ask ("does it fit", "how many
+times", "which is bigger") the way Hadoop's `DefaultResourceCalculator`
+(memory only) and `DominantResourceCalculator` (DRF: compare dominant shares)
+do.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+MEMORY = "memory-mb"
+VCORES = "vcores"
+
+
+class Resource:
+    """An immutable resource vector: memory in MB, vcores, extra named types."""
+
+    __slots__ = ("extra", "memory", "vcores")
+
+    memory: int
+    vcores: int
+    extra: tuple[tuple[str, int], ...]
+
+    def __init__(self, memory: int = 0, vcores: int = 0, extra: Any = ()) -> None:
+        object.__setattr__(self, "memory", int(memory))
+        object.__setattr__(self, "vcores", int(vcores))
+        if extra:
+            items = extra.items() if isinstance(extra, Mapping) else extra
+            extra = tuple(sorted((str(k), int(v)) for k, v in items))
+        object.__setattr__(self, "extra", extra or ())
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError("Resource is immutable")
+
+    # --- wire form -------------------------------------------------------
+    def to_wire(self) -> dict[str, int]:
+        """The protocol's map form: YARN resource names to integer amounts."""
+        out = {MEMORY: self.memory, VCORES: self.vcores}
+        out.update(self.extra)
+        return out
+
+    @classmethod
+    def from_wire(cls, m: Mapping[str, Any]) -> Resource:
+        extra = [(k, v) for k, v in m.items() if k not in (MEMORY, VCORES)]
+        return cls(m.get(MEMORY, 0), m.get(VCORES, 0), extra)
+
+    # --- arithmetic ------------------------------------------------------
+    def _merge(self, other: Resource, sign: int) -> tuple[tuple[str, int], ...]:
+        if not self.extra and not other.extra:
+            return ()
+        merged = dict(self.extra)
+        for k, v in other.extra:
+            merged[k] = merged.get(k, 0) + sign * v
+        return tuple(sorted(merged.items()))
+
+    def __add__(self, other: Resource) -> Resource:
+        return Resource(
+            self.memory + other.memory, self.vcores + other.vcores, self._merge(other, 1)
+        )
+
+    def __sub__(self, other: Resource) -> Resource:
+        return Resource(
+            self.memory - other.memory, self.vcores - other.vcores, self._merge(other, -1)
+        )
+
+    def __mul__(self, k: float) -> Resource:
+        return Resource(
+            int(self.memory * k), int(self.vcores * k), tuple((n, int(v * k)) for n, v in self.extra)
+        )
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Resource):
+            return NotImplemented
+        return (
+            self.memory == other.memory
+            and self.vcores == other.vcores
+            and dict(self.extra) == dict(other.extra)
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.memory, self.vcores, self.extra))
+
+    def __repr__(self) -> str:
+        extra = "".join(f", {k}: {v}" for k, v in self.extra)
+        return f"<memory:{self.memory}, vCores:{self.vcores}{extra}>"
+
+    def fits_in(self, other: Resource) -> bool:
+        """Every component of self is <= the same component of other."""
+        if self.memory > other.memory or self.vcores > other.vcores:
+            return False
+        if self.extra:
+            avail = dict(other.extra)
+            return all(v <= avail.get(k, 0) for k, v in self.extra)
+        return True
+
+    def is_zero(self) -> bool:
+        return self.memory == 0 and self.vcores == 0 and all(v == 0 for _, v in self.extra)
+
+    def any_negative(self) -> bool:
+        return self.memory < 0 or self.vcores < 0 or any(v < 0 for _, v in self.extra)
+
+    def components(self) -> dict[str, int]:
+        return self.to_wire()
+
+
+ZERO = Resource(0, 0)
+
+
+def component_max(a: Resource, b: Resource) -> Resource:
+    extra = dict(a.extra)
+    for k, v in b.extra:
+        extra[k] = max(extra.get(k, 0), v)
+    return Resource(max(a.memory, b.memory), max(a.vcores, b.vcores), extra)
+
+
+def component_min(a: Resource, b: Resource) -> Resource:
+    extra = dict(a.extra)
+    for k, v in b.extra:
+        extra[k] = min(extra.get(k, 0), v)
+    return Resource(min(a.memory, b.memory), min(a.vcores, b.vcores), extra)
+
+
+def normalize(ask: Resource, minimum: Resource, maximum: Resource, step: Resource) -> Resource:
+    """Round an ask up to a multiple of the increment, at least the minimum,
+    and at most the maximum, as YARN's `ResourceCalculator.normalize` does."""
+
+    def one(value: int, lo: int, hi: int, inc: int) -> int:
+        value = max(value, lo)
+        if inc > 0:
+            value = int(math.ceil(value / inc) * inc)
+        return min(value, hi)
+
+    extra = {}
+    mins, maxs, steps = dict(minimum.extra), dict(maximum.extra), dict(step.extra)
+    for k, v in ask.extra:
+        extra[k] = one(v, mins.get(k, 0), maxs.get(k, v), steps.get(k, 1))
+    return Resource(
+        one(ask.memory, minimum.memory, maximum.memory, step.memory),
+        one(ask.vcores, minimum.vcores, maximum.vcores, step.vcores),
+        extra,
+    )
+
+
+class ResourceCalculator:
+    """Memory-only comparisons (Hadoop's `DefaultResourceCalculator`)."""
+
+    name = "default"
+
+    def compare(self, cluster: Resource, a: Resource, b: Resource) -> int:
+        return (a.memory > b.memory) - (a.memory < b.memory)
+
+    def ratio(self, a: Resource, b: Resource) -> float:
+        """a / b for the resource that matters to this calculator."""
+        return a.memory / b.memory if b.memory else (math.inf if a.memory else 0.0)
+
+    def share(self, cluster: Resource, r: Resource) -> float:
+        """r as a fraction of the cluster, as used for ordering queues and apps."""
+        return r.memory / cluster.memory if cluster.memory else 0.0
+
+    def divide_and_count(self, available: Resource, required: Resource) -> int:
+        """How many `required` fit in `available`."""
+        return available.memory // required.memory if required.memory else 1 << 31
+
+    def fits(self, ask: Resource, available: Resource) -> bool:
+        """Whether an ask can be placed. Like YARN, placement always checks
+        every component, even when ordering looks only at memory."""
+        return ask.fits_in(available)
+
+    def is_invalid_divisor(self, r: Resource) -> bool:
+        return r.memory == 0
+
+
+class DominantResourceCalculator(ResourceCalculator):
+    """Compare by dominant share of the cluster (Hadoop's
+    `DominantResourceCalculator`): the largest of a resource's per-type
+    shares, ties broken by the next-largest share."""
+
+    name = "dominant"
+
+    def _shares(self, cluster: Resource, r: Resource) -> list[float]:
+        shares = [
+            r.memory / cluster.memory if cluster.memory else 0.0,
+            r.vcores / cluster.vcores if cluster.vcores else 0.0,
+        ]
+        if r.extra:
+            c = dict(cluster.extra)
+            shares.extend(v / c[k] if c.get(k) else 0.0 for k, v in r.extra)
+        shares.sort(reverse=True)
+        return shares
+
+    def compare(self, cluster: Resource, a: Resource, b: Resource) -> int:
+        sa, sb = self._shares(cluster, a), self._shares(cluster, b)
+        return (sa > sb) - (sa < sb)
+
+    def share(self, cluster: Resource, r: Resource) -> float:
+        return self._shares(cluster, r)[0]
+
+    def ratio(self, a: Resource, b: Resource) -> float:
+        ratios = [
+            a.memory / b.memory if b.memory else (math.inf if a.memory else 0.0),
+            a.vcores / b.vcores if b.vcores else (math.inf if a.vcores else 0.0),
+        ]
+        return max(ratios)
+
+    def divide_and_count(self, available: Resource, required: Resource) -> int:
+        counts = []
+        if required.memory:
+            counts.append(available.memory // required.memory)
+        if required.vcores:
+            counts.append(available.vcores // required.vcores)
+        return min(counts) if counts else 1 << 31
+
+    def is_invalid_divisor(self, r: Resource) -> bool:
+        return r.memory == 0 or r.vcores == 0
+
+
+def calculator(name: str) -> ResourceCalculator:
+    """A calculator from a short name or Hadoop's class name."""
+    if name.endswith("DominantResourceCalculator") or name in ("dominant", "drf"):
+        return DominantResourceCalculator()
+    if name.endswith("DefaultResourceCalculator") or name in ("default", "memory", ""):
+        return ResourceCalculator()
+    raise ValueError(f"unknown resource calculator {name!r}")

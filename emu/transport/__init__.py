@@ -1,0 +1,35 @@
+"""Transports: how encoded protocol messages travel between actors.
+
+Actor code sees only this interface, never a socket:
+
+- `serve(address, handler)` runs a server loop; `handler(payload) -> reply`
+  is awaited once per request, in arrival order, and its bytes go back to the
+  requester. Started with `await nursery.start(serve, ...)`, it reports the
+  bound address (useful with `tcp://127.0.0.1:0`).
+- `connect(address, identity=...)` is an async context manager giving a
+  `Connection` whose `request(payload, timeout=...)` returns the reply bytes.
+
+Schemes: `mem://name` (trio memory channels, one process, the only one usable
+on the virtual clock) and `tcp://host:port` / `ipc://path` (ZeroMQ ROUTER
+serving, DEALER requesting).
+"""
+
+from emu.transport.base import (
+    Connection,
+    Handler,
+    RequestTimeout,
+    ServerStats,
+    TransportError,
+    connect,
+    serve,
+)
+
+__all__ = [
+    "Connection",
+    "Handler",
+    "RequestTimeout",
+    "ServerStats",
+    "TransportError",
+    "connect",
+    "serve",
+]
