@@ -1,0 +1,264 @@
+"""The ApplicationMaster engine shared by every AM type.
+
+It behaves as YARN's AMRMClient-driven AMs (and SLS's AM simulators) do:
+register, then call `allocate` every AM heartbeat with the full current ask
+table for any priority whose asks changed (YARN replaces asks by priority and
+resource name, so the AM always states absolute counts); start each
+allocated container on its NodeManager with the task's duration; take
+completions from allocate replies; ask again for tasks whose containers were
+lost, preempted or killed; unregister once every task has succeeded.
+
+The AM talks only through the protocol: to the RM's AM service and to the
+NodeManagers named in its allocations.
+"""
+
+from __future__ import annotations
+
+from contextlib import AsyncExitStack
+from dataclasses import dataclass, field
+from typing import Any
+
+import structlog
+import trio
+
+from emu import protocol as P
+from emu.am.policies import POLICIES
+from emu.transport import Connection, TransportError, connect
+from emu.workload import JobSpec
+
+log = structlog.get_logger("emu.am")
+
+WAIT, PENDING, RUNNING, DONE = 0, 1, 2, 3
+REQUEST_TIMEOUT_S = 60.0
+DEFAULT_RACK = "/default-rack"
+
+
+@dataclass
+class AMFaults:
+    """Faults injected into the AMs of this process by a replay harness:
+    the current AM of each job in `hang_jobs` stops calling allocate (once)."""
+
+    hang_jobs: set[str] = field(default_factory=set)
+
+
+class AMShutdown(Exception):
+    """The RM told the AM to go away."""
+
+
+class ApplicationMaster:
+    """One AM attempt. `am` is the launch context the RM sent with the AM
+    container: attempt id, RM address, and `context` (the job's task plan)."""
+
+    def __init__(self, am: dict[str, Any], faults: AMFaults | None = None) -> None:
+        self.attempt_id: str = am["attempt_id"]
+        self.rm_address: str = am["rm_address"]
+        context = am["context"]
+        self.job = JobSpec.from_wire(context["job"])
+        self.racks: dict[str, str] = context.get("racks") or {}
+        self.heartbeat_s = context.get("am_heartbeat_ms", 1000) / 1000
+        self.policy = POLICIES[self.job.am_type]()
+        self.faults = faults or AMFaults()
+        self.tasks = self.job.tasks
+        self.state = [WAIT] * len(self.tasks)
+        self.container_task: dict[str, int] = {}
+        self.sent: dict[int, dict[str, tuple[int, tuple]]] = {}
+        self.releases: list[str] = []
+        self.response_id = 0
+        self.start_time = 0.0
+        self.request_id = 0
+        self.lost = 0
+
+    def _req(self, mtype: str, **fields: Any) -> bytes:
+        self.request_id += 1
+        return P.encode(P.request(mtype, self.request_id, **fields))
+
+    async def _call(self, conn: Connection, mtype: str, **fields: Any) -> dict:
+        reply = P.decode(await conn.request(self._req(mtype, **fields), timeout=REQUEST_TIMEOUT_S))
+        if reply["type"] == "error":
+            raise AMShutdown(f"{mtype} refused: {reply['code']}: {reply['message']}")
+        return reply
+
+    async def run(self) -> None:
+        async with AsyncExitStack() as stack:
+            rm = await stack.enter_async_context(connect(self.rm_address, identity=self.attempt_id))
+            nms: dict[str, Connection] = {}
+            await self._call(rm, "register_am", attempt_id=self.attempt_id, host="", tracking_url="")
+            self.start_time = trio.current_time()
+            try:
+                while True:
+                    if self.job.job_id in self.faults.hang_jobs:
+                        self.faults.hang_jobs.discard(self.job.job_id)
+                        log.info("AM hangs (injected fault)", attempt=self.attempt_id)
+                        await trio.sleep_forever()
+                    if await self._heartbeat(rm, nms, stack):
+                        break
+                    await trio.sleep(self.heartbeat_s)
+            except AMShutdown as e:
+                log.info("AM shut down", attempt=self.attempt_id, why=str(e))
+                return
+            await self._call(
+                rm,
+                "finish_am",
+                attempt_id=self.attempt_id,
+                final_status="SUCCEEDED",
+                diagnostics="",
+            )
+
+    # --- one allocate round ------------------------------------------------------------------
+    async def _heartbeat(
+        self, rm: Connection, nms: dict[str, Connection], stack: AsyncExitStack
+    ) -> bool:
+        elapsed = round((trio.current_time() - self.start_time) * 1000)
+        done = [s == DONE for s in self.state]
+        for i in self.policy.release(self.tasks, done, elapsed):
+            if self.state[i] == WAIT:
+                self.state[i] = PENDING
+        asks = self._ask_changes()
+        releases, self.releases = self.releases, []
+        reply = await self._call(
+            rm,
+            "allocate",
+            attempt_id=self.attempt_id,
+            response_id=self.response_id,
+            asks=asks,
+            releases=releases,
+            blacklist_add=[],
+            blacklist_remove=[],
+            progress=sum(done) / len(done) if done else 1.0,
+        )
+        command = reply.get("command")
+        if command == P.SHUTDOWN:
+            raise AMShutdown("SHUTDOWN command")
+        self.response_id = reply["response_id"]
+        if command == P.RESYNC:
+            self.sent.clear()
+            return False
+        for st in reply["completed"]:
+            i = self.container_task.pop(st["container_id"], None)
+            if i is None or self.state[i] != RUNNING:
+                continue
+            if st["exit_status"] == P.EXIT_SUCCESS:
+                self.state[i] = DONE
+            else:
+                self.state[i] = PENDING
+                self.lost += 1
+        if reply["allocated"]:
+            await self._launch(reply["allocated"], nms, stack)
+        return all(s == DONE for s in self.state)
+
+    def _ask_changes(self) -> list[dict[str, Any]]:
+        """Asks for every priority whose table differs from the last one sent."""
+        by_priority: dict[int, list[int]] = {}
+        for i, s in enumerate(self.state):
+            if s == PENDING:
+                by_priority.setdefault(self.tasks[i].priority, []).append(i)
+        current: dict[int, dict[str, tuple[int, tuple]]] = {}
+        for priority, idxs in by_priority.items():
+            first = self.tasks[idxs[0]].resource
+            group = [i for i in idxs if self.tasks[i].resource == first]
+            cap = tuple(sorted(first.to_wire().items()))
+            table: dict[str, list] = {"*": [0, cap]}
+            for i in group:
+                table["*"][0] += 1
+                racks = set()
+                for host in self.tasks[i].hosts:
+                    table.setdefault(host, [0, cap])[0] += 1
+                    racks.add(self.racks.get(host, DEFAULT_RACK))
+                for rack in racks:
+                    table.setdefault(rack, [0, cap])[0] += 1
+            current[priority] = {k: (v[0], v[1]) for k, v in table.items()}
+        asks: list[dict[str, Any]] = []
+        for priority in sorted(set(current) | set(self.sent)):
+            now = current.get(priority, {})
+            before = self.sent.get(priority, {})
+            if now == before:
+                continue
+            for name in sorted(set(now) | set(before)):
+                num, cap = now.get(name) or (0, before[name][1])
+                asks.append(
+                    {
+                        "priority": priority,
+                        "resource_name": name,
+                        "capability": dict(cap),
+                        "num_containers": num,
+                        "relax_locality": True,
+                    }
+                )
+            if now:
+                self.sent[priority] = now
+            else:
+                self.sent.pop(priority, None)
+        return asks
+
+    def _match(self, container: dict[str, Any]) -> int | None:
+        """The pending task this container suits best: same host, same rack, any."""
+        priority = container["priority"]
+        host = container["node_id"]
+        rack = self.racks.get(host, DEFAULT_RACK)
+        rack_match = any_match = None
+        for i, s in enumerate(self.state):
+            if s != PENDING or self.tasks[i].priority != priority:
+                continue
+            hosts = self.tasks[i].hosts
+            if host in hosts:
+                return i
+            if rack_match is None and any(self.racks.get(h, DEFAULT_RACK) == rack for h in hosts):
+                rack_match = i
+            if any_match is None:
+                any_match = i
+        return rack_match if rack_match is not None else any_match
+
+    async def _launch(
+        self, allocated: list[dict[str, Any]], nms: dict[str, Connection], stack: AsyncExitStack
+    ) -> None:
+        per_node: dict[tuple[str, str], list[dict[str, Any]]] = {}
+        for c in allocated:
+            i = self._match(c)
+            if i is None:
+                self.releases.append(c["container_id"])
+                continue
+            self.state[i] = RUNNING
+            self.container_task[c["container_id"]] = i
+            task = self.tasks[i]
+            per_node.setdefault((c["nm_address"], c["node_id"]), []).append(
+                {
+                    "container_id": c["container_id"],
+                    "resource": c["resource"],
+                    "duration_ms": task.duration_ms,
+                    "app_id": self.attempt_app_id(),
+                    "am": None,
+                }
+            )
+        for (address, node_id), launches in per_node.items():
+            failed: list[str] = []
+            try:
+                conn = nms.get(address)
+                if conn is None:
+                    conn = nms[address] = await stack.enter_async_context(
+                        connect(address, identity=self.attempt_id)
+                    )
+                reply = P.decode(
+                    await conn.request(
+                        self._req("start_containers", node_id=node_id, containers=launches),
+                        timeout=REQUEST_TIMEOUT_S,
+                    )
+                )
+                if reply["type"] == "error":
+                    failed = [x["container_id"] for x in launches]
+                else:
+                    failed = [f["container_id"] for f in reply["failed"]]
+            except (TransportError, P.ProtocolError):
+                failed = [x["container_id"] for x in launches]
+            for cid in failed:
+                i = self.container_task.pop(cid)
+                self.state[i] = PENDING
+                self.releases.append(cid)
+
+    def attempt_app_id(self) -> str:
+        _, ts, seq, _ = self.attempt_id.split("_")
+        return f"application_{ts}_{seq}"
+
+
+async def run_am(am: dict[str, Any], faults: AMFaults | None = None) -> None:
+    """Run one AM to its end (the NodeManager host's AM runner calls this)."""
+    await ApplicationMaster(am, faults).run()

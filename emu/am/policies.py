@@ -1,0 +1,65 @@
+"""Which of an AM's tasks may be asked for now, per AM type.
+
+A policy sees the task list and the AM's elapsed time and returns the tasks
+to release into the ask table. The engine calls it after registering, after
+every allocate, and whenever a task finishes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol
+
+from emu.workload import TaskSpec
+
+
+class Policy(Protocol):
+    def release(self, tasks: Sequence[TaskSpec], done: Sequence[bool], elapsed_ms: int) -> list[int]:
+        """Indices of tasks that may be asked for now (already released ones
+        may be included; the engine ignores repeats)."""
+        ...
+
+    def next_release_ms(self, tasks: Sequence[TaskSpec], elapsed_ms: int) -> int | None:
+        """When (elapsed ms) a task not releasable now becomes releasable, if ever by time."""
+        ...
+
+
+class MapReducePolicy:
+    """Maps first; reduces once every map has finished (SLS MRAMSimulator)."""
+
+    def release(self, tasks: Sequence[TaskSpec], done: Sequence[bool], elapsed_ms: int) -> list[int]:
+        maps = [i for i, t in enumerate(tasks) if t.task_type != "reduce"]
+        if all(done[i] for i in maps):
+            return [i for i, t in enumerate(tasks) if t.task_type == "reduce"]
+        return maps
+
+    def next_release_ms(self, tasks: Sequence[TaskSpec], elapsed_ms: int) -> int | None:
+        return None
+
+
+class StreamPolicy:
+    """Every task at once; they run for their (long) durations."""
+
+    def release(self, tasks: Sequence[TaskSpec], done: Sequence[bool], elapsed_ms: int) -> list[int]:
+        return list(range(len(tasks)))
+
+    def next_release_ms(self, tasks: Sequence[TaskSpec], elapsed_ms: int) -> int | None:
+        return None
+
+
+class GenericPolicy:
+    """Each task once its `request_delay_ms` has passed since registration."""
+
+    def release(self, tasks: Sequence[TaskSpec], done: Sequence[bool], elapsed_ms: int) -> list[int]:
+        return [i for i, t in enumerate(tasks) if t.request_delay_ms <= elapsed_ms]
+
+    def next_release_ms(self, tasks: Sequence[TaskSpec], elapsed_ms: int) -> int | None:
+        later = [t.request_delay_ms for t in tasks if t.request_delay_ms > elapsed_ms]
+        return min(later) if later else None
+
+
+POLICIES: dict[str, type] = {
+    "mapreduce": MapReducePolicy,
+    "stream": StreamPolicy,
+    "generic": GenericPolicy,
+}

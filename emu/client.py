@@ -1,0 +1,43 @@
+"""A client of the RM's client and admin services (YARN's YarnClient and
+rmadmin), used by the replayer, the CLI and tests."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from emu import protocol as P
+from emu.transport import Connection
+
+
+class RMRequestError(Exception):
+    """The RM answered a request with an error reply."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(f"{code}: {message}")
+        self.code = code
+
+
+class RMClient:
+    """Request/reply calls over an open connection to a client or admin service."""
+
+    def __init__(self, conn: Connection, timeout: float | None = None) -> None:
+        self.conn = conn
+        self.timeout = timeout
+        self._id = 0
+
+    async def call(self, mtype: str, **fields: Any) -> dict[str, Any]:
+        self._id += 1
+        payload = P.encode(P.request(mtype, self._id, **fields))
+        reply = P.decode(await self.conn.request(payload, timeout=self.timeout))
+        if reply["type"] == "error":
+            raise RMRequestError(reply["code"], reply["message"])
+        return reply
+
+    async def list_apps(self, states: list[str] | None = None) -> list[dict[str, Any]]:
+        return (await self.call("list_apps", states=states))["apps"]
+
+    async def cluster_metrics(self) -> dict[str, Any]:
+        return (await self.call("cluster_metrics"))["metrics"]
+
+    async def list_nodes(self) -> list[dict[str, Any]]:
+        return (await self.call("list_nodes"))["nodes"]

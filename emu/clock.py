@@ -1,0 +1,70 @@
+"""The two clocks. Actor code never asks which one runs: it reads
+`trio.current_time()` (simulated seconds since the run's start).
+
+- Virtual: trio's `MockClock(autojump_threshold=0)` jumps to the next timer
+  whenever every task is blocked, so a replay runs as fast as the CPU allows.
+  Only valid with the `mem://` transport: ZeroMQ's I/O threads are invisible
+  to trio, and the clock would jump past messages in flight.
+- Scaled wall time: `ScaledWallClock(epoch, rate)` reads
+  `(wall - epoch) * rate`, with the epoch and rate announced by the RM, so
+  every process on every host agrees on simulated time.
+
+Determinism on the virtual clock also needs trio's scheduler to be
+deterministic: trio randomises the order in which tasks woken together run.
+`seed_scheduler` seeds that choice, so the same inputs and seed give the same
+interleaving and byte-identical outputs (checked by a test).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+import trio
+import trio.testing
+from trio.abc import Clock
+
+
+def virtual_clock() -> trio.testing.MockClock:
+    """A clock that jumps straight to the next timer when all tasks wait."""
+    return trio.testing.MockClock(autojump_threshold=0)
+
+
+def seed_scheduler(seed: int) -> None:
+    """Make trio's choice among simultaneously runnable tasks reproducible.
+
+    Trio keeps that choice in a module-level `random.Random` (`_r`), which its
+    own Hypothesis integration seeds for the same purpose. Must be called
+    before `trio.run`.
+    """
+    from trio._core import _run
+
+    rng = getattr(_run, "_r", None)
+    if rng is None:
+        raise RuntimeError(
+            "this trio version has no scheduler RNG to seed; deterministic replay needs trio <= 0.35"
+        )
+    rng.seed(seed)
+
+
+class ScaledWallClock(Clock):
+    """Simulated seconds = (wall seconds - epoch) * rate.
+
+    `epoch` is a Unix time (time.time()), shared across hosts; `rate` is the
+    number of simulated seconds per wall second.
+    """
+
+    def __init__(self, epoch: float, rate: float) -> None:
+        if rate <= 0 or math.isnan(rate):
+            raise ValueError("rate must be positive")
+        self.epoch = epoch
+        self.rate = rate
+
+    def start_clock(self) -> None:
+        """Nothing to start: time is derived from the wall clock."""
+
+    def current_time(self) -> float:
+        return (time.time() - self.epoch) * self.rate
+
+    def deadline_to_sleep_time(self, deadline: float) -> float:
+        return (deadline - self.current_time()) / self.rate

@@ -1,0 +1,1 @@
+"""Recorders and outputs: the event log, run summaries, SLS-compatible files."""

@@ -1,0 +1,505 @@
+"""The wire protocol: every message emu's actors exchange, in one catalogue.
+
+A message is a msgpack map `{"v": 1, "type": <name>, ...fields}`. Requests
+carry an integer `id`; the reply echoes it and has type `<name>_reply`, or is
+an error `{"type": "error", "id", "code", "message"}`. The same bytes travel
+in one process (`mem://`) and over ZeroMQ.
+
+`CATALOGUE` maps each request type to its `Spec`: who sends it to whom, the
+request's fields and the reply's fields, with their types. `decode` validates
+against it, so every actor can trust a decoded message's shape; unknown
+fields are tolerated (a newer peer may add some), missing or ill-typed ones
+are not.
+
+This module imports nothing from emu: every actor depends on it, it depends on
+no actor.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import msgpack
+
+VERSION = 1
+
+# Error codes carried by error replies.
+BAD_FRAME = "bad_frame"
+BAD_VERSION = "bad_version"
+UNKNOWN_TYPE = "unknown_type"
+BAD_FIELD = "bad_field"
+WRONG_SERVICE = "wrong_service"
+NOT_FOUND = "not_found"
+INVALID = "invalid"
+INTERNAL = "internal"
+
+# Node actions and AM commands, as in YARN's NodeAction / AMCommand.
+NORMAL, RESYNC, SHUTDOWN = "NORMAL", "RESYNC", "SHUTDOWN"
+
+# Container exit statuses, as YARN's ContainerExitStatus.
+EXIT_SUCCESS = 0
+EXIT_INVALID = -1000
+EXIT_ABORTED = -100
+EXIT_PREEMPTED = -102
+EXIT_KILLED_BY_RM = -106
+EXIT_KILLED_BY_AM = -105
+EXIT_KILLED_EXPIRED = -107
+
+
+class ProtocolError(Exception):
+    """A message that does not fit the catalogue; `code` is the error code."""
+
+    def __init__(self, code: str, message: str, request_id: int | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.request_id = request_id
+
+
+# --- field type descriptors --------------------------------------------------
+# A descriptor is a Python type (int, str, float, bool, dict, list), `ANY`,
+# `Opt(d)` (may be absent or None), `[d]` (a list of d), or a `Struct`.
+
+
+class _Any:
+    def __repr__(self) -> str:
+        return "any"
+
+
+ANY = _Any()
+
+
+@dataclass(frozen=True)
+class Opt:
+    inner: Any
+
+
+@dataclass(frozen=True)
+class Struct:
+    """A nested map with named fields (extra keys allowed)."""
+
+    name: str
+    fields: dict[str, Any]
+
+
+RESOURCE = Struct("resource", {"memory-mb": int, "vcores": int})
+
+CONTAINER_STATUS = Struct(
+    "container_status",
+    {"container_id": str, "state": str, "exit_status": int, "diagnostics": Opt(str)},
+)
+ASK = Struct(
+    "ask",
+    {
+        "priority": int,
+        "resource_name": str,
+        "capability": RESOURCE,
+        "num_containers": int,
+        "relax_locality": bool,
+    },
+)
+CONTAINER = Struct(
+    "container",
+    {
+        "container_id": str,
+        "node_id": str,
+        "nm_address": str,
+        "resource": RESOURCE,
+        "priority": int,
+    },
+)
+LAUNCH = Struct(
+    "launch",
+    {
+        "container_id": str,
+        "resource": RESOURCE,
+        "duration_ms": int,
+        "app_id": str,
+        "am": Opt(dict),
+    },
+)
+PREEMPTION = Struct("preemption", {"containers": [str]})
+
+
+@dataclass(frozen=True)
+class Spec:
+    """One request type: who sends it to whom, its fields and its reply's."""
+
+    family: str
+    sender: str
+    receiver: str
+    doc: str
+    fields: dict[str, Any]
+    reply: dict[str, Any]
+
+
+RESOURCE_TRACKER = "resource_tracker"
+AM_PROTOCOL = "am_protocol"
+CONTAINER_MANAGEMENT = "container_management"
+CLIENT = "client"
+ADMIN = "admin"
+
+CATALOGUE: dict[str, Spec] = {
+    # ResourceTracker: NodeManager -> ResourceManager
+    "register_node": Spec(
+        RESOURCE_TRACKER,
+        "NodeManager",
+        "ResourceManager",
+        "An NM joins (or rejoins after RESYNC) with its total resource and "
+        "location; `containers` lists what it still runs. The reply fixes the "
+        "heartbeat interval and the shared clock (epoch, rate).",
+        {
+            "node_id": str,
+            "host": str,
+            "rack": str,
+            "resource": RESOURCE,
+            "nm_address": str,
+            "containers": [CONTAINER_STATUS],
+            "labels": Opt([str]),
+        },
+        {"action": str, "next_heartbeat_ms": int, "epoch": float, "rate": float},
+    ),
+    "node_heartbeat": Spec(
+        RESOURCE_TRACKER,
+        "NodeManager",
+        "ResourceManager",
+        "The NM's periodic status: container statuses since the last one, and "
+        "health. It is the only moment the RM places containers on the node.",
+        {
+            "node_id": str,
+            "response_id": int,
+            "containers": [CONTAINER_STATUS],
+            "healthy": bool,
+            "health_report": Opt(str),
+        },
+        {
+            "response_id": int,
+            "containers_to_cleanup": [str],
+            "apps_to_cleanup": [str],
+            "action": str,
+            "next_heartbeat_ms": int,
+        },
+    ),
+    "unregister_node": Spec(
+        RESOURCE_TRACKER,
+        "NodeManager",
+        "ResourceManager",
+        "An NM shutting down on purpose.",
+        {"node_id": str},
+        {},
+    ),
+    # ApplicationMasterProtocol: ApplicationMaster -> ResourceManager
+    "register_am": Spec(
+        AM_PROTOCOL,
+        "ApplicationMaster",
+        "ResourceManager",
+        "The AM of an attempt announces itself; starts its liveness clock.",
+        {"attempt_id": str, "host": str, "tracking_url": Opt(str)},
+        {"max_capability": RESOURCE, "queue": str, "cluster_resource": RESOURCE},
+    ),
+    "allocate": Spec(
+        AM_PROTOCOL,
+        "ApplicationMaster",
+        "ResourceManager",
+        "Hands over asks (replacing earlier asks of the same priority and "
+        "resource name), releases and blacklist changes, and collects what was "
+        "allocated and completed since the last call. Also the AM's heartbeat.",
+        {
+            "attempt_id": str,
+            "response_id": int,
+            "asks": [ASK],
+            "releases": [str],
+            "blacklist_add": [str],
+            "blacklist_remove": [str],
+            "progress": float,
+        },
+        {
+            "response_id": int,
+            "allocated": [CONTAINER],
+            "completed": [CONTAINER_STATUS],
+            "available": RESOURCE,
+            "num_cluster_nodes": int,
+            "preemption": Opt(PREEMPTION),
+            "command": Opt(str),
+        },
+    ),
+    "finish_am": Spec(
+        AM_PROTOCOL,
+        "ApplicationMaster",
+        "ResourceManager",
+        "The AM unregisters with its final status; the app finishes once the "
+        "AM container exits.",
+        {"attempt_id": str, "final_status": str, "diagnostics": Opt(str)},
+        {"unregistered": bool},
+    ),
+    # ContainerManagement: ApplicationMaster (or RM's AM launcher) -> NodeManager
+    "start_containers": Spec(
+        CONTAINER_MANAGEMENT,
+        "ApplicationMaster / ResourceManager",
+        "NodeManager",
+        "Start allocated containers on a node. A container runs for "
+        "`duration_ms` (-1: until stopped); one with an `am` launch context "
+        "runs an ApplicationMaster.",
+        {"node_id": str, "containers": [LAUNCH]},
+        {"succeeded": [str], "failed": [Struct("failure", {"container_id": str, "reason": str})]},
+    ),
+    "stop_containers": Spec(
+        CONTAINER_MANAGEMENT,
+        "ApplicationMaster",
+        "NodeManager",
+        "Stop running containers on a node (the AM no longer needs them).",
+        {"node_id": str, "container_ids": [str]},
+        {"succeeded": [str], "failed": [Struct("failure", {"container_id": str, "reason": str})]},
+    ),
+    # ApplicationClientProtocol: client -> ResourceManager
+    "new_application": Spec(
+        CLIENT,
+        "Client",
+        "ResourceManager",
+        "Reserve an application id.",
+        {},
+        {"app_id": str, "max_capability": RESOURCE},
+    ),
+    "submit_application": Spec(
+        CLIENT,
+        "Client",
+        "ResourceManager",
+        "Submit an application: queue, user, AM resource, and the context the "
+        "AM is launched with (its task plan).",
+        {
+            "app_id": str,
+            "name": str,
+            "queue": str,
+            "user": str,
+            "priority": int,
+            "am_resource": RESOURCE,
+            "am_type": str,
+            "context": dict,
+        },
+        {"app_id": str},
+    ),
+    "kill_application": Spec(
+        CLIENT, "Client", "ResourceManager", "Kill an application.", {"app_id": str}, {"killed": bool}
+    ),
+    "application_report": Spec(
+        CLIENT,
+        "Client",
+        "ResourceManager",
+        "One application's state, times and queue.",
+        {"app_id": str},
+        {"report": dict},
+    ),
+    "cluster_metrics": Spec(
+        CLIENT,
+        "Client",
+        "ResourceManager",
+        "Cluster-wide counts and resources, as YARN's cluster metrics.",
+        {},
+        {"metrics": dict},
+    ),
+    "list_nodes": Spec(CLIENT, "Client", "ResourceManager", "Every node's report.", {}, {"nodes": [dict]}),
+    "list_apps": Spec(
+        CLIENT,
+        "Client",
+        "ResourceManager",
+        "Every application's report, optionally only those in `states`.",
+        {"states": Opt([str])},
+        {"apps": [dict]},
+    ),
+    "queue_info": Spec(
+        CLIENT,
+        "Client",
+        "ResourceManager",
+        "A queue's configuration and usage (empty name: every queue).",
+        {"queue": str},
+        {"queues": [dict]},
+    ),
+    # Admin: operator -> ResourceManager
+    "refresh_queues": Spec(
+        ADMIN,
+        "Admin",
+        "ResourceManager",
+        "Reload the scheduler's queue configuration; `properties` override the "
+        "files. Refused with the reason if invalid; the old one keeps running.",
+        {"properties": Opt(dict)},
+        {"ok": bool, "reason": Opt(str)},
+    ),
+    "decommission_node": Spec(
+        ADMIN,
+        "Admin",
+        "ResourceManager",
+        "Take a node out of service; it is told to SHUTDOWN at its next heartbeat.",
+        {"node_id": str},
+        {"ok": bool},
+    ),
+    "update_node_resource": Spec(
+        ADMIN,
+        "Admin",
+        "ResourceManager",
+        "Change a node's total resource at run time.",
+        {"node_id": str, "resource": RESOURCE},
+        {"ok": bool},
+    ),
+}
+
+SERVICES: dict[str, frozenset[str]] = {
+    family: frozenset(name for name, spec in CATALOGUE.items() if spec.family == family)
+    for family in (RESOURCE_TRACKER, AM_PROTOCOL, CONTAINER_MANAGEMENT, CLIENT, ADMIN)
+}
+
+_REPLY_FIELDS: dict[str, dict[str, Any]] = {f"{n}_reply": s.reply for n, s in CATALOGUE.items()}
+_ERROR_FIELDS = {"code": str, "message": str}
+
+
+# --- validation ----------------------------------------------------------------
+
+
+def _check(value: Any, desc: Any, path: str) -> None:
+    if desc is ANY:
+        return
+    if isinstance(desc, Opt):
+        if value is not None:
+            _check(value, desc.inner, path)
+        return
+    if isinstance(desc, Struct):
+        if not isinstance(value, dict):
+            raise ProtocolError(BAD_FIELD, f"{path}: expected a {desc.name} map")
+        _check_fields(value, desc.fields, path + ".")
+        return
+    if isinstance(desc, list):
+        if not isinstance(value, list):
+            raise ProtocolError(BAD_FIELD, f"{path}: expected a list")
+        inner = desc[0]
+        if inner in (str, int):
+            for i, item in enumerate(value):
+                if type(item) is not inner:
+                    raise ProtocolError(BAD_FIELD, f"{path}[{i}]: expected {inner.__name__}")
+        else:
+            for i, item in enumerate(value):
+                _check(item, inner, f"{path}[{i}]")
+        return
+    if desc is float:
+        if type(value) not in (float, int):
+            raise ProtocolError(BAD_FIELD, f"{path}: expected a number")
+        return
+    if desc is int:
+        if type(value) is not int:
+            raise ProtocolError(BAD_FIELD, f"{path}: expected int")
+        return
+    if not isinstance(value, desc):
+        raise ProtocolError(BAD_FIELD, f"{path}: expected {desc.__name__}")
+
+
+def _check_fields(msg: dict, fields: dict[str, Any], prefix: str = "") -> None:
+    for name, desc in fields.items():
+        if name not in msg:
+            if isinstance(desc, Opt):
+                continue
+            raise ProtocolError(BAD_FIELD, f"missing field {prefix}{name}")
+        _check(msg[name], desc, prefix + name)
+
+
+def validate(msg: Any) -> dict:
+    """Check a decoded map against the catalogue; return it or raise."""
+    if not isinstance(msg, dict):
+        raise ProtocolError(BAD_FRAME, "message is not a map")
+    rid = msg.get("id")
+    rid = rid if type(rid) is int else None
+    if msg.get("v") != VERSION:
+        raise ProtocolError(BAD_VERSION, f"unsupported version {msg.get('v')!r}", rid)
+    mtype = msg.get("type")
+    spec = CATALOGUE.get(mtype) if isinstance(mtype, str) else None
+    if spec is not None:
+        fields = spec.fields
+        if rid is None:
+            raise ProtocolError(BAD_FIELD, "missing field id", None)
+    elif mtype in _REPLY_FIELDS:
+        fields = _REPLY_FIELDS[mtype]
+    elif mtype == "error":
+        fields = _ERROR_FIELDS
+    else:
+        raise ProtocolError(UNKNOWN_TYPE, f"unknown message type {mtype!r}", rid)
+    try:
+        _check_fields(msg, fields)
+    except ProtocolError as e:
+        e.request_id = rid
+        e.message = f"{mtype}: {e.message}"
+        raise
+    return msg
+
+
+def encode(msg: dict) -> bytes:
+    """Bytes for a message map (adds the version)."""
+    msg["v"] = VERSION
+    return msgpack.packb(msg, use_bin_type=True)
+
+
+def decode(data: bytes) -> dict:
+    """A validated message map from bytes; ProtocolError if it is not one."""
+    try:
+        msg = msgpack.unpackb(data, raw=False, strict_map_key=False)
+    except Exception as e:
+        raise ProtocolError(BAD_FRAME, f"undecodable frame: {type(e).__name__}") from None
+    return validate(msg)
+
+
+def request(mtype: str, request_id: int, **fields: Any) -> dict:
+    """A request map of a catalogue type."""
+    if mtype not in CATALOGUE:
+        raise KeyError(mtype)
+    fields["type"] = mtype
+    fields["id"] = request_id
+    return fields
+
+
+def reply(req: dict, **fields: Any) -> dict:
+    """The reply map to a request."""
+    fields["type"] = req["type"] + "_reply"
+    fields["id"] = req["id"]
+    return fields
+
+
+def error(code: str, message: str, request_id: int | None = None) -> dict:
+    """An error reply map."""
+    return {"type": "error", "id": request_id, "code": code, "message": message}
+
+
+def catalogue_markdown() -> str:
+    """The catalogue as Markdown, for docs/protocol.md."""
+
+    def fmt(desc: Any) -> str:
+        if isinstance(desc, Opt):
+            return f"{fmt(desc.inner)}?"
+        if isinstance(desc, Struct):
+            return desc.name
+        if isinstance(desc, list):
+            return f"[{fmt(desc[0])}]"
+        if desc is ANY:
+            return "any"
+        return desc.__name__
+
+    lines = ["# emu protocol", "", "Generated from `emu/protocol.py`; do not edit.", ""]
+    for family in SERVICES:
+        lines += [f"## {family}", ""]
+        for name, spec in CATALOGUE.items():
+            if spec.family != family:
+                continue
+            req = ", ".join(f"`{k}`: {fmt(v)}" for k, v in spec.fields.items()) or "—"
+            rep = ", ".join(f"`{k}`: {fmt(v)}" for k, v in spec.reply.items()) or "—"
+            lines += [
+                f"### `{name}` ({spec.sender} → {spec.receiver})",
+                "",
+                spec.doc,
+                "",
+                f"- request: {req}",
+                f"- reply `{name}_reply`: {rep}",
+                "",
+            ]
+    structs = [RESOURCE, CONTAINER_STATUS, ASK, CONTAINER, LAUNCH, PREEMPTION]
+    lines += ["## Structures", ""]
+    for s in structs:
+        body = ", ".join(f"`{k}`: {fmt(v)}" for k, v in s.fields.items())
+        lines.append(f"- `{s.name}`: {body}")
+    lines.append("")
+    return "\n".join(lines)

@@ -1,0 +1,163 @@
+"""The ResourceManager actor: serves the four RM services on their
+addresses, runs the liveness monitors, and launches AM containers.
+
+This is the only part of the RM that touches transports. It decodes each
+request (a malformed one gets an error reply and the server goes on),
+hands it to `RMServices`, and encodes the reply. AM launches the RM core
+queues are carried out here, as YARN's AMLauncher does, by calling
+`start_containers` on the node's NodeManager.
+"""
+
+from __future__ import annotations
+
+from contextlib import AsyncExitStack
+from dataclasses import dataclass, field
+from functools import partial
+
+import structlog
+import trio
+
+from emu import protocol as P
+from emu.config.configuration import Configuration
+from emu.metrics.eventlog import EventLog
+from emu.rm.context import RMContext
+from emu.rm.scheduler import create as create_scheduler
+from emu.rm.services import RMServices
+from emu.rm.settings import RMSettings
+from emu.transport import Connection, ServerStats, TransportError, connect, serve
+
+log = structlog.get_logger("emu.rm")
+
+LAUNCH_TIMEOUT_S = 30.0
+
+
+@dataclass
+class RMAddresses:
+    """Where each service listens. YARN's defaults are ports 8031 (resource
+    tracker), 8030 (scheduler / AM protocol), 8032 (client), 8033 (admin)."""
+
+    resource_tracker: str
+    am_protocol: str
+    client: str
+    admin: str
+
+    @classmethod
+    def in_memory(cls, prefix: str = "rm") -> RMAddresses:
+        return cls(
+            f"mem://{prefix}/resource-tracker",
+            f"mem://{prefix}/scheduler",
+            f"mem://{prefix}/client",
+            f"mem://{prefix}/admin",
+        )
+
+    @classmethod
+    def tcp(cls, host: str, base: dict[str, int] | None = None) -> RMAddresses:
+        ports = {"resource_tracker": 8031, "am_protocol": 8030, "client": 8032, "admin": 8033}
+        ports.update(base or {})
+        return cls(**{k: f"tcp://{host}:{p}" for k, p in ports.items()})
+
+    def items(self) -> list[tuple[str, str]]:
+        return [
+            (P.RESOURCE_TRACKER, self.resource_tracker),
+            (P.AM_PROTOCOL, self.am_protocol),
+            (P.CLIENT, self.client),
+            (P.ADMIN, self.admin),
+        ]
+
+
+@dataclass
+class ResourceManager:
+    """The RM actor. Build it, then `await nursery.start(rm.run)`."""
+
+    conf: Configuration
+    addresses: RMAddresses
+    events: EventLog = field(default_factory=EventLog)
+    epoch: float = 0.0
+    rate: float = 0.0
+    cluster_timestamp: int = 0
+
+    def __post_init__(self) -> None:
+        settings = RMSettings.from_conf(self.conf)
+        self.ctx = RMContext(settings, self.conf, self.events, self.cluster_timestamp)
+        self.ctx.attach_scheduler(create_scheduler(self.ctx))
+        self.services = RMServices(self.ctx, self.epoch, self.rate)
+        self.stats: dict[str, ServerStats] = {}
+        self._launch_wakeup = trio.Event()
+
+    async def run(self, *, task_status: trio.TaskStatus[RMAddresses] = trio.TASK_STATUS_IGNORED) -> None:
+        """Serve until cancelled; reports the bound addresses once listening."""
+        async with trio.open_nursery() as nursery:
+            bound = {}
+            for service, address in self.addresses.items():
+                stats = self.stats[service] = ServerStats()
+                bound[service] = await nursery.start(
+                    partial(serve, address, self._handler(service), stats=stats)
+                )
+            actual = RMAddresses(
+                bound[P.RESOURCE_TRACKER], bound[P.AM_PROTOCOL], bound[P.CLIENT], bound[P.ADMIN]
+            )
+            self.ctx.am_service_address = actual.am_protocol
+            for name, monitor in (
+                ("nm", self.ctx.nm_liveness),
+                ("am", self.ctx.am_liveness),
+                ("container", self.ctx.container_expiry),
+            ):
+                nursery.start_soon(self._monitor_loop, name, monitor.check_interval_ms)
+            nursery.start_soon(self._launcher)
+            task_status.started(actual)
+
+    def _handler(self, service: str):  # noqa: ANN202 - a transport Handler
+        services = self.services
+
+        async def handle(payload: bytes) -> bytes:
+            try:
+                msg = P.decode(payload)
+            except P.ProtocolError as e:
+                return P.encode(services.error_reply(e))
+            if msg["type"] not in P.CATALOGUE:
+                return P.encode(
+                    services.error_reply(
+                        P.ProtocolError(P.UNKNOWN_TYPE, f"{msg['type']} is not a request", msg.get("id"))
+                    )
+                )
+            reply = services.handle(service, msg)
+            if self.ctx.am_launches:
+                self._launch_wakeup.set()
+            return P.encode(reply)
+
+        return handle
+
+    async def _monitor_loop(self, name: str, interval_ms: int) -> None:
+        while True:
+            await trio.sleep(interval_ms / 1000)
+            self.services.check_monitor(name)
+            if self.ctx.am_launches:
+                self._launch_wakeup.set()
+
+    async def _launcher(self) -> None:
+        """Carry out queued AM launches (YARN's AMLauncher)."""
+        conns: dict[str, Connection] = {}
+        async with AsyncExitStack() as stack:
+            while True:
+                await self._launch_wakeup.wait()
+                self._launch_wakeup = trio.Event()
+                for nm_address, node_id, launch in self.services.take_am_launches():
+                    attempt_id = launch["am"]["attempt_id"]
+                    error = None
+                    try:
+                        conn = conns.get(nm_address)
+                        if conn is None:
+                            conn = conns[nm_address] = await stack.enter_async_context(
+                                connect(nm_address, identity="rm-am-launcher")
+                            )
+                        req = P.request("start_containers", 0, node_id=node_id, containers=[launch])
+                        reply = P.decode(await conn.request(P.encode(req), timeout=LAUNCH_TIMEOUT_S))
+                        if reply["type"] == "error":
+                            error = f"{reply['code']}: {reply['message']}"
+                        elif reply["failed"]:
+                            error = reply["failed"][0]["reason"]
+                    except (TransportError, P.ProtocolError) as e:
+                        error = f"{type(e).__name__}: {e}"
+                    if error is not None:
+                        log.warning("am launch failed", attempt=attempt_id, node=node_id, error=error)
+                    self.services.am_launch_result(attempt_id, error)

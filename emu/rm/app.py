@@ -1,0 +1,232 @@
+"""RMApp: an application's life across its attempts, as YARN's RMAppImpl.
+
+State saving (NEW_SAVING, FINAL_SAVING) is where YARN writes to its state
+store; without recovery configured the save completes at once, so the hooks
+raise the *_SAVED event straight away, keeping the same states and order.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from emu.resources import Resource
+from emu.rm.statemachine import StateMachine
+
+if TYPE_CHECKING:
+    from emu.rm.context import RMContext
+
+NEW, NEW_SAVING, SUBMITTED, ACCEPTED, RUNNING = "NEW", "NEW_SAVING", "SUBMITTED", "ACCEPTED", "RUNNING"
+FINAL_SAVING, FINISHING, FINISHED, FAILED, KILLED = (
+    "FINAL_SAVING",
+    "FINISHING",
+    "FINISHED",
+    "FAILED",
+    "KILLED",
+)
+STATES = (NEW, NEW_SAVING, SUBMITTED, ACCEPTED, RUNNING, FINAL_SAVING, FINISHING, FINISHED, FAILED, KILLED)
+FINAL = (FINISHED, FAILED, KILLED)
+
+
+class RMApp:
+    """A submitted application: identity, queue, AM needs, attempts, times."""
+
+    __slots__ = (
+        "am_resource",
+        "am_type",
+        "app_id",
+        "attempt_finished_while_saving",
+        "attempts",
+        "context",
+        "diagnostics",
+        "final_status",
+        "final_target",
+        "finished_ms",
+        "max_attempts",
+        "name",
+        "priority",
+        "queue",
+        "started_ms",
+        "state",
+        "submit_ms",
+        "user",
+    )
+
+    def __init__(
+        self,
+        app_id: str,
+        name: str,
+        queue: str,
+        user: str,
+        priority: int,
+        am_resource: Resource,
+        am_type: str,
+        context: dict[str, Any],
+        max_attempts: int,
+        now_ms: int,
+    ) -> None:
+        self.app_id = app_id
+        self.name = name
+        self.queue = queue
+        self.user = user
+        self.priority = priority
+        self.am_resource = am_resource
+        self.am_type = am_type
+        self.context = context
+        self.max_attempts = max_attempts
+        self.state = NEW
+        self.attempts: list[str] = []
+        self.submit_ms = now_ms
+        self.started_ms = -1
+        self.finished_ms = -1
+        self.final_status = "UNDEFINED"
+        self.final_target = ""
+        self.attempt_finished_while_saving = False
+        self.diagnostics = ""
+
+    @property
+    def current_attempt(self) -> str | None:
+        return self.attempts[-1] if self.attempts else None
+
+    def report(self) -> dict[str, Any]:
+        return {
+            "app_id": self.app_id,
+            "name": self.name,
+            "queue": self.queue,
+            "user": self.user,
+            "state": self.state,
+            "final_status": self.final_status,
+            "submit_ms": self.submit_ms,
+            "started_ms": self.started_ms,
+            "finished_ms": self.finished_ms,
+            "attempts": len(self.attempts),
+            "diagnostics": self.diagnostics,
+            "am_type": self.am_type,
+        }
+
+
+def _save_new(ctx: RMContext, app: RMApp, data: Any) -> None:
+    ctx.dispatch("app", "APP_NEW_SAVED", app.app_id)
+
+
+def _saved(ctx: RMContext, app: RMApp, data: Any) -> None:
+    ctx.dispatch("scheduler", "APP_ADDED", app.app_id, app)
+
+
+def _accepted(ctx: RMContext, app: RMApp, data: Any) -> None:
+    ctx.start_new_attempt(app)
+
+
+def _final_save(ctx: RMContext, app: RMApp, target: str, diagnostics: str = "") -> None:
+    app.final_target = target
+    if diagnostics:
+        app.diagnostics = diagnostics
+    ctx.dispatch("app", "APP_UPDATE_SAVED", app.app_id)
+
+
+def _rejected(ctx: RMContext, app: RMApp, reason: Any) -> None:
+    _final_save(ctx, app, FAILED, str(reason))
+
+
+def _registered(ctx: RMContext, app: RMApp, data: Any) -> None:
+    if app.started_ms < 0:
+        app.started_ms = ctx.now_ms()
+
+
+def _unregistered(ctx: RMContext, app: RMApp, attempt_id: Any) -> None:
+    attempt = ctx.attempts[attempt_id]
+    app.final_status = attempt.final_status or "SUCCEEDED"
+    _final_save(ctx, app, FINISHING, attempt.diagnostics)
+
+
+def _attempt_failed(ctx: RMContext, app: RMApp, attempt_id: Any) -> str:
+    """Retry while attempts remain (yarn.resourcemanager.am.max-attempts)."""
+    attempt = ctx.attempts[attempt_id]
+    if len(app.attempts) < app.max_attempts:
+        ctx.start_new_attempt(app)
+        return ACCEPTED
+    app.final_status = "FAILED"
+    _final_save(
+        ctx,
+        app,
+        FAILED,
+        f"Application failed {len(app.attempts)} times; last: {attempt.diagnostics}",
+    )
+    return FINAL_SAVING
+
+
+def _kill(ctx: RMContext, app: RMApp, data: Any) -> None:
+    app.final_status = "KILLED"
+    if app.current_attempt is not None:
+        ctx.dispatch("attempt", "KILL", app.current_attempt)
+    _final_save(ctx, app, KILLED, "Application killed by user")
+
+
+def _killed_before_scheduling(ctx: RMContext, app: RMApp, data: Any) -> None:
+    app.final_status = "KILLED"
+    app.finished_ms = ctx.now_ms()
+    ctx.app_completed(app, KILLED)
+
+
+def _update_saved(ctx: RMContext, app: RMApp, data: Any) -> str:
+    target = app.final_target
+    if target == FINISHING and app.attempt_finished_while_saving:
+        target = FINISHED
+    if target != FINISHING:
+        app.finished_ms = ctx.now_ms()
+        ctx.app_completed(app, target)
+    return target
+
+
+def _attempt_finished_while_saving(ctx: RMContext, app: RMApp, data: Any) -> None:
+    app.attempt_finished_while_saving = True
+
+
+def _finished(ctx: RMContext, app: RMApp, data: Any) -> None:
+    app.finished_ms = ctx.now_ms()
+    ctx.app_completed(app, FINISHED)
+
+
+_LATE = (
+    "KILL",
+    "ATTEMPT_FINISHED",
+    "ATTEMPT_FAILED",
+    "ATTEMPT_KILLED",
+    "ATTEMPT_REGISTERED",
+    "ATTEMPT_UNREGISTERED",
+    "APP_UPDATE_SAVED",
+    "APP_ACCEPTED",
+    "APP_REJECTED",
+)
+
+MACHINE = StateMachine(
+    "App",
+    STATES,
+    NEW,
+    FINAL,
+    [
+        (NEW, "START", NEW_SAVING, _save_new),
+        (NEW, "KILL", KILLED, _killed_before_scheduling),
+        (NEW_SAVING, "APP_NEW_SAVED", SUBMITTED, _saved),
+        (NEW_SAVING, "KILL", KILLED, _killed_before_scheduling),
+        (SUBMITTED, "APP_ACCEPTED", ACCEPTED, _accepted),
+        (SUBMITTED, "APP_REJECTED", FINAL_SAVING, _rejected),
+        ((SUBMITTED, ACCEPTED, RUNNING), "KILL", FINAL_SAVING, _kill),
+        ((ACCEPTED, RUNNING), "ATTEMPT_REGISTERED", RUNNING, _registered),
+        ((ACCEPTED, RUNNING), "ATTEMPT_FAILED", (ACCEPTED, FINAL_SAVING), _attempt_failed),
+        (RUNNING, "ATTEMPT_UNREGISTERED", FINAL_SAVING, _unregistered),
+        (
+            FINAL_SAVING,
+            "APP_UPDATE_SAVED",
+            (FINISHING, FINISHED, FAILED, KILLED),
+            _update_saved,
+        ),
+        (FINAL_SAVING, "ATTEMPT_FINISHED", FINAL_SAVING, _attempt_finished_while_saving),
+        (FINISHING, "ATTEMPT_FINISHED", FINISHED, _finished),
+        (FINISHING, "ATTEMPT_FAILED", FINISHED, _finished),
+    ],
+    ignored={
+        FINAL_SAVING: ("KILL", "ATTEMPT_FAILED", "ATTEMPT_KILLED", "ATTEMPT_REGISTERED"),
+        FINISHING: ("KILL", "ATTEMPT_KILLED"),
+        **{s: _LATE for s in FINAL},
+    },
+)

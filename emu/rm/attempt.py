@@ -1,0 +1,170 @@
+"""RMAppAttempt: one try at running an application's AM, as RMAppAttemptImpl.
+
+An attempt asks the scheduler for its AM container, has the RM launch the AM
+on the node it got, waits for the AM to register, and ends when the AM
+container exits (after the AM unregistered: FINISHED; before: FAILED), when
+the AM stops calling allocate (EXPIRE -> FAILED), or when killed.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from emu.rm.statemachine import StateMachine
+
+if TYPE_CHECKING:
+    from emu.rm.container import RMContainer
+    from emu.rm.context import RMContext
+
+NEW, SUBMITTED, SCHEDULED, ALLOCATED = "NEW", "SUBMITTED", "SCHEDULED", "ALLOCATED"
+LAUNCHED, RUNNING, FINISHING = "LAUNCHED", "RUNNING", "FINISHING"
+FINISHED, FAILED, KILLED = "FINISHED", "FAILED", "KILLED"
+STATES = (NEW, SUBMITTED, SCHEDULED, ALLOCATED, LAUNCHED, RUNNING, FINISHING, FINISHED, FAILED, KILLED)
+FINAL = (FINISHED, FAILED, KILLED)
+
+
+class RMAppAttempt:
+    """One attempt: its AM container, registration, and what the AM has yet
+    to be told (completed container statuses)."""
+
+    __slots__ = (
+        "am_container_id",
+        "am_host",
+        "app_id",
+        "attempt_id",
+        "diagnostics",
+        "final_status",
+        "finished_ms",
+        "just_finished",
+        "last_reply",
+        "launched_ms",
+        "number",
+        "registered_ms",
+        "response_id",
+        "started_ms",
+        "state",
+    )
+
+    def __init__(self, attempt_id: str, app_id: str, number: int, now_ms: int) -> None:
+        self.attempt_id = attempt_id
+        self.app_id = app_id
+        self.number = number
+        self.state = NEW
+        self.am_container_id = ""
+        self.am_host = ""
+        self.started_ms = now_ms
+        self.launched_ms = -1
+        self.registered_ms = -1
+        self.finished_ms = -1
+        self.response_id = 0
+        self.last_reply: bytes | None = None
+        self.just_finished: list[dict[str, Any]] = []
+        self.final_status = ""
+        self.diagnostics = ""
+
+
+def _start(ctx: RMContext, a: RMAppAttempt, data: Any) -> None:
+    ctx.dispatch("scheduler", "APP_ATTEMPT_ADDED", a.attempt_id, a)
+
+
+def _schedule(ctx: RMContext, a: RMAppAttempt, data: Any) -> None:
+    """Ask for the AM container: priority 0, anywhere, the app's AM resource."""
+    ctx.scheduler.request_am_container(a.attempt_id, ctx.apps[a.app_id].am_resource)
+
+
+def _am_allocated(ctx: RMContext, a: RMAppAttempt, container_id: Any) -> None:
+    """The attempt itself acquires its AM container and has the RM launch it."""
+    container = ctx.containers[container_id]
+    ctx.fire("container", container, "ACQUIRED")
+    a.am_container_id = container_id
+    ctx.request_am_launch(a, container)
+
+
+def _launched(ctx: RMContext, a: RMAppAttempt, data: Any) -> None:
+    a.launched_ms = ctx.now_ms()
+    ctx.am_liveness.register(a.attempt_id, a.launched_ms)
+
+
+def _registered(ctx: RMContext, a: RMAppAttempt, data: Any) -> None:
+    a.registered_ms = ctx.now_ms()
+    a.am_host = data or ""
+    ctx.am_liveness.ping(a.attempt_id, a.registered_ms)
+    ctx.dispatch("app", "ATTEMPT_REGISTERED", a.app_id, a.attempt_id)
+
+
+def _unregistered(ctx: RMContext, a: RMAppAttempt, data: Any) -> None:
+    a.final_status, a.diagnostics = data
+    ctx.am_liveness.unregister(a.attempt_id)
+    ctx.dispatch("app", "ATTEMPT_UNREGISTERED", a.app_id, a.attempt_id)
+
+
+def _end(ctx: RMContext, a: RMAppAttempt, app_event: str, diagnostics: str) -> None:
+    a.finished_ms = ctx.now_ms()
+    if diagnostics and not a.diagnostics:
+        a.diagnostics = diagnostics
+    ctx.am_liveness.unregister(a.attempt_id)
+    ctx.dispatch("scheduler", "APP_ATTEMPT_REMOVED", a.attempt_id, a)
+    ctx.dispatch("app", app_event, a.app_id, a.attempt_id)
+
+
+def _killed(ctx: RMContext, a: RMAppAttempt, data: Any) -> None:
+    _end(ctx, a, "ATTEMPT_KILLED", "attempt killed")
+
+
+def _launch_failed(ctx: RMContext, a: RMAppAttempt, data: Any) -> None:
+    _end(ctx, a, "ATTEMPT_FAILED", f"AM container launch failed: {data}")
+
+
+def _expired(ctx: RMContext, a: RMAppAttempt, data: Any) -> None:
+    _end(ctx, a, "ATTEMPT_FAILED", "ApplicationMaster timed out (stopped calling allocate)")
+
+
+def _container_finished(ctx: RMContext, a: RMAppAttempt, c: RMContainer) -> str:
+    """The AM container exiting ends the attempt; other completions are
+    queued for the AM's next allocate."""
+    if c.container_id == a.am_container_id:
+        if a.state == FINISHING:
+            _end(ctx, a, "ATTEMPT_FINISHED", "")
+            return FINISHED
+        _end(
+            ctx,
+            a,
+            "ATTEMPT_FAILED",
+            f"AM container {c.container_id} exited with {c.exit_status}: {c.diagnostics}",
+        )
+        return FAILED
+    a.just_finished.append(c.status())
+    return a.state
+
+
+def _am_expired_after_unregister(ctx: RMContext, a: RMAppAttempt, data: Any) -> None:
+    _end(ctx, a, "ATTEMPT_FINISHED", "")
+
+
+_LATE = ("CONTAINER_FINISHED", "EXPIRE", "KILL", "LAUNCHED", "LAUNCH_FAILED", "CONTAINER_ALLOCATED")
+
+MACHINE = StateMachine(
+    "AppAttempt",
+    STATES,
+    NEW,
+    FINAL,
+    [
+        (NEW, "START", SUBMITTED, _start),
+        (NEW, "KILL", KILLED, None),
+        (SUBMITTED, "ATTEMPT_ADDED", SCHEDULED, _schedule),
+        (SCHEDULED, "CONTAINER_ALLOCATED", ALLOCATED, _am_allocated),
+        (ALLOCATED, "LAUNCHED", LAUNCHED, _launched),
+        (ALLOCATED, "LAUNCH_FAILED", FAILED, _launch_failed),
+        ((SCHEDULED, ALLOCATED, LAUNCHED, RUNNING), "CONTAINER_FINISHED", (SCHEDULED, ALLOCATED, LAUNCHED, RUNNING, FAILED), _container_finished),
+        (LAUNCHED, "REGISTERED", RUNNING, _registered),
+        ((LAUNCHED, RUNNING), "EXPIRE", FAILED, _expired),
+        (RUNNING, "UNREGISTERED", FINISHING, _unregistered),
+        (FINISHING, "CONTAINER_FINISHED", (FINISHING, FINISHED), _container_finished),
+        (FINISHING, "EXPIRE", FINISHED, _am_expired_after_unregister),
+        ((SUBMITTED, SCHEDULED, ALLOCATED, LAUNCHED, RUNNING), "KILL", KILLED, _killed),
+    ],
+    ignored={
+        FINISHING: ("KILL",),
+        **{s: _LATE for s in FINAL},
+    },
+)

@@ -1,0 +1,192 @@
+"""RMContext: the ResourceManager's shared state and the glue between parts.
+
+Everything inside the RM (state machine hooks, the scheduler, services)
+reaches the rest through this object: entity registries, the dispatcher,
+the monitors, the clock, the event log, and the outbox of AM launches the
+actor layer carries out. It holds no transport: RM internals never do I/O.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import TYPE_CHECKING, Any
+
+import trio
+
+from emu.rm import app as app_sm
+from emu.rm import attempt as attempt_sm
+from emu.rm import container as container_sm
+from emu.rm import node as node_sm
+from emu.rm.dispatcher import Dispatcher, Event
+from emu.rm.monitors import ExpiryMonitor
+from emu.rm.settings import RMSettings
+
+if TYPE_CHECKING:
+    from emu.config.configuration import Configuration
+    from emu.metrics.eventlog import EventLog
+    from emu.rm.app import RMApp
+    from emu.rm.attempt import RMAppAttempt
+    from emu.rm.container import RMContainer
+    from emu.rm.node import RMNode
+    from emu.rm.scheduler.common import Scheduler
+
+MACHINES = {
+    "app": app_sm.MACHINE,
+    "attempt": attempt_sm.MACHINE,
+    "container": container_sm.MACHINE,
+    "node": node_sm.MACHINE,
+}
+
+
+class RMContext:
+    """The RM's state; see the module docstring."""
+
+    def __init__(
+        self,
+        settings: RMSettings,
+        conf: Configuration,
+        events: EventLog,
+        cluster_timestamp: int = 0,
+    ) -> None:
+        self.settings = settings
+        self.conf = conf
+        self.events = events
+        self.cluster_timestamp = cluster_timestamp
+        self.dispatcher = Dispatcher()
+        self.apps: dict[str, RMApp] = {}
+        self.attempts: dict[str, RMAppAttempt] = {}
+        self.containers: dict[str, RMContainer] = {}
+        self.nodes: dict[str, RMNode] = {}
+        self.inactive_nodes: dict[str, RMNode] = {}
+        self.nm_liveness = ExpiryMonitor("nm-liveness", settings.nm_expiry_ms)
+        self.am_liveness = ExpiryMonitor("am-liveness", settings.am_expiry_ms)
+        self.container_expiry = ExpiryMonitor("container-allocation", settings.container_expiry_ms)
+        self.am_launches: list[tuple[str, str, dict[str, Any]]] = []
+        self.invalid_transitions: Counter[str] = Counter()
+        self.final_apps: Counter[str] = Counter()
+        self.app_seq = 0
+        self.am_service_address = ""
+        self.scheduler: Scheduler
+        for kind in MACHINES:
+            self.dispatcher.register(kind, self._entity_handler(kind))
+
+    # --- time and events ---------------------------------------------------------
+    @staticmethod
+    def now_ms() -> int:
+        """Simulated milliseconds since the run's start, from trio's clock."""
+        return round(trio.current_time() * 1000)
+
+    def dispatch(self, kind: str, etype: str, target: str, data: Any = None) -> None:
+        self.dispatcher.dispatch(Event(kind, etype, target, data))
+
+    def attach_scheduler(self, scheduler: Scheduler) -> None:
+        self.scheduler = scheduler
+        self.dispatcher.register("scheduler", scheduler.handle)
+
+    def _entity_handler(self, kind: str) -> Any:
+        machine = MACHINES[kind]
+        registry = {
+            "app": self.apps,
+            "attempt": self.attempts,
+            "container": self.containers,
+            "node": self.nodes,
+        }[kind]
+        events = self.events
+        log_states = kind != "container"
+
+        def handle(event: Event) -> None:
+            entity = registry.get(event.target)
+            if entity is None and kind == "node":
+                entity = self.inactive_nodes.get(event.target)
+            if entity is None:
+                self.invalid_transitions[f"{kind}.{event.type}.unknown"] += 1
+                return
+            before = entity.state
+            if not self.fire(kind, entity, event.type, event.data):
+                return
+            if log_states and entity.state != before:
+                events.emit(kind, id=event.target, on=event.type, frm=before, to=entity.state)
+
+        return handle
+
+    def fire(self, kind: str, entity: Any, etype: str, data: Any = None) -> bool:
+        """Apply an event to an entity's state machine now (the scheduler does
+        this for containers, as YARN's schedulers call rmContainer.handle)."""
+        ok = MACHINES[kind].fire(self, entity, etype, data)
+        if not ok:
+            key = f"{kind}:{entity.state}:{etype}"
+            self.invalid_transitions[key] += 1
+            self.events.emit(
+                "invalid_transition", kind=kind, id=_ident(entity), state=entity.state, on=etype
+            )
+        return ok
+
+    # --- ids ----------------------------------------------------------------------
+    def new_app_id(self) -> str:
+        self.app_seq += 1
+        return f"application_{self.cluster_timestamp}_{self.app_seq:04d}"
+
+    # --- lifecycle helpers the hooks call ------------------------------------------
+    def start_new_attempt(self, app: RMApp) -> None:
+        from emu.rm.attempt import RMAppAttempt
+
+        number = len(app.attempts) + 1
+        seq = app.app_id.rsplit("_", 1)[1]
+        attempt_id = f"appattempt_{self.cluster_timestamp}_{seq}_{number:06d}"
+        self.attempts[attempt_id] = RMAppAttempt(attempt_id, app.app_id, number, self.now_ms())
+        app.attempts.append(attempt_id)
+        self.dispatch("attempt", "START", attempt_id)
+
+    def request_am_launch(self, attempt: RMAppAttempt, container: RMContainer) -> None:
+        """Queue the AM container's launch for the actor layer (YARN's AMLauncher)."""
+        app = self.apps[attempt.app_id]
+        node = self.nodes[container.node_id]
+        launch = {
+            "container_id": container.container_id,
+            "resource": container.resource.to_wire(),
+            "duration_ms": -1,
+            "app_id": app.app_id,
+            "am": {
+                "attempt_id": attempt.attempt_id,
+                "am_type": app.am_type,
+                "queue": app.queue,
+                "user": app.user,
+                "rm_address": self.am_service_address,
+                "context": app.context,
+            },
+        }
+        self.am_launches.append((node.nm_address, node.node_id, launch))
+
+    def app_completed(self, app: RMApp, final_state: str) -> None:
+        """The app reached a final state: the scheduler forgets it, nodes that
+        ran it are told to clean up."""
+        self.dispatch("scheduler", "APP_REMOVED", app.app_id, final_state)
+        self.final_apps[final_state] += 1
+        for node_id in sorted(self.nodes):
+            if app.app_id in self.nodes[node_id].running_apps:
+                self.dispatch("node", "CLEANUP_APP", node_id, app.app_id)
+        self.events.emit(
+            "app_summary",
+            id=app.app_id,
+            name=app.name,
+            queue=app.queue,
+            user=app.user,
+            state=final_state,
+            final_status=app.final_status,
+            submit_ms=app.submit_ms,
+            started_ms=app.started_ms,
+            finished_ms=app.finished_ms,
+            attempts=len(app.attempts),
+        )
+
+    def deactivate_node(self, node: RMNode) -> None:
+        self.nodes.pop(node.node_id, None)
+        self.inactive_nodes[node.node_id] = node
+
+
+def _ident(entity: Any) -> str:
+    for attr in ("container_id", "attempt_id", "app_id", "node_id"):
+        v = getattr(entity, attr, None)
+        if v:
+            return str(v)
+    return "?"

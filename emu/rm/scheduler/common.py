@@ -1,0 +1,752 @@
+"""What every YARN scheduler shares: nodes, outstanding asks, container
+bookkeeping, reservations, metrics. FIFO, Capacity and Fair build on this.
+
+The pieces mirror Hadoop's: `SchedulerNode`, `AppSchedulingInfo` (asks by
+priority and resource name with replace-on-update semantics),
+`SchedulerApp` (SchedulerApplicationAttempt), `QueueMetrics`, and
+`Scheduler` (AbstractYarnScheduler), which turns scheduler events into calls
+and keeps containers' state machines in step. Subclasses decide *where*
+containers go (`schedule(node)`) and which queue an app joins (`place_app`).
+
+Only NODE_UPDATE places containers: `allocate` records asks and hands over
+what was placed since the previous call, nothing more.
+"""
+
+from __future__ import annotations
+
+import bisect
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from emu.protocol import EXIT_ABORTED, EXIT_KILLED_EXPIRED, EXIT_PREEMPTED
+from emu.resources import ZERO, Resource, ResourceCalculator, normalize
+from emu.rm import container as csm
+from emu.rm.container import RMContainer
+
+if TYPE_CHECKING:
+    from emu.rm.app import RMApp
+    from emu.rm.attempt import RMAppAttempt
+    from emu.rm.context import RMContext
+    from emu.rm.dispatcher import Event
+    from emu.rm.node import RMNode
+
+NODE_LOCAL, RACK_LOCAL, OFF_SWITCH = "NODE_LOCAL", "RACK_LOCAL", "OFF_SWITCH"
+ANY = "*"
+AM_PRIORITY = 0
+
+
+class SchedulerError(Exception):
+    """An allocate call the scheduler refuses (YARN's InvalidResourceRequestException)."""
+
+
+class SchedulerNode:
+    """A node as the scheduler sees it: what is used, free, and reserved."""
+
+    __slots__ = (
+        "allocated",
+        "available",
+        "containers",
+        "host",
+        "node_id",
+        "rack",
+        "reserved",
+        "total",
+    )
+
+    def __init__(self, node_id: str, host: str, rack: str, total: Resource) -> None:
+        self.node_id = node_id
+        self.host = host
+        self.rack = rack
+        self.total = total
+        self.allocated = ZERO
+        self.available = total
+        self.containers: dict[str, RMContainer] = {}
+        self.reserved: RMContainer | None = None
+
+    def add(self, c: RMContainer) -> None:
+        self.containers[c.container_id] = c
+        self.allocated = self.allocated + c.resource
+        self.available = self.available - c.resource
+
+    def remove(self, c: RMContainer) -> None:
+        if self.containers.pop(c.container_id, None) is not None:
+            self.allocated = self.allocated - c.resource
+            self.available = self.available + c.resource
+
+    def set_total(self, total: Resource) -> None:
+        self.total = total
+        self.available = total - self.allocated
+
+
+class Ask:
+    """One outstanding ResourceRequest: `num` containers of `capability` at
+    `priority` on `name` (a host, a rack, or `*`)."""
+
+    __slots__ = ("capability", "name", "num", "priority", "relax")
+
+    def __init__(self, priority: int, name: str, capability: Resource, num: int, relax: bool) -> None:
+        self.priority = priority
+        self.name = name
+        self.capability = capability
+        self.num = num
+        self.relax = relax
+
+
+class AppSchedulingInfo:
+    """An attempt's outstanding asks, as YARN's AppSchedulingInfo.
+
+    An ask replaces the previous ask of the same (priority, resource name),
+    as in YARN: the AM always sends the full current count. Placing a
+    container decrements the matching host, rack and `*` asks according to
+    the locality it was placed at.
+    """
+
+    __slots__ = ("pending", "priorities", "requests")
+
+    def __init__(self) -> None:
+        self.requests: dict[int, dict[str, Ask]] = {}
+        self.priorities: list[int] = []
+        self.pending = ZERO
+
+    def update(self, asks: list[Ask]) -> None:
+        for ask in asks:
+            by_name = self.requests.get(ask.priority)
+            if by_name is None:
+                if ask.num <= 0:
+                    continue
+                by_name = self.requests[ask.priority] = {}
+            old = by_name.get(ask.name)
+            if ask.name == ANY:
+                if old is not None:
+                    self.pending = self.pending - old.capability * old.num
+                self.pending = self.pending + ask.capability * max(ask.num, 0)
+            if ask.num <= 0 and ask.name != ANY:
+                by_name.pop(ask.name, None)
+            else:
+                by_name[ask.name] = ask
+            self._refresh(ask.priority)
+
+    def _refresh(self, priority: int) -> None:
+        by_name = self.requests.get(priority)
+        any_ask = by_name.get(ANY) if by_name else None
+        live = any_ask is not None and any_ask.num > 0
+        i = bisect.bisect_left(self.priorities, priority)
+        present = i < len(self.priorities) and self.priorities[i] == priority
+        if live and not present:
+            self.priorities.insert(i, priority)
+        elif not live and present:
+            del self.priorities[i]
+        if by_name is not None and not live and all(a.num <= 0 for a in by_name.values()):
+            del self.requests[priority]
+
+    def get(self, priority: int, name: str) -> Ask | None:
+        by_name = self.requests.get(priority)
+        return by_name.get(name) if by_name else None
+
+    def allocated(self, node_type: str, node: SchedulerNode, priority: int) -> None:
+        """Decrement asks for one container placed at `node_type` locality."""
+        by_name = self.requests[priority]
+        names = (
+            (node.host, node.rack, ANY)
+            if node_type == NODE_LOCAL
+            else (node.rack, ANY)
+            if node_type == RACK_LOCAL
+            else (ANY,)
+        )
+        for name in names:
+            ask = by_name.get(name)
+            if ask is None:
+                continue
+            ask.num -= 1
+            if name == ANY:
+                self.pending = self.pending - ask.capability
+            elif ask.num <= 0:
+                del by_name[name]
+        self._refresh(priority)
+
+    def has_pending(self) -> bool:
+        return bool(self.priorities)
+
+    def can_place(self, priority: int, node: SchedulerNode, node_type: str) -> Ask | None:
+        """The ask to satisfy if a container of `priority` may go on `node`
+        at `node_type` locality, following YARN's locality and
+        relax-locality rules; None if it may not."""
+        by_name = self.requests.get(priority)
+        if not by_name:
+            return None
+        any_ask = by_name.get(ANY)
+        if any_ask is None or any_ask.num <= 0:
+            return None
+        if node_type == OFF_SWITCH:
+            if not any_ask.relax:
+                return None
+            rack_ask = by_name.get(node.rack)
+            if rack_ask is not None and rack_ask.num > 0 and not rack_ask.relax:
+                return None
+            return any_ask
+        rack_ask = by_name.get(node.rack)
+        if rack_ask is None or rack_ask.num <= 0:
+            return None
+        if node_type == RACK_LOCAL:
+            return rack_ask if rack_ask.relax or _strict_rack(by_name, node) else None
+        host_ask = by_name.get(node.host)
+        if host_ask is None or host_ask.num <= 0:
+            return None
+        return host_ask
+
+
+def _strict_rack(by_name: dict[str, Ask], node: SchedulerNode) -> bool:
+    """A rack ask with relax=False still allows placement on that rack when
+    no host-level ask names a specific node (a rack-strict request)."""
+    return not any(n not in (ANY, node.rack) and a.num > 0 for n, a in by_name.items())
+
+
+@dataclass
+class QueueMetrics:
+    """Per-queue counters, as YARN's QueueMetrics."""
+
+    name: str
+    allocated: Resource = ZERO
+    allocated_containers: int = 0
+    pending: Resource = ZERO
+    reserved: Resource = ZERO
+    apps_submitted: int = 0
+    apps_running: int = 0
+    apps_pending: int = 0
+    apps_completed: int = 0
+    apps_failed: int = 0
+    apps_killed: int = 0
+    containers_allocated_total: int = 0
+    containers_released_total: int = 0
+    preempted_containers: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "allocated": self.allocated.to_wire(),
+            "allocated_containers": self.allocated_containers,
+            "pending": self.pending.to_wire(),
+            "reserved": self.reserved.to_wire(),
+            "apps_submitted": self.apps_submitted,
+            "apps_running": self.apps_running,
+            "apps_pending": self.apps_pending,
+            "apps_completed": self.apps_completed,
+            "apps_failed": self.apps_failed,
+            "apps_killed": self.apps_killed,
+            "containers_allocated_total": self.containers_allocated_total,
+            "containers_released_total": self.containers_released_total,
+            "preempted_containers": self.preempted_containers,
+        }
+
+
+class SchedulerApp:
+    """An attempt as the scheduler sees it (YARN's SchedulerApplicationAttempt)."""
+
+    __slots__ = (
+        "am_pending",
+        "am_resource",
+        "am_running",
+        "app_id",
+        "attempt_id",
+        "blacklist",
+        "container_seq",
+        "info",
+        "live",
+        "newly_allocated",
+        "opportunities",
+        "order",
+        "priority",
+        "queue",
+        "reservations",
+        "start_ms",
+        "to_preempt",
+        "used",
+        "user",
+    )
+
+    def __init__(
+        self,
+        attempt_id: str,
+        app_id: str,
+        queue: str,
+        user: str,
+        priority: int,
+        order: int,
+        am_resource: Resource,
+        start_ms: int,
+        container_seq: int,
+    ) -> None:
+        self.attempt_id = attempt_id
+        self.app_id = app_id
+        self.queue = queue
+        self.user = user
+        self.priority = priority
+        self.order = order
+        self.am_resource = am_resource
+        self.start_ms = start_ms
+        self.info = AppSchedulingInfo()
+        self.live: dict[str, RMContainer] = {}
+        self.used = ZERO
+        self.newly_allocated: list[RMContainer] = []
+        self.am_pending = False
+        self.am_running = False
+        self.blacklist: set[str] = set()
+        self.reservations: dict[str, RMContainer] = {}
+        self.opportunities: dict[int, int] = {}
+        self.to_preempt: dict[str, RMContainer] = {}
+        self.container_seq = container_seq
+
+    @property
+    def pending(self) -> Resource:
+        return self.info.pending
+
+    def reserved_total(self) -> Resource:
+        total = ZERO
+        for c in self.reservations.values():
+            total = total + c.resource
+        return total
+
+
+@dataclass
+class Allocation:
+    """What an allocate call hands back to the AM service."""
+
+    containers: list[RMContainer]
+    headroom: Resource
+    preempt: list[str] = field(default_factory=list)
+
+
+class Scheduler:
+    """Shared scheduler machinery; subclasses implement `schedule`,
+    `place_app` and `headroom`, and may override the app hooks."""
+
+    name = "base"
+
+    def __init__(self, ctx: RMContext, calculator: ResourceCalculator) -> None:
+        self.ctx = ctx
+        self.calc = calculator
+        s = ctx.settings
+        self.minimum = s.minimum_allocation
+        self.maximum = s.maximum_allocation
+        self.increment = s.minimum_allocation
+        self.nodes: dict[str, SchedulerNode] = {}
+        self.apps: dict[str, SchedulerApp] = {}
+        self.app_queue: dict[str, str] = {}
+        self.running_apps: set[str] = set()
+        self.cluster = ZERO
+        self.used = ZERO
+        self.queues: dict[str, QueueMetrics] = {}
+        self.container_total = 0
+        self.app_order = 0
+        self.usage_since_ms = 0
+        self.allocated_mb_ms = 0
+        self.allocated_vcores_ms = 0
+        self.capacity_mb_ms = 0
+        self.capacity_vcores_ms = 0
+        self.last_usage_ms = 0
+
+    # --- events ------------------------------------------------------------------
+    def handle(self, event: Event) -> None:
+        getattr(self, "on_" + event.type)(event.target, event.data)
+
+    def on_NODE_ADDED(self, node_id: str, rmnode: RMNode) -> None:
+        self._account_usage()
+        node = SchedulerNode(node_id, rmnode.host, rmnode.rack, rmnode.resource)
+        self.nodes[node_id] = node
+        self.cluster = self.cluster + node.total
+        self.node_added(node)
+
+    def on_NODE_REMOVED(self, node_id: str, rmnode: RMNode) -> None:
+        node = self.nodes.pop(node_id, None)
+        if node is None:
+            return
+        self._account_usage()
+        if node.reserved is not None:
+            self.unreserve(self.apps.get(node.reserved.attempt_id), node)
+        for cid in sorted(node.containers):
+            self.complete_container(
+                node.containers[cid],
+                EXIT_ABORTED,
+                f"Container released on a *lost* node {node_id}",
+                "KILL",
+                cleanup=False,
+            )
+        self.cluster = self.cluster - node.total
+        self.node_removed(node)
+
+    def on_NODE_RESOURCE_UPDATE(self, node_id: str, rmnode: RMNode) -> None:
+        node = self.nodes.get(node_id)
+        if node is None:
+            return
+        self._account_usage()
+        self.cluster = self.cluster - node.total + rmnode.resource
+        node.set_total(rmnode.resource)
+
+    def on_NODE_UPDATE(self, node_id: str, data: tuple[list[str], list[dict]]) -> None:
+        launched, completed = data
+        containers = self.ctx.containers
+        for cid in launched:
+            c = containers.get(cid)
+            if c is not None:
+                self.ctx.fire("container", c, "LAUNCHED")
+        for st in completed:
+            c = containers.get(st["container_id"])
+            if c is not None and c.node_id == node_id:
+                self.complete_container(
+                    c, st["exit_status"], st.get("diagnostics") or "", "FINISHED", cleanup=False
+                )
+        node = self.nodes.get(node_id)
+        if node is not None:
+            self.schedule(node)
+
+    def on_APP_ADDED(self, app_id: str, app: RMApp) -> None:
+        reason = self.place_app(app)
+        if reason is not None:
+            self.ctx.dispatch("app", "APP_REJECTED", app_id, reason)
+            return
+        self.app_queue[app_id] = app.queue
+        q = self.queue_metrics(app.queue)
+        q.apps_submitted += 1
+        q.apps_pending += 1
+        self.ctx.dispatch("app", "APP_ACCEPTED", app_id)
+
+    def on_APP_ATTEMPT_ADDED(self, attempt_id: str, attempt: RMAppAttempt) -> None:
+        app = self.ctx.apps[attempt.app_id]
+        self.app_order += 1
+        seq = 0
+        for prev in app.attempts[:-1]:
+            prev_app = self.apps.get(prev)
+            if prev_app is not None:
+                seq = prev_app.container_seq
+        sapp = SchedulerApp(
+            attempt_id,
+            app.app_id,
+            app.queue,
+            app.user,
+            app.priority,
+            _app_seq(app.app_id),
+            app.am_resource,
+            self.ctx.now_ms(),
+            seq,
+        )
+        self.apps[attempt_id] = sapp
+        self.attempt_added(sapp)
+        self.ctx.dispatch("attempt", "ATTEMPT_ADDED", attempt_id)
+
+    def on_APP_ATTEMPT_REMOVED(self, attempt_id: str, attempt: RMAppAttempt) -> None:
+        sapp = self.apps.pop(attempt_id, None)
+        if sapp is None:
+            return
+        for node_id in sorted(sapp.reservations):
+            node = self.nodes.get(node_id)
+            if node is not None:
+                self.unreserve(sapp, node)
+        for cid in sorted(sapp.live):
+            self.complete_container(
+                sapp.live[cid], EXIT_ABORTED, "Container of a completed attempt", "KILL"
+            )
+        self.attempt_removed(sapp)
+
+    def on_APP_REMOVED(self, app_id: str, final: str) -> None:
+        queue = self.app_queue.pop(app_id, None)
+        if queue is None:
+            return
+        q = self.queue_metrics(queue)
+        if app_id in self.running_apps:
+            self.running_apps.discard(app_id)
+            q.apps_running = max(0, q.apps_running - 1)
+        else:
+            q.apps_pending = max(0, q.apps_pending - 1)
+        if final == "FAILED":
+            q.apps_failed += 1
+        elif final == "KILLED":
+            q.apps_killed += 1
+        else:
+            q.apps_completed += 1
+        self.app_removed(app_id, queue)
+
+    def on_CONTAINER_EXPIRED(self, container_id: str, data: Any) -> None:
+        c = self.ctx.containers.get(container_id)
+        if c is not None:
+            self.complete_container(
+                c, EXIT_KILLED_EXPIRED, "Container expired since it was unused", "EXPIRE"
+            )
+
+    def on_RELEASE_CONTAINER(self, container_id: str, data: Any) -> None:
+        c = self.ctx.containers.get(container_id)
+        if c is not None:
+            self.complete_container(c, EXIT_ABORTED, "Container released by application", "RELEASED")
+
+    def on_KILL_PREEMPTED(self, container_id: str, data: Any) -> None:
+        c = self.ctx.containers.get(container_id)
+        if c is None:
+            return
+        self.queue_metrics(self.app_queue.get(c.app_id, "default")).preempted_containers += 1
+        self.complete_container(c, EXIT_PREEMPTED, "Container preempted by scheduler", "KILL")
+
+    # --- subclass hooks ------------------------------------------------------------
+    def place_app(self, app: RMApp) -> str | None:
+        """Choose/validate the app's queue (may rewrite app.queue); a string
+        is the rejection reason."""
+        return None
+
+    def node_added(self, node: SchedulerNode) -> None:
+        """Called after a node joins the cluster."""
+
+    def node_removed(self, node: SchedulerNode) -> None:
+        """Called after a node left and its containers were killed."""
+
+    def attempt_added(self, sapp: SchedulerApp) -> None:
+        """Called when an attempt joins its queue."""
+
+    def attempt_removed(self, sapp: SchedulerApp) -> None:
+        """Called after an attempt's containers were released."""
+
+    def app_removed(self, app_id: str, queue: str) -> None:
+        """Called when an app leaves the scheduler."""
+
+    def schedule(self, node: SchedulerNode) -> None:
+        raise NotImplementedError
+
+    def headroom(self, sapp: SchedulerApp) -> Resource:
+        return self.cluster - self.used
+
+    def refresh(self, properties: dict[str, str]) -> str | None:
+        """Apply a queue-configuration refresh; return the reason if refused.
+        Schedulers with queues override this; a scheduler without queue
+        configuration (FIFO) has nothing to change and accepts."""
+        return None
+
+    def queue_metrics(self, name: str) -> QueueMetrics:
+        q = self.queues.get(name)
+        if q is None:
+            q = self.queues[name] = QueueMetrics(name)
+        return q
+
+    def leaf_queues(self) -> list[str]:
+        """Full names of leaf queues, for metrics series."""
+        return sorted(self.queues)
+
+    def queue_info(self, name: str) -> list[dict[str, Any]]:
+        names = [name] if name else sorted(self.queues)
+        return [self.queues[n].to_dict() for n in names if n in self.queues]
+
+    # --- the AM's side ---------------------------------------------------------------
+    def request_am_container(self, attempt_id: str, am_resource: Resource) -> None:
+        sapp = self.apps[attempt_id]
+        sapp.am_pending = True
+        capability = normalize(am_resource, self.minimum, self.maximum, self.increment)
+        self._update_asks(sapp, [Ask(AM_PRIORITY, ANY, capability, 1, True)])
+
+    def allocate(
+        self,
+        attempt_id: str,
+        asks: list[dict[str, Any]],
+        releases: list[str],
+        blacklist_add: list[str],
+        blacklist_remove: list[str],
+    ) -> Allocation:
+        """Record asks/releases/blacklist; hand over newly placed containers."""
+        sapp = self.apps.get(attempt_id)
+        if sapp is None:
+            return Allocation([], ZERO)
+        if asks:
+            parsed = []
+            for a in asks:
+                cap = Resource.from_wire(a["capability"])
+                if cap.any_negative():
+                    raise SchedulerError(f"invalid resource request: negative {cap}")
+                if not cap.fits_in(self.maximum):
+                    raise SchedulerError(
+                        f"invalid resource request: {cap} exceeds maximum allocation {self.maximum}"
+                    )
+                cap = normalize(cap, self.minimum, self.maximum, self.increment)
+                parsed.append(
+                    Ask(a["priority"], a["resource_name"], cap, a["num_containers"], a["relax_locality"])
+                )
+            self._update_asks(sapp, parsed)
+        for cid in releases:
+            c = sapp.live.get(cid)
+            if c is not None:
+                self.complete_container(
+                    c, EXIT_ABORTED, "Container released by application", "RELEASED"
+                )
+        if blacklist_add:
+            sapp.blacklist.update(blacklist_add)
+        if blacklist_remove:
+            sapp.blacklist.difference_update(blacklist_remove)
+        containers = self.acquire(attempt_id)
+        preempt = sorted(cid for cid in sapp.to_preempt if cid in sapp.live)
+        return Allocation(containers, self.headroom(sapp), preempt)
+
+    def _update_asks(self, sapp: SchedulerApp, asks: list[Ask]) -> None:
+        before = sapp.info.pending
+        had = sapp.info.has_pending()
+        sapp.info.update(asks)
+        q = self.queue_metrics(sapp.queue)
+        q.pending = q.pending - before + sapp.info.pending
+        if sapp.info.has_pending() != had:
+            self.demand_changed(sapp)
+
+    def demand_changed(self, sapp: SchedulerApp) -> None:
+        """An app started or stopped having outstanding asks."""
+
+    def acquire(self, attempt_id: str) -> list[RMContainer]:
+        """Hand newly placed containers to their attempt (ACQUIRED)."""
+        sapp = self.apps.get(attempt_id)
+        if sapp is None or not sapp.newly_allocated:
+            return []
+        taken, sapp.newly_allocated = sapp.newly_allocated, []
+        fire = self.ctx.fire
+        for c in taken:
+            fire("container", c, "ACQUIRED")
+        return taken
+
+    def node_container_count(self, node_id: str) -> int:
+        node = self.nodes.get(node_id)
+        return len(node.containers) if node is not None else 0
+
+    # --- placement mechanics -------------------------------------------------------------
+    def place(
+        self, sapp: SchedulerApp, node: SchedulerNode, priority: int, node_type: str, ask: Ask
+    ) -> RMContainer:
+        """Create a container for `ask` on `node` (the caller checked it fits)."""
+        ctx = self.ctx
+        now = ctx.now_ms()
+        self._account_usage()
+        sapp.container_seq += 1
+        app_seq, attempt_no = _container_prefix(sapp.attempt_id)
+        cid = f"container_{ctx.cluster_timestamp}_{app_seq}_{attempt_no}_{sapp.container_seq:06d}"
+        is_am = sapp.am_pending and priority == AM_PRIORITY
+        c = RMContainer(
+            cid, sapp.attempt_id, sapp.app_id, node.node_id, ask.capability, priority, node_type, is_am, now
+        )
+        ctx.containers[cid] = c
+        node.add(c)
+        sapp.live[cid] = c
+        sapp.used = sapp.used + c.resource
+        self.used = self.used + c.resource
+        before = sapp.info.pending
+        sapp.info.allocated(node_type, node, priority)
+        q = self.queue_metrics(sapp.queue)
+        q.pending = q.pending - before + sapp.info.pending
+        q.allocated = q.allocated + c.resource
+        q.allocated_containers += 1
+        q.containers_allocated_total += 1
+        self.container_total += 1
+        if is_am:
+            sapp.am_pending = False
+            sapp.am_running = True
+            if sapp.app_id not in self.running_apps:
+                self.running_apps.add(sapp.app_id)
+                q.apps_pending = max(0, q.apps_pending - 1)
+                q.apps_running += 1
+        else:
+            sapp.newly_allocated.append(c)
+        rmnode = ctx.nodes.get(node.node_id)
+        if rmnode is not None:
+            rmnode.running_apps.add(sapp.app_id)
+        ctx.fire("container", c, "START")
+        if not sapp.info.has_pending():
+            self.demand_changed(sapp)
+        return c
+
+    def complete_container(
+        self,
+        c: RMContainer,
+        exit_status: int,
+        diagnostics: str,
+        event: str,
+        cleanup: bool = True,
+    ) -> None:
+        """Free a container's resources everywhere and end its state machine.
+        `cleanup` asks the node to kill it if it may still be running there."""
+        ctx = self.ctx
+        if ctx.containers.pop(c.container_id, None) is None:
+            return
+        self._account_usage()
+        node = self.nodes.get(c.node_id)
+        if node is not None:
+            node.remove(c)
+        sapp = self.apps.get(c.attempt_id)
+        if sapp is not None and sapp.live.pop(c.container_id, None) is not None:
+            sapp.used = sapp.used - c.resource
+            sapp.to_preempt.pop(c.container_id, None)
+        self.used = self.used - c.resource
+        q = self.queue_metrics(self.app_queue.get(c.app_id, sapp.queue if sapp else "default"))
+        q.allocated = q.allocated - c.resource
+        q.allocated_containers -= 1
+        q.containers_released_total += 1
+        if cleanup and c.state in (csm.ALLOCATED, csm.ACQUIRED, csm.RUNNING) and c.node_id in ctx.nodes:
+            ctx.dispatch("node", "CLEANUP_CONTAINER", c.node_id, c.container_id)
+        ctx.fire("container", c, event, (exit_status, diagnostics))
+        self.container_completed(c, sapp)
+
+    def container_completed(self, c: RMContainer, sapp: SchedulerApp | None) -> None:
+        """Called after a container's resources were freed."""
+
+    def reserve(self, sapp: SchedulerApp, node: SchedulerNode, priority: int, ask: Ask) -> RMContainer:
+        """Reserve `node` for an ask that does not fit yet, so smaller asks
+        cannot starve it (YARN's node reservation)."""
+        ctx = self.ctx
+        sapp.container_seq += 1
+        app_seq, attempt_no = _container_prefix(sapp.attempt_id)
+        cid = f"container_{ctx.cluster_timestamp}_{app_seq}_{attempt_no}_{sapp.container_seq:06d}"
+        c = RMContainer(
+            cid,
+            sapp.attempt_id,
+            sapp.app_id,
+            node.node_id,
+            ask.capability,
+            priority,
+            OFF_SWITCH,
+            sapp.am_pending and priority == AM_PRIORITY,
+            ctx.now_ms(),
+        )
+        ctx.fire("container", c, "RESERVED")
+        node.reserved = c
+        sapp.reservations[node.node_id] = c
+        q = self.queue_metrics(sapp.queue)
+        q.reserved = q.reserved + c.resource
+        return c
+
+    def unreserve(self, sapp: SchedulerApp | None, node: SchedulerNode) -> None:
+        c = node.reserved
+        if c is None:
+            return
+        node.reserved = None
+        if sapp is not None:
+            sapp.reservations.pop(node.node_id, None)
+            q = self.queue_metrics(sapp.queue)
+            q.reserved = q.reserved - c.resource
+        self.ctx.fire("container", c, "RELEASED")
+
+    # --- utilization integral (exact, for summaries) -------------------------------------------
+    def _account_usage(self) -> None:
+        now = self.ctx.now_ms()
+        dt = now - self.last_usage_ms
+        if dt > 0:
+            self.allocated_mb_ms += self.used.memory * dt
+            self.allocated_vcores_ms += self.used.vcores * dt
+            self.capacity_mb_ms += self.cluster.memory * dt
+            self.capacity_vcores_ms += self.cluster.vcores * dt
+            self.last_usage_ms = now
+
+    def utilization(self) -> dict[str, float]:
+        """Time-weighted allocated/capacity since the start, per resource."""
+        self._account_usage()
+        return {
+            "memory": self.allocated_mb_ms / self.capacity_mb_ms if self.capacity_mb_ms else 0.0,
+            "vcores": (
+                self.allocated_vcores_ms / self.capacity_vcores_ms if self.capacity_vcores_ms else 0.0
+            ),
+        }
+
+
+def _app_seq(app_id: str) -> int:
+    return int(app_id.rsplit("_", 1)[1])
+
+
+def _container_prefix(attempt_id: str) -> tuple[str, str]:
+    parts = attempt_id.split("_")
+    return parts[2], f"{int(parts[3]):02d}"

@@ -1,0 +1,93 @@
+"""The RM's settings, read from Hadoop property names.
+
+Only what the RM core itself needs; each scheduler reads its own properties
+(capacity-scheduler.xml, the fair allocation file) from the same
+Configuration. Defaults are YARN's.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from emu.config.configuration import Configuration
+from emu.errors import InputError
+from emu.resources import Resource
+
+SCHEDULER_CLASSES = {
+    "fifo": "fifo",
+    "capacity": "capacity",
+    "fair": "fair",
+    "org.apache.hadoop.yarn.server.resourcemanager.scheduler.fifo.FifoScheduler": "fifo",
+    "org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacityScheduler": (
+        "capacity"
+    ),
+    "org.apache.hadoop.yarn.server.resourcemanager.scheduler.fair.FairScheduler": "fair",
+    "org.apache.hadoop.yarn.sls.scheduler.SLSCapacityScheduler": "capacity",
+    "org.apache.hadoop.yarn.sls.scheduler.SLSFairScheduler": "fair",
+}
+
+SCHEDULER_CLASS = "yarn.resourcemanager.scheduler.class"
+
+
+@dataclass(frozen=True)
+class RMSettings:
+    scheduler: str
+    minimum_allocation: Resource
+    maximum_allocation: Resource
+    nm_heartbeat_ms: int
+    nm_expiry_ms: int
+    am_expiry_ms: int
+    am_max_attempts: int
+    container_expiry_ms: int
+    resource_types: tuple[str, ...]
+
+    @classmethod
+    def from_conf(cls, conf: Configuration) -> RMSettings:
+        name = conf.get_str(SCHEDULER_CLASS, "capacity")
+        scheduler = SCHEDULER_CLASSES.get(name) or SCHEDULER_CLASSES.get(name.lower())
+        if scheduler is None:
+            raise InputError(
+                conf.sources.get(SCHEDULER_CLASS, "configuration"),
+                SCHEDULER_CLASS,
+                f"unknown scheduler {name!r} (expected fifo, capacity, fair or a Hadoop class name)",
+            )
+        types = tuple(
+            t for t in conf.get_list("yarn.resource-types") if t not in ("memory-mb", "vcores")
+        )
+        min_extra = {t: conf.get_int(f"yarn.resource-types.{t}.minimum-allocation", 0) for t in types}
+        max_extra = {
+            t: conf.get_int(f"yarn.resource-types.{t}.maximum-allocation", 1 << 31) for t in types
+        }
+        minimum = Resource(
+            conf.get_int("yarn.scheduler.minimum-allocation-mb", 1024),
+            conf.get_int("yarn.scheduler.minimum-allocation-vcores", 1),
+            min_extra,
+        )
+        maximum = Resource(
+            conf.get_int("yarn.scheduler.maximum-allocation-mb", 8192),
+            conf.get_int("yarn.scheduler.maximum-allocation-vcores", 4),
+            max_extra,
+        )
+        if not minimum.fits_in(maximum):
+            raise InputError(
+                conf.sources.get("yarn.scheduler.minimum-allocation-mb", "configuration"),
+                "yarn.scheduler.minimum-allocation-mb",
+                f"minimum allocation {minimum} exceeds maximum {maximum}",
+            )
+        hb = conf.get_int(
+            "yarn.resourcemanager.nodemanagers.heartbeat-interval-ms",
+            conf.get_int("yarn.sls.nm.heartbeat.interval.ms", 1000),
+        )
+        return cls(
+            scheduler=scheduler,
+            minimum_allocation=minimum,
+            maximum_allocation=maximum,
+            nm_heartbeat_ms=hb,
+            nm_expiry_ms=conf.get_int("yarn.nm.liveness-monitor.expiry-interval-ms", 600_000),
+            am_expiry_ms=conf.get_int("yarn.am.liveness-monitor.expiry-interval-ms", 600_000),
+            am_max_attempts=conf.get_int("yarn.resourcemanager.am.max-attempts", 2),
+            container_expiry_ms=conf.get_int(
+                "yarn.resourcemanager.rm.container-allocation.expiry-interval-ms", 600_000
+            ),
+            resource_types=types,
+        )

@@ -1,0 +1,261 @@
+"""emu's own scenario format: one TOML file with the cluster, the Hadoop
+configuration, the workload and the faults.
+
+TOML because it is in the standard library, readable, and its parser
+reports the line of a syntax error. Semantic errors name the key path
+(e.g. `jobs[2].tasks[0].duration_ms`). The format is documented in the
+README ("Scenario files"); `scenarios/` holds examples.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from emu.config.configuration import Configuration
+from emu.errors import InputError
+from emu.resources import Resource
+from emu.workload import JobSpec, NodeSpec, TaskSpec, Workload
+
+FAULT_KINDS = ("nm_crash", "nm_restart", "am_hang", "kill_app", "decommission")
+DEFAULT_PRIORITY = {"map": 20, "reduce": 10}
+TOP_KEYS = {"name", "description", "seed", "cluster", "config", "jobs", "faults", "trace"}
+
+
+@dataclass(frozen=True)
+class Fault:
+    """Something that goes wrong at `at_ms`: `target` is a host (nm_*,
+    decommission) or a job id (am_hang, kill_app)."""
+
+    at_ms: int
+    kind: str
+    target: str
+
+
+@dataclass
+class Scenario:
+    name: str
+    description: str
+    seed: int
+    conf: Configuration
+    nodes: list[NodeSpec]
+    workload: Workload
+    faults: list[Fault] = field(default_factory=list)
+    am_heartbeat_ms: int = 1000
+
+
+class _Reader:
+    def __init__(self, path: str) -> None:
+        self.path = path
+
+    def fail(self, key: str, message: str) -> InputError:
+        return InputError(self.path, key, message)
+
+    def table(self, data: dict[str, Any], key: str, allowed: set[str]) -> dict[str, Any]:
+        value = data.get(key.rsplit(".", 1)[-1].split("[")[0], {})
+        if not isinstance(value, dict):
+            raise self.fail(key, "expected a table")
+        for k in value:
+            if k not in allowed:
+                raise self.fail(f"{key}.{k}", f"unknown key (expected one of {', '.join(sorted(allowed))})")
+        return value
+
+    def int_(self, data: dict[str, Any], key: str, path: str, default: int | None = None, minimum: int = 0) -> int:
+        if key not in data:
+            if default is None:
+                raise self.fail(f"{path}{key}", "required key is missing")
+            return default
+        v = data[key]
+        if not isinstance(v, int) or isinstance(v, bool):
+            raise self.fail(f"{path}{key}", f"expected an integer, got {v!r}")
+        if v < minimum:
+            raise self.fail(f"{path}{key}", f"must be >= {minimum}, got {v}")
+        return v
+
+    def str_(self, data: dict[str, Any], key: str, path: str, default: str | None = None) -> str:
+        if key not in data:
+            if default is None:
+                raise self.fail(f"{path}{key}", "required key is missing")
+            return default
+        v = data[key]
+        if not isinstance(v, str) or not v:
+            raise self.fail(f"{path}{key}", f"expected a non-empty string, got {v!r}")
+        return v
+
+    def list_(self, data: dict[str, Any], key: str, path: str) -> list[Any]:
+        v = data.get(key, [])
+        if not isinstance(v, list):
+            raise self.fail(f"{path}{key}", "expected an array")
+        return v
+
+
+def load(path: str | Path) -> Scenario:
+    """Read and validate a scenario file; InputError names what is wrong."""
+    path = str(path)
+    try:
+        with open(path, "rb") as f:
+            data = tomllib.load(f)
+    except FileNotFoundError:
+        raise InputError(path, None, "no such file") from None
+    except tomllib.TOMLDecodeError as e:
+        raise InputError(path, getattr(e, "lineno", None), f"not valid TOML: {e}") from None
+    r = _Reader(path)
+    for k in data:
+        if k not in TOP_KEYS:
+            raise r.fail(k, f"unknown key (expected one of {', '.join(sorted(TOP_KEYS))})")
+    name = r.str_(data, "name", "", Path(path).stem)
+    seed = r.int_(data, "seed", "", 0)
+
+    conf = Configuration()
+    config = r.table(data, "config", set(data.get("config", {})) if isinstance(data.get("config"), dict) else set())
+    for k, v in config.items():
+        if isinstance(v, dict | list):
+            raise r.fail(f"config.{k}", "a Hadoop property value must be a string, number or boolean")
+        conf.set(k, str(v).lower() if isinstance(v, bool) else v, f"{path}: config.{k}")
+
+    cluster = r.table(
+        data,
+        "cluster",
+        {"racks", "nodes_per_rack", "node_memory_mb", "node_vcores", "nodes", "am_heartbeat_ms"},
+    )
+    mem = r.int_(cluster, "node_memory_mb", "cluster.", 8192, 1)
+    vcores = r.int_(cluster, "node_vcores", "cluster.", 8, 1)
+    nodes = _nodes(r, cluster, mem, vcores)
+    am_hb = r.int_(cluster, "am_heartbeat_ms", "cluster.", 1000, 1)
+
+    jobs: list[JobSpec] = []
+    for j, job in enumerate(r.list_(data, "jobs", "")):
+        jobs.extend(_jobs(r, job, f"jobs[{j}]."))
+    trace = data.get("trace")
+    if trace is not None:
+        jobs.extend(_trace_jobs(r, trace, Path(path).parent))
+    ids = [j.job_id for j in jobs]
+    dup = sorted({i for i in ids if ids.count(i) > 1})
+    if dup:
+        raise r.fail("jobs", f"duplicate job id {dup[0]!r}")
+    if not jobs:
+        raise r.fail("jobs", "the scenario has no jobs")
+    jobs.sort(key=lambda j: (j.submit_ms, j.job_id))
+
+    hosts = {n.host for n in nodes}
+    faults = []
+    for i, f in enumerate(r.list_(data, "faults", "")):
+        p = f"faults[{i}]."
+        if not isinstance(f, dict):
+            raise r.fail(f"faults[{i}]", "expected a table")
+        kind = r.str_(f, "kind", p)
+        if kind not in FAULT_KINDS:
+            raise r.fail(p + "kind", f"unknown fault {kind!r} (expected one of {', '.join(FAULT_KINDS)})")
+        key = "job" if kind in ("am_hang", "kill_app") else "node"
+        target = r.str_(f, key, p)
+        if key == "node" and target not in hosts:
+            raise r.fail(p + "node", f"no node {target!r} in the cluster")
+        if key == "job" and target not in ids:
+            raise r.fail(p + "job", f"no job {target!r} in the workload")
+        faults.append(Fault(r.int_(f, "at_ms", p), kind, target))
+    faults.sort(key=lambda f: (f.at_ms, f.kind, f.target))
+    return Scenario(
+        name=name,
+        description=str(data.get("description", "")),
+        seed=seed,
+        conf=conf,
+        nodes=nodes,
+        workload=Workload(jobs),
+        faults=faults,
+        am_heartbeat_ms=am_hb,
+    )
+
+
+def _nodes(r: _Reader, cluster: dict[str, Any], mem: int, vcores: int) -> list[NodeSpec]:
+    explicit = r.list_(cluster, "nodes", "cluster.")
+    if explicit:
+        nodes = []
+        for i, n in enumerate(explicit):
+            p = f"cluster.nodes[{i}]."
+            if not isinstance(n, dict):
+                raise r.fail(f"cluster.nodes[{i}]", "expected a table")
+            rack = r.str_(n, "rack", p, "/default-rack")
+            nodes.append(
+                NodeSpec(
+                    r.str_(n, "host", p),
+                    rack if rack.startswith("/") else "/" + rack,
+                    Resource(r.int_(n, "memory_mb", p, mem, 1), r.int_(n, "vcores", p, vcores, 1)),
+                )
+            )
+        hosts = [n.host for n in nodes]
+        if len(set(hosts)) != len(hosts):
+            raise r.fail("cluster.nodes", "duplicate host name")
+        return nodes
+    racks = r.int_(cluster, "racks", "cluster.", 1, 1)
+    per_rack = r.int_(cluster, "nodes_per_rack", "cluster.", 4, 1)
+    return [
+        NodeSpec(f"node{k * per_rack + i + 1}", f"/rack{k + 1}", Resource(mem, vcores))
+        for k in range(racks)
+        for i in range(per_rack)
+    ]
+
+
+def _jobs(r: _Reader, job: Any, p: str) -> list[JobSpec]:
+    if not isinstance(job, dict):
+        raise r.fail(p.rstrip("."), "expected a table")
+    allowed = {
+        "id", "type", "submit_ms", "queue", "user", "priority", "am_memory_mb", "am_vcores",
+        "count", "tasks", "end_ms",
+    }  # fmt: skip
+    for k in job:
+        if k not in allowed:
+            raise r.fail(p + k, f"unknown key (expected one of {', '.join(sorted(allowed))})")
+    job_id = r.str_(job, "id", p)
+    am_type = r.str_(job, "type", p, "mapreduce")
+    if am_type not in ("mapreduce", "stream", "generic"):
+        raise r.fail(p + "type", f"unknown AM type {am_type!r} (expected mapreduce, stream or generic)")
+    tasks: list[TaskSpec] = []
+    for t, task in enumerate(r.list_(job, "tasks", p)):
+        tp = f"{p}tasks[{t}]."
+        if not isinstance(task, dict):
+            raise r.fail(tp.rstrip("."), "expected a table")
+        kind = r.str_(task, "type", tp, "map")
+        spec = TaskSpec(
+            task_type=kind,
+            priority=r.int_(task, "priority", tp, DEFAULT_PRIORITY.get(kind, 20)),
+            duration_ms=r.int_(task, "duration_ms", tp),
+            resource=Resource(r.int_(task, "memory_mb", tp, 1024, 1), r.int_(task, "vcores", tp, 1, 1)),
+            hosts=tuple(str(h) for h in r.list_(task, "hosts", tp)),
+            request_delay_ms=r.int_(task, "request_delay_ms", tp, 0),
+        )
+        tasks.extend([spec] * r.int_(task, "count", tp, 1, 1))
+    if not tasks:
+        raise r.fail(p + "tasks", "a job needs at least one task")
+    count = r.int_(job, "count", p, 1, 1)
+    submit = r.int_(job, "submit_ms", p, 0)
+    base = JobSpec(
+        job_id=job_id,
+        am_type=am_type,
+        submit_ms=submit,
+        queue=r.str_(job, "queue", p, "default"),
+        user=r.str_(job, "user", p, "default"),
+        am_resource=Resource(r.int_(job, "am_memory_mb", p, 1024, 1), r.int_(job, "am_vcores", p, 1, 1)),
+        tasks=tuple(tasks),
+        end_ms=job.get("end_ms"),
+        priority=r.int_(job, "priority", p, 0),
+    )
+    if count == 1:
+        return [base]
+    return [replace(base, job_id=f"{job_id}_{i + 1}") for i in range(count)]
+
+
+def _trace_jobs(r: _Reader, trace: Any, base: Path) -> list[JobSpec]:
+    if not isinstance(trace, dict):
+        raise r.fail("trace", "expected a table with type and files")
+    from emu.scenario import read_trace
+
+    kind = r.str_(trace, "type", "trace.")
+    files = [str(base / f) for f in r.list_(trace, "files", "trace.")]
+    if not files:
+        raise r.fail("trace.files", "name at least one trace file")
+    workload = read_trace(
+        kind, files, container_default=Resource(1024, 1), am_default=Resource(1024, 1)
+    )
+    return list(workload.jobs)

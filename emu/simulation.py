@@ -1,0 +1,149 @@
+"""A whole cluster in one process on the virtual clock.
+
+Builds the RM, one NodeManager host serving every node, the AM runner and
+the replayer, all on `mem://` endpoints, injects the scenario's faults at
+their times, and runs until every job has ended. The actors are the same
+ones a multi-process cluster runs; only the addresses and the clock differ.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import IO, Any
+
+import trio
+
+from emu.am import AMFaults, run_am
+from emu.client import RMClient
+from emu.clock import seed_scheduler, virtual_clock
+from emu.config.configuration import Configuration
+from emu.metrics.eventlog import EventLog
+from emu.nm import NMNode, NodeManagerHost
+from emu.replay import Replayer
+from emu.resources import Resource
+from emu.rm.actor import ResourceManager, RMAddresses
+from emu.scenario.native import Fault
+from emu.transport import connect
+from emu.workload import NodeSpec, Workload
+
+DEFAULT_NODE = Resource(8192, 8)
+
+
+@dataclass
+class RunResult:
+    """What a finished run knows: final app reports keyed by job, metrics."""
+
+    jobs: list[dict[str, Any]]
+    metrics: dict[str, Any]
+    nodes: list[dict[str, Any]]
+    simulated_ms: int
+    wall_seconds: float
+    heartbeats: int
+    rm_requests: dict[str, int]
+    invalid_transitions: dict[str, int]
+
+
+@dataclass
+class Simulation:
+    conf: Configuration
+    nodes: list[NodeSpec]
+    workload: Workload
+    faults: list[Fault]
+    seed: int = 0
+    am_heartbeat_ms: int = 1000
+    node_default: Resource = DEFAULT_NODE
+    events: EventLog | None = None
+    on_tick: Callable[[ResourceManager], None] | None = None
+
+    async def run(self) -> RunResult:
+        started = time.perf_counter()
+        rm = ResourceManager(self.conf, RMAddresses.in_memory(), self.events or EventLog())
+        am_faults = AMFaults()
+
+        async def am_runner(am: dict[str, Any], node_id: str) -> None:
+            await run_am(am, am_faults)
+
+        nm_nodes = [
+            NMNode(n.host, n.host, n.rack, n.resource or self.node_default, n.labels)
+            for n in self.nodes
+        ]
+        racks = {n.host: n.rack for n in self.nodes}
+        async with trio.open_nursery() as nursery:
+            addrs = await nursery.start(rm.run)
+            nm = NodeManagerHost(nm_nodes, addrs.resource_tracker, "mem://nm-0", am_runner, self.seed)
+            await nursery.start(nm.run)
+            async with connect(addrs.client, identity="replayer") as conn, connect(
+                addrs.admin, identity="admin"
+            ) as admin_conn:
+                client = RMClient(conn)
+                replayer = Replayer(client, self.workload, racks, self.am_heartbeat_ms)
+                if self.faults:
+                    nursery.start_soon(
+                        self._inject, self.faults, nm, am_faults, replayer, RMClient(admin_conn)
+                    )
+                if self.on_tick is not None:
+                    nursery.start_soon(self._ticks, rm)
+                reports = await replayer.run()
+                metrics = await client.cluster_metrics()
+                nodes = await client.list_nodes()
+            nursery.cancel_scope.cancel()
+        by_app = {r["app_id"]: r for r in reports}
+        jobs = []
+        for job in self.workload.jobs:
+            report = dict(by_app[replayer.app_of_job[job.job_id]])
+            report["job_id"] = job.job_id
+            report["trace_queue"] = job.queue
+            jobs.append(report)
+        return RunResult(
+            jobs=jobs,
+            metrics=metrics,
+            nodes=nodes,
+            simulated_ms=round(trio.current_time() * 1000),
+            wall_seconds=time.perf_counter() - started,
+            heartbeats=nm.heartbeats,
+            rm_requests=dict(rm.services.requests),
+            invalid_transitions=dict(rm.ctx.invalid_transitions),
+        )
+
+    async def _ticks(self, rm: ResourceManager) -> None:
+        assert self.on_tick is not None
+        while True:
+            self.on_tick(rm)
+            await trio.sleep(1)
+
+    async def _inject(
+        self,
+        faults: list[Fault],
+        nm: NodeManagerHost,
+        am_faults: AMFaults,
+        replayer: Replayer,
+        admin: RMClient,
+    ) -> None:
+        for fault in faults:
+            await trio.sleep_until(max(fault.at_ms / 1000, trio.current_time()))
+            if rm_events := self.events:
+                rm_events.emit("fault", kind=fault.kind, target=fault.target)
+            if fault.kind == "nm_crash":
+                nm.crash_node(fault.target)
+            elif fault.kind == "nm_restart":
+                nm.restart_node(fault.target)
+            elif fault.kind == "am_hang":
+                am_faults.hang_jobs.add(fault.target)
+            elif fault.kind == "decommission":
+                await admin.call("decommission_node", node_id=fault.target)
+            elif fault.kind == "kill_app":
+                while fault.target not in replayer.app_of_job:
+                    await trio.sleep(0.001)
+                await replayer.client.call(
+                    "kill_application", app_id=replayer.app_of_job[fault.target]
+                )
+
+
+def run_virtual(sim: Simulation, events_stream: IO[str] | None = None) -> RunResult:
+    """Run a simulation on the virtual clock, deterministically for its seed."""
+    if events_stream is not None:
+        sim.events = EventLog(events_stream)
+    seed_scheduler(sim.seed)
+    return trio.run(sim.run, clock=virtual_clock())
