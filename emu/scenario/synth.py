@@ -1,0 +1,461 @@
+"""SYNTH workloads (`--tracetype=SYNTH`): jobs sampled from distributions, as
+SLS's `SynthTraceJobProducer` and `SynthJob` sample them.
+
+A SYNTH file is one JSON object:
+
+    {"num_nodes": 20, "nodes_per_rack": 4, "num_jobs": 10, "rand_seed": 2,
+     "workloads": [{"workload_name": "w", "workload_weight": 0.5,
+                    "queue_name": "sls_queue_1",
+                    "job_classes": [{"class_name": "class_1", "user_name": "foobar",
+                                     "class_weight": 1.0, "type": "mapreduce",
+                                     "duration": {"val": 60, "std": 5},
+                                     "reservation": {"val": 0.5},
+                                     "deadline_factor": {"val": 10},
+                                     "params": {"k": "v"},
+                                     "tasks": [{"type": "map", "priority": 20,
+                                                "count": {"val": 5, "std": 1},
+                                                "time": {"val": 10, "std": 2},
+                                                "max_memory": {"val": 1024},
+                                                "max_vcores": {"val": 1},
+                                                "execution_type": "GUARANTEED"}]}],
+                    "time_distribution": [{"time": 1, "weight": 100},
+                                          {"time": 60, "weight": 0}]}]}
+
+A sample is `{"val": v}` (constant), `{"val": v, "std": s[, "dist": "LOGNORM" |
+"NORM"]}` (a distribution, lognormal by default, whose *mean* is v and
+standard deviation s: SYNTH converts them to mu = ln v - sigma^2/2,
+sigma^2 = ln(1 + s^2/v^2); s = 0 means v/6; v <= 0 samples 0), or
+`{"discrete": [..], "weights": [..]}` (weighted choice, uniform by default).
+The older flat job-class format (`mtasks_avg`, `mtasks_stddev`, `rtasks_*`,
+`dur_*`, `mtime_*`, `rtime_*`, `map_max_memory_*`, `reduce_max_memory_*`,
+`map_max_vcores_*`, `reduce_max_vcores_*`, `map_execution_type`,
+`reduce_execution_type`, `chance_of_reservation`, `deadline_factor_*`) is
+converted as SLS converts it: a `mapreduce` job with maps at priority 20 and
+reduces at 10. Unknown keys are ignored, as Jackson is told to.
+
+Units, as in SLS: `time_distribution` times and job `duration` are seconds;
+task `time` is milliseconds (SLS uses it as the container's lifetime as is);
+memory is MB, at least 1024, and vcores at least 1 (SynthJob's minimums).
+
+Sampling follows SLS's order of draws with Python's `random.Random` (Java's
+generator cannot be matched bit for bit): each distribution gets its own
+generator seeded from the trace generator at load, jobs pick a workload, a
+submission time (a weighted time bucket, then uniform within it) and a job
+class, are sorted by submission time, and each job then draws its deadline,
+reseeds the shared generator and draws its task counts, sizes and times. The
+same seed always gives the same Workload; `seed` overrides `rand_seed`.
+
+Nodes are generated as SLS does: `num_nodes` nodes `/rack<i % racks>/node<i>`
+with `num_nodes // nodes_per_rack` racks. As in SLS, each task prefers one
+node picked by a generator seeded with the trace seed and restarted for every
+job, so every job prefers the same sequence of nodes.
+
+Where this differs from current SLS, it follows the SLSRunner that introduced
+SYNTH: submission times are relative to the first job (current SLS starts
+every SYNTH job at 0), a job needs no reservation support to load, and a
+task whose sampled time rounds to 0 ms or less runs for 1 ms instead of
+making SLS drop the whole job.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from emu.errors import InputError
+from emu.resources import Resource
+from emu.scenario.sls import (
+    DEFAULT_QUEUE,
+    DEFAULT_USER,
+    EXECUTION_TYPES,
+    MAP_PRIORITY,
+    REDUCE_PRIORITY,
+    JsonFields,
+    TraceNodes,
+    am_kind,
+    iter_json_objects,
+    sort_jobs,
+)
+from emu.workload import JobSpec, NodeSpec, TaskSpec, Workload
+
+MIN_MEMORY = 1024
+MIN_VCORES = 1
+
+
+@dataclass(slots=True)
+class Sample:
+    """One SYNTH sample definition: constant, distribution or discrete."""
+
+    val: float = 0.0
+    std: float = 0.0
+    dist: str | None = None
+    discrete: list[float] | None = None
+    weights: list[float] = field(default_factory=list)
+    _rng: random.Random | None = field(default=None, repr=False)
+    _params: tuple[float, float] | None = field(default=None, repr=False)
+
+    def init(self, rng: random.Random) -> None:
+        """Give a distribution its own generator, seeded from the trace's
+        (SynthUtils reseeds each distribution with `rand.nextLong()`)."""
+        if self.dist is None:
+            return
+        self._rng = random.Random(rng.getrandbits(64))
+        if self.val <= 0:
+            return
+        std = self.std or self.val / 6
+        if self.dist == "NORM":
+            self._params = (self.val, std)
+        else:
+            sigma_sq = math.log1p(std * std / (self.val * self.val))
+            self._params = (math.log(self.val) - 0.5 * sigma_sq, math.sqrt(sigma_sq))
+
+    def double(self, shared: random.Random) -> float:
+        """A value; discrete choices draw from the shared trace generator."""
+        if self.discrete is not None:
+            return self.discrete[weighted_index(self.weights, shared)]
+        if self.dist is None:
+            return self.val
+        if self._params is None or self._rng is None:
+            return 0.0
+        mu, sigma = self._params
+        if self.dist == "NORM":
+            return self._rng.gauss(mu, sigma)
+        return self._rng.lognormvariate(mu, sigma)
+
+    def long(self, shared: random.Random) -> int:
+        """Java's `Math.round` of a value: halves round up."""
+        return math.floor(self.double(shared) + 0.5)
+
+
+def weighted_index(weights: Sequence[float], rng: random.Random) -> int:
+    """SynthUtils.getWeighted: index i with probability w[i] / sum(w)."""
+    target = rng.random() * sum(weights)
+    cumulative = 0.0
+    for i, w in enumerate(weights):
+        cumulative += w
+        if cumulative > target:
+            return i
+    return len(weights) - 1
+
+
+@dataclass(slots=True)
+class _TaskDef:
+    type: str
+    priority: int
+    execution_type: str
+    count: Sample
+    time: Sample
+    max_memory: Sample
+    max_vcores: Sample
+
+
+@dataclass(slots=True)
+class _JobClass:
+    class_name: str
+    user_name: str
+    weight: float
+    type: str
+    duration: Sample
+    reservation: Sample
+    deadline_factor: Sample
+    tasks: list[_TaskDef]
+    params: dict[str, str]
+
+
+@dataclass(slots=True)
+class _TimeBucket:
+    time: int
+    weight: float
+
+
+@dataclass(slots=True)
+class _WorkloadDef:
+    name: str
+    weight: float
+    queue: str
+    classes: list[_JobClass]
+    times: list[_TimeBucket]
+
+
+def read_synth(
+    path: str | os.PathLike[str],
+    *,
+    container_default: Resource,
+    am_default: Resource,
+    seed: int | None = None,
+) -> Workload:
+    """Generate the Workload a SYNTH file describes.
+
+    `container_default` is unused by SYNTH itself (task sizes are sampled)
+    and accepted so every trace reader has one signature; `am_default` sizes
+    the AM containers. `seed` overrides the file's `rand_seed`.
+    """
+    del container_default
+    file = os.fspath(path)
+    objects = list(iter_json_objects(file))
+    if len(objects) != 1:
+        raise InputError(file, None, f"expected one JSON object, found {len(objects)}")
+    line, obj = objects[0]
+    trace = JsonFields(file, line, obj, "trace")
+    num_jobs = _non_negative(trace, "num_jobs")
+    num_nodes = _non_negative(trace, "num_nodes")
+    nodes_per_rack = max(trace.integer("nodes_per_rack", 0), 1)
+    effective_seed = trace.integer("rand_seed", 0) if seed is None else seed
+    workloads = _workloads(trace)
+
+    rng = random.Random(effective_seed)
+    for wl in workloads:
+        for jc in wl.classes:
+            for sample in (jc.deadline_factor, jc.duration, jc.reservation):
+                sample.init(rng)
+            for t in jc.tasks:
+                for sample in (t.count, t.time, t.max_memory, t.max_vcores):
+                    sample.init(rng)
+
+    stories = []
+    for i in range(num_jobs):
+        wl = workloads[weighted_index([w.weight for w in workloads], rng)]
+        bucket = weighted_index([b.weight for b in wl.times], rng)
+        start = wl.times[bucket].time
+        end = wl.times[min(bucket + 1, len(wl.times) - 1)].time
+        submit_s = start + (rng.randrange(end - start) if end > start else 0)
+        jc = wl.classes[weighted_index([c.weight for c in wl.classes], rng)]
+        stories.append((submit_s, i, wl, jc))
+    stories.sort(key=lambda s: (s[0], s[1]))
+
+    tnodes = TraceNodes()
+    tnodes.generate(num_nodes, num_nodes // nodes_per_rack)
+    nodes = tnodes.nodes
+    baseline = stories[0][0] * 1000 if stories else 0
+    jobs = [
+        _make_job(seq, submit_s * 1000 - baseline, wl, jc, rng, effective_seed, nodes, am_default)
+        for seq, (submit_s, _, wl, jc) in enumerate(stories)
+    ]
+    return Workload(jobs=sort_jobs(jobs), trace_nodes=nodes)
+
+
+def _make_job(
+    seq: int,
+    submit_ms: int,
+    wl: _WorkloadDef,
+    jc: _JobClass,
+    rng: random.Random,
+    seed: int,
+    nodes: list[NodeSpec],
+    am_default: Resource,
+) -> JobSpec:
+    duration_ms = jc.duration.long(rng) * 1000
+    has_deadline = rng.random() <= jc.reservation.double(rng)
+    deadline_factor = jc.deadline_factor.double(rng)
+    rng.seed(rng.getrandbits(64))
+
+    host_rng = random.Random(seed)
+    tasks = []
+    for t in jc.tasks:
+        count = t.count.long(rng)
+        memory = max(t.max_memory.long(rng), MIN_MEMORY)
+        vcores = max(t.max_vcores.long(rng), MIN_VCORES)
+        for _ in range(count):
+            hosts = (nodes[host_rng.randrange(len(nodes))].host,) if nodes else ()
+            tasks.append(
+                TaskSpec(
+                    task_type=t.type,
+                    priority=t.priority,
+                    duration_ms=max(t.time.long(rng), 1),
+                    resource=Resource(memory, vcores),
+                    hosts=hosts,
+                    execution_type=t.execution_type,
+                )
+            )
+    name = f"{jc.class_name}_{seq:06d}"
+    params: dict[str, Any] = {"am_type": jc.type, "class_name": jc.class_name, "workload": wl.name}
+    if has_deadline:
+        params["deadline_ms"] = submit_ms + math.ceil(deadline_factor * duration_ms)
+    if jc.params:
+        params["job_params"] = dict(jc.params)
+    return JobSpec(
+        job_id=f"job_job_mock_{name}_{seq:04d}",
+        am_type=am_kind(jc.type),
+        submit_ms=submit_ms,
+        end_ms=submit_ms + duration_ms,
+        queue=wl.queue,
+        user=jc.user_name,
+        am_resource=am_default,
+        tasks=tuple(tasks),
+        params=params,
+    )
+
+
+def _non_negative(fields: JsonFields, key: str) -> int:
+    value = fields.integer(key, 0)
+    if value < 0:
+        raise fields.error(key, f"must be >= 0, got {value}")
+    return value
+
+
+def _weight(fields: JsonFields, key: str) -> float:
+    value = fields.number(key, 0.0)
+    if value < 0 or math.isnan(value):
+        raise fields.error(key, f"must be >= 0, got {value}")
+    return value
+
+
+def _check_weights(fields: JsonFields, key: str, weights: list[float]) -> None:
+    if not weights:
+        raise fields.error(key, "missing or empty")
+    if sum(weights) <= 0:
+        raise fields.error(key, "weights sum to 0: nothing can be picked")
+
+
+def _workloads(trace: JsonFields) -> list[_WorkloadDef]:
+    out = []
+    for i, raw in enumerate(trace.array("workloads") or []):
+        wl = trace.child(raw, f"workloads[{i}]")
+        classes = [
+            _job_class(wl.child(c, f"job_classes[{j}]"))
+            for j, c in enumerate(wl.array("job_classes") or [])
+        ]
+        _check_weights(wl, "job_classes", [c.weight for c in classes])
+        times = []
+        for j, raw_time in enumerate(wl.array("time_distribution") or []):
+            ts = wl.child(raw_time, f"time_distribution[{j}]")
+            times.append(_TimeBucket(ts.integer("time", 0), _weight(ts, "weight")))
+        _check_weights(wl, "time_distribution", [b.weight for b in times])
+        out.append(
+            _WorkloadDef(
+                name=wl.string("workload_name", ""),
+                weight=_weight(wl, "workload_weight"),
+                queue=wl.string("queue_name", DEFAULT_QUEUE),
+                classes=classes,
+                times=times,
+            )
+        )
+    _check_weights(trace, "workloads", [w.weight for w in out])
+    return out
+
+
+def _job_class(jc: JsonFields) -> _JobClass:
+    common = {
+        "class_name": jc.string("class_name", "null"),
+        "user_name": jc.string("user_name", DEFAULT_USER),
+        "weight": _weight(jc, "class_weight"),
+        "params": _params(jc),
+    }
+    if jc.has("tasks"):
+        return _JobClass(
+            type=jc.string("type", "mapreduce"),
+            duration=_sample(jc, "duration"),
+            reservation=_sample(jc, "reservation"),
+            deadline_factor=_sample(jc, "deadline_factor"),
+            tasks=[
+                _task(jc.child(t, f"tasks[{k}]")) for k, t in enumerate(jc.array("tasks") or [])
+            ],
+            **common,
+        )
+    # The flat format SynthTraceJobProducer.validateJobDef converts.
+    return _JobClass(
+        type="mapreduce",
+        duration=_dist(jc, "dur"),
+        reservation=Sample(val=jc.number("chance_of_reservation", 0.0)),
+        deadline_factor=_dist(jc, "deadline_factor"),
+        tasks=[
+            _flat_task(jc, "map", "mtasks", "mtime", "map", MAP_PRIORITY),
+            _flat_task(jc, "reduce", "rtasks", "rtime", "reduce", REDUCE_PRIORITY),
+        ],
+        **common,
+    )
+
+
+def _flat_task(
+    jc: JsonFields, task_type: str, count: str, time: str, size: str, priority: int
+) -> _TaskDef:
+    return _TaskDef(
+        type=task_type,
+        priority=priority,
+        execution_type=_execution_type(jc, f"{size}_execution_type"),
+        count=_dist(jc, count),
+        time=_dist(jc, time),
+        # SLS stores the flat *_avg sizes as Java longs.
+        max_memory=Sample(
+            val=float(int(jc.number(f"{size}_max_memory_avg", 0.0))),
+            std=jc.number(f"{size}_max_memory_stddev", 0.0),
+            dist="LOGNORM",
+        ),
+        max_vcores=Sample(
+            val=float(int(jc.number(f"{size}_max_vcores_avg", 0.0))),
+            std=jc.number(f"{size}_max_vcores_stddev", 0.0),
+            dist="LOGNORM",
+        ),
+    )
+
+
+def _dist(jc: JsonFields, stem: str) -> Sample:
+    return Sample(
+        val=jc.number(f"{stem}_avg", 0.0), std=jc.number(f"{stem}_stddev", 0.0), dist="LOGNORM"
+    )
+
+
+def _task(t: JsonFields) -> _TaskDef:
+    if not t.has("type"):
+        raise t.error("type", "missing")
+    return _TaskDef(
+        type=t.string("type", ""),
+        priority=t.integer("priority", 0),
+        execution_type=_execution_type(t, "execution_type"),
+        count=_sample(t, "count"),
+        time=_sample(t, "time"),
+        max_memory=_sample(t, "max_memory"),
+        max_vcores=_sample(t, "max_vcores"),
+    )
+
+
+def _execution_type(fields: JsonFields, key: str) -> str:
+    value = fields.string(key, "GUARANTEED")
+    if value not in EXECUTION_TYPES:
+        raise fields.error(key, f"expected one of {', '.join(EXECUTION_TYPES)}, got {value!r}")
+    return value
+
+
+def _params(jc: JsonFields) -> dict[str, str]:
+    raw = jc.object("params") or {}
+    params = jc.child(raw, "params")
+    return {k: params.string(k, "") for k in raw}
+
+
+def _sample(parent: JsonFields, key: str) -> Sample:
+    """A `{val, std, dist}` / `{discrete, weights}` sample, validated as
+    SynthTraceJobProducer.Sample's constructor validates it."""
+    raw = parent.object(key)
+    if raw is None:
+        raise parent.error(key, "missing")
+    s = parent.child(raw, key)
+    has_val, has_std = s.has("val"), s.has("std")
+    has_dist, has_disc, has_weights = s.has("dist"), s.has("discrete"), s.has("weights")
+    if has_val and not has_std:
+        if has_dist or has_disc or has_weights:
+            raise s.error(None, "a constant {val} takes no dist, discrete or weights")
+        return Sample(val=s.number("val", 0.0))
+    if has_val:
+        if has_disc or has_weights:
+            raise s.error(None, "a distribution {val, std} takes no discrete or weights")
+        dist = s.string("dist", "LOGNORM")
+        if dist not in ("LOGNORM", "NORM"):
+            raise s.error("dist", f"expected LOGNORM or NORM, got {dist!r}")
+        return Sample(val=s.number("val", 0.0), std=s.number("std", 0.0), dist=dist)
+    if not has_disc:
+        raise s.error(None, "needs val, val and std, or discrete")
+    choices = s.array("discrete") or []
+    discrete = [s.to_number(f"discrete[{i}]", c) for i, c in enumerate(choices)]
+    weights = [1.0] * len(discrete)
+    if has_weights:
+        weights = [s.to_number(f"weights[{i}]", w) for i, w in enumerate(s.array("weights") or [])]
+        if any(w < 0 or math.isnan(w) for w in weights):
+            raise s.error("weights", "must all be >= 0")
+    if len(weights) != len(discrete):
+        raise s.error("weights", f"{len(weights)} weights for {len(discrete)} discrete values")
+    _check_weights(s, "discrete", weights)
+    return Sample(discrete=discrete, weights=weights)
