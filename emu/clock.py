@@ -31,19 +31,24 @@ def virtual_clock() -> trio.testing.MockClock:
 
 
 def seed_scheduler(seed: int) -> None:
-    """Make trio's choice among simultaneously runnable tasks reproducible.
+    """Make trio's order among simultaneously runnable tasks reproducible.
 
-    Trio keeps that choice in a module-level `random.Random` (`_r`), which its
-    own Hypothesis integration seeds for the same purpose. Must be called
-    before `trio.run`.
+    Trio shuffles each batch of runnable tasks with a module-level
+    `random.Random` (`_r`), and timers that expire together wake in an order
+    that depends on object addresses. Trio's own Hypothesis integration
+    fixes both the way done here: sort each batch by task creation order
+    (`_ALLOW_DETERMINISTIC_SCHEDULING`), then shuffle it with a seeded `_r`.
+    Must be called before `trio.run`; it stays in effect for the process.
     """
     from trio._core import _run
 
     rng = getattr(_run, "_r", None)
-    if rng is None:
+    if rng is None or not hasattr(_run, "_ALLOW_DETERMINISTIC_SCHEDULING"):
         raise RuntimeError(
-            "this trio version has no scheduler RNG to seed; deterministic replay needs trio <= 0.35"
+            "this trio version cannot be made deterministic; deterministic replay needs "
+            "trio's _r and _ALLOW_DETERMINISTIC_SCHEDULING (trio 0.22-0.35)"
         )
+    _run._ALLOW_DETERMINISTIC_SCHEDULING = True  # type: ignore[misc]
     rng.seed(seed)
 
 

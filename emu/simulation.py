@@ -1,9 +1,10 @@
 """A whole cluster in one process on the virtual clock.
 
 Builds the RM, one NodeManager host serving every node, the AM runner and
-the replayer, all on `mem://` endpoints, injects the scenario's faults at
+the replayer, on `mem://` endpoints by default, injects the scenario's faults at
 their times, and runs until every job has ended. The actors are the same
-ones a multi-process cluster runs; only the addresses and the clock differ.
+ones a multi-process cluster runs; only the addresses and the clock differ
+(a test runs this same assembly over ZeroMQ on loopback, on scaled wall time).
 """
 
 from __future__ import annotations
@@ -56,10 +57,14 @@ class Simulation:
     node_default: Resource = DEFAULT_NODE
     events: EventLog | None = None
     on_tick: Callable[[ResourceManager], None] | None = None
+    rm_addresses: RMAddresses | None = None
+    nm_address: str = "mem://nm-0"
 
     async def run(self) -> RunResult:
         started = time.perf_counter()
-        rm = ResourceManager(self.conf, RMAddresses.in_memory(), self.events or EventLog())
+        rm = ResourceManager(
+            self.conf, self.rm_addresses or RMAddresses.in_memory(), self.events or EventLog()
+        )
         am_faults = AMFaults()
 
         async def am_runner(am: dict[str, Any], node_id: str) -> None:
@@ -72,7 +77,9 @@ class Simulation:
         racks = {n.host: n.rack for n in self.nodes}
         async with trio.open_nursery() as nursery:
             addrs = await nursery.start(rm.run)
-            nm = NodeManagerHost(nm_nodes, addrs.resource_tracker, "mem://nm-0", am_runner, self.seed)
+            nm = NodeManagerHost(
+                nm_nodes, addrs.resource_tracker, self.nm_address, am_runner, self.seed
+            )
             await nursery.start(nm.run)
             async with connect(addrs.client, identity="replayer") as conn, connect(
                 addrs.admin, identity="admin"

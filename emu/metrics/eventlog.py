@@ -35,6 +35,6 @@ class EventLog:
             else None
         )
 
-    def emit(self, kind: str, **fields: Any) -> None:
+    def emit(self, kind: str, /, **fields: Any) -> None:
         if self._log is not None:
             self._log.info(kind, **fields)

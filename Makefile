@@ -1,0 +1,38 @@
+# emu: the two commands a fresh machine needs are `make run` and `make test`.
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed
+
+.PHONY: install run test bench lint format docs clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+run: $(STAMP)
+	$(VENV)/bin/emu run scenarios/three-jobs.toml --output-dir out/three-jobs
+
+test: $(STAMP)
+	$(VENV)/bin/pytest -q
+
+bench: $(STAMP)
+	$(PY) -m emu.bench
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check emu tests
+	$(VENV)/bin/ruff format --check emu tests
+
+format: $(STAMP)
+	$(VENV)/bin/ruff format emu tests
+	$(VENV)/bin/ruff check --fix emu tests
+
+docs: $(STAMP)
+	$(PY) -m emu.docs
+
+clean:
+	rm -rf $(VENV) out .pytest_cache .ruff_cache

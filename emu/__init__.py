@@ -1,0 +1,27 @@
+"""emu: an emulator of Hadoop YARN's resource management.
+
+General layout (each line is one boundary worth keeping):
+
+- `protocol`   the message catalogue and codec. Imports nothing from emu;
+               every actor depends on it.
+- `transport/` how encoded messages travel: `mem://` (one process, virtual
+               clock) and ZeroMQ `tcp://`/`ipc://`. Actors see only
+               `serve`/`connect`.
+- `clock`      virtual and scaled-wall clocks; everything reads trio's clock.
+- `resources`, `workload`, `errors`, `config/`  plain data shared by all.
+- `rm/`        the ResourceManager: `actor` (the only RM module that touches
+               transports), `services` (requests -> events -> replies),
+               `dispatcher`, `statemachine` and the four entity tables
+               (`app`, `attempt`, `container`, `node`), `monitors`, and
+               `scheduler/` (`common` + fifo/capacity/fair). Schedulers see
+               only RM entities.
+- `nm`         NodeManager actors, many per process, one timer heap.
+- `am/`        ApplicationMaster engine and per-type policies.
+- `client`, `replay`   the client actor: submits a workload's timeline.
+- `scenario/`  readers for emu scenarios and SLS/Rumen/SYNTH traces.
+- `simulation` a whole cluster in one process on the virtual clock.
+- `metrics/`   event log, summaries, SLS-compatible outputs.
+- `cli`        the `emu` command.
+"""
+
+__version__ = "0.1.0"
