@@ -1,0 +1,394 @@
+"""The transport contract, checked identically over mem://, tcp:// and ipc://.
+
+Actors rely on the same behaviour whatever the address, so every contract
+test is parametrized over all three schemes; only what is specific to one
+implementation (raw ZeroMQ frames, the in-process name registry) is tested
+separately.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import time
+from functools import partial
+
+import pytest
+import trio
+import trio.testing
+import zmq
+
+from emu.transport import (
+    Connection,
+    Handler,
+    RequestTimeout,
+    ServerStats,
+    TransportError,
+    connect,
+    serve,
+)
+
+
+def _address(kind: str, tmp_path_factory: pytest.TempPathFactory) -> str:
+    if kind == "mem":
+        return "mem://server"
+    if kind == "tcp":
+        return "tcp://127.0.0.1:0"
+    # A short directory: ipc paths are limited to ~100 bytes.
+    return f"ipc://{tmp_path_factory.mktemp('ipc')}/x.sock"
+
+
+@pytest.fixture(params=["mem", "tcp", "ipc"])
+def address(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> str:
+    """The address to serve on, one per transport."""
+    return _address(request.param, tmp_path_factory)
+
+
+@pytest.fixture(params=["tcp", "ipc"])
+def zmq_address(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> str:
+    """The address to serve on, ZeroMQ transports only."""
+    return _address(request.param, tmp_path_factory)
+
+
+@pytest.fixture
+def clock(address: str, request: pytest.FixtureRequest) -> trio.testing.MockClock | None:
+    """Virtual time on mem:// so timeouts cost no wall time; ZeroMQ needs real time."""
+    if address.startswith("mem://"):
+        return request.getfixturevalue("autojump_clock")
+    return None
+
+
+async def start_server(
+    nursery: trio.Nursery, address: str, handler: Handler, stats: ServerStats | None = None
+) -> str:
+    """Serve in `nursery` (cancelled when the test ends); return the bound address."""
+    return await nursery.start(partial(serve, address, handler, stats=stats))
+
+
+async def echo(payload: bytes) -> bytes:
+    return payload
+
+
+async def tag(payload: bytes) -> bytes:
+    return b"re:" + payload
+
+
+async def test_echo_round_trip(address: str, nursery: trio.Nursery) -> None:
+    stats = ServerStats()
+    bound = await start_server(nursery, address, echo, stats)
+    async with connect(bound) as conn:
+        assert await conn.request(b"hello", timeout=5) == b"hello"
+        assert await conn.request(b"", timeout=5) == b""
+    assert stats == ServerStats(requests=2, replies=2)
+
+
+async def test_concurrent_requests_get_their_own_replies(
+    address: str, nursery: trio.Nursery
+) -> None:
+    bound = await start_server(nursery, address, tag)
+    replies: dict[bytes, bytes] = {}
+
+    async def requester(conn: Connection, worker: int) -> None:
+        for i in range(10):
+            payload = b"%d-%d" % (worker, i)
+            replies[payload] = await conn.request(payload, timeout=5)
+
+    async with connect(bound) as conn, trio.open_nursery() as workers:
+        for worker in range(20):
+            workers.start_soon(requester, conn, worker)
+    assert len(replies) == 200
+    assert all(reply == b"re:" + payload for payload, reply in replies.items())
+
+
+async def test_several_connections_to_one_server(address: str, nursery: trio.Nursery) -> None:
+    bound = await start_server(nursery, address, tag)
+    replies: dict[str, bytes] = {}
+
+    async def client(name: str) -> None:
+        async with connect(bound, identity=name) as conn:
+            assert (conn.address, conn.identity) == (bound, name)
+            replies[name] = await conn.request(name.encode(), timeout=5)
+
+    async with trio.open_nursery() as clients:
+        for i in range(5):
+            clients.start_soon(client, f"client-{i}")
+    assert replies == {f"client-{i}": f"re:client-{i}".encode() for i in range(5)}
+
+
+async def test_handler_error_is_counted_and_survived(
+    address: str, nursery: trio.Nursery, clock: trio.testing.MockClock | None
+) -> None:
+    async def handler(payload: bytes) -> bytes:
+        if payload == b"boom":
+            raise RuntimeError("handler bug")
+        return payload
+
+    stats = ServerStats()
+    bound = await start_server(nursery, address, handler, stats)
+    async with connect(bound) as conn:
+        with pytest.raises(RequestTimeout):
+            await conn.request(b"boom", timeout=0.2)
+        assert await conn.request(b"next", timeout=5) == b"next"
+    assert stats == ServerStats(requests=2, replies=1, handler_errors=1)
+
+
+async def test_non_bytes_reply_is_a_handler_error(address: str, nursery: trio.Nursery) -> None:
+    async def handler(payload: bytes) -> bytes:
+        return payload.decode() if payload == b"str" else payload  # type: ignore[return-value]
+
+    stats = ServerStats()
+    bound = await start_server(nursery, address, handler, stats)
+    async with connect(bound) as conn:
+        with pytest.raises(RequestTimeout):
+            await conn.request(b"str", timeout=0.2)
+        assert await conn.request(b"ok", timeout=5) == b"ok"
+    assert stats.handler_errors == 1
+
+
+async def test_request_timeout(
+    address: str, nursery: trio.Nursery, clock: trio.testing.MockClock | None
+) -> None:
+    async def no_reply(payload: bytes) -> None:
+        return None
+
+    stats = ServerStats()
+    bound = await start_server(nursery, address, no_reply, stats)
+    # Virtual time on mem:// makes a long timeout free; ZeroMQ waits for real.
+    timeout = 30.0 if clock is not None else 0.2
+    started = time.monotonic()
+    async with connect(bound) as conn:
+        with pytest.raises(RequestTimeout, match="no reply from"):
+            await conn.request(b"anyone?", timeout=timeout)
+    assert time.monotonic() - started < 1.0
+    assert stats == ServerStats(requests=1, dropped=1)
+
+
+async def test_late_reply_is_not_taken_for_the_next_one(
+    address: str, nursery: trio.Nursery, clock: trio.testing.MockClock | None
+) -> None:
+    async def slow_first(payload: bytes) -> bytes:
+        if payload == b"slow":
+            await trio.sleep(0.3)
+        return payload
+
+    bound = await start_server(nursery, address, slow_first)
+    async with connect(bound) as conn:
+        with pytest.raises(RequestTimeout):
+            await conn.request(b"slow", timeout=0.1)
+        # Queued behind the slow one; its own reply, not the late "slow".
+        assert await conn.request(b"fast", timeout=5) == b"fast"
+
+
+async def test_requests_are_served_in_arrival_order(address: str, nursery: trio.Nursery) -> None:
+    seen: list[bytes] = []
+    all_sent = trio.Event()
+
+    async def handler(payload: bytes) -> bytes:
+        seen.append(payload)
+        # Hold the first request so the others queue up behind it.
+        await all_sent.wait()
+        return payload
+
+    bound = await start_server(nursery, address, handler)
+    payloads = [b"%d" % i for i in range(50)]
+    replies: dict[bytes, bytes] = {}
+
+    async def requester(conn: Connection, payload: bytes) -> None:
+        replies[payload] = await conn.request(payload, timeout=5)
+
+    async with connect(bound) as conn, trio.open_nursery() as requesters:
+        for payload in payloads:
+            requesters.start_soon(requester, conn, payload)
+            # Let this request go out before the next one is started.
+            await trio.testing.wait_all_tasks_blocked()
+        all_sent.set()
+    assert seen == payloads
+    assert replies == {p: p for p in payloads}
+
+
+async def test_server_reports_bound_address(address: str, nursery: trio.Nursery) -> None:
+    bound = await start_server(nursery, address, echo)
+    if address.startswith("tcp://"):
+        match = re.fullmatch(r"tcp://127\.0\.0\.1:(\d+)", bound)
+        assert match is not None and int(match[1]) > 0
+    else:
+        assert bound == address
+    async with connect(bound) as conn:
+        assert await conn.request(b"there", timeout=5) == b"there"
+
+
+async def test_exception_in_connection_block_reaches_caller(
+    address: str, nursery: trio.Nursery
+) -> None:
+    bound = await start_server(nursery, address, echo)
+    with pytest.raises(KeyError, match="mine"):
+        async with connect(bound):
+            raise KeyError("mine")
+
+
+async def test_closed_connection_refuses_requests(address: str, nursery: trio.Nursery) -> None:
+    bound = await start_server(nursery, address, echo)
+    async with connect(bound) as conn:
+        pass
+    with pytest.raises(TransportError, match="closed"):
+        await conn.request(b"late", timeout=5)
+
+
+async def test_unknown_scheme_is_rejected() -> None:
+    with pytest.raises(ValueError, match="unsupported transport address 'http://x'"):
+        async with connect("http://x"):
+            pass
+    with pytest.raises(ValueError, match="expected mem://name"):
+        await serve("nowhere", echo)
+
+
+# ZeroMQ only: frames that did not come from our DEALER.
+
+
+def raw_dealer(address: str) -> zmq.Socket[bytes]:
+    sock = zmq.Context.instance().socket(zmq.DEALER)
+    sock.setsockopt(zmq.LINGER, 0)
+    sock.connect(address)
+    return sock
+
+
+async def raw_recv(sock: zmq.Socket[bytes]) -> list[bytes]:
+    """Poll rather than block: the server runs in this same thread."""
+    with trio.fail_after(2):
+        while True:
+            try:
+                return sock.recv_multipart(zmq.NOBLOCK)
+            except zmq.Again:
+                await trio.sleep(0.002)
+
+
+async def test_requests_beyond_the_send_queue_wait_for_room(
+    zmq_address: str, nursery: trio.Nursery, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Tiny queues for the sockets made from here on (context defaults), so the
+    # client's sends block while the server holds the first request. The
+    # server keeps its default send queue: a ROUTER drops, rather than queues,
+    # replies beyond it.
+    ctx = zmq.Context.instance()
+    tiny = {zmq.RCVHWM: 2, zmq.SNDBUF: 4096, zmq.RCVBUF: 4096}
+    monkeypatch.setattr(ctx, "sockopts", {**ctx.sockopts, **tiny})
+    release = trio.Event()
+
+    async def held(payload: bytes) -> bytes:
+        await release.wait()
+        return payload
+
+    bound = await start_server(nursery, zmq_address, held)
+    monkeypatch.setitem(ctx.sockopts, zmq.SNDHWM, 2)
+    payloads = [b"%04d" % i + bytes(1000) for i in range(300)]
+    replies: dict[bytes, bytes] = {}
+
+    async def requester(conn: Connection, payload: bytes) -> None:
+        replies[payload] = await conn.request(payload, timeout=5)
+
+    async with connect(bound) as conn, trio.open_nursery() as requesters:
+        for payload in payloads:
+            requesters.start_soon(requester, conn, payload)
+        await trio.sleep(0.05)
+        # The queues are full: some requesters are still waiting to send.
+        assert conn._writable is not None  # type: ignore[attr-defined]
+        release.set()
+    assert replies == {p: p for p in payloads}
+
+
+async def test_closing_fails_outstanding_requests(zmq_address: str, nursery: trio.Nursery) -> None:
+    async def no_reply(payload: bytes) -> None:
+        return None
+
+    bound = await start_server(nursery, zmq_address, no_reply)
+    failures: list[str] = []
+
+    async def requester(conn: Connection) -> None:
+        with pytest.raises(TransportError, match="closed") as info:
+            await conn.request(b"x", timeout=5)
+        failures.append(str(info.value))
+
+    async with trio.open_nursery() as outer, connect(bound) as conn:
+        outer.start_soon(requester, conn)
+        await trio.testing.wait_all_tasks_blocked()
+    assert failures == [f"connection to {bound} closed"]
+
+
+async def test_malformed_frames_are_dropped(zmq_address: str, nursery: trio.Nursery) -> None:
+    stats = ServerStats()
+    bound = await start_server(nursery, zmq_address, tag, stats)
+    sock = raw_dealer(bound)
+    try:
+        sock.send_multipart([b"one part"])
+        sock.send_multipart([b"three", b"parts", b"here"])
+        sock.send_multipart([b"\x00" * 8, b"good"])
+        assert await raw_recv(sock) == [b"\x00" * 8, b"re:good"]
+    finally:
+        sock.close()
+    async with connect(bound) as conn:
+        assert await conn.request(b"after", timeout=5) == b"re:after"
+    assert stats == ServerStats(requests=4, replies=2, dropped=2)
+
+
+async def test_garbage_bytes_reach_the_handler_untouched(
+    zmq_address: str, nursery: trio.Nursery
+) -> None:
+    received: list[bytes] = []
+
+    async def handler(payload: bytes) -> bytes:
+        received.append(payload)
+        return b"seen"
+
+    bound = await start_server(nursery, zmq_address, handler)
+    rng = random.Random(7)
+    request_id, payload = rng.randbytes(200), rng.randbytes(200)
+    sock = raw_dealer(bound)
+    try:
+        sock.send_multipart([request_id, payload])
+        assert await raw_recv(sock) == [request_id, b"seen"]
+    finally:
+        sock.close()
+    assert received == [payload]
+
+
+# mem:// only: the per-run name registry.
+
+
+async def test_mem_request_without_server() -> None:
+    async with connect("mem://nobody") as conn:
+        with pytest.raises(TransportError, match="no server at mem://nobody"):
+            await conn.request(b"hello")
+
+
+async def test_mem_bind_twice(nursery: trio.Nursery) -> None:
+    await start_server(nursery, "mem://taken", echo)
+    with pytest.raises(TransportError, match="already bound"):
+        await serve("mem://taken", echo)
+
+
+async def test_mem_stopped_server_fails_pending_requests(nursery: trio.Nursery) -> None:
+    async def stuck(payload: bytes) -> bytes:
+        await trio.sleep_forever()
+
+    server = trio.CancelScope()
+
+    async def run_server(task_status: trio.TaskStatus[str]) -> None:
+        with server:
+            await serve("mem://stopping", stuck, task_status=task_status)
+
+    await nursery.start(run_server)
+    failures: list[str] = []
+
+    async def requester(conn: Connection) -> None:
+        with pytest.raises(TransportError, match="stopped") as info:
+            await conn.request(b"x")
+        failures.append(str(info.value))
+
+    async with connect("mem://stopping") as conn, trio.open_nursery() as requesters:
+        for _ in range(3):  # one being handled, two queued
+            requesters.start_soon(requester, conn)
+        await trio.testing.wait_all_tasks_blocked()
+        server.cancel()
+    assert failures == ["server at mem://stopping stopped"] * 3
+    # The name is free again.
+    await start_server(nursery, "mem://stopping", echo)
