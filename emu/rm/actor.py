@@ -103,6 +103,8 @@ class ResourceManager:
                 ("container", self.ctx.container_expiry),
             ):
                 nursery.start_soon(self._monitor_loop, name, monitor.check_interval_ms)
+            if self.ctx.scheduler.update_interval_ms:
+                nursery.start_soon(self._scheduler_loop, self.ctx.scheduler.update_interval_ms)
             nursery.start_soon(self._launcher)
             task_status.started(actual)
 
@@ -131,6 +133,13 @@ class ResourceManager:
         while True:
             await trio.sleep(interval_ms / 1000)
             self.services.check_monitor(name)
+            if self.ctx.am_launches:
+                self._launch_wakeup.set()
+
+    async def _scheduler_loop(self, interval_ms: int) -> None:
+        while True:
+            await trio.sleep(interval_ms / 1000)
+            self.services.scheduler_update()
             if self.ctx.am_launches:
                 self._launch_wakeup.set()
 

@@ -396,6 +396,11 @@ class RMServices:
         ctx.dispatcher.drain()
         return gone
 
+    def scheduler_update(self) -> None:
+        """The scheduler's periodic work (fair shares, preemption)."""
+        self.ctx.scheduler.update()
+        self.ctx.dispatcher.drain()
+
     def take_am_launches(self) -> list[tuple[str, str, dict[str, Any]]]:
         launches, self.ctx.am_launches = self.ctx.am_launches, []
         return launches

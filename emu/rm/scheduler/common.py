@@ -321,6 +321,9 @@ class Scheduler:
     `place_app` and `headroom`, and may override the app hooks."""
 
     name = "base"
+    update_interval_ms: int | None = None
+    """If set, the RM calls `update()` this often (fair-share recomputation,
+    preemption policies)."""
 
     def __init__(self, ctx: RMContext, calculator: ResourceCalculator) -> None:
         self.ctx = ctx
@@ -510,6 +513,9 @@ class Scheduler:
 
     def headroom(self, sapp: SchedulerApp) -> Resource:
         return self.cluster - self.used
+
+    def update(self) -> None:
+        """Periodic work, every `update_interval_ms` (none for FIFO)."""
 
     def refresh(self, properties: dict[str, str]) -> str | None:
         """Apply a queue-configuration refresh; return the reason if refused.
