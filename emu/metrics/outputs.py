@@ -102,13 +102,17 @@ def format_table(data: dict[str, Any]) -> str:
     def sec(ms: int | None) -> str:
         return "-" if ms is None or ms < 0 else f"{ms / 1000:.1f}"
 
-    header = ("job", "app", "queue", "state", "submit s", "start s", "finish s", "wait s", "turnaround s")
+    header = (
+        "job", "app", "queue", "state", "attempts", "submit s", "start s", "finish s", "wait s",
+        "turnaround s",
+    )  # fmt: skip
     rows = [
         (
             r["job_id"],
             r["app_id"],
             r["queue"],
             r["state"],
+            r["attempts"],
             sec(r["submit_ms"]),
             sec(r["start_ms"]),
             sec(r["finish_ms"]),

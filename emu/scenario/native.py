@@ -9,6 +9,7 @@ README ("Scenario files"); `scenarios/` holds examples.
 
 from __future__ import annotations
 
+import re
 import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -100,7 +101,9 @@ def load(path: str | Path) -> Scenario:
     except FileNotFoundError:
         raise InputError(path, None, "no such file") from None
     except tomllib.TOMLDecodeError as e:
-        raise InputError(path, getattr(e, "lineno", None), f"not valid TOML: {e}") from None
+        where = re.search(r"at line (\d+)", str(e))
+        line = int(where.group(1)) if where else None
+        raise InputError(path, line, f"not valid TOML: {e}") from None
     r = _Reader(path)
     for k in data:
         if k not in TOP_KEYS:

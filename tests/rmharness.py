@@ -1,0 +1,79 @@
+"""Drive an RM core directly with protocol messages: no transports, no actors.
+Lets scheduler tests play NM heartbeats and AM allocates by hand."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from emu import protocol as P
+from emu.config.configuration import Configuration
+from emu.metrics.eventlog import EventLog
+from emu.rm.context import RMContext
+from emu.rm.scheduler import create
+from emu.rm.services import RMServices
+from emu.rm.settings import RMSettings
+
+
+class RMHarness:
+    def __init__(self, conf: Configuration) -> None:
+        self.ctx = RMContext(RMSettings.from_conf(conf), conf, EventLog())
+        self.ctx.attach_scheduler(create(self.ctx))
+        self.services = RMServices(self.ctx)
+        self._id = 0
+        self.launches: list[tuple[str, str, dict]] = []
+
+    def call(self, service: str, mtype: str, **fields: Any) -> dict:
+        self._id += 1
+        msg = P.decode(P.encode(P.request(mtype, self._id, **fields)))
+        reply = self.services.handle(service, msg)
+        for launch in self.services.take_am_launches():
+            self.launches.append(launch)
+            self.services.am_launch_result(launch[2]["am"]["attempt_id"], None)
+        return reply
+
+    def add_node(self, host: str, rack: str = "/r1", memory: int = 8192, vcores: int = 8) -> None:
+        self.call(
+            P.RESOURCE_TRACKER, "register_node", node_id=host, host=host, rack=rack,
+            resource={"memory-mb": memory, "vcores": vcores}, nm_address="mem://nm",
+            containers=[],
+        )  # fmt: skip
+
+    def heartbeat(self, host: str, statuses: list[dict] | None = None) -> dict:
+        node = self.ctx.nodes[host]
+        return self.call(
+            P.RESOURCE_TRACKER, "node_heartbeat", node_id=host, response_id=node.response_id,
+            containers=statuses or [], healthy=True,
+        )  # fmt: skip
+
+    def submit(self, name: str, queue: str = "default", user: str = "u", memory: int = 1024) -> str:
+        app_id = self.call(P.CLIENT, "new_application")["app_id"]
+        self.call(
+            P.CLIENT, "submit_application", app_id=app_id, name=name, queue=queue, user=user,
+            priority=0, am_resource={"memory-mb": memory, "vcores": 1}, am_type="mapreduce",
+            context={},
+        )  # fmt: skip
+        return app_id
+
+    def attempt(self, app_id: str) -> str:
+        return self.ctx.apps[app_id].attempts[-1]
+
+    def register_am(self, app_id: str) -> None:
+        self.call(P.AM_PROTOCOL, "register_am", attempt_id=self.attempt(app_id), host="h")
+
+    def allocate(self, app_id: str, asks: list[dict] | None = None, releases=()) -> dict:
+        a = self.ctx.attempts[self.attempt(app_id)]
+        return self.call(
+            P.AM_PROTOCOL, "allocate", attempt_id=a.attempt_id, response_id=a.response_id,
+            asks=asks or [], releases=list(releases), blacklist_add=[], blacklist_remove=[],
+            progress=0.0,
+        )  # fmt: skip
+
+
+def ask(priority: int, name: str, num: int, memory: int = 1024, vcores: int = 1, relax=True) -> dict:
+    return {
+        "priority": priority,
+        "resource_name": name,
+        "capability": {"memory-mb": memory, "vcores": vcores},
+        "num_containers": num,
+        "relax_locality": relax,
+    }

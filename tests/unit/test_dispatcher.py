@@ -1,0 +1,40 @@
+"""The dispatcher handles events in the order raised, never recursively."""
+
+from __future__ import annotations
+
+import pytest
+
+from emu.rm.dispatcher import Dispatcher, Event
+
+
+def test_events_raised_while_handling_wait_their_turn():
+    d = Dispatcher()
+    order: list[str] = []
+
+    def a(e: Event) -> None:
+        order.append(f"a:{e.target}")
+        if e.target == "1":
+            d.dispatch(Event("b", "X", "from-a1"))
+            d.dispatch(Event("a", "X", "3"))
+            assert order[-1] == "a:1"  # not handled recursively
+
+    def b(e: Event) -> None:
+        order.append(f"b:{e.target}")
+
+    d.register("a", a)
+    d.register("b", b)
+    d.dispatch(Event("a", "X", "1"))
+    d.dispatch(Event("a", "X", "2"))
+    d.drain()
+    assert order == ["a:1", "a:2", "b:from-a1", "a:3"]
+    assert d.depth == 0
+    assert d.handled["a.X"] == 3
+    assert d.handled["b.X"] == 1
+    assert d.max_depth == 3
+
+
+def test_handler_registered_once_per_kind():
+    d = Dispatcher()
+    d.register("a", lambda e: None)
+    with pytest.raises(ValueError):
+        d.register("a", lambda e: None)

@@ -1,0 +1,182 @@
+"""FIFO scheduling and the shared scheduler layer, driven through the RM's
+services with protocol messages (as NMs and AMs would send them)."""
+
+from __future__ import annotations
+
+from emu import protocol as P
+from emu.resources import Resource
+from emu.rm.scheduler.common import ANY, NODE_LOCAL, OFF_SWITCH, RACK_LOCAL, AppSchedulingInfo, Ask
+from tests.helpers import fifo_conf
+from tests.rmharness import RMHarness, ask
+
+
+def running_app(rm: RMHarness, name: str, **kw) -> str:
+    app = rm.submit(name, **kw)
+    return app
+
+
+def start_am(rm: RMHarness, app: str, host: str) -> None:
+    rm.heartbeat(host)  # AM container placed here, launched by the harness
+    rm.register_am(app)
+
+
+async def test_am_container_then_tasks_only_on_node_heartbeat(autojump_clock):
+    rm = RMHarness(fifo_conf())
+    rm.add_node("h1")
+    app = rm.submit("a")
+    attempt = rm.ctx.attempts[rm.attempt(app)]
+    assert attempt.state == "SCHEDULED"
+    rm.heartbeat("h1")
+    assert attempt.state == "LAUNCHED"
+    assert rm.launches[0][1] == "h1"
+    rm.register_am(app)
+    assert rm.ctx.apps[app].state == "RUNNING"
+    reply = rm.allocate(app, [ask(20, ANY, 3)])
+    assert reply["allocated"] == []  # asks are not satisfied inside allocate
+    rm.heartbeat("h1")
+    reply = rm.allocate(app)
+    assert len(reply["allocated"]) == 3
+    assert {c["node_id"] for c in reply["allocated"]} == {"h1"}
+    assert rm.ctx.scheduler.used == Resource(4 * 1024, 4)
+
+
+async def test_fifo_serves_the_earlier_app_first_and_by_priority(autojump_clock):
+    rm = RMHarness(fifo_conf())
+    rm.add_node("h1", memory=4096)
+    rm.add_node("h2", memory=8192)
+    first, second = rm.submit("first"), rm.submit("second")
+    rm.heartbeat("h2")  # both AMs fit on h2
+    rm.register_am(first)
+    rm.register_am(second)
+    rm.allocate(second, [ask(20, ANY, 2)])
+    rm.allocate(first, [ask(20, ANY, 2), ask(10, ANY, 2)])
+    rm.heartbeat("h1")  # 4 GB: the first app takes it all, priority 10 before 20
+    got = rm.allocate(first)["allocated"]
+    assert sorted(c["priority"] for c in got) == [10, 10, 20, 20]
+    assert rm.allocate(second)["allocated"] == []
+
+
+async def test_node_local_before_rack_local_before_off_switch(autojump_clock):
+    rm = RMHarness(fifo_conf())
+    rm.add_node("h1", rack="/r1")
+    rm.add_node("h2", rack="/r1")
+    rm.add_node("h3", rack="/r2", memory=16384)
+    app = rm.submit("a")
+    start_am(rm, app, "h3")
+    rm.allocate(app, [ask(20, "h1", 1), ask(20, "/r1", 1), ask(20, ANY, 3)])
+    rm.heartbeat("h2")  # rack-local for the h1 ask's rack
+    sched = rm.ctx.scheduler
+    localities = [c.locality for c in sched.nodes["h2"].containers.values()]
+    assert localities[0] == RACK_LOCAL
+    info = sched.apps[rm.attempt(app)].info
+    # rack ask consumed, host ask left, any decremented accordingly
+    assert info.get(20, "/r1") is None or info.get(20, "/r1").num == 0
+    assert info.get(20, ANY).num == 0
+
+
+async def test_strict_host_ask_never_goes_elsewhere(autojump_clock):
+    rm = RMHarness(fifo_conf())
+    rm.add_node("h1", rack="/r1")
+    rm.add_node("h2", rack="/r1")
+    app = rm.submit("a")
+    start_am(rm, app, "h2")
+    rm.allocate(app, [ask(20, "h1", 1), ask(20, "/r1", 1, relax=False), ask(20, ANY, 1, relax=False)])
+    rm.heartbeat("h2")
+    assert rm.allocate(app)["allocated"] == []
+    rm.heartbeat("h1")
+    got = rm.allocate(app)["allocated"]
+    assert [c["node_id"] for c in got] == ["h1"]
+
+
+async def test_ask_above_maximum_is_refused_and_the_am_keeps_going(autojump_clock):
+    rm = RMHarness(fifo_conf())
+    rm.add_node("h1")
+    app = rm.submit("a")
+    start_am(rm, app, "h1")
+    reply = rm.allocate(app, [ask(20, ANY, 1, memory=64 * 1024)])
+    assert reply["type"] == "error" and reply["code"] == P.INVALID
+    assert "exceeds maximum" in reply["message"]
+    assert rm.allocate(app, [ask(20, ANY, 1)])["type"] == "allocate_reply"
+
+
+async def test_completed_container_reported_once_to_the_am(autojump_clock):
+    rm = RMHarness(fifo_conf())
+    rm.add_node("h1")
+    app = rm.submit("a")
+    start_am(rm, app, "h1")
+    rm.allocate(app, [ask(20, ANY, 1)])
+    rm.heartbeat("h1")
+    (c,) = rm.allocate(app)["allocated"]
+    cid = c["container_id"]
+    rm.heartbeat("h1", [{"container_id": cid, "state": "RUNNING", "exit_status": -1000}])
+    assert rm.ctx.containers[cid].state == "RUNNING"
+    rm.heartbeat("h1", [{"container_id": cid, "state": "COMPLETE", "exit_status": 0}])
+    assert [s["container_id"] for s in rm.allocate(app)["completed"]] == [cid]
+    assert rm.allocate(app)["completed"] == []
+    assert rm.ctx.scheduler.used == Resource(1024, 1)  # only the AM
+
+
+async def test_released_container_frees_resources_and_node_is_told(autojump_clock):
+    rm = RMHarness(fifo_conf())
+    rm.add_node("h1")
+    app = rm.submit("a")
+    start_am(rm, app, "h1")
+    rm.allocate(app, [ask(20, ANY, 1)])
+    rm.heartbeat("h1")
+    (c,) = rm.allocate(app)["allocated"]
+    rm.allocate(app, releases=[c["container_id"]])
+    assert rm.ctx.scheduler.used == Resource(1024, 1)
+    assert c["container_id"] in rm.heartbeat("h1")["containers_to_cleanup"]
+
+
+async def test_duplicate_heartbeat_gets_the_same_reply_and_stale_one_resync(autojump_clock):
+    rm = RMHarness(fifo_conf())
+    rm.add_node("h1")
+    first = rm.heartbeat("h1")
+    again = rm.call(
+        P.RESOURCE_TRACKER, "node_heartbeat", node_id="h1", response_id=0, containers=[],
+        healthy=True,
+    )  # fmt: skip
+    assert again["response_id"] == first["response_id"] == 1
+    stale = rm.call(
+        P.RESOURCE_TRACKER, "node_heartbeat", node_id="h1", response_id=9, containers=[],
+        healthy=True,
+    )  # fmt: skip
+    assert stale["action"] == P.RESYNC
+    unknown = rm.call(
+        P.RESOURCE_TRACKER, "node_heartbeat", node_id="zz", response_id=0, containers=[],
+        healthy=True,
+    )  # fmt: skip
+    assert unknown["action"] == P.RESYNC
+
+
+async def test_request_on_the_wrong_service_is_refused(autojump_clock):
+    rm = RMHarness(fifo_conf())
+    reply = rm.call(P.CLIENT, "node_heartbeat", node_id="x", response_id=0, containers=[], healthy=True)
+    assert reply["code"] == P.WRONG_SERVICE
+
+
+def test_asks_replace_by_priority_and_name():
+    info = AppSchedulingInfo()
+    cap = Resource(1024, 1)
+    info.update([Ask(20, ANY, cap, 5, True), Ask(20, "h1", cap, 2, True)])
+    assert info.pending == Resource(5 * 1024, 5)
+    info.update([Ask(20, ANY, cap, 3, True)])  # replaces, does not add
+    assert info.pending == Resource(3 * 1024, 3)
+    assert info.priorities == [20]
+    info.update([Ask(20, ANY, cap, 0, True)])
+    assert info.priorities == [] and not info.has_pending()
+
+
+def test_locality_decrements_host_rack_and_any():
+    from emu.rm.scheduler.common import SchedulerNode
+
+    info = AppSchedulingInfo()
+    cap = Resource(1024, 1)
+    node = SchedulerNode("h1", "h1", "/r1", Resource(8192, 8))
+    info.update([Ask(5, "h1", cap, 2, True), Ask(5, "/r1", cap, 2, True), Ask(5, ANY, cap, 3, True)])
+    assert info.can_place(5, node, NODE_LOCAL) is info.get(5, "h1")
+    info.allocated(NODE_LOCAL, node, 5)
+    assert (info.get(5, "h1").num, info.get(5, "/r1").num, info.get(5, ANY).num) == (1, 1, 2)
+    info.allocated(OFF_SWITCH, node, 5)
+    assert (info.get(5, "h1").num, info.get(5, "/r1").num, info.get(5, ANY).num) == (1, 1, 1)

@@ -1,0 +1,95 @@
+"""Decoding validates against the catalogue; bad messages raise ProtocolError
+with the right code, never anything else."""
+
+from __future__ import annotations
+
+import msgpack
+import pytest
+
+from emu import protocol as P
+
+
+def heartbeat(**over):
+    msg = P.request(
+        "node_heartbeat", 7, node_id="n1", response_id=0, containers=[], healthy=True
+    )
+    msg.update(over)
+    return msg
+
+
+def test_round_trip():
+    data = P.encode(heartbeat())
+    msg = P.decode(data)
+    assert msg["type"] == "node_heartbeat" and msg["id"] == 7 and msg["v"] == P.VERSION
+
+
+@pytest.mark.parametrize(
+    ("raw", "code"),
+    [
+        (b"\xc1garbage", P.BAD_FRAME),
+        (msgpack.packb([1, 2, 3]), P.BAD_FRAME),
+        (msgpack.packb({"v": 99, "type": "node_heartbeat", "id": 1}), P.BAD_VERSION),
+        (msgpack.packb({"v": 1, "type": "no_such_thing", "id": 1}), P.UNKNOWN_TYPE),
+        (msgpack.packb({"v": 1, "type": "node_heartbeat", "id": 1}), P.BAD_FIELD),
+    ],
+)
+def test_bad_frames_have_error_codes(raw, code):
+    with pytest.raises(P.ProtocolError) as e:
+        P.decode(raw)
+    assert e.value.code == code
+
+
+def test_missing_and_ill_typed_fields_are_named():
+    with pytest.raises(P.ProtocolError, match="missing field response_id"):
+        P.validate({k: v for k, v in {**heartbeat(), "v": 1}.items() if k != "response_id"})
+    with pytest.raises(P.ProtocolError, match="response_id: expected int"):
+        P.validate({**heartbeat(response_id="0"), "v": 1})
+    bad_status = [{"container_id": "c1", "state": "RUNNING"}]
+    with pytest.raises(P.ProtocolError, match=r"containers\[0\]\.exit_status"):
+        P.validate({**heartbeat(containers=bad_status), "v": 1})
+
+
+def test_nested_ask_capability_is_checked():
+    ask = {"priority": 1, "resource_name": "*", "capability": {"memory-mb": "x", "vcores": 1},
+           "num_containers": 1, "relax_locality": True}  # fmt: skip
+    msg = P.request(
+        "allocate", 1, attempt_id="a", response_id=0, asks=[ask], releases=[],
+        blacklist_add=[], blacklist_remove=[], progress=0.0,
+    )  # fmt: skip
+    with pytest.raises(P.ProtocolError, match=r"asks\[0\]\.capability\.memory-mb"):
+        P.decode(P.encode(msg))
+
+
+def test_request_id_survives_in_errors_for_the_reply():
+    raw = msgpack.packb({"v": 1, "type": "node_heartbeat", "id": 42})
+    with pytest.raises(P.ProtocolError) as e:
+        P.decode(raw)
+    assert e.value.request_id == 42
+
+
+def test_every_request_type_belongs_to_one_service_and_has_a_reply():
+    seen = set()
+    for names in P.SERVICES.values():
+        assert not (names & seen)
+        seen |= names
+    assert seen == set(P.CATALOGUE)
+    for name in P.CATALOGUE:
+        P.validate({"v": 1, "type": f"{name}_reply", "id": 1, **_fill(P.CATALOGUE[name].reply)})
+
+
+def _fill(fields):
+    out = {}
+    for k, d in fields.items():
+        if isinstance(d, P.Opt):
+            continue
+        if isinstance(d, P.Struct):
+            out[k] = _fill(d.fields)
+        elif isinstance(d, list):
+            out[k] = []
+        else:
+            out[k] = {int: 0, str: "", float: 0.0, bool: False, dict: {}}[d]
+    return out
+
+
+def test_unknown_extra_fields_are_tolerated():
+    P.validate({**heartbeat(), "v": 1, "from_the_future": 1})
