@@ -57,6 +57,9 @@ class Simulation:
     node_default: Resource = DEFAULT_NODE
     events: EventLog | None = None
     on_tick: Callable[[ResourceManager], None] | None = None
+    on_start: Callable[[ResourceManager], None] | None = None
+    """Called with the RM once it is built, before anything runs (SLS's
+    scheduler wrapper hooks in here)."""
     rm_addresses: RMAddresses | None = None
     nm_address: str = "mem://nm-0"
 
@@ -65,6 +68,8 @@ class Simulation:
         rm = ResourceManager(
             self.conf, self.rm_addresses or RMAddresses.in_memory(), self.events or EventLog()
         )
+        if self.on_start is not None:
+            self.on_start(rm)
         am_faults = AMFaults()
 
         async def am_runner(am: dict[str, Any], node_id: str) -> None:

@@ -1,0 +1,449 @@
+"""SLS-compatible run metrics: `realtimetrack.json`, `metrics/*.csv`, tracked
+jobs, and the metric bindings invariants are checked against.
+
+`SlsRecorder` plays the part of SLS's `SchedulerWrapper` + `SchedulerMetrics`:
+`attach(rm)` wraps the scheduler's `allocate` and `place` to time allocate
+calls and count placements by locality (SLS wraps the scheduler the same
+way), and `tick(rm)`, called every simulated second, samples the cluster.
+
+What is written, per simulated second:
+
+- `realtimetrack.json`: a JSON array, one object per second, with the keys
+  SLS's `SLSWebApp.generateRealTimeTrackingMetrics` writes and in SLS's units,
+  so SLS's `showSimulationTrace.html` can plot it: `time` (ms: the run's
+  epoch + simulated time, so simulated ms on the virtual clock),
+  `jvm.free.memory` / `jvm.max.memory` / `jvm.total.memory` (GB; emu has no
+  JVM heap, so total = the process's resident set, max = its peak, free =
+  max - total), `running.applications`, `running.containers`,
+  `cluster.{allocated,available}.{memory,vcores}` (memory in GB),
+  `queue.<leaf>.allocated.{memory,vcores}` for every leaf queue (YARN's full
+  name, `root.default` for FIFO; memory in GB), `scheduler.allocate.timecost`,
+  `scheduler.handle.timecost` and `scheduler.handle-<EVENT>.timecost` (mean
+  wall milliseconds per call over the last second, 0 if none), and for each
+  `--track-jobs` job `job.<id>.{live,reserved}.containers` and
+  `job.<id>.{usage,demand}.{memory,vcores}` (usage = allocated, demand =
+  allocated + pending, as SLS's FairSchedulerMetrics; memory in GB).
+- `metrics/<name>.csv`, header `time,value`, one row per
+  `yarn.sls.metrics.record.interval.ms` (rounded up to whole seconds): the
+  same series under SLS's metric-registry names
+  (`variable.cluster.allocated.memory`, `counter.queue.<q>.allocated.memory`,
+  `sampler.scheduler.operation.allocate.timecost`,
+  `variable.app.<job>.live.containers`, ...), in raw units (MB, vcores,
+  bytes, counts, milliseconds), plus cumulative operation counters
+  (`counter.scheduler.operation.allocate`, `...handle.<EVENT>`).
+
+The timecost and memory fields are wall measurements and differ from run to
+run; nothing here feeds jobruntime.csv or summary.json, which stay
+byte-identical for a trace and seed.
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import os
+import resource
+import threading
+import time
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any
+
+from emu.metrics import invariants as inv
+from emu.rm.scheduler.common import ANY, NODE_LOCAL, OFF_SWITCH, RACK_LOCAL
+
+if TYPE_CHECKING:
+    from emu.rm.actor import ResourceManager
+    from emu.rm.scheduler.common import Scheduler
+
+GB = 1024.0
+# The scheduler events emu's schedulers handle (Hadoop's SchedulerEventType
+# names); SLS writes a timecost for every type in every record, so the keys
+# of each realtimetrack record are known from the first one on.
+SCHEDULER_EVENTS = (
+    "NODE_ADDED",
+    "NODE_REMOVED",
+    "NODE_UPDATE",
+    "NODE_RESOURCE_UPDATE",
+    "APP_ADDED",
+    "APP_REMOVED",
+    "APP_ATTEMPT_ADDED",
+    "APP_ATTEMPT_REMOVED",
+    "CONTAINER_EXPIRED",
+    "RELEASE_CONTAINER",
+    "KILL_PREEMPTED",
+)
+TRACKED_JOB_FIELDS = (
+    "live.containers",
+    "reserved.containers",
+    "usage.memory",
+    "usage.vcores",
+    "demand.memory",
+    "demand.vcores",
+)
+_PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
+
+
+def full_queue_name(name: str) -> str:
+    """YARN's full queue name: `default` -> `root.default`."""
+    return name if name == "root" or name.startswith("root.") else f"root.{name}"
+
+
+def process_memory() -> tuple[int, int]:
+    """(resident, peak resident) bytes of this process."""
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    try:
+        with open("/proc/self/statm", "rb") as f:
+            rss = int(f.read().split()[1]) * _PAGE
+    except (OSError, IndexError, ValueError):
+        rss = peak
+    return rss, max(peak, rss)
+
+
+class _Timing:
+    """Calls and wall seconds, with the values at the previous sample."""
+
+    __slots__ = ("calls", "last_calls", "last_seconds", "seconds")
+
+    def __init__(self) -> None:
+        self.calls = 0
+        self.seconds = 0.0
+        self.last_calls = 0
+        self.last_seconds = 0.0
+
+    def mean_ms_since_last(self) -> float:
+        n = self.calls - self.last_calls
+        s = self.seconds - self.last_seconds
+        self.last_calls, self.last_seconds = self.calls, self.seconds
+        return round(s * 1000 / n, 6) if n else 0.0
+
+
+class SlsRecorder:
+    """Samples a running RM once per simulated second; see the module doc.
+
+    `directory` receives realtimetrack.json and metrics/ (None: sample for
+    invariants only). `track_jobs` are trace job ids (the RM app's name).
+    `ongoing` invariants are checked at every tick; a broken one raises
+    `InvariantBroken` out of `tick`, which ends the run.
+    """
+
+    def __init__(
+        self,
+        directory: Path | None,
+        *,
+        track_jobs: tuple[str, ...] = (),
+        ongoing: list[inv.Invariant] | None = None,
+        epoch_ms: int = 0,
+        record_every_s: int = 1,
+    ) -> None:
+        self.directory = directory
+        self.track_jobs = track_jobs
+        self.ongoing = ongoing or []
+        self.epoch_ms = epoch_ms
+        self.record_every_s = max(1, record_every_s)
+        self.rm: ResourceManager | None = None
+        self.allocate_timing = _Timing()
+        self.locality = {NODE_LOCAL: 0, RACK_LOCAL: 0, OFF_SWITCH: 0}
+        self.first_ask_ms: dict[str, int] = {}
+        self.first_alloc_done: set[str] = set()
+        self.first_alloc_delays = 0
+        self.first_alloc_delay_total_ms = 0
+        self.queues: list[str] = []
+        self._queue_keys: dict[str, str] = {}
+        self._handled_last: dict[str, tuple[int, float]] = {}
+        self._app_of_job: dict[str, str] = {}
+        self._apps_seen = 0
+        self._ticks = 0
+        self.records = 0
+        self._track: IO[str] | None = None
+        self._csv: dict[str, IO[str]] = {}
+        if directory is not None:
+            (directory / "metrics").mkdir(parents=True, exist_ok=True)
+            self._track = (directory / "realtimetrack.json").open("w", encoding="utf-8")
+
+    # --- the scheduler wrapper -------------------------------------------------------
+    def attach(self, rm: ResourceManager) -> None:
+        """Wrap `rm`'s scheduler (before the run starts)."""
+        self.rm = rm
+        sched = rm.ctx.scheduler
+        now_ms = rm.ctx.now_ms
+        timing = self.allocate_timing
+        first_ask = self.first_ask_ms
+        done = self.first_alloc_done
+        clock = time.perf_counter
+        allocate = sched.allocate
+        place = sched.place
+
+        def timed_allocate(attempt_id, asks, releases, blacklist_add, blacklist_remove):
+            start = clock()
+            try:
+                return allocate(attempt_id, asks, releases, blacklist_add, blacklist_remove)
+            finally:
+                timing.seconds += clock() - start
+                timing.calls += 1
+                if asks and attempt_id not in first_ask and attempt_id not in done:
+                    first_ask[attempt_id] = now_ms()
+
+        def counted_place(sapp, node, priority, node_type, ask):
+            c = place(sapp, node, priority, node_type, ask)
+            self.locality[node_type] = self.locality.get(node_type, 0) + 1
+            if not c.is_am:
+                asked = first_ask.pop(sapp.attempt_id, None)
+                if asked is not None:
+                    done.add(sapp.attempt_id)
+                    self.first_alloc_delays += 1
+                    self.first_alloc_delay_total_ms += now_ms() - asked
+            return c
+
+        sched.allocate = timed_allocate  # type: ignore[method-assign]
+        sched.place = counted_place  # type: ignore[method-assign]
+
+    # --- sampling ----------------------------------------------------------------------
+    def tick(self, rm: ResourceManager) -> None:
+        """One simulated second: record, then check ongoing invariants."""
+        now = rm.ctx.now_ms()
+        if self._track is not None:
+            self._record(rm, now)
+        if self.ongoing:
+            inv.check(self.ongoing, self.bindings(rm, now), now, "during the run")
+        self._ticks += 1
+
+    def _queue_metrics(self, sched: Scheduler, name: str) -> Any:
+        q = sched.queues.get(name)
+        if q is None:
+            q = sched.queues.get(name.rsplit(".", 1)[-1])
+        return q
+
+    def _refresh_queues(self, sched: Scheduler) -> None:
+        for name in sched.leaf_queues():
+            if name not in self._queue_keys:
+                full = full_queue_name(name)
+                self._queue_keys[name] = full
+                self.queues.append(name)
+
+    def _refresh_jobs(self, rm: ResourceManager) -> None:
+        apps = rm.ctx.apps
+        if len(apps) == self._apps_seen or not self.track_jobs:
+            return
+        wanted = set(self.track_jobs)
+        for app in list(apps.values())[self._apps_seen :]:
+            if app.name in wanted and app.name not in self._app_of_job:
+                self._app_of_job[app.name] = app.app_id
+        self._apps_seen = len(apps)
+
+    def _record(self, rm: ResourceManager, now: int) -> None:
+        ctx = rm.ctx
+        sched = ctx.scheduler
+        self._refresh_queues(sched)
+        self._refresh_jobs(rm)
+        rss, peak = process_memory()
+        used, cluster = sched.used, sched.cluster
+        avail_mb, avail_vc = cluster.memory - used.memory, cluster.vcores - used.vcores
+        running_apps = sum(q.apps_running for q in sched.queues.values())
+        running_containers = len(ctx.containers)
+
+        rec: dict[str, Any] = {
+            "time": self.epoch_ms + now,
+            "jvm.free.memory": (peak - rss) / GB**3,
+            "jvm.max.memory": peak / GB**3,
+            "jvm.total.memory": rss / GB**3,
+            "running.applications": running_apps,
+            "running.containers": running_containers,
+            "cluster.allocated.memory": used.memory / GB,
+            "cluster.allocated.vcores": used.vcores,
+            "cluster.available.memory": avail_mb / GB,
+            "cluster.available.vcores": avail_vc,
+        }
+        raw: dict[str, float] = {
+            "variable.jvm.free.memory": peak - rss,
+            "variable.jvm.max.memory": peak,
+            "variable.jvm.total.memory": rss,
+            "variable.running.application": running_apps,
+            "variable.running.container": running_containers,
+            "variable.cluster.allocated.memory": used.memory,
+            "variable.cluster.allocated.vcores": used.vcores,
+            "variable.cluster.available.memory": avail_mb,
+            "variable.cluster.available.vcores": avail_vc,
+        }
+        for name in self.queues:
+            full = self._queue_keys[name]
+            q = self._queue_metrics(sched, name)
+            alloc_mb = q.allocated.memory if q is not None else 0
+            alloc_vc = q.allocated.vcores if q is not None else 0
+            rec[f"queue.{full}.allocated.memory"] = alloc_mb / GB
+            rec[f"queue.{full}.allocated.vcores"] = alloc_vc
+            raw[f"counter.queue.{full}.allocated.memory"] = alloc_mb
+            raw[f"counter.queue.{full}.allocated.cores"] = alloc_vc
+            raw[f"counter.queue.{full}.pending.memory"] = q.pending.memory if q is not None else 0
+            raw[f"counter.queue.{full}.pending.cores"] = q.pending.vcores if q is not None else 0
+
+        allocate_ms = self.allocate_timing.mean_ms_since_last()
+        rec["scheduler.allocate.timecost"] = allocate_ms
+        raw["sampler.scheduler.operation.allocate.timecost"] = allocate_ms
+        raw["counter.scheduler.operation.allocate"] = self.allocate_timing.calls
+        handled, seconds = ctx.dispatcher.handled, ctx.dispatcher.handle_seconds
+        events = list(SCHEDULER_EVENTS)
+        for key in handled:
+            if key.startswith("scheduler.") and key[10:] not in events:
+                events.append(key[10:])
+        per_event: dict[str, float] = {}
+        total_n, total_s, all_calls = 0, 0.0, 0
+        for event in events:
+            key = "scheduler." + event
+            n, s = handled.get(key, 0), seconds.get(key, 0.0)
+            last_n, last_s = self._handled_last.get(key, (0, 0.0))
+            self._handled_last[key] = (n, s)
+            dn, ds = n - last_n, s - last_s
+            total_n += dn
+            total_s += ds
+            all_calls += n
+            per_event[event] = round(ds * 1000 / dn, 6) if dn else 0.0
+            raw[f"counter.scheduler.operation.handle.{event}"] = n
+        handle_ms = round(total_s * 1000 / total_n, 6) if total_n else 0.0
+        rec["scheduler.handle.timecost"] = handle_ms
+        raw["sampler.scheduler.operation.handle.timecost"] = handle_ms
+        raw["counter.scheduler.operation.handle"] = all_calls
+        for event in events:
+            rec[f"scheduler.handle-{event}.timecost"] = per_event[event]
+            raw[f"sampler.scheduler.operation.handle.{event}.timecost"] = per_event[event]
+
+        for job in self.track_jobs:
+            values = self._job_values(rm, job)
+            for field, value in zip(TRACKED_JOB_FIELDS, values, strict=True):
+                rec[f"job.{job}.{field}"] = value / GB if field.endswith("memory") else value
+                raw[f"variable.app.{job}.{field}"] = value
+
+        assert self._track is not None
+        self._track.write(("[\n" if self.records == 0 else ",\n") + json.dumps(rec))
+        self.records += 1
+        if self._ticks % self.record_every_s == 0:
+            self._write_csv(self.epoch_ms + now, raw)
+
+    def _job_values(self, rm: ResourceManager, job: str) -> tuple[int, ...]:
+        app_id = self._app_of_job.get(job)
+        app = rm.ctx.apps.get(app_id) if app_id is not None else None
+        sapp = rm.ctx.scheduler.apps.get(app.attempts[-1]) if app and app.attempts else None
+        if sapp is None:
+            return (0, 0, 0, 0, 0, 0)
+        used, pending = sapp.used, sapp.pending
+        return (
+            len(sapp.live),
+            len(sapp.reservations),
+            used.memory,
+            used.vcores,
+            used.memory + pending.memory,
+            used.vcores + pending.vcores,
+        )
+
+    def _write_csv(self, t: int, raw: dict[str, float]) -> None:
+        assert self.directory is not None
+        for name, value in raw.items():
+            f = self._csv.get(name)
+            if f is None:
+                path = self.directory / "metrics" / f"{_safe(name)}.csv"
+                f = self._csv[name] = path.open("w", encoding="utf-8")
+                f.write("time,value\n")
+            f.write(f"{t},{value}\n")
+
+    def close(self) -> None:
+        """Finish the files (the JSON array is closed even if nothing was recorded)."""
+        if self._track is not None:
+            self._track.write("[]\n" if self.records == 0 else "\n]\n")
+            self._track.close()
+            self._track = None
+        for f in self._csv.values():
+            f.close()
+        self._csv.clear()
+
+    # --- invariant bindings --------------------------------------------------------------
+    def bindings(self, rm: ResourceManager, now_ms: int) -> dict[str, float]:
+        """Hadoop's root QueueMetrics and JvmMetrics names, bound to this run."""
+        ctx = rm.ctx
+        sched = ctx.scheduler
+        qs = list(sched.queues.values())
+        pending_containers = 0
+        active_apps = 0
+        active_users: set[str] = set()
+        for sapp in sched.apps.values():
+            if not sapp.info.has_pending():
+                continue
+            active_apps += 1
+            active_users.add(sapp.user)
+            for by_name in sapp.info.requests.values():
+                a = by_name.get(ANY)
+                if a is not None and a.num > 0:
+                    pending_containers += a.num
+        running = [0, 0, 0, 0]
+        for app_id in sched.running_apps:
+            app = ctx.apps.get(app_id)
+            if app is None:
+                continue
+            since = app.started_ms if app.started_ms >= 0 else app.submit_ms
+            minutes = (now_ms - since) / 60_000
+            running[0 if minutes < 60 else 1 if minutes < 300 else 2 if minutes < 1440 else 3] += 1
+        used, cluster = sched.used, sched.cluster
+        rss, peak = process_memory()
+        gen = [s.get("collections", 0) for s in gc.get_stats()]
+        delays = self.first_alloc_delays
+        return {
+            "AppsSubmitted": sum(q.apps_submitted for q in qs),
+            "AppsRunning": sum(q.apps_running for q in qs),
+            "AppsPending": sum(q.apps_pending for q in qs),
+            "AppsCompleted": sum(q.apps_completed for q in qs),
+            "AppsKilled": sum(q.apps_killed for q in qs),
+            "AppsFailed": sum(q.apps_failed for q in qs),
+            "AllocatedMB": used.memory,
+            "AllocatedVCores": used.vcores,
+            "AllocatedContainers": sum(q.allocated_containers for q in qs),
+            "AggregateContainersAllocated": sum(q.containers_allocated_total for q in qs),
+            "AggregateNodeLocalContainersAllocated": self.locality.get(NODE_LOCAL, 0),
+            "AggregateRackLocalContainersAllocated": self.locality.get(RACK_LOCAL, 0),
+            "AggregateOffSwitchContainersAllocated": self.locality.get(OFF_SWITCH, 0),
+            "AggregateContainersReleased": sum(q.containers_released_total for q in qs),
+            "AggregateContainersPreempted": sum(q.preempted_containers for q in qs),
+            "AvailableMB": cluster.memory - used.memory,
+            "AvailableVCores": cluster.vcores - used.vcores,
+            "PendingMB": sum(q.pending.memory for q in qs),
+            "PendingVCores": sum(q.pending.vcores for q in qs),
+            "PendingContainers": pending_containers,
+            "ReservedMB": sum(q.reserved.memory for q in qs),
+            "ReservedVCores": sum(q.reserved.vcores for q in qs),
+            "ReservedContainers": sum(1 for n in sched.nodes.values() if n.reserved is not None),
+            "ActiveUsers": len(active_users),
+            "ActiveApplications": active_apps,
+            "AppAttemptFirstContainerAllocationDelayNumOps": delays,
+            "AppAttemptFirstContainerAllocationDelayAvgTime": (
+                self.first_alloc_delay_total_ms / delays if delays else 0
+            ),
+            "running_0": running[0],
+            "running_60": running[1],
+            "running_300": running[2],
+            "running_1440": running[3],
+            "MemNonHeapUsedM": 0,
+            "MemNonHeapCommittedM": 0,
+            "MemNonHeapMaxM": -1,
+            "MemHeapUsedM": rss / 2**20,
+            "MemHeapCommittedM": rss / 2**20,
+            "MemHeapMaxM": peak / 2**20,
+            "MemMaxM": peak / 2**20,
+            "GcCountPS_Scavenge": sum(gen[:2]),
+            "GcTimeMillisPS_Scavenge": 0,
+            "GcCountPS_MarkSweep": sum(gen[2:]),
+            "GcTimeMillisPS_MarkSweep": 0,
+            "GcCount": sum(gen),
+            "GcTimeMillis": 0,
+            "ThreadsNew": 0,
+            "ThreadsRunnable": threading.active_count(),
+            "ThreadsBlocked": 0,
+            "ThreadsWaiting": 0,
+            "ThreadsTimedWaiting": 0,
+            "ThreadsTerminated": 0,
+            "LogFatal": 0,
+            "LogError": 0,
+            "LogWarn": 0,
+            "LogInfo": 0,
+        }
+
+
+def _safe(name: str) -> str:
+    """A metric name as a file name (queue and job names may hold `/`)."""
+    return name.replace(os.sep, "_").replace("\0", "_")

@@ -1,0 +1,472 @@
+"""`emu sls`: replay SLS, Rumen and SYNTH traces as Hadoop's `slsrun.sh` does.
+
+The run is assembled the way SLS assembles it, from the same inputs:
+
+- configuration: `sls-runner.xml`, `yarn-site.xml` and
+  `capacity-scheduler.xml` from the configuration directory (`--conf-dir`,
+  default `$HADOOP_CONF_DIR`), merged into one Configuration (yarn-site wins
+  over capacity-scheduler, which wins over sls-runner), then `-D` overrides.
+  The scheduler is `yarn.resourcemanager.scheduler.class`; a FairScheduler
+  allocation file found there is handed to the scheduler through
+  `yarn.scheduler.fair.allocation.file`.
+- cluster: the `--nodes` topology file, or else every node the trace names
+  (SLS's behaviour); a node's size is `yarn.sls.nm.memory.mb` / `vcores`
+  unless the topology gives one. NMs heartbeat every
+  `yarn.sls.nm.heartbeat.interval.ms` (unless yarn-site sets
+  `yarn.resourcemanager.nodemanagers.heartbeat-interval-ms`), AMs allocate
+  every `yarn.sls.am.heartbeat.interval.ms`; task and AM containers default
+  to `yarn.sls.container.*` / `yarn.sls.am.container.*`.
+- time: the virtual clock (as fast as the CPU allows, deterministic for a
+  seed) or, with `--rate R`, scaled wall time (R simulated seconds per wall
+  second).
+
+Outputs go to `--output-dir`: `jobruntime.csv` and `summary.json`
+(deterministic), `realtimetrack.json` and `metrics/` (see
+`emu.metrics.sls`). They are written into a staging directory inside the
+output directory and moved into place only when the run succeeded, so a
+failed run leaves no file that looks like a result.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import os
+import shutil
+import sys
+import time
+from collections import Counter
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import IO, Any
+
+import trio
+
+from emu.clock import ScaledWallClock, seed_scheduler, virtual_clock
+from emu.config import sls_runner as S
+from emu.config.configuration import Configuration
+from emu.config.hadoop_xml import ALLOCATION_FILE_KEY, fair_allocation_file, load_conf_dir
+from emu.config.sls_runner import SlsSettings
+from emu.errors import InputError
+from emu.metrics import invariants as inv
+from emu.metrics import outputs
+from emu.metrics.sls import SlsRecorder
+from emu.rm.settings import SCHEDULER_CLASS, RMSettings
+from emu.scenario import read_trace
+from emu.scenario.topology import read_nodes_file
+from emu.simulation import RunResult, Simulation
+from emu.workload import NodeSpec, Workload
+
+NM_HEARTBEAT = "yarn.resourcemanager.nodemanagers.heartbeat-interval-ms"
+MONITOR_POLICIES = "yarn.resourcemanager.scheduler.monitor.policies"
+INVARIANTS_FILE = "yarn.resourcemanager.invariant-checker.file"
+
+# Properties emu reads (RMSettings, SlsSettings, the invariant checker) and
+# the prefixes the schedulers read their own settings under. Anything else
+# in the configuration is accepted and ignored; --print-simulation lists it.
+READ_PROPERTIES = frozenset(
+    {
+        SCHEDULER_CLASS,
+        "yarn.resource-types",
+        "yarn.scheduler.minimum-allocation-mb",
+        "yarn.scheduler.minimum-allocation-vcores",
+        "yarn.scheduler.maximum-allocation-mb",
+        "yarn.scheduler.maximum-allocation-vcores",
+        NM_HEARTBEAT,
+        "yarn.nm.liveness-monitor.expiry-interval-ms",
+        "yarn.am.liveness-monitor.expiry-interval-ms",
+        "yarn.resourcemanager.am.max-attempts",
+        "yarn.resourcemanager.rm.container-allocation.expiry-interval-ms",
+        S.NM_MEMORY_MB,
+        S.NM_VCORES,
+        S.NM_HEARTBEAT_INTERVAL_MS,
+        S.AM_HEARTBEAT_INTERVAL_MS,
+        S.AM_CONTAINER_MEMORY,
+        S.AM_CONTAINER_VCORES,
+        S.CONTAINER_MEMORY_MB,
+        S.CONTAINER_VCORES,
+        S.METRICS_SWITCH,
+        S.METRICS_RECORD_INTERVAL_MS,
+        MONITOR_POLICIES,
+        INVARIANTS_FILE,
+    }
+)
+READ_PREFIXES = (
+    "yarn.resource-types.",
+    S.AM_TYPE_PREFIX,
+    "yarn.scheduler.capacity.",
+    "yarn.scheduler.fair.",
+)
+# sls-runner.xml keys that tune SLS's Java machinery: accepted, no effect here.
+NO_EFFECT = {
+    S.RUNNER_POOL_SIZE: "emu runs every NM and AM in one trio loop, no thread pool",
+    S.DNS_CACHING_ENABLED: "emu resolves no host names",
+    S.METRICS_WEB_ADDRESS_PORT: "emu serves no SLS web page; outputs go to --output-dir",
+    S.METRICS_TIMER_WINDOW_SIZE: "timecosts are per-second means",
+    S.METRICS_OUTPUT_DIR: "use --output-dir",
+    S.RM_SCHEDULER: "use yarn.resourcemanager.scheduler.class",
+    S.NM_RESOURCE_UTILIZATION_RATIO: "emu does not model NM resource utilization",
+}
+
+
+@dataclass
+class SlsOptions:
+    """Everything `emu sls` was asked to do (the CLI fills this in)."""
+
+    tracetype: str
+    traces: list[str]
+    output_dir: Path
+    nodes_file: str | None = None
+    track_jobs: list[str] = field(default_factory=list)
+    print_simulation: bool = False
+    conf_dir: str | None = None
+    overrides: dict[str, str] = field(default_factory=dict)
+    seed: int | None = None
+    invariants: list[str] = field(default_factory=list)
+    exit_invariants: list[str] = field(default_factory=list)
+    rate: float | None = None
+
+
+@dataclass
+class Prepared:
+    """A run ready to start: the merged configuration and what it decided."""
+
+    conf: Configuration
+    settings: SlsSettings
+    rm_settings: RMSettings
+    workload: Workload
+    nodes: list[NodeSpec]
+    ongoing: list[inv.Invariant]
+    at_exit: list[inv.Invariant]
+    seed: int
+    ignored: list[tuple[str, str]]
+    no_effect: list[tuple[str, str]]
+
+
+# --- configuration ---------------------------------------------------------------------
+def load_configuration(
+    conf_dir: str | None, overrides: dict[str, str]
+) -> tuple[Configuration, set[str]]:
+    """The merged configuration, and the names yarn-site or -D set (those win
+    over the SLS-derived defaults)."""
+    conf = Configuration()
+    explicit: set[str] = set()
+    if conf_dir:
+        files = load_conf_dir(conf_dir)
+        for name in ("sls-runner.xml", "capacity-scheduler.xml", "yarn-site.xml"):
+            if name in files:
+                conf.update(files[name])
+        yarn_site = files.get("yarn-site.xml")
+        if yarn_site is not None:
+            explicit.update(yarn_site)
+        alloc = fair_allocation_file(conf_dir, yarn_site)
+        if alloc is not None:
+            conf.set(ALLOCATION_FILE_KEY, str(alloc.resolve()), str(alloc))
+    for name, value in overrides.items():
+        conf.set(name, value, "-D")
+        explicit.add(name)
+    return conf, explicit
+
+
+def classify_properties(conf: Configuration) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+    """(ignored, accepted-without-effect) properties, each with its source."""
+    ignored, no_effect = [], []
+    for name in conf:
+        source = conf.sources.get(name, "")
+        if name in NO_EFFECT:
+            no_effect.append((name, NO_EFFECT[name]))
+        elif name in READ_PROPERTIES or name.startswith(READ_PREFIXES):
+            continue
+        elif name.startswith(S.NM_PREFIX) and name != S.NM_RESOURCE_UTILIZATION_RATIO:
+            continue  # yarn.sls.nm.<resource-type>
+        else:
+            ignored.append((name, source))
+    return ignored, no_effect
+
+
+def _configured_invariants(conf: Configuration, conf_dir: str | None) -> list[inv.Invariant]:
+    """Hadoop's own way to ask for ongoing checks: the MetricsInvariantChecker
+    scheduling-monitor policy with an invariants file."""
+    if "MetricsInvariantChecker" not in (conf.get(MONITOR_POLICIES) or ""):
+        return []
+    name = conf.get(INVARIANTS_FILE)
+    if not name:
+        return []
+    path = Path(name)
+    if not path.is_absolute() and conf_dir:
+        path = Path(conf_dir) / path
+    return inv.load(path)
+
+
+def _check_scheduler(conf: Configuration) -> None:
+    """Build the RM once, off the run, so a scheduler that is missing or
+    refuses its configuration is reported before any output is made."""
+    from emu.rm.actor import ResourceManager, RMAddresses
+
+    async def build() -> None:
+        ResourceManager(conf, RMAddresses.in_memory("preflight"))
+
+    try:
+        trio.run(build, clock=virtual_clock())
+    except ValueError as e:
+        if SCHEDULER_CLASS in conf:
+            raise InputError(conf.sources[SCHEDULER_CLASS], SCHEDULER_CLASS, str(e)) from None
+        raise InputError(
+            "configuration",
+            f"{SCHEDULER_CLASS} (not set: YARN's default is the CapacityScheduler)",
+            f"{e}; set it in yarn-site.xml or with -D {SCHEDULER_CLASS}=fifo",
+        ) from None
+
+
+# --- preparation -------------------------------------------------------------------------
+def prepare(opts: SlsOptions) -> Prepared:
+    """Read every input and check it; raises InputError on the first problem."""
+    conf_dir = opts.conf_dir if opts.conf_dir is not None else os.environ.get("HADOOP_CONF_DIR")
+    conf, explicit = load_configuration(conf_dir or None, opts.overrides)
+    rm_settings = RMSettings.from_conf(conf)
+    settings = SlsSettings.from_conf(conf, rm_settings.resource_types)
+    if NM_HEARTBEAT not in explicit:
+        conf.set(
+            NM_HEARTBEAT,
+            settings.nm_heartbeat_interval_ms,
+            conf.sources.get(S.NM_HEARTBEAT_INTERVAL_MS, "default"),
+        )
+        rm_settings = RMSettings.from_conf(conf)
+    _check_scheduler(conf)
+
+    ongoing = _configured_invariants(conf, conf_dir)
+    for path in opts.invariants:
+        ongoing += inv.load(path)
+    at_exit = [*ongoing]
+    for path in opts.exit_invariants:
+        at_exit += inv.load(path)
+
+    workload = read_trace(
+        opts.tracetype,
+        opts.traces,
+        container_default=settings.container_resource,
+        am_default=settings.am_container_resource,
+        seed=opts.seed,
+    )
+    if not workload.jobs:
+        raise InputError(",".join(opts.traces), None, "the trace holds no job")
+    _apply_am_types(workload, settings, opts.traces)
+    if opts.nodes_file:
+        nodes = read_nodes_file(opts.nodes_file, nm_default=settings.nm_resource)
+        if not nodes:
+            raise InputError(opts.nodes_file, None, "the topology file lists no node")
+    else:
+        nodes = workload.trace_nodes
+        if not nodes:
+            raise InputError(
+                ",".join(opts.traces), None, "the trace names no node; give a --nodes topology file"
+            )
+    job_ids = {j.job_id for j in workload.jobs}
+    for job in opts.track_jobs:
+        if job not in job_ids:
+            raise InputError("--track-jobs", job, "no job with this id in the trace")
+    ignored, no_effect = classify_properties(conf)
+    return Prepared(
+        conf=conf,
+        settings=settings,
+        rm_settings=rm_settings,
+        workload=workload,
+        nodes=nodes,
+        ongoing=ongoing,
+        at_exit=at_exit,
+        seed=opts.seed if opts.seed is not None else 0,
+        ignored=ignored,
+        no_effect=no_effect,
+    )
+
+
+def _apply_am_types(workload: Workload, settings: SlsSettings, traces: list[str]) -> None:
+    """Each job's AM kind from `yarn.sls.am.type.<name>`, as SLS picks the AM
+    simulator class; a type with no configured class fails, as in SLS."""
+    jobs = []
+    for job in workload.jobs:
+        name = job.params.get("am_type")
+        if name is None:
+            jobs.append(job)
+            continue
+        kind = settings.am_kind(name)
+        if kind is None:
+            raise InputError(
+                ",".join(traces),
+                f"job {job.job_id}",
+                f"AM type {name!r} has no simulator: "
+                f"set {S.AM_TYPE_PREFIX}{name} in sls-runner.xml",
+            )
+        if kind != job.am_type:
+            job = replace(job, am_type=kind)
+        jobs.append(job)
+    workload.jobs = jobs
+
+
+# --- --print-simulation ----------------------------------------------------------------------
+def simulation_info(p: Prepared) -> str:
+    """What SLS's printSimulationInfo logs, plus the configuration emu ignores."""
+    nm = p.settings.nm_resource
+    racks = {n.rack for n in p.nodes}
+    own = sum(1 for n in p.nodes if n.resource is not None)
+    jobs = p.workload.jobs
+    tasks = sum(len(j.tasks) for j in jobs)
+    queues = Counter(j.queue for j in jobs)
+    max_runtime = max((j.end_ms if j.end_ms is not None else j.submit_ms) for j in jobs)
+    bar = "-" * 36
+    lines = [
+        bar,
+        f"# nodes = {len(p.nodes)}, # racks = {len(racks)}, capacity of each node "
+        f"{nm.memory} MB memory and {nm.vcores} vcores."
+        + (f" ({own} nodes have their own size in the topology file)" if own else ""),
+        f"scheduler = {p.rm_settings.scheduler}, NM heartbeat = "
+        f"{p.rm_settings.nm_heartbeat_ms} ms, AM heartbeat = "
+        f"{p.settings.am_heartbeat_interval_ms} ms",
+        bar,
+        f"# applications = {len(jobs)}, # total tasks = {tasks}, average # tasks per "
+        f"application = {math.ceil(tasks / len(jobs))}",
+        "JobId\tQueue\tAMType\tDuration\t#Tasks",
+    ]
+    for j in jobs:
+        duration = j.end_ms - j.submit_ms if j.end_ms is not None else "-"
+        am_type = j.params.get("am_type", j.am_type)
+        lines.append(f"{j.job_id}\t{j.queue}\t{am_type}\t{duration}\t{len(j.tasks)}")
+    lines += [
+        bar,
+        f"number of queues = {len(queues)}  average number of apps = "
+        f"{math.ceil(len(jobs) / len(queues))}",
+        bar,
+        f"estimated simulation time is {math.ceil(max_runtime / 1000)} seconds",
+        bar,
+        f"configuration properties emu does not model (ignored): {len(p.ignored)}",
+    ]
+    lines += [f"  {name}  ({source})" for name, source in p.ignored]
+    if p.no_effect:
+        lines.append(f"accepted, without effect in emu: {len(p.no_effect)}")
+        lines += [f"  {name}: {why}" for name, why in p.no_effect]
+    lines.append(bar)
+    return "\n".join(lines)
+
+
+# --- the run -------------------------------------------------------------------------------
+class _Staging:
+    """Outputs are written here and moved into the output directory at the end."""
+
+    def __init__(self, out: Path) -> None:
+        if out.exists() and not out.is_dir():
+            raise InputError(str(out), None, "--output-dir exists and is not a directory")
+        self.created = not out.exists()
+        out.mkdir(parents=True, exist_ok=True)
+        self.out = out
+        self.dir = out / f".emu-sls-staging-{os.getpid()}"
+        if self.dir.exists():
+            shutil.rmtree(self.dir)
+        self.dir.mkdir()
+
+    def commit(self) -> None:
+        metrics_new = self.dir / "metrics"
+        metrics_old = self.out / "metrics"
+        if metrics_new.is_dir():
+            metrics_old.mkdir(exist_ok=True)
+            fresh = {f.name for f in metrics_new.iterdir()}
+            for stale in metrics_old.glob("*.csv"):
+                if stale.name not in fresh:
+                    stale.unlink()
+            for f in sorted(metrics_new.iterdir()):
+                os.replace(f, metrics_old / f.name)
+            metrics_new.rmdir()
+        for f in sorted(self.dir.iterdir()):
+            os.replace(f, self.out / f.name)
+        self.dir.rmdir()
+
+    def discard(self) -> None:
+        shutil.rmtree(self.dir, ignore_errors=True)
+        if self.created:
+            with contextlib.suppress(OSError):
+                self.out.rmdir()  # only if the failed run left it empty
+
+
+def _find(exc: BaseException, cls: type[BaseException]) -> BaseException | None:
+    if isinstance(exc, cls):
+        return exc
+    if isinstance(exc, BaseExceptionGroup):
+        for sub in exc.exceptions:
+            found = _find(sub, cls)
+            if found is not None:
+                return found
+    return None
+
+
+@dataclass
+class SlsRun:
+    """A finished run: its result, the recorder, and the summary data."""
+
+    result: RunResult
+    recorder: SlsRecorder
+    summary: dict[str, Any]
+    epoch_ms: int
+
+
+def run(opts: SlsOptions, stdout: IO[str] | None = None) -> SlsRun:
+    """Prepare, run and write outputs. Raises InputError for bad inputs and
+    InvariantBroken for a broken invariant (no outputs are left then)."""
+    out_stream = stdout if stdout is not None else sys.stdout
+    p = prepare(opts)
+    if opts.print_simulation:
+        print(simulation_info(p), file=out_stream)
+    staging = _Staging(Path(opts.output_dir))
+    try:
+        done = _run_staged(opts, p, staging)
+    except BaseException:
+        staging.discard()
+        raise
+    staging.commit()
+    return done
+
+
+def _run_staged(opts: SlsOptions, p: Prepared, staging: _Staging) -> SlsRun:
+    epoch = time.time() if opts.rate else 0.0
+    epoch_ms = round(epoch * 1000)
+    record_every = max(1, math.ceil(p.settings.metrics_record_interval_ms / 1000))
+    recorder = SlsRecorder(
+        staging.dir if p.settings.metrics_switch else None,
+        track_jobs=tuple(opts.track_jobs),
+        ongoing=p.ongoing,
+        epoch_ms=epoch_ms,
+        record_every_s=record_every,
+    )
+    sim = Simulation(
+        conf=p.conf,
+        nodes=p.nodes,
+        workload=p.workload,
+        faults=[],
+        seed=p.seed,
+        am_heartbeat_ms=p.settings.am_heartbeat_interval_ms,
+        node_default=p.settings.nm_resource,
+        on_tick=recorder.tick,
+        on_start=recorder.attach,
+    )
+    seed_scheduler(p.seed)
+    clock = ScaledWallClock(epoch=epoch, rate=opts.rate) if opts.rate else virtual_clock()
+    try:
+        result = trio.run(sim.run, clock=clock)
+    except BaseException as e:
+        broken = _find(e, inv.InvariantBroken) or _find(e, InputError)
+        if broken is not None and broken is not e:
+            raise broken from None
+        raise
+    finally:
+        recorder.close()
+    if p.at_exit:
+        assert recorder.rm is not None
+        inv.check(
+            p.at_exit,
+            recorder.bindings(recorder.rm, result.simulated_ms),
+            result.simulated_ms,
+            "at exit",
+        )
+    name = ",".join(Path(t).name for t in opts.traces)
+    data = outputs.summary(name, p.seed, result.jobs, result.metrics, result.simulated_ms)
+    outputs.write_jobruntime(staging.dir / "jobruntime.csv", result.jobs, epoch_ms)
+    outputs.write_summary(staging.dir / "summary.json", data)
+    return SlsRun(result, recorder, data, epoch_ms)
