@@ -23,7 +23,7 @@ import trio
 
 from emu import protocol as P
 from emu.am.policies import POLICIES
-from emu.transport import Connection, TransportError, connect
+from emu.transport import Connection, TransportError, connect, request_timeout
 from emu.workload import JobSpec
 
 log = structlog.get_logger("emu.am")
@@ -73,7 +73,11 @@ class ApplicationMaster:
         return P.encode(P.request(mtype, self.request_id, **fields))
 
     async def _call(self, conn: Connection, mtype: str, **fields: Any) -> dict:
-        reply = P.decode(await conn.request(self._req(mtype, **fields), timeout=REQUEST_TIMEOUT_S))
+        reply = P.decode(
+            await conn.request(
+                self._req(mtype, **fields), timeout=request_timeout(conn.address, REQUEST_TIMEOUT_S)
+            )
+        )
         if reply["type"] == "error":
             raise AMShutdown(f"{mtype} refused: {reply['code']}: {reply['message']}")
         return reply
@@ -240,7 +244,7 @@ class ApplicationMaster:
                 reply = P.decode(
                     await conn.request(
                         self._req("start_containers", node_id=node_id, containers=launches),
-                        timeout=REQUEST_TIMEOUT_S,
+                        timeout=request_timeout(address, REQUEST_TIMEOUT_S),
                     )
                 )
                 if reply["type"] == "error":

@@ -24,7 +24,14 @@ from emu.rm.context import RMContext
 from emu.rm.scheduler import create as create_scheduler
 from emu.rm.services import RMServices
 from emu.rm.settings import RMSettings
-from emu.transport import Connection, ServerStats, TransportError, connect, serve
+from emu.transport import (
+    Connection,
+    ServerStats,
+    TransportError,
+    connect,
+    request_timeout,
+    serve,
+)
 
 log = structlog.get_logger("emu.rm")
 
@@ -160,7 +167,7 @@ class ResourceManager:
                                 connect(nm_address, identity="rm-am-launcher")
                             )
                         req = P.request("start_containers", 0, node_id=node_id, containers=[launch])
-                        reply = P.decode(await conn.request(P.encode(req), timeout=LAUNCH_TIMEOUT_S))
+                        reply = P.decode(await conn.request(P.encode(req), timeout=request_timeout(nm_address, LAUNCH_TIMEOUT_S)))
                         if reply["type"] == "error":
                             error = f"{reply['code']}: {reply['message']}"
                         elif reply["failed"]:

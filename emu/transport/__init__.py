@@ -21,6 +21,7 @@ from emu.transport.base import (
     ServerStats,
     TransportError,
     connect,
+    request_timeout,
     serve,
 )
 
@@ -31,5 +32,6 @@ __all__ = [
     "ServerStats",
     "TransportError",
     "connect",
+    "request_timeout",
     "serve",
 ]

@@ -143,6 +143,16 @@ async def handle_request(
     return reply
 
 
+def request_timeout(address: str, seconds: float) -> float | None:
+    """The timeout worth setting for requests to `address`: none in-process.
+
+    A `mem://` request cannot be lost in transit, and each timeout costs a
+    cancel scope on the hottest path of a large replay; over the network a
+    lost peer must not hang the requester.
+    """
+    return None if address.startswith("mem://") else seconds
+
+
 def _backend(address: str) -> ModuleType:
     """The implementation module for `address`'s scheme.
 
