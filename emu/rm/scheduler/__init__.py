@@ -17,4 +17,8 @@ def create(ctx: RMContext) -> Scheduler:
         from emu.rm.scheduler.fifo import FifoScheduler
 
         return FifoScheduler(ctx)
+    if name == "fair":
+        from emu.rm.scheduler.fair import FairScheduler
+
+        return FairScheduler(ctx)
     raise ValueError(f"scheduler {name!r} is not available in this build of emu")

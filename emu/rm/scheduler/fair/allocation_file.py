@@ -1,0 +1,627 @@
+"""The FairScheduler allocation file (`fair-scheduler.xml`), read the way
+Hadoop's AllocationFileLoaderService, AllocationFileParser and
+AllocationFileQueueParser read it.
+
+Accepted, as in Hadoop: nested `queue` or `pool` elements (`type="parent"`
+makes a childless queue a parent; a top-level `root` queue must be alone),
+with `minResources`, `maxResources`, `maxChildResources` (absolute
+`X mb, Y vcores`, `memory-mb=X, vcores=Y`, `N%`, `X% memory, Y% cpu` or
+`memory-mb=X%, vcores=Y%`), `maxRunningApps`, `maxAMShare`,
+`maxContainerAllocation`, `weight`, `schedulingPolicy`/`schedulingMode`,
+`aclSubmitApps`, `aclAdministerApps`, `minSharePreemptionTimeout`,
+`fairSharePreemptionTimeout` (seconds), `fairSharePreemptionThreshold`,
+`allowPreemptionFrom`, `reservation`; `user` elements with
+`maxRunningApps`; the defaults `userMaxAppsDefault`, `queueMaxAppsDefault`,
+`queueMaxResourcesDefault`, `queueMaxAMShareDefault`,
+`defaultQueueSchedulingPolicy`/`Mode`, `defaultMinSharePreemptionTimeout`,
+`defaultFairSharePreemptionTimeout` (or the older top-level
+`fairSharePreemptionTimeout`), `defaultFairSharePreemptionThreshold`; and
+`queuePlacementPolicy`. Elements Hadoop ignores (unknown top-level
+elements, unknown fields in a queue or user, reservation-system knobs) are
+ignored here too, so production files load unchanged.
+
+Every value Hadoop would fail to load (a number that does not parse, a bad
+resource string, a queue name with a period, a policy name it does not
+know, a placement policy whose rules cannot all be reached) raises
+`InputError(path, line, "<element>: reason")`. Two things Hadoop accepts
+but cannot use are refused as well: a percentage `minResources` (Hadoop
+would later fail on it) and a `fifo` policy on a parent queue, or a `drf`
+queue under a `fair` parent (Hadoop refuses to create such queues).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from xml.parsers import expat
+
+from emu.errors import InputError
+from emu.resources import MEMORY, VCORES, ZERO, Resource
+from emu.rm.scheduler.fair import placement, policies
+from emu.rm.scheduler.fair.arith import INT_MAX, LONG_MAX, f32, jlong
+from emu.rm.scheduler.fair.placement import ConfiguredQueues, Groups, PlacementPolicy, Rule
+from emu.rm.scheduler.fair.policies import Policy
+
+ROOT = "root"
+SUBMIT, ADMINISTER = "SUBMIT_APPLICATIONS", "ADMINISTER_QUEUE"
+
+
+# --- the XML tree, with line numbers -----------------------------------------------------------
+@dataclass
+class Element:
+    tag: str
+    attrs: dict[str, str]
+    line: int
+    children: list[Element] = field(default_factory=list)
+    texts: list[str] = field(default_factory=list)
+    first_is_text: bool = False
+
+    @property
+    def text(self) -> str | None:
+        """The first child's text, as Hadoop's `getFirstChild()` sees it
+        (None when the element is empty or starts with a child element)."""
+        return "".join(self.texts) if self.first_is_text else None
+
+
+def _read_tree(path: Path) -> Element:
+    stack: list[Element] = []
+    root: list[Element] = []
+    parser = expat.ParserCreate()
+
+    def start(tag: str, attrs: dict[str, str]) -> None:
+        el = Element(tag, dict(attrs), parser.CurrentLineNumber)
+        if stack:
+            parent = stack[-1]
+            parent.children.append(el)
+        else:
+            root.append(el)
+        stack.append(el)
+
+    def end(tag: str) -> None:
+        stack.pop()
+
+    def chars(data: str) -> None:
+        if not stack:
+            return
+        el = stack[-1]
+        if not el.children:
+            el.first_is_text = True
+            el.texts.append(data)
+
+    parser.StartElementHandler = start
+    parser.EndElementHandler = end
+    parser.CharacterDataHandler = chars
+    try:
+        with open(path, "rb") as f:
+            parser.ParseFile(f)
+    except expat.ExpatError as e:
+        raise InputError(
+            str(path), e.lineno, f"malformed XML: {expat.ErrorString(e.code)}"
+        ) from None
+    except OSError as e:
+        raise InputError(
+            str(path), None, f"cannot read the allocation file: {e.strerror}"
+        ) from None
+    return root[0]
+
+
+# --- values ------------------------------------------------------------------------------------
+class ConfigurableResource:
+    """A configured resource: absolute, or fractions of the cluster per type
+    (`ConfigurableResource.getResource(cluster)`)."""
+
+    __slots__ = ("fractions", "resource")
+
+    def __init__(
+        self, resource: Resource | None = None, fractions: dict[str, float] | None = None
+    ) -> None:
+        self.resource = resource
+        self.fractions = fractions
+
+    def get(self, cluster: Resource) -> Resource:
+        if self.fractions is None:
+            assert self.resource is not None
+            return self.resource
+        f = self.fractions
+        extra = {k: jlong(v * f.get(k, 1.0)) for k, v in cluster.extra}
+        return Resource(
+            jlong(cluster.memory * f.get(MEMORY, 1.0)),
+            min(jlong(cluster.vcores * f.get(VCORES, 1.0)), INT_MAX),
+            extra,
+        )
+
+    def __repr__(self) -> str:
+        return f"ConfigurableResource({self.resource or self.fractions})"
+
+
+UNBOUNDED_CONF = ConfigurableResource(Resource(LONG_MAX, LONG_MAX))
+_BAD = "Error reading resource config--invalid resource definition:"
+_OLD = {unit: re.compile(r"(-?\d+)(\.\d*)?\s*" + unit) for unit in ("mb", "vcores")}
+
+
+def _find_percentage(text: str, units: str) -> float:
+    m = re.search(r"(-?(\d+)(\.\d*)?)\s*%\s*" + units, text)
+    if m is None:
+        raise ValueError(
+            f"Invalid percentage: {text}" if not units else f"Missing resource: {units}"
+        )
+    pct = float(m.group(1)) / 100.0
+    if pct < 0:
+        raise ValueError(f"Invalid percentage: {text}, percentage should not be negative!")
+    return pct
+
+
+def parse_resource(
+    text: str, missing: int = LONG_MAX, types: tuple[str, ...] = ()
+) -> ConfigurableResource:
+    """`FairSchedulerConfiguration.parseResourceConfigValue`; ValueError says why."""
+    if not text.strip():
+        raise ValueError("Error reading resource config--the resource string is empty.")
+    known = (MEMORY, VCORES, *types)
+    if "=" in text:
+        as_percent = "%" in text
+        values: dict[str, int] = dict.fromkeys(known, missing)
+        fractions: dict[str, float] = {}
+        for part in text.split(","):
+            pieces = part.split("=")
+            if len(pieces) != 2:
+                raise ValueError(f"{_BAD} {text}. Every resource must be of the form: name=value.")
+            name, raw = pieces[0].strip(), pieces[1].strip()
+            if name not in known:
+                raise ValueError(f'{_BAD} {text}. The resource name, "{name}" was not recognized.')
+            if as_percent:
+                try:
+                    fractions[name] = _find_percentage(raw, "")
+                except ValueError:
+                    raise ValueError(
+                        f'{_BAD} {text}. The resource values must all be percentages. "{raw}" is '
+                        "either not a non-negative number or does not include the '%' symbol."
+                    ) from None
+            else:
+                if not re.fullmatch(r"[+-]?\d+", raw):
+                    raise ValueError(
+                        f"{_BAD} {text}. The resource values must all be integers. "
+                        f'"{raw}" is not an integer.'
+                    )
+                v = int(raw)
+                if v < 0:
+                    raise ValueError(f"Invalid value of {name}: {v}, value should not be negative!")
+                values[name] = v
+        if as_percent:
+            return ConfigurableResource(fractions=fractions)
+        extra = {t: values[t] for t in types}
+        return ConfigurableResource(Resource(values[MEMORY], values[VCORES], extra))
+    low = text.lower()
+    if "%" in text:
+        parts = low.split(",")
+        if len(parts) == 1:
+            pct = _find_percentage(parts[0], "")
+            return ConfigurableResource(fractions=dict.fromkeys(known, pct))
+        fractions = dict.fromkeys(types, 0.0)
+        fractions[MEMORY] = _find_percentage(low, "memory")
+        fractions[VCORES] = _find_percentage(low, "cpu")
+        return ConfigurableResource(fractions=fractions)
+    amounts = []
+    for unit, pattern in _OLD.items():
+        m = pattern.search(low)
+        if m is None:
+            raise ValueError(f"Missing resource: {unit}")
+        v = int(m.group(1))
+        if v > INT_MAX or v < -INT_MAX - 1:
+            raise ValueError(f"Error reading resource config: {m.group(1)} is out of range")
+        if v < 0:
+            name = "memory" if unit == "mb" else unit
+            raise ValueError(f"Invalid value of {name}: {v}, value should not be negative!")
+        amounts.append(v)
+    return ConfigurableResource(Resource(amounts[0], amounts[1]))
+
+
+def _java_int(text: str) -> int:
+    if not re.fullmatch(r"[+-]?\d+", text):
+        raise ValueError(f'For input string: "{text}"')
+    v = int(text)
+    if v > INT_MAX or v < -INT_MAX - 1:
+        raise ValueError(f'For input string: "{text}" (out of int range)')
+    return v
+
+
+def _java_long(text: str) -> int:
+    if not re.fullmatch(r"[+-]?\d+", text):
+        raise ValueError(f'For input string: "{text}"')
+    v = int(text)
+    if v > LONG_MAX or v < -LONG_MAX - 1:
+        raise ValueError(f'For input string: "{text}" (out of long range)')
+    return v
+
+
+_FLOAT = re.compile(r"[+-]?(NaN|Infinity|((\d+\.?\d*|\.\d+)([eE][+-]?\d+)?))[fFdD]?")
+
+
+def _java_double(text: str) -> float:
+    if not _FLOAT.fullmatch(text):
+        raise ValueError(f'For input string: "{text}"')
+    t = text.rstrip("fFdD")
+    return float(t.replace("Infinity", "inf"))
+
+
+def _java_float(text: str) -> float:
+    return f32(_java_double(text))
+
+
+class AccessControlList:
+    """Hadoop's AccessControlList: "users groups", "*" for everyone, " " for nobody."""
+
+    __slots__ = ("all", "groups", "text", "users")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        parts = text.split(" ", 1)
+        self.all = any("*" in p and p.strip() == "*" for p in parts)
+        self.users: frozenset[str] = frozenset()
+        self.groups: frozenset[str] = frozenset()
+        if not self.all:
+            self.users = frozenset(u.strip() for u in parts[0].split(",") if u.strip())
+            if len(parts) == 2:
+                self.groups = frozenset(g.strip() for g in parts[1].split(",") if g.strip())
+
+    def allows(self, user: str, groups: tuple[str, ...]) -> bool:
+        return self.all or user in self.users or any(g in self.groups for g in groups)
+
+
+EVERYBODY = AccessControlList("*")
+NOBODY = AccessControlList(" ")
+
+
+# --- the parsed configuration ------------------------------------------------------------------
+@dataclass
+class AllocationConfiguration:
+    """Hadoop's AllocationConfiguration: per-queue properties by full queue
+    name, with the file's defaults for queues it does not mention."""
+
+    source: str = ""
+    min_resources: dict[str, Resource] = field(default_factory=dict)
+    max_resources: dict[str, ConfigurableResource] = field(default_factory=dict)
+    max_child_resources: dict[str, ConfigurableResource] = field(default_factory=dict)
+    max_container_allocation: dict[str, Resource] = field(default_factory=dict)
+    queue_max_apps: dict[str, int] = field(default_factory=dict)
+    queue_max_am_shares: dict[str, float] = field(default_factory=dict)
+    weights: dict[str, float] = field(default_factory=dict)
+    queue_policies: dict[str, Policy] = field(default_factory=dict)
+    min_share_timeouts: dict[str, int] = field(default_factory=dict)
+    fair_share_timeouts: dict[str, int] = field(default_factory=dict)
+    fair_share_thresholds: dict[str, float] = field(default_factory=dict)
+    acls: dict[str, dict[str, AccessControlList]] = field(default_factory=dict)
+    reservable: set[str] = field(default_factory=set)
+    non_preemptable: set[str] = field(default_factory=set)
+    user_max_apps: dict[str, int] = field(default_factory=dict)
+    user_max_apps_default: int = INT_MAX
+    queue_max_apps_default: int = INT_MAX
+    queue_max_resources_default: ConfigurableResource = UNBOUNDED_CONF
+    queue_max_am_share_default: float = f32(0.5)
+    default_policy: Policy = policies.FAIR
+    configured: ConfiguredQueues = field(
+        default_factory=lambda: ConfiguredQueues(frozenset(), frozenset())
+    )
+    placement_rules: list[Rule] | None = None
+    queue_lines: dict[str, int] = field(default_factory=dict)
+
+    def weight(self, q: str) -> float:
+        return self.weights.get(q, 1.0)
+
+    def min_share(self, q: str) -> Resource:
+        return self.min_resources.get(q, ZERO)
+
+    def max_share(self, q: str) -> ConfigurableResource:
+        return self.max_resources.get(q, self.queue_max_resources_default)
+
+    def max_apps(self, q: str) -> int:
+        return self.queue_max_apps.get(q, self.queue_max_apps_default)
+
+    def max_am_share(self, q: str) -> float:
+        return self.queue_max_am_shares.get(q, self.queue_max_am_share_default)
+
+    def user_max(self, user: str) -> int:
+        return self.user_max_apps.get(user, self.user_max_apps_default)
+
+    def policy(self, q: str) -> Policy:
+        return self.queue_policies.get(q, self.default_policy)
+
+    def min_share_timeout(self, q: str) -> int:
+        return self.min_share_timeouts.get(q, -1)
+
+    def fair_share_timeout(self, q: str) -> int:
+        return self.fair_share_timeouts.get(q, -1)
+
+    def fair_share_threshold(self, q: str) -> float:
+        return self.fair_share_thresholds.get(q, -1.0)
+
+    def acl(self, q: str, kind: str) -> AccessControlList | None:
+        return self.acls.get(q, {}).get(kind)
+
+    def placement_policy(
+        self, groups: Groups, allow_undeclared: bool, user_as_default: bool
+    ) -> PlacementPolicy:
+        if self.placement_rules is not None:
+            return PlacementPolicy(self.placement_rules, self.configured, groups)
+        return PlacementPolicy.from_settings(
+            allow_undeclared, user_as_default, self.configured, groups
+        )
+
+
+# --- the loader --------------------------------------------------------------------------------
+_TOP_TEXT = {
+    "queueMaxResourcesDefault",
+    "userMaxAppsDefault",
+    "defaultFairSharePreemptionTimeout",
+    "fairSharePreemptionTimeout",
+    "defaultMinSharePreemptionTimeout",
+    "queueMaxAppsDefault",
+    "defaultFairSharePreemptionThreshold",
+    "queueMaxAMShareDefault",
+    "reservation-planner",
+    "reservation-agent",
+    "reservation-policy",
+}
+
+
+class _Loader:
+    def __init__(self, path: Path, resource_types: tuple[str, ...]) -> None:
+        self.path = str(path)
+        self.types = resource_types
+        self.conf = AllocationConfiguration(source=self.path)
+        self.leaves: list[str] = []
+        self.parents: list[str] = []
+
+    def fail(self, el: Element, message: str) -> InputError:
+        return InputError(self.path, el.line, f"<{el.tag}>: {message}")
+
+    def text(self, el: Element) -> str:
+        t = el.text
+        if t is None or not t.strip():
+            raise self.fail(el, "has no value")
+        return t.strip()
+
+    def number(self, el: Element, parse: Callable[[str], float]) -> float:
+        raw = self.text(el)
+        try:
+            return parse(raw)
+        except ValueError as e:
+            raise self.fail(el, f"not a number: {e}") from None
+
+    def resource(self, el: Element, missing: int = LONG_MAX) -> ConfigurableResource:
+        try:
+            return parse_resource(self.text(el), missing, self.types)
+        except ValueError as e:
+            raise self.fail(el, str(e)) from None
+
+    def policy(self, el: Element) -> Policy:
+        try:
+            return policies.parse(self.text(el))
+        except ValueError as e:
+            raise self.fail(el, str(e)) from None
+
+    def load(self, root: Element) -> AllocationConfiguration:
+        conf = self.conf
+        if root.tag != "allocations":
+            raise self.fail(
+                root, "Bad fair scheduler config file: top-level element not <allocations>"
+            )
+        queue_elements: list[Element] = []
+        placement_el: Element | None = None
+        text_values: dict[str, Element] = {}
+        for el in root.children:
+            if el.tag in ("queue", "pool"):
+                queue_elements.append(el)
+            elif el.tag == "user":
+                self.user(el)
+            elif el.tag in ("defaultQueueSchedulingPolicy", "defaultQueueSchedulingMode"):
+                policy = self.policy(el)
+                if policy is policies.FIFO:
+                    raise self.fail(
+                        el,
+                        "defaultQueueSchedulingPolicy or defaultQueueSchedulingMode can't be FIFO.",
+                    )
+                conf.default_policy = policy
+            elif el.tag == "queuePlacementPolicy":
+                placement_el = el
+            elif el.tag in _TOP_TEXT:
+                text_values[el.tag] = el
+        self.defaults(text_values)
+        for el in queue_elements:
+            parent: str | None = ROOT
+            if el.attrs.get("name", "").lower() == ROOT:
+                if len(queue_elements) > 1:
+                    raise self.fail(
+                        el, "If configuring root queue, no other queues can be placed alongside it."
+                    )
+                parent = None
+            self.queue(parent, el)
+        conf.configured = ConfiguredQueues(frozenset(self.leaves), frozenset(self.parents))
+        self.check_policies(root)
+        if placement_el is not None:
+            conf.placement_rules = self.placement(placement_el)
+        return conf
+
+    def defaults(self, values: dict[str, Element]) -> None:
+        conf = self.conf
+        if "queueMaxResourcesDefault" in values:
+            conf.queue_max_resources_default = self.resource(values["queueMaxResourcesDefault"])
+        if "userMaxAppsDefault" in values:
+            conf.user_max_apps_default = int(self.number(values["userMaxAppsDefault"], _java_int))
+        if "queueMaxAppsDefault" in values:
+            conf.queue_max_apps_default = int(self.number(values["queueMaxAppsDefault"], _java_int))
+        if "queueMaxAMShareDefault" in values:
+            conf.queue_max_am_share_default = min(
+                self.number(values["queueMaxAMShareDefault"], _java_float), 1.0
+            )
+        fair_timeout = values.get("defaultFairSharePreemptionTimeout") or values.get(
+            "fairSharePreemptionTimeout"
+        )
+        conf.fair_share_timeouts[ROOT] = (
+            int(self.number(fair_timeout, _java_long)) * 1000
+            if fair_timeout is not None
+            else LONG_MAX
+        )
+        min_timeout = values.get("defaultMinSharePreemptionTimeout")
+        conf.min_share_timeouts[ROOT] = (
+            int(self.number(min_timeout, _java_long)) * 1000
+            if min_timeout is not None
+            else LONG_MAX
+        )
+        threshold = values.get("defaultFairSharePreemptionThreshold")
+        conf.fair_share_thresholds[ROOT] = (
+            max(min(self.number(threshold, _java_float), 1.0), 0.0)
+            if threshold is not None
+            else f32(0.5)
+        )
+
+    def user(self, el: Element) -> None:
+        name = el.attrs.get("name", "")
+        for field_el in el.children:
+            if field_el.tag == "maxRunningApps":
+                self.conf.user_max_apps[name] = int(self.number(field_el, _java_int))
+
+    def queue(self, parent: str | None, el: Element) -> None:
+        conf = self.conf
+        raw = el.attrs.get("name", "")
+        name = raw.strip()
+        if "." in name:
+            raise self.fail(
+                el, f"Bad fair scheduler config file: queue name ({name}) shouldn't contain period."
+            )
+        if not name:
+            raise self.fail(
+                el,
+                "Bad fair scheduler config file: queue name shouldn't be empty or consist only of "
+                "whitespace.",
+            )
+        full = f"{parent}.{name}" if parent is not None else name
+        conf.queue_lines[full] = el.line
+        is_leaf = True
+        reservable = max_am_set = False
+        timeouts = {}
+        for f in el.children:
+            tag = f.tag
+            if tag == "minResources":
+                r = self.resource(f, 0)
+                if r.resource is None:
+                    raise self.fail(
+                        f, "minResources must be absolute, not a percentage of the cluster"
+                    )
+                conf.min_resources[full] = r.resource
+            elif tag == "maxResources":
+                conf.max_resources[full] = self.resource(f)
+            elif tag == "maxChildResources":
+                conf.max_child_resources[full] = self.resource(f)
+            elif tag == "maxRunningApps":
+                conf.queue_max_apps[full] = int(self.number(f, _java_int))
+            elif tag == "maxAMShare":
+                conf.queue_max_am_shares[full] = min(self.number(f, _java_float), 1.0)
+                max_am_set = True
+            elif tag == "maxContainerAllocation":
+                r = self.resource(f)
+                if r.resource is None:
+                    raise self.fail(f, "maxContainerAllocation must be absolute, not a percentage")
+                conf.max_container_allocation[full] = r.resource
+            elif tag == "weight":
+                conf.weights[full] = f32(self.number(f, _java_double))
+            elif tag == "minSharePreemptionTimeout":
+                timeouts["min"] = int(self.number(f, _java_long)) * 1000
+            elif tag == "fairSharePreemptionTimeout":
+                timeouts["fair"] = int(self.number(f, _java_long)) * 1000
+            elif tag == "fairSharePreemptionThreshold":
+                conf.fair_share_thresholds[full] = max(min(self.number(f, _java_float), 1.0), 0.0)
+            elif tag in ("schedulingPolicy", "schedulingMode"):
+                conf.queue_policies[full] = self.policy(f)
+            elif tag == "aclSubmitApps":
+                conf.acls.setdefault(full, {})[SUBMIT] = AccessControlList(f.text or "")
+            elif tag == "aclAdministerApps":
+                conf.acls.setdefault(full, {})[ADMINISTER] = AccessControlList(f.text or "")
+            elif tag == "reservation":
+                reservable = True
+                conf.reservable.add(full)
+                self.parents.append(full)
+            elif tag == "allowPreemptionFrom":
+                if self.text(f).lower() != "true":
+                    conf.non_preemptable.add(full)
+            elif tag in ("queue", "pool"):
+                self.queue(full, f)
+                is_leaf = False
+        if "min" in timeouts:
+            conf.min_share_timeouts[full] = timeouts["min"]
+        if "fair" in timeouts:
+            conf.fair_share_timeouts[full] = timeouts["fair"]
+        if is_leaf and el.attrs.get("type") != "parent":
+            if not reservable:
+                self.leaves.append(full)
+        else:
+            if reservable or max_am_set:
+                what = "reservation" if reservable else "maxAMShare"
+                raise self.fail(
+                    el,
+                    f"The configuration settings for {full} are invalid. A queue element that "
+                    "contains child queue elements or that has the type='parent' attribute cannot "
+                    f"also include a {what} element.",
+                )
+            self.parents.append(full)
+        acls = conf.acls.setdefault(full, {})
+        for kind in (SUBMIT, ADMINISTER):
+            acls.setdefault(kind, EVERYBODY if full == ROOT else NOBODY)
+
+    def check_policies(self, root: Element) -> None:
+        """Parents cannot be fifo; a fair parent cannot have drf children."""
+        conf = self.conf
+        parents = set(self.parents) | {ROOT}
+        for name in sorted(parents):
+            policy = conf.policy(name)
+            if policy.leaf_only and name not in conf.reservable:
+                line = conf.queue_lines.get(name, root.line)
+                raise InputError(
+                    self.path,
+                    line,
+                    f"<queue name={name!r}>: the fifo policy is only allowed on leaf queues",
+                )
+        for name in sorted({*self.leaves, *self.parents}):
+            parent = name.rsplit(".", 1)[0] if "." in name else None
+            if parent is None:
+                continue
+            if not conf.policy(parent).child_allowed(conf.policy(name)):
+                raise InputError(
+                    self.path,
+                    conf.queue_lines.get(name, root.line),
+                    f"<queue name={name!r}>: policy {conf.policy(name).name} is not allowed under "
+                    f"parent {parent} with policy {conf.policy(parent).name}",
+                )
+
+    def placement(self, el: Element) -> list[Rule]:
+        rules = [self.rule(r) for r in el.children]
+        bad = PlacementPolicy.check(rules)
+        if bad is not None:
+            index, message = bad
+            at = el.children[index] if index < len(el.children) else el
+            raise self.fail(at, message)
+        return rules
+
+    def rule(self, el: Element) -> Rule:
+        kind = el.attrs.get("name", "")
+        if not kind:
+            raise self.fail(el, "No name provided for a rule element")
+        create = el.attrs.get("create", "true").lower() == "true"
+        args = {k: v for k, v in el.attrs.items() if k not in ("name", "create")}
+        if kind == placement.NestedUserQueue.kind:
+            nested = next((c for c in el.children if c.tag == "rule"), None)
+            if nested is None:
+                raise self.fail(el, "No nested rule specified in <nestedUserQueue> rule")
+            return placement.NestedUserQueue(self.rule(nested), create, args)
+        rule_class = placement.RULES.get(kind)
+        if rule_class is None:
+            raise self.fail(el, f"No rule class found for {kind}")
+        return rule_class(create, args)
+
+
+def load(path: Path, resource_types: tuple[str, ...] = ()) -> AllocationConfiguration:
+    """Read and validate an allocation file; raises InputError."""
+    loader = _Loader(path, resource_types)
+    return loader.load(_read_tree(path))

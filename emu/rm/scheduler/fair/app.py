@@ -1,0 +1,368 @@
+"""An application attempt as the FairScheduler sees it (Hadoop's
+FSAppAttempt): its share, demand and starvation, delay scheduling, node
+reservations, and the offer of a node to it.
+
+It wraps the common layer's SchedulerApp (asks, live containers) and keeps
+what only fair scheduling needs beside it. An attempt that never asked for
+an AM container is treated as an unmanaged AM (no maxAMShare check), which
+is how Hadoop's own unit tests drive the scheduler.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+from emu.resources import ZERO, Resource, component_min
+from emu.rm.scheduler.common import ANY, NODE_LOCAL, OFF_SWITCH, RACK_LOCAL, Ask
+from emu.rm.scheduler.fair.arith import (
+    UNBOUNDED,
+    f32,
+    fits_in,
+    floor_int,
+    is_none,
+    memory_ratio,
+    multiply,
+    subtract_non_negative,
+)
+from emu.rm.scheduler.fair.queues import CONTAINER_RESERVED, NONE
+
+if TYPE_CHECKING:
+    from emu.rm.container import RMContainer
+    from emu.rm.scheduler.common import SchedulerApp, SchedulerNode
+    from emu.rm.scheduler.fair.queues import FSLeafQueue
+    from emu.rm.scheduler.fair.scheduler import FairScheduler
+
+
+class FSApp:
+    """See the module docstring."""
+
+    min_share = ZERO
+    max_share = UNBOUNDED
+
+    def __init__(self, fs: FairScheduler, sapp: SchedulerApp, queue: FSLeafQueue) -> None:
+        self.fs = fs
+        self.sapp = sapp
+        self.queue = queue
+        self.name = sapp.app_id
+        self.user = sapp.user
+        self.start_ms = sapp.start_ms
+        self.used = ZERO
+        self.demand = ZERO
+        self.fair_share = ZERO
+        self.am_resource = ZERO
+        self.allowed_locality: dict[int, str] = {}
+        self.reservations: dict[str, set[str]] = {}
+        self.fairshare_starvation = ZERO
+        self.minshare_starvation = ZERO
+        self.last_time_at_fair_share = sapp.start_ms
+        self.next_starvation_check = 0
+        self.to_be_preempted: dict[str, RMContainer] = {}
+        self.resources_to_be_preempted = ZERO
+        self.stopped = False
+
+    def __repr__(self) -> str:
+        return f"FSApp({self.name}, {self.queue.name}, used={self.used})"
+
+    # --- Schedulable ----------------------------------------------------------------------------
+    @property
+    def usage(self) -> Resource:
+        return self.used
+
+    @property
+    def weight(self) -> float:
+        if self.fs.settings.size_based_weight:
+            return f32(math.log1p(self.demand.memory) / math.log(2))
+        return 1.0
+
+    def update_demand(self) -> None:
+        self.demand = self.used + self.sapp.info.pending
+
+    def pending_demand(self) -> Resource:
+        return self.demand - self.used
+
+    def blacklisted(self, node: SchedulerNode) -> bool:
+        bl = self.sapp.blacklist
+        return bool(bl) and (node.host in bl or node.rack in bl)
+
+    # --- offers ---------------------------------------------------------------------------------
+    def over_am_share_limit(self) -> bool:
+        sapp = self.sapp
+        if sapp.am_running or not sapp.am_pending:
+            return False
+        info = sapp.info
+        ask = info.get(info.priorities[0], ANY) if info.priorities else None
+        if ask is None or ask.num == 0:
+            return True
+        return not self.queue.can_run_am(ask.capability)
+
+    def assign_container(self, node: SchedulerNode) -> Resource:
+        """Offer `node` to this app (FSAppAttempt.assignContainer)."""
+        if self.over_am_share_limit():
+            return NONE
+        return self._assign(node, False)
+
+    def _assign(self, node: SchedulerNode, reserved: bool) -> Resource:
+        info = self.sapp.info
+        if reserved:
+            assert node.reserved is not None
+            priorities = [node.reserved.priority]
+        else:
+            priorities = list(info.priorities)
+        opportunities = self.sapp.opportunities
+        for p in priorities:
+            if not reserved and not self.has_container_for_node(p, node):
+                continue
+            opportunities[p] = opportunities.get(p, 0) + 1
+            rack_ask = info.get(p, node.rack)
+            host_ask = info.get(p, node.host)
+            allowed = self.allowed_locality_level(p)
+            if (
+                rack_ask is not None
+                and rack_ask.num > 0
+                and host_ask is not None
+                and host_ask.num > 0
+            ):
+                return self._assign_on(node, host_ask, NODE_LOCAL, reserved, p)
+            if not self.can_delay_to(p, node.rack):
+                continue
+            if rack_ask is not None and rack_ask.num > 0 and allowed in (RACK_LOCAL, OFF_SWITCH):
+                return self._assign_on(node, rack_ask, RACK_LOCAL, reserved, p)
+            any_ask = info.get(p, ANY)
+            if not self.can_delay_to(p, ANY):
+                continue
+            if any_ask is not None and any_ask.num > 0:
+                unique = len(info.requests.get(p, ()))
+                if unique <= 1 or allowed == OFF_SWITCH:
+                    return self._assign_on(node, any_ask, OFF_SWITCH, reserved, p)
+        return NONE
+
+    def can_delay_to(self, priority: int, name: str) -> bool:
+        ask = self.sapp.info.get(priority, name)
+        return ask is None or ask.relax
+
+    def has_container_for_node(self, priority: int, node: SchedulerNode) -> bool:
+        info = self.sapp.info
+        any_ask = info.get(priority, ANY)
+        if any_ask is None or any_ask.num <= 0:
+            return False
+        rack_ask = info.get(priority, node.rack)
+        has_rack = rack_ask is not None and rack_ask.num > 0
+        host_ask = info.get(priority, node.host)
+        has_node = host_ask is not None and host_ask.num > 0
+        if not (self.can_delay_to(priority, ANY) or has_rack):
+            return False
+        if not (not has_rack or self.can_delay_to(priority, node.rack) or has_node):
+            return False
+        if any_ask.capability.memory > node.total.memory:
+            return False
+        return self.queue.fits_in_max_share(any_ask.capability)
+
+    def allowed_locality_level(self, priority: int) -> str:
+        """Delay scheduling: relax from node- to rack-local to off-switch after
+        missing threshold x cluster-size scheduling opportunities."""
+        s = self.fs.settings
+        node_thr = min(s.locality_threshold_node, 1.0)
+        rack_thr = min(s.locality_threshold_rack, 1.0)
+        if node_thr < 0.0 or rack_thr < 0.0:
+            return OFF_SWITCH
+        allowed = self.allowed_locality.get(priority)
+        if allowed is None:
+            self.allowed_locality[priority] = NODE_LOCAL
+            return NODE_LOCAL
+        if allowed == OFF_SWITCH:
+            return OFF_SWITCH
+        threshold = node_thr if allowed == NODE_LOCAL else rack_thr
+        if self.sapp.opportunities.get(priority, 0) > len(self.fs.nodes) * threshold:
+            self.allowed_locality[priority] = RACK_LOCAL if allowed == NODE_LOCAL else OFF_SWITCH
+            self.sapp.opportunities[priority] = 0
+        return self.allowed_locality[priority]
+
+    def _assign_on(
+        self, node: SchedulerNode, ask: Ask, node_type: str, reserved: bool, priority: int
+    ) -> Resource:
+        capability = ask.capability
+        fs = self.fs
+        if fits_in(capability, node.available):
+            container = self.allocate(node_type, node, priority, ask)
+            if reserved:
+                fs.unreserve(self.sapp, node)
+            if container is None:
+                return NONE
+            return capability
+        if (
+            self.is_reservable(capability)
+            and not fs.preempted_for_app(node, self)
+            and self.reserve(node, node_type, priority, ask)
+        ):
+            return CONTAINER_RESERVED
+        return NONE
+
+    def allocate(
+        self, node_type: str, node: SchedulerNode, priority: int, ask: Ask
+    ) -> RMContainer | None:
+        allowed = self.allowed_locality.get(priority)
+        if allowed is not None and (
+            (allowed == OFF_SWITCH and node_type in (NODE_LOCAL, RACK_LOCAL))
+            or (allowed == RACK_LOCAL and node_type == NODE_LOCAL)
+        ):
+            self.allowed_locality[priority] = node_type
+        any_ask = self.sapp.info.get(priority, ANY)
+        if any_ask is None or any_ask.num <= 0:
+            return None
+        return self.fs.place_for(self, node, priority, node_type, ask)
+
+    # --- reservations ---------------------------------------------------------------------------
+    def is_starved_for_fair_share(self) -> bool:
+        return (
+            self.queue.policy.calculator.compare(self.fs.cluster, self.used, self.fair_share, True)
+            < 0
+        )
+
+    def is_starved(self) -> bool:
+        return self.is_starved_for_fair_share() or not is_none(self.minshare_starvation)
+
+    def is_reservable(self, capability: Resource) -> bool:
+        fs = self.fs
+        return self.is_starved() and self.queue.policy.calculator.at_least(
+            fs.cluster, capability, fs.reservation_threshold
+        )
+
+    def num_reservations(self, rack: str, any_rack: bool) -> int:
+        if any_rack:
+            return sum(len(nodes) for nodes in self.reservations.values())
+        return len(self.reservations.get(rack, ()))
+
+    def reservation_exceeds_threshold(self, node: SchedulerNode, node_type: str) -> bool:
+        if node_type == NODE_LOCAL:
+            return False
+        fs = self.fs
+        existing = self.num_reservations(node.rack, node_type == OFF_SWITCH)
+        total = len(fs.nodes) if node_type == OFF_SWITCH else fs.rack_sizes.get(node.rack, 0)
+        allowed = math.ceil(f32(total * fs.settings.reservable_nodes))
+        return existing >= allowed
+
+    def reserve(self, node: SchedulerNode, node_type: str, priority: int, ask: Ask) -> bool:
+        current = node.reserved
+        mine = current is None or current.attempt_id == self.sapp.attempt_id
+        if not mine or self.reservation_exceeds_threshold(node, node_type):
+            return False
+        if current is None:
+            self.fs.reserve(self.sapp, node, priority, ask)
+        self.reservations.setdefault(node.rack, set()).add(node.node_id)
+        return True
+
+    def assign_reserved_container(self, node: SchedulerNode) -> bool:
+        """Fulfil or drop this app's reservation on `node`; False if dropped."""
+        reserved = node.reserved
+        assert reserved is not None
+        if not self.has_container_for_node(reserved.priority, node) or self.over_am_share_limit():
+            self.fs.unreserve(self.sapp, node)
+            return False
+        if fits_in(reserved.resource, node.available):
+            self._assign(node, True)
+        return True
+
+    # --- starvation and preemption --------------------------------------------------------------
+    def update_fair_share_starvation(self, now: int) -> Resource:
+        queue = self.queue
+        threshold = multiply(self.fair_share, queue.fair_share_threshold)
+        fair_demand = component_min(threshold, self.demand)
+        starved = queue.policy.calculator.compare(self.fs.cluster, self.used, fair_demand, True) < 0
+        if not starved:
+            self.last_time_at_fair_share = now
+        if not starved or now - self.last_time_at_fair_share < queue.fair_share_timeout:
+            self.fairshare_starvation = ZERO
+        else:
+            self.fairshare_starvation = subtract_non_negative(fair_demand, self.used)
+        return self.fairshare_starvation
+
+    @property
+    def starvation(self) -> Resource:
+        return self.fairshare_starvation + self.minshare_starvation
+
+    def can_container_be_preempted(self, c: RMContainer, already: Resource) -> bool:
+        if not self.queue.preemptable:
+            return False
+        cid = c.container_id
+        if cid not in self.sapp.live or cid in self.to_be_preempted:
+            return False
+        after = self.used - self.resources_to_be_preempted - c.resource - already
+        return (
+            not self.queue.policy.calculator.compare(self.fs.cluster, after, self.fair_share, True)
+            < 0
+        )
+
+    def track_for_preemption(self, c: RMContainer) -> None:
+        if c.container_id not in self.to_be_preempted:
+            self.to_be_preempted[c.container_id] = c
+            self.resources_to_be_preempted = self.resources_to_be_preempted + c.resource
+            self.sapp.to_preempt[c.container_id] = c
+
+    def untrack_for_preemption(self, c: RMContainer) -> None:
+        if self.to_be_preempted.pop(c.container_id, None) is not None:
+            self.resources_to_be_preempted = self.resources_to_be_preempted - c.resource
+
+    def starved_requests(self) -> list[tuple[Ask, int]]:
+        """The asks (and how many of their containers) that cover this app's
+        starvation, one locality level per ask (getStarvedResourceRequests).
+        Asks are visited by priority, then resource name (`*` first)."""
+        visited = _Visited(self.fs)
+        pending = self.starvation
+        out: list[tuple[Ask, int]] = []
+        for priority in sorted(self.sapp.info.requests):
+            by_name = self.sapp.info.requests[priority]
+            for name in sorted(by_name):
+                if is_none(pending):
+                    return out
+                ask = by_name[name]
+                if not visited.visit(priority, ask):
+                    continue
+                if ask.num <= 0:
+                    continue
+                fit = floor_int(memory_ratio(pending, ask.capability))
+                if fit == 0:
+                    continue
+                num = min(fit, ask.num)
+                out.append((ask, num))
+                pending = subtract_non_negative(pending, multiply(ask.capability, num))
+        return out
+
+
+class _Tracker:
+    __slots__ = ("any", "node_racks", "racks")
+
+    def __init__(self) -> None:
+        self.any = False
+        self.node_racks: set[str] = set()
+        self.racks: set[str] = set()
+
+
+class _Visited:
+    """Hadoop's VisitedResourceRequestTracker: an ask counts once across the
+    node, rack and `*` levels of one (priority, capability)."""
+
+    def __init__(self, fs: FairScheduler) -> None:
+        self.fs = fs
+        self.trackers: dict[tuple[int, Resource], _Tracker] = {}
+
+    def visit(self, priority: int, ask: Ask) -> bool:
+        t = self.trackers.setdefault((priority, ask.capability), _Tracker())
+        name = ask.name
+        if name == ANY:
+            if not t.racks and not t.node_racks:
+                t.any = True
+            return t.any
+        matching = self.fs.nodes_by_name(name)
+        if not matching:
+            return False
+        if len(matching) == 1 and matching[0].host == name:
+            rack = matching[0].rack
+            if t.any or rack in t.racks:
+                return False
+            t.node_racks.add(rack)
+            return True
+        if t.any or name in t.node_racks:
+            return False
+        t.racks.add(name)
+        return True

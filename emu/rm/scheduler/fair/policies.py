@@ -1,0 +1,259 @@
+"""The three scheduling policies a queue can name (`fair`, `drf`, `fifo`),
+as Hadoop's FairSharePolicy, DominantResourceFairnessPolicy and FifoPolicy.
+
+A policy orders a queue's children (child queues or apps) for assignment
+through its comparator, splits the queue's share among them, and names the
+resource calculator used for that queue's starvation and reservation checks.
+
+- fair: memory only. Schedulables with demand go first; then those below
+  min(minShare, demand) ("needy"), most needy by usage/minShare first; then
+  usage/weight; ties by start time, then name.
+- drf: weighted dominant shares of the cluster (usage share of each resource
+  divided by the weight); needy (dominant usage below the min share of that
+  resource) first, compared by usage/minShare; ties by the non-dominant
+  share, then start time, then name. With only memory and vcores this is
+  DominantResourceFairnessComparator2 (doubles); with extra resource types,
+  DominantResourceFairnessComparatorN (32-bit floats, sorted ratios).
+- fifo: start time, then name (all apps have priority 1 in the
+  FairScheduler); the earliest app gets the whole queue share. Leaf only.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from emu.resources import MEMORY, Resource
+from emu.rm.scheduler.fair import shares
+from emu.rm.scheduler.fair.arith import (
+    DEFAULT_CALCULATOR,
+    DOMINANT_CALCULATOR,
+    Calculator,
+    f32,
+    jdiv,
+    jsignum,
+    types_of,
+    value,
+)
+
+
+def _tie(s1: Any, s2: Any) -> int:
+    res = jsignum(s1.start_ms - s2.start_ms)
+    if res == 0:
+        res = (s1.name > s2.name) - (s1.name < s2.name)
+    return res
+
+
+class Policy:
+    """What every policy offers; see the module docstring."""
+
+    name = ""
+    calculator: Calculator = DEFAULT_CALCULATOR
+    leaf_only = False
+
+    def compare(self, s1: Any, s2: Any, cluster: Resource) -> int:
+        raise NotImplementedError
+
+    def sort(self, items: Iterable[Any], cluster: Resource) -> list[Any]:
+        """Items in assignment order (the TreeSet order Hadoop iterates)."""
+        return sorted(items, key=functools.cmp_to_key(lambda a, b: self.compare(a, b, cluster)))
+
+    def compute_shares(self, schedulables: Sequence[Any], total: Resource) -> None:
+        raise NotImplementedError
+
+    def compute_steady_shares(self, queues: Sequence[Any], total: Resource) -> None:
+        raise NotImplementedError
+
+    def headroom(self, fair_share: Resource, usage: Resource, available: Resource) -> Resource:
+        mem = max(fair_share.memory - usage.memory, 0)
+        return Resource(min(available.memory, mem), available.vcores)
+
+    def child_allowed(self, child: Policy) -> bool:
+        return True
+
+
+class FairSharePolicy(Policy):
+    name = "fair"
+
+    def compare(self, s1: Any, s2: Any, cluster: Resource) -> int:
+        d1, d2 = s1.demand.memory, s2.demand.memory
+        if d1 == 0 and d2 > 0:
+            return 1
+        if d2 == 0 and d1 > 0:
+            return -1
+        u1, u2 = s1.usage, s2.usage
+        res = _compare_min_share(s1, s2, u1, u2)
+        if res == 0:
+            res = _compare_fair_share_usage(s1.weight, s2.weight, u1.memory, u2.memory)
+        if res == 0:
+            res = _tie(s1, s2)
+        return res
+
+    def compute_shares(self, schedulables: Sequence[Any], total: Resource) -> None:
+        shares.compute_shares(schedulables, total, MEMORY)
+
+    def compute_steady_shares(self, queues: Sequence[Any], total: Resource) -> None:
+        shares.compute_steady_shares(queues, total, MEMORY)
+
+    def child_allowed(self, child: Policy) -> bool:
+        return not isinstance(child, DominantResourceFairnessPolicy)
+
+
+def _compare_min_share(s1: Any, s2: Any, u1: Resource, u2: Resource) -> int:
+    m1 = DEFAULT_CALCULATOR.min(Resource(), s1.min_share, s1.demand)
+    m2 = DEFAULT_CALCULATOR.min(Resource(), s2.min_share, s2.demand)
+    needy1 = u1.memory < m1.memory
+    needy2 = u2.memory < m2.memory
+    if needy1 and not needy2:
+        return -1
+    if needy2 and not needy1:
+        return 1
+    if needy1 and needy2:
+        r1 = u1.memory / max(m1.memory, 1)
+        r2 = u2.memory / max(m2.memory, 1)
+        return jsignum(r1 - r2)
+    return 0
+
+
+def _compare_fair_share_usage(w1: float, w2: float, m1: int, m2: int) -> int:
+    if w1 > 0.0 and w2 > 0.0:
+        r1, r2 = m1 / w1, m2 / w2
+    elif w1 == w2:
+        r1, r2 = float(m1), float(m2)
+    else:
+        r1, r2 = -w1, -w2
+    return jsignum(r1 - r2)
+
+
+class DominantResourceFairnessPolicy(Policy):
+    name = "DRF"
+    calculator = DOMINANT_CALCULATOR
+
+    def compare(self, s1: Any, s2: Any, cluster: Resource) -> int:
+        res = (_drf_compare_n if cluster.extra else _drf_compare_2)(s1, s2, cluster)
+        return res if res != 0 else _tie(s1, s2)
+
+    def compute_shares(self, schedulables: Sequence[Any], total: Resource) -> None:
+        for t in types_of(total):
+            shares.compute_shares(schedulables, total, t)
+
+    def compute_steady_shares(self, queues: Sequence[Any], total: Resource) -> None:
+        for t in types_of(total):
+            shares.compute_steady_shares(queues, total, t)
+
+    def headroom(self, fair_share: Resource, usage: Resource, available: Resource) -> Resource:
+        mem = max(fair_share.memory - usage.memory, 0)
+        cpu = max(fair_share.vcores - usage.vcores, 0)
+        return Resource(min(available.memory, mem), min(available.vcores, cpu))
+
+
+def _drf_compare_2(s1: Any, s2: Any, cluster: Resource) -> int:
+    """DominantResourceFairnessComparator2: memory and vcores, in doubles."""
+    u1, u2 = s1.usage, s2.usage
+    sh1 = [jdiv(u1.memory, cluster.memory), jdiv(u1.vcores, cluster.vcores)]
+    sh2 = [jdiv(u2.memory, cluster.memory), jdiv(u2.vcores, cluster.vcores)]
+    dom1 = 1 if sh1[1] > sh1[0] else 0
+    dom2 = 1 if sh2[1] > sh2[0] else 0
+    w1, w2 = s1.weight, s2.weight
+    sh1 = [jdiv(x, w1) for x in sh1]
+    sh2 = [jdiv(x, w2) for x in sh2]
+    min1, min2 = s1.min_share, s2.min_share
+    needy1 = (u1.memory, u1.vcores)[dom1] < (min1.memory, min1.vcores)[dom1]
+    needy2 = (u2.memory, u2.vcores)[dom2] < (min2.memory, min2.vcores)[dom2]
+    if not needy1 and not needy2:
+        res = jsignum(sh1[dom1] - sh2[dom2])
+        if res == 0:
+            res = jsignum(sh1[1 - dom1] - sh2[1 - dom2])
+        return res
+    if needy1 and not needy2:
+        return -1
+    if needy2 and not needy1:
+        return 1
+    m1 = [jdiv(u1.memory, min1.memory), jdiv(u1.vcores, min1.vcores)]
+    m2 = [jdiv(u2.memory, min2.memory), jdiv(u2.vcores, min2.vcores)]
+    res = jsignum(m1[dom1] - m2[dom2])
+    if res == 0:
+        res = jsignum(m1[1 - dom1] - m2[1 - dom2])
+    return res
+
+
+def _fdiv(a: float, b: float) -> float:
+    return f32(jdiv(f32(a), f32(b)))
+
+
+def _drf_compare_n(s1: Any, s2: Any, cluster: Resource) -> int:
+    """DominantResourceFairnessComparatorN: any number of resource types, in floats."""
+    types = types_of(cluster)
+    u1, u2 = s1.usage, s2.usage
+    r1 = [[_fdiv(value(u1, t), value(cluster, t)), 0.0, 0.0] for t in types]
+    r2 = [[_fdiv(value(u2, t), value(cluster, t)), 0.0, 0.0] for t in types]
+    dom1 = dom2 = 0
+    for i in range(len(types)):
+        if r1[i][0] > r1[dom1][0]:
+            dom1 = i
+        if r2[i][0] > r2[dom2][0]:
+            dom2 = i
+        r1[i][1] = _fdiv(r1[i][0], s1.weight)
+        r2[i][1] = _fdiv(r2[i][0], s2.weight)
+    needy1 = value(u1, types[dom1]) < value(s1.min_share, types[dom1])
+    needy2 = value(u2, types[dom2]) < value(s2.min_share, types[dom2])
+    if needy1 and not needy2:
+        return -1
+    if needy2 and not needy1:
+        return 1
+    index = 1
+    if needy1 and needy2:
+        index = 2
+        for i, t in enumerate(types):
+            r1[i][2] = _fdiv(value(u1, t), value(s1.min_share, t))
+            r2[i][2] = _fdiv(value(u2, t), value(s2.min_share, t))
+    r1.sort(key=lambda r: -r[0])
+    r2.sort(key=lambda r: -r[0])
+    for a, b in zip(r1, r2, strict=True):
+        res = jsignum(f32(a[index] - b[index]))
+        if res != 0:
+            return res
+    return 0
+
+
+class FifoPolicy(Policy):
+    name = "FIFO"
+    leaf_only = True
+
+    def compare(self, s1: Any, s2: Any, cluster: Resource) -> int:
+        return _tie(s1, s2)
+
+    def compute_shares(self, schedulables: Sequence[Any], total: Resource) -> None:
+        earliest = None
+        for s in schedulables:
+            if earliest is None or s.start_ms < earliest.start_ms:
+                earliest = s
+        if earliest is not None:
+            earliest.fair_share = total
+
+    def compute_steady_shares(self, queues: Sequence[Any], total: Resource) -> None:
+        """Leaf queues have no child queues to share among."""
+
+
+FAIR = FairSharePolicy()
+DRF = DominantResourceFairnessPolicy()
+FIFO = FifoPolicy()
+
+_PACKAGE = "org.apache.hadoop.yarn.server.resourcemanager.scheduler.fair.policies."
+_BY_NAME: dict[str, Policy] = {
+    "fair": FAIR,
+    "drf": DRF,
+    "fifo": FIFO,
+    _PACKAGE + "FairSharePolicy": FAIR,
+    _PACKAGE + "DominantResourceFairnessPolicy": DRF,
+    _PACKAGE + "FifoPolicy": FIFO,
+}
+
+
+def parse(text: str) -> Policy:
+    """`SchedulingPolicy.parse`: fair, drf, fifo (any case) or a policy class name."""
+    policy = _BY_NAME.get(text.lower()) or _BY_NAME.get(text)
+    if policy is None:
+        raise ValueError(f"{text} SchedulingPolicy class not found!")
+    return policy

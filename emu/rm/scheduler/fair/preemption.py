@@ -1,0 +1,218 @@
+"""Starvation-based preemption: Hadoop's FSPreemptionThread and the
+preemption bookkeeping of FSSchedulerNode.
+
+On each periodic update (when `yarn.scheduler.fair.preemption` is on and
+the cluster is used above `preemption.cluster-utilization-threshold`), leaf
+queues name their starved apps: fair-share starvation (below
+fairSharePreemptionThreshold x fair share for fairSharePreemptionTimeout)
+and min-share starvation (the queue below min(minResources, demand) for
+minSharePreemptionTimeout, handed to its apps with unmet demand). For each
+starved app, least starved first, the asks covering its starvation are
+matched, one container at a time, to a node where enough containers can be
+taken from apps that stay at or above their fair share in preemptable
+queues (allowPreemptionFrom), preferring sets with fewer AM containers.
+
+The victims' apps are told at once (the preemption contract in their
+allocate replies, `SchedulerApp.to_preempt`); the containers are killed
+(scheduler event KILL_PREEMPTED) `yarn.scheduler.fair.waitTimeBeforeKill`
+later, at the first periodic update at or after that time. The freed node
+is kept for the starved app: its next heartbeat offers the node to that app
+before anyone else. The app is not checked for starvation again until
+waitTimeBeforeKill + 4 NM heartbeats + waitTimeBeforeNextStarvationCheck.
+
+On one node, candidates are its containers not already marked, lowest
+priority (highest number) first, newest first, AM containers last. Hadoop
+walks a hash map there; this is a deterministic order in its spirit.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from emu.resources import ZERO, Resource, component_min
+from emu.rm.scheduler.common import ANY
+from emu.rm.scheduler.fair.arith import INT_MAX, fits_in, is_none, subtract_non_negative
+
+if TYPE_CHECKING:
+    from emu.rm.container import RMContainer
+    from emu.rm.scheduler.common import Ask, SchedulerNode
+    from emu.rm.scheduler.fair.app import FSApp
+    from emu.rm.scheduler.fair.scheduler import FairScheduler
+
+
+class NodePreemption:
+    """A node's containers marked for preemption, and what their release
+    is kept for, per starved attempt (in the order it was claimed)."""
+
+    __slots__ = ("containers", "for_app")
+
+    def __init__(self) -> None:
+        self.containers: set[str] = set()
+        self.for_app: dict[str, Resource] = {}
+
+    def total(self) -> Resource:
+        t = ZERO
+        for r in self.for_app.values():
+            t = t + r
+        return t
+
+    def add(self, containers: list[RMContainer], app: FSApp) -> None:
+        claimed = ZERO
+        for c in containers:
+            if c.container_id not in self.containers:
+                self.containers.add(c.container_id)
+                claimed = claimed + c.resource
+        if not is_none(claimed):
+            key = app.sapp.attempt_id
+            self.for_app[key] = self.for_app.get(key, ZERO) + claimed
+
+    def allocated(self, attempt_id: str, r: Resource) -> None:
+        reserved = self.for_app.get(attempt_id)
+        if reserved is not None:
+            left = reserved - component_min(reserved, r)
+            if is_none(left):
+                del self.for_app[attempt_id]
+            else:
+                self.for_app[attempt_id] = left
+
+
+class _Candidates:
+    """Hadoop's PreemptableContainers: a set with a cap on AM containers."""
+
+    __slots__ = ("by_app", "max_am", "num_am")
+
+    def __init__(self, max_am: int) -> None:
+        self.max_am = max_am
+        self.num_am = 0
+        self.by_app: dict[str, list[RMContainer]] = {}
+
+    def add(self, c: RMContainer) -> bool:
+        if c.is_am:
+            self.num_am += 1
+            if self.num_am >= self.max_am:
+                return False
+        self.by_app.setdefault(c.app_id, []).append(c)
+        return True
+
+    def containers(self) -> list[RMContainer]:
+        return [c for cs in self.by_app.values() for c in cs]
+
+    def for_app(self, app_id: str) -> Resource:
+        r = ZERO
+        for c in self.by_app.get(app_id, ()):
+            r = r + c.resource
+        return r
+
+
+class Preemption:
+    """Finds victims for starved apps and kills them when due."""
+
+    def __init__(self, fs: FairScheduler) -> None:
+        self.fs = fs
+        self.kills: list[tuple[int, str]] = []
+
+    def preempt_for(self, starved: list[FSApp], now: int) -> None:
+        fs = self.fs
+        s = fs.settings
+        delay = (
+            s.wait_time_before_kill_ms
+            + 4 * fs.ctx.settings.nm_heartbeat_ms
+            + s.wait_time_before_next_starvation_check_ms
+        )
+        order = sorted(
+            range(len(starved)),
+            key=lambda i: (starved[i].starvation.memory, starved[i].starvation.vcores, i),
+        )
+        for i in order:
+            app = starved[i]
+            if app.stopped:
+                continue
+            victims = self.identify(app)
+            due = now + s.wait_time_before_kill_ms
+            for c in victims:
+                self.kills.append((due, c.container_id))
+                fs.ctx.events.emit(
+                    "preempt_warn",
+                    container=c.container_id,
+                    victim=c.app_id,
+                    node=c.node_id,
+                    starved=app.name,
+                    kill_ms=due,
+                )
+            app.next_starvation_check = now + delay
+
+    def kill_due(self, now: int) -> None:
+        if not self.kills:
+            return
+        due = sorted(k for k in self.kills if k[0] <= now)
+        if not due:
+            return
+        self.kills = [k for k in self.kills if k[0] > now]
+        for _, cid in due:
+            if cid in self.fs.ctx.containers:
+                self.fs.ctx.dispatch("scheduler", "KILL_PREEMPTED", cid)
+
+    def identify(self, app: FSApp) -> list[RMContainer]:
+        fs = self.fs
+        chosen: list[RMContainer] = []
+        for ask, num in app.starved_requests():
+            potential = fs.nodes_by_name(ask.name)
+            for _ in range(num):
+                best = self._best(ask, potential)
+                if best is None:
+                    continue
+                containers = best.containers()
+                if not containers:
+                    continue
+                chosen.extend(containers)
+                fs.node_preemption(containers[0].node_id).add(containers, app)
+                for c in containers:
+                    victim = fs.fsapps.get(c.attempt_id)
+                    if victim is not None:
+                        victim.track_for_preemption(c)
+        return chosen
+
+    def _best(self, ask: Ask, potential: list[SchedulerNode]) -> _Candidates | None:
+        best = self._for_one(potential, ask.capability)
+        if ask.relax and ask.name != ANY and best is not None and best.num_am > 0:
+            names = {n.node_id for n in potential}
+            rest = [n for n in self.fs.sorted_nodes() if n.node_id not in names]
+            spare = self._for_one(rest, ask.capability)
+            if spare is not None and spare.num_am < best.num_am:
+                best = spare
+        return best
+
+    def _for_one(self, nodes: list[SchedulerNode], request: Resource) -> _Candidates | None:
+        best = None
+        max_am = INT_MAX
+        for node in nodes:
+            found = self._on_node(request, node, max_am)
+            if found is not None:
+                best = found
+                max_am = found.num_am
+                if max_am == 0:
+                    break
+        return best
+
+    def _on_node(self, request: Resource, node: SchedulerNode, max_am: int) -> _Candidates | None:
+        fs = self.fs
+        state = fs.preempt_nodes.get(node.node_id)
+        marked = state.containers if state is not None else set()
+        candidates = _Candidates(max_am)
+        seq = {cid: i for i, cid in enumerate(node.containers)}
+        ordered = sorted(
+            (c for c in node.containers.values() if c.container_id not in marked),
+            key=lambda c: (c.is_am, -c.priority, -seq[c.container_id]),
+        )
+        potential = subtract_non_negative(node.available, state.total() if state else ZERO)
+        for c in ordered:
+            app = fs.fsapps.get(c.attempt_id)
+            if app is None:
+                continue
+            if app.can_container_be_preempted(c, candidates.for_app(c.app_id)):
+                if not candidates.add(c):
+                    return None
+                potential = potential + c.resource
+            if fits_in(request, potential):
+                return candidates
+        return None

@@ -1,0 +1,497 @@
+"""The queue tree: Hadoop's FSQueue, FSParentQueue, FSLeafQueue and
+QueueManager.
+
+Queues are named by their full path (`root.a.b`). A parent queue splits its
+fair share among its children with its policy and assigns a node to the
+children in policy order, depth first, stopping at the first child that
+assigns something; a leaf queue does the same with its runnable apps that
+have unmet demand. `root.default` always exists; other queues come from the
+allocation file or are created on demand by the placement policy (ad hoc
+queues take their parent's `maxChildResources` as their max).
+
+Usage is tracked per queue as containers come and go; demand (usage plus
+outstanding asks, capped at the max share) and fair shares are recomputed
+on the scheduler's periodic update, as in Hadoop, so between updates they
+are as stale as Hadoop's are.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from emu.resources import ZERO, Resource, component_max, component_min
+from emu.rm.scheduler.fair.allocation_file import (
+    ADMINISTER,
+    EVERYBODY,
+    SUBMIT,
+    ConfigurableResource,
+)
+from emu.rm.scheduler.fair.arith import fits_in, is_none, multiply_round_up, subtract_non_negative
+from emu.rm.scheduler.fair.policies import Policy
+
+if TYPE_CHECKING:
+    from emu.rm.scheduler.common import SchedulerNode
+    from emu.rm.scheduler.fair.app import FSApp
+    from emu.rm.scheduler.fair.scheduler import FairScheduler
+
+ROOT = "root"
+DEFAULT = "root.default"
+NONE = ZERO
+CONTAINER_RESERVED = Resource(-1, 0)
+"""What an assignment returns when it reserved the node instead."""
+
+
+class InvalidQueueName(Exception):
+    """A queue name with an empty or untrimmed component."""
+
+
+def ensure_root_prefix(name: str) -> str:
+    if name != ROOT and not name.startswith(ROOT + "."):
+        return ROOT + "." + name
+    return name
+
+
+class FSQueue:
+    """What parent and leaf queues share (Hadoop's FSQueue)."""
+
+    is_leaf = False
+
+    def __init__(self, name: str, fs: FairScheduler, parent: FSParentQueue | None) -> None:
+        self.name = name
+        self.fs = fs
+        self.parent = parent
+        self.start_ms = 0
+        self.fair_share = ZERO
+        self.steady_fair_share = ZERO
+        self.usage = ZERO
+        self.demand = ZERO
+        self.policy: Policy = fs.alloc.policy(name)
+        self.weight = 1.0
+        self.min_share = ZERO
+        self.max_conf: ConfigurableResource = fs.alloc.max_share(name)
+        self.max_child: ConfigurableResource | None = None
+        self.max_running_apps = 0
+        self.max_am_share = 0.5
+        self.min_share_timeout = 0
+        self.fair_share_timeout = 0
+        self.fair_share_threshold = 0.5
+        self.preemptable = True
+        self.reinit(False)
+
+    # --- configuration --------------------------------------------------------------------------
+    def reinit(self, recursive: bool) -> None:
+        """Take this queue's properties from the allocation configuration."""
+        alloc = self.fs.alloc
+        name = self.name
+        self.weight = alloc.weight(name)
+        self.min_share = alloc.min_share(name)
+        self.max_conf = alloc.max_share(name)
+        self.max_running_apps = alloc.max_apps(name)
+        self.max_am_share = alloc.max_am_share(name)
+        self.max_child = alloc.max_child_resources.get(name)
+        parent = self.parent
+        self.min_share_timeout = alloc.min_share_timeout(name)
+        if self.min_share_timeout == -1 and parent is not None:
+            self.min_share_timeout = parent.min_share_timeout
+        self.fair_share_timeout = alloc.fair_share_timeout(name)
+        if self.fair_share_timeout == -1 and parent is not None:
+            self.fair_share_timeout = parent.fair_share_timeout
+        self.fair_share_threshold = alloc.fair_share_threshold(name)
+        if self.fair_share_threshold < 0 and parent is not None:
+            self.fair_share_threshold = parent.fair_share_threshold
+        if parent is not None and not parent.preemptable:
+            self.preemptable = False
+        else:
+            self.preemptable = name not in alloc.non_preemptable
+        if recursive:
+            for child in self.children_list():
+                child.reinit(True)
+
+    def children_list(self) -> list[FSQueue]:
+        return []
+
+    @property
+    def max_share(self) -> Resource:
+        """The configured max (percentages of the current cluster), at least the min share."""
+        return component_max(self.max_conf.get(self.fs.cluster), self.min_share)
+
+    def has_access(self, kind: str, user: str, groups: tuple[str, ...]) -> bool:
+        """ACLs are inherited: access to a queue or any of its ancestors grants it."""
+        name: str | None = self.name
+        alloc = self.fs.alloc
+        while name is not None:
+            acl = alloc.acl(name, kind)
+            if acl is None and name == ROOT:
+                acl = EVERYBODY
+            if acl is not None and acl.allows(user, groups):
+                return True
+            name = name.rsplit(".", 1)[0] if "." in name else None
+        return False
+
+    def can_submit(self, user: str, groups: tuple[str, ...]) -> bool:
+        return self.has_access(SUBMIT, user, groups) or self.has_access(ADMINISTER, user, groups)
+
+    # --- usage and limits -----------------------------------------------------------------------
+    def inc_usage(self, r: Resource) -> None:
+        q: FSQueue | None = self
+        while q is not None:
+            q.usage = q.usage + r
+            q = q.parent
+
+    def dec_usage(self, r: Resource) -> None:
+        q: FSQueue | None = self
+        while q is not None:
+            q.usage = q.usage - r
+            q = q.parent
+
+    def fits_in_max_share(self, additional: Resource) -> bool:
+        q: FSQueue | None = self
+        while q is not None:
+            if not fits_in(q.usage + additional, q.max_share):
+                return False
+            q = q.parent
+        return True
+
+    def precheck(self, node: SchedulerNode) -> bool:
+        """assignContainerPreCheck: the node is not reserved, the queue is within its max."""
+        return node.reserved is None and fits_in(self.usage, self.max_share)
+
+    def num_runnable(self) -> int:
+        raise NotImplementedError
+
+    def is_active(self) -> bool:
+        return self.num_runnable() > 0
+
+    def is_empty(self) -> bool:
+        raise NotImplementedError
+
+    # --- periodic update ------------------------------------------------------------------------
+    def update(self, fair_share: Resource) -> None:
+        self.fair_share = fair_share
+        self.update_internal()
+
+    def update_internal(self) -> None:
+        raise NotImplementedError
+
+    def update_demand(self) -> None:
+        raise NotImplementedError
+
+    def assign_container(self, node: SchedulerNode) -> Resource:
+        raise NotImplementedError
+
+
+class FSParentQueue(FSQueue):
+    def __init__(self, name: str, fs: FairScheduler, parent: FSParentQueue | None) -> None:
+        self.children: list[FSQueue] = []
+        self.runnable_apps = 0
+        super().__init__(name, fs, parent)
+
+    def children_list(self) -> list[FSQueue]:
+        return self.children
+
+    def num_runnable(self) -> int:
+        return self.runnable_apps
+
+    def is_empty(self) -> bool:
+        return all(c.is_empty() for c in self.children)
+
+    def update_internal(self) -> None:
+        self.policy.compute_shares(self.children, self.fair_share)
+        for child in self.children:
+            child.update_internal()
+
+    def recompute_steady_shares(self) -> None:
+        self.policy.compute_steady_shares(self.children, self.steady_fair_share)
+        for child in self.children:
+            if isinstance(child, FSParentQueue):
+                child.recompute_steady_shares()
+
+    def update_demand(self) -> None:
+        demand = ZERO
+        for child in self.children:
+            child.update_demand()
+            demand = demand + child.demand
+        self.demand = component_min(demand, self.max_share)
+
+    def assign_container(self, node: SchedulerNode) -> Resource:
+        if not self.precheck(node):
+            return NONE
+        for child in self.policy.sort(self.children, self.fs.cluster):
+            assigned = child.assign_container(node)
+            if assigned != NONE:
+                return assigned
+        return NONE
+
+
+class FSLeafQueue(FSQueue):
+    is_leaf = True
+
+    def __init__(self, name: str, fs: FairScheduler, parent: FSParentQueue | None) -> None:
+        self.runnable: list[FSApp] = []
+        self.non_runnable: list[FSApp] = []
+        self.am_usage = ZERO
+        self.max_am_metric = ZERO
+        self.last_time_at_min_share = fs.now_ms()
+        super().__init__(name, fs, parent)
+
+    def num_runnable(self) -> int:
+        return len(self.runnable)
+
+    def is_empty(self) -> bool:
+        return not self.runnable and not self.non_runnable
+
+    def add_app(self, app: FSApp, runnable: bool) -> None:
+        (self.runnable if runnable else self.non_runnable).append(app)
+        self.inc_usage(app.usage)
+
+    def remove_app(self, app: FSApp) -> bool:
+        """Remove the app; True if it was runnable."""
+        runnable = app in self.runnable
+        if runnable:
+            self.runnable.remove(app)
+            if app.sapp.am_running:
+                self.am_usage = self.am_usage - app.am_resource
+        else:
+            self.non_runnable.remove(app)
+        self.dec_usage(app.usage)
+        return runnable
+
+    def update_internal(self) -> None:
+        self.policy.compute_shares(self.runnable, self.fair_share)
+
+    def update_demand(self) -> None:
+        demand = ZERO
+        for app in self.runnable:
+            app.update_demand()
+            demand = demand + app.demand
+        for app in self.non_runnable:
+            app.update_demand()
+            demand = demand + app.demand
+        self.demand = component_min(demand, self.max_share)
+
+    def apps_with_demand(self, assignment: bool) -> list[FSApp]:
+        """Runnable apps with unmet demand in policy order; for preemption,
+        only those due a starvation check."""
+        now = self.fs.now_ms()
+        apps = [
+            a
+            for a in self.runnable
+            if not is_none(a.demand - a.usage) and (assignment or now >= a.next_starvation_check)
+        ]
+        return self.policy.sort(apps, self.fs.cluster)
+
+    def assign_container(self, node: SchedulerNode) -> Resource:
+        if not self.precheck(node):
+            return NONE
+        for app in self.apps_with_demand(True):
+            if app.blacklisted(node):
+                continue
+            assigned = app.assign_container(node)
+            if assigned != NONE:
+                return assigned
+        return NONE
+
+    # --- AM limits ------------------------------------------------------------------------------
+    def max_am_resource(self) -> Resource:
+        """Fair share x maxAMShare, rounded up; a zero component of the fair
+        share is replaced by min(cluster available, max share)."""
+        r = self.fair_share
+        available = self.fs.root_available
+        max_share = self.max_share
+        if r.memory == 0:
+            r = Resource(min(available.memory, max_share.memory), r.vcores, r.extra)
+        if r.vcores == 0:
+            r = Resource(r.memory, min(available.vcores, max_share.vcores), r.extra)
+        return multiply_round_up(r, self.max_am_share)
+
+    def can_run_am(self, am_resource: Resource) -> bool:
+        """Whether one more AM fits under maxAMShare (-1 disables the check);
+        the limit computed is kept for reports, as Hadoop's queue metrics do."""
+        if abs(self.max_am_share - -1.0) < 0.0001:
+            return True
+        self.max_am_metric = self.max_am_resource()
+        return fits_in(self.am_usage + am_resource, self.max_am_metric)
+
+    # --- starvation -----------------------------------------------------------------------------
+    def min_share_starvation(self, now: int) -> Resource:
+        calc = self.policy.calculator
+        desired = calc.min(self.fs.cluster, self.min_share, self.demand)
+        starvation = desired - self.usage
+        if is_none(starvation):
+            self.last_time_at_min_share = now
+        if now - self.last_time_at_min_share < self.min_share_timeout:
+            starvation = ZERO
+        return starvation
+
+    def update_starved_apps(self, now: int, starved: list[FSApp]) -> None:
+        """Identify this queue's starved apps (FSLeafQueue.updateStarvedApps)."""
+        apps = self.apps_with_demand(False)
+        fair_starvation = ZERO
+        for app in apps:
+            s = app.update_fair_share_starvation(now)
+            if is_none(s):
+                break
+            if app not in starved:
+                starved.append(app)
+            fair_starvation = fair_starvation + s
+        pending = subtract_non_negative(self.min_share_starvation(now), fair_starvation)
+        calc = self.policy.calculator
+        for app in apps:
+            if not is_none(pending):
+                app_min = subtract_non_negative(app.demand - app.usage, app.fairshare_starvation)
+                if calc.greater_than(self.fs.cluster, app_min, pending):
+                    app_min = subtract_non_negative(app_min, pending)
+                    pending = ZERO
+                else:
+                    pending = subtract_non_negative(pending, app_min)
+                app.minshare_starvation = app_min
+                if app not in starved:
+                    starved.append(app)
+            else:
+                app.minshare_starvation = ZERO
+
+
+class QueueManager:
+    """All queues by name; creates them on demand (Hadoop's QueueManager)."""
+
+    def __init__(self, fs: FairScheduler) -> None:
+        self.fs = fs
+        self.root = FSParentQueue(ROOT, fs, None)
+        self.queues: dict[str, FSQueue] = {ROOT: self.root}
+        self.leaves: list[FSLeafQueue] = []
+        self.get_leaf("default", True)
+        self.root.reinit(True)
+
+    def get(self, name: str) -> FSQueue | None:
+        return self.queues.get(ensure_root_prefix(name))
+
+    def get_leaf(self, name: str, create: bool, recompute: bool = True) -> FSLeafQueue | None:
+        q = self._get(name, create, leaf=True, recompute=recompute)
+        return q if isinstance(q, FSLeafQueue) else None
+
+    def get_parent(self, name: str, create: bool, recompute: bool = True) -> FSParentQueue | None:
+        q = self._get(name, create, leaf=False, recompute=recompute)
+        return q if isinstance(q, FSParentQueue) else None
+
+    def _get(self, name: str, create: bool, leaf: bool, recompute: bool) -> FSQueue | None:
+        name = ensure_root_prefix(name)
+        q = self.queues.get(name)
+        if q is None and create:
+            q = self._create(name, leaf)
+            if q is not None and recompute:
+                self.root.recompute_steady_shares()
+        return q
+
+    def _create(self, name: str, leaf: bool) -> FSQueue | None:
+        """Create `name` and any missing ancestors; None if an ancestor is a
+        leaf or a policy forbids it."""
+        new_names = [name]
+        parent: FSParentQueue | None = None
+        sep = len(name)
+        while sep != -1:
+            prev = sep
+            sep = name.rfind(".", 0, sep)
+            node = name[sep + 1 : prev]
+            if not node or node != node.strip():
+                raise InvalidQueueName(
+                    f"Illegal node name at offset {sep + 1} for queue name {name}"
+                )
+            if sep == -1:
+                break
+            cur = name[:sep]
+            existing = self.queues.get(cur)
+            if existing is None:
+                new_names.insert(0, cur)
+            else:
+                if isinstance(existing, FSParentQueue):
+                    parent = existing
+                break
+        if parent is None:
+            return None
+        alloc = self.fs.alloc
+        queue: FSQueue | None = None
+        for i, qname in enumerate(new_names):
+            child_policy = alloc.policy(qname)
+            if not parent.policy.child_allowed(child_policy):
+                return None
+            last = i == len(new_names) - 1
+            if last and leaf:
+                queue = FSLeafQueue(qname, self.fs, parent)
+                self.leaves.append(queue)
+            else:
+                if child_policy.leaf_only:
+                    return None
+                queue = FSParentQueue(qname, self.fs, parent)
+            parent.children.append(queue)
+            if qname not in alloc.configured and parent.max_child is not None:
+                queue.max_conf = parent.max_child
+            self.queues[qname] = queue
+            if isinstance(queue, FSParentQueue):
+                parent = queue
+        return queue
+
+    def _remove_if_empty(self, q: FSQueue) -> bool:
+        if not q.is_empty():
+            return False
+        self._remove(q)
+        return True
+
+    def _remove(self, q: FSQueue) -> None:
+        if isinstance(q, FSLeafQueue):
+            self.leaves.remove(q)
+        else:
+            for child in list(q.children_list()):
+                self._remove(child)
+        del self.queues[q.name]
+        assert q.parent is not None
+        q.parent.children.remove(q)
+
+    def _remove_incompatible(self, name: str, leaf: bool) -> bool:
+        """Make way for `name` as a leaf/parent by removing empty queues in
+        the way; False if something in the way could not be removed."""
+        name = ensure_root_prefix(name)
+        if name == ROOT or name.startswith(DEFAULT + "."):
+            return False
+        q = self.queues.get(name)
+        if q is not None:
+            if q.is_leaf == leaf:
+                return True
+            return self._remove_if_empty(q)
+        sep = name.rfind(".")
+        while sep != -1:
+            prefix = self.queues.get(name[:sep])
+            if prefix is not None and prefix.is_leaf:
+                return self._remove_if_empty(prefix)
+            sep = name.rfind(".", 0, sep)
+        return True
+
+    def update_allocation_configuration(self) -> None:
+        """Apply a newly loaded allocation file: policies, configured queues,
+        properties, steady shares."""
+        alloc = self.fs.alloc
+        self._set_policies(self.root)
+        for name in sorted(alloc.configured.leaves):
+            if self._remove_incompatible(name, True):
+                self.get_leaf(name, True, recompute=False)
+        for name in sorted(alloc.configured.parents):
+            if self._remove_incompatible(name, False):
+                self.get_parent(name, True, recompute=False)
+        self.root.reinit(True)
+        for q in self.queues.values():
+            ad_hoc = q.parent is not None and q.name not in alloc.configured
+            if ad_hoc and q.parent is not None and q.parent.max_child is not None:
+                q.max_conf = q.parent.max_child
+        self.root.recompute_steady_shares()
+
+    def _set_policies(self, q: FSQueue) -> bool:
+        """verifyAndSetPolicyFromConf: set policies top-down unless a child's
+        policy is not allowed under its parent's."""
+        alloc = self.fs.alloc
+        policy = alloc.policy(q.name)
+        for child in q.children_list():
+            if not policy.child_allowed(alloc.policy(child.name)):
+                return False
+            if not self._set_policies(child):
+                return False
+        q.policy = policy
+        return True

@@ -1,0 +1,211 @@
+"""Starvation-based preemption, as Hadoop's TestFairSchedulerPreemption: a
+greedy app takes two 4 GB / 12 vcore nodes with eight 1 GB containers, a
+starving app asks for 2 GB containers, in four modes (min-share or
+fair-share preemption, fair or drf)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import trio
+
+from emu.protocol import EXIT_PREEMPTED
+from emu.resources import Resource
+from tests.fair_harness import GB, FSHarness, write_alloc
+
+MODES = [
+    "MinSharePreemption",
+    "MinSharePreemptionWithDRF",
+    "FairSharePreemption",
+    "FairSharePreemptionWithDRF",
+]
+
+
+def alloc_file(tmp_path: Path, mode: str) -> Path:
+    fairshare = mode.startswith("FairShare")
+    if fairshare:
+        preemption = (
+            "<fairSharePreemptionThreshold>1</fairSharePreemptionThreshold>"
+            "<fairSharePreemptionTimeout>0</fairSharePreemptionTimeout>"
+        )
+        resources = ""
+    else:
+        preemption = "<minSharePreemptionTimeout>0</minSharePreemptionTimeout>"
+        resources = "<minResources>4096mb,4vcores</minResources>"
+    children = f'<queue name="child-1">{resources}</queue><queue name="child-2">{resources}</queue>'
+    body = (
+        f'<queue name="preemptable">{preemption}{children}</queue>'
+        f'<queue name="preemptable-sibling">{preemption}</queue>'
+        f'<queue name="nonpreemptable"><allowPreemptionFrom>false</allowPreemptionFrom>'
+        f"{preemption}{children}</queue>"
+    )
+    if mode.endswith("DRF"):
+        body += "<defaultQueueSchedulingPolicy>drf</defaultQueueSchedulingPolicy>"
+    return write_alloc(tmp_path, body)
+
+
+class Cluster:
+    """TestFairSchedulerPreemption's setup: two nodes, waitTimeBeforeKill 0."""
+
+    def __init__(self, tmp_path: Path, mode: str, props: dict | None = None) -> None:
+        self.mode = mode
+        base = {
+            "yarn.scheduler.fair.preemption": "true",
+            "yarn.scheduler.fair.preemption.cluster-utilization-threshold": 0,
+            "yarn.scheduler.fair.waitTimeBeforeKill": 0,
+        }
+        self.h = FSHarness({**base, **(props or {})}, alloc=alloc_file(tmp_path, mode))
+        self.h.add_node("node1", 4 * GB, 12)
+        self.h.add_node("node2", 4 * GB, 12)
+        self.greedy = ""
+        self.starving = ""
+        for child in ("child-1", "child-2"):
+            assert not self.h.queue(f"nonpreemptable.{child}").preemptable
+
+    def fill(self) -> None:
+        for node in ("node1", "node2"):
+            self.h.heartbeat(node, 4)
+
+    def take_all(self, queue: str) -> None:
+        self.greedy = self.h.request(GB, queue, "default", num=8)
+        self.fill()
+        assert self.h.live(self.greedy) == 8
+
+    async def preempt_half(self, queue: str, memory: int = 2 * GB, vcores: int = 2) -> None:
+        self.starving = self.h.request(memory, queue, "default", num=4, vcores=vcores)
+        await trio.sleep(1)
+        self.h.update()
+
+    def verify(self, starved: int, greedy: int) -> None:
+        h = self.h
+        assert h.live(self.greedy) == greedy
+        assert h.fsapp(self.greedy).queue.name in h.sched.queues
+        metrics = h.sched.queue_metrics(h.fsapp(self.greedy).queue.name)
+        assert metrics.preempted_containers == 8 - greedy
+        if greedy < 8:
+            kept = [s.for_app for s in h.sched.preempt_nodes.values()]
+            assert any(self.starving in m for m in kept)
+        self.fill()
+        assert h.live(self.starving) == starved
+        assert not any(self.starving in s.for_app for s in h.sched.preempt_nodes.values())
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_preemption_within_same_leaf_queue(tmp_path: Path, mode: str, autojump_clock):
+    """TestFairSchedulerPreemption.testPreemptionWithinSameLeafQueue"""
+    c = Cluster(tmp_path, mode)
+    c.take_all("root.preemptable.child-1")
+    await c.preempt_half("root.preemptable.child-1")
+    if mode.startswith("FairShare"):
+        c.verify(2, 4)
+    else:
+        assert c.h.live(c.greedy) == 8
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_preemption_between_two_sibling_leaf_queues(
+    tmp_path: Path, mode: str, autojump_clock
+):
+    """TestFairSchedulerPreemption.testPreemptionBetweenTwoSiblingLeafQueues"""
+    c = Cluster(tmp_path, mode)
+    c.take_all("root.preemptable.child-1")
+    await c.preempt_half("root.preemptable.child-2")
+    c.verify(2, 4)
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_preemption_between_non_sibling_queues(tmp_path: Path, mode: str, autojump_clock):
+    """TestFairSchedulerPreemption.testPreemptionBetweenNonSiblingQueues"""
+    c = Cluster(tmp_path, mode)
+    c.take_all("root.preemptable.child-1")
+    await c.preempt_half("root.nonpreemptable.child-1")
+    c.verify(2, 4)
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_no_preemption_from_disallowed_queue(tmp_path: Path, mode: str, autojump_clock):
+    """TestFairSchedulerPreemption.testNoPreemptionFromDisallowedQueue"""
+    c = Cluster(tmp_path, mode)
+    c.take_all("root.nonpreemptable.child-1")
+    await c.preempt_half("root.preemptable.child-1")
+    assert c.h.live(c.greedy) == 8
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_preemption_select_non_am_container(tmp_path: Path, mode: str, autojump_clock):
+    """TestFairSchedulerPreemption.testPreemptionSelectNonAMContainer: with two
+    AM containers per node, the two preempted pairs come from different nodes."""
+    c = Cluster(tmp_path, mode)
+    c.take_all("root.preemptable.child-1")
+    for node in c.h.sched.sorted_nodes():
+        for container in list(node.containers.values())[:2]:
+            container.is_am = True
+    await c.preempt_half("root.preemptable.child-2")
+    c.verify(2, 4)
+    hosts = {x.node_id for x in c.h.sched.apps[c.starving].live.values()}
+    assert hosts == {"node1", "node2"}
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_app_not_preempted_below_fair_share(tmp_path: Path, mode: str, autojump_clock):
+    """TestFairSchedulerPreemption.testAppNotPreemptedBelowFairShare"""
+    c = Cluster(tmp_path, mode)
+    c.take_all("root.preemptable.child-1")
+    await c.preempt_half("root.preemptable.child-2", 3 * GB, 3)
+    c.verify(1, 5)
+
+
+async def test_preemption_between_sibling_queues_with_parent_at_fair_share(
+    tmp_path: Path, autojump_clock
+):
+    """TestFairSchedulerPreemption.testPreemptionBetweenSiblingQueuesWithParentAtFairShare"""
+    for mode in ("FairSharePreemption", "FairSharePreemptionWithDRF"):
+        c = Cluster(tmp_path, mode)
+        c.take_all("root.preemptable.child-1")
+        await c.preempt_half("root.preemptable-sibling")
+        c.verify(2, 4)
+        await c.preempt_half("root.preemptable.child-2")
+        c.verify(1, 2)
+
+
+@pytest.mark.parametrize(("threshold", "greedy_left"), [(0.9, 7), (0.8, 4)])
+async def test_preemption_only_above_cluster_utilization_threshold(
+    tmp_path: Path, threshold: float, greedy_left: int, autojump_clock
+):
+    """FairScheduler.shouldAttemptPreemption (Hadoop 2.x's
+    TestFairSchedulerPreemption.testPreemptionWithFreeResources): with 7 of
+    8 GB used (0.875), no preemption at threshold 0.9, preemption at 0.8."""
+    props = {"yarn.scheduler.fair.preemption.cluster-utilization-threshold": threshold}
+    c = Cluster(tmp_path, "FairSharePreemption", props)
+    c.greedy = c.h.request(GB, "root.preemptable.child-1", "default", num=7)
+    c.fill()
+    assert c.h.live(c.greedy) == 7
+    await c.preempt_half("root.preemptable.child-2")
+    assert c.h.live(c.greedy) == greedy_left
+
+
+async def test_preemption_contract_comes_before_the_kill(tmp_path: Path, autojump_clock):
+    """FSPreemptionThread: the victim's AM is told (allocate's preemption list)
+    and the container is killed waitTimeBeforeKill later, exit PREEMPTED."""
+    c = Cluster(tmp_path, "FairSharePreemption", {"yarn.scheduler.fair.waitTimeBeforeKill": 3000})
+    c.take_all("root.preemptable.child-1")
+    await c.preempt_half("root.preemptable.child-2")
+    h = c.h
+    reply = h.sched.allocate(c.greedy, [], [], [], [])
+    assert len(reply.preempt) == 4
+    assert h.live(c.greedy) == 8
+    # starvation was found when the starving app arrived (t=0, timeout 0): kills at 3 s
+    await trio.sleep(1)
+    h.update()
+    assert h.live(c.greedy) == 8
+    await trio.sleep(1)
+    h.update()
+    assert h.live(c.greedy) == 4
+    killed = [h.ctx.containers.get(cid) for cid in reply.preempt]
+    assert killed == [None] * 4
+    assert h.sched.allocate(c.greedy, [], [], [], []).preempt == []
+    c.fill()
+    assert h.live(c.starving) == 2
+    assert EXIT_PREEMPTED == -102
+    assert Resource(2 * GB, 2) in {x.resource for x in h.sched.apps[c.starving].live.values()}
