@@ -92,6 +92,13 @@ def _registered(ctx: RMContext, a: RMAppAttempt, data: Any) -> None:
     ctx.dispatch("app", "ATTEMPT_REGISTERED", a.app_id, a.attempt_id)
 
 
+def _registered_before_launch_reply(ctx: RMContext, a: RMAppAttempt, data: Any) -> None:
+    """Over a network the AM can register before the NM's reply to the
+    launch reaches the RM: the registration proves the launch."""
+    _launched(ctx, a, None)
+    _registered(ctx, a, data)
+
+
 def _unregistered(ctx: RMContext, a: RMAppAttempt, data: Any) -> None:
     a.final_status, a.diagnostics = data
     ctx.am_liveness.unregister(a.attempt_id)
@@ -157,6 +164,7 @@ MACHINE = StateMachine(
         (ALLOCATED, "LAUNCH_FAILED", FAILED, _launch_failed),
         ((SCHEDULED, ALLOCATED, LAUNCHED, RUNNING), "CONTAINER_FINISHED", (SCHEDULED, ALLOCATED, LAUNCHED, RUNNING, FAILED), _container_finished),
         (LAUNCHED, "REGISTERED", RUNNING, _registered),
+        (ALLOCATED, "REGISTERED", RUNNING, _registered_before_launch_reply),
         ((LAUNCHED, RUNNING), "EXPIRE", FAILED, _expired),
         (RUNNING, "UNREGISTERED", FINISHING, _unregistered),
         (FINISHING, "CONTAINER_FINISHED", (FINISHING, FINISHED), _container_finished),
@@ -164,7 +172,8 @@ MACHINE = StateMachine(
         ((SUBMITTED, SCHEDULED, ALLOCATED, LAUNCHED, RUNNING), "KILL", KILLED, _killed),
     ],
     ignored={
-        FINISHING: ("KILL",),
+        RUNNING: ("LAUNCHED", "LAUNCH_FAILED"),
+        FINISHING: ("KILL", "LAUNCHED"),
         **{s: _LATE for s in FINAL},
     },
 )

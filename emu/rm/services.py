@@ -166,7 +166,7 @@ class RMServices:
     def register_am(self, msg: dict) -> dict:
         ctx = self.ctx
         a = self._attempt(msg)
-        if a.state != attempt_sm.LAUNCHED:
+        if a.state not in (attempt_sm.LAUNCHED, attempt_sm.ALLOCATED):
             raise _Refused(P.INVALID, f"attempt {a.attempt_id} cannot register in state {a.state}")
         ctx.dispatch("attempt", "REGISTERED", a.attempt_id, msg["host"])
         ctx.dispatcher.drain()

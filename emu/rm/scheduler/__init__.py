@@ -21,4 +21,8 @@ def create(ctx: RMContext) -> Scheduler:
         from emu.rm.scheduler.fair import FairScheduler
 
         return FairScheduler(ctx)
+    if name == "capacity":
+        from emu.rm.scheduler.capacity import CapacityScheduler
+
+        return CapacityScheduler(ctx)
     raise ValueError(f"scheduler {name!r} is not available in this build of emu")

@@ -1,0 +1,236 @@
+"""One application's turn on one node, as Hadoop's RegularContainerAllocator
+plays it: priorities from the most important, locality with delay
+scheduling, and reservations for asks that do not fit.
+
+Outcomes, as YARN's AllocationState:
+- ALLOCATED / RESERVED: one container placed or the node reserved;
+- PRIORITY_SKIPPED: nothing at this priority fits this node, try the next;
+- APP_SKIPPED: the app waits (delay scheduling) or is blocked on this
+  node; the leaf moves on to its next app;
+- QUEUE_SKIPPED: the queue's headroom cannot hold the ask; the leaf stops
+  and its parent lowers the limit it offers the other children.
+
+Delay scheduling counts missed scheduling opportunities per priority
+(`SchedulerApp.opportunities`): rack-local placement waits for more than
+`min(#nodes, node-locality-delay)` of them; off-switch waits for more than
+`min(#nodes, node-locality-delay + rack-locality-additional-delay)` when
+the additional delay is set, otherwise for more than
+`min(#nodes, outstanding containers * locality wait factor)`, the factor
+being the share of the cluster the ask names. An ask naming no host or rack
+is never delayed. Node-local placements (and rack-local ones, with
+`rack-locality-full-reset`) reset the count.
+
+Reservations follow `shouldAllocOrReserveNewContainer`: an app reserves
+another node only while its outstanding containers at the priority exceed
+its reservations, plus a starvation allowance that grows with the number of
+re-reservations. With `reservations-continue-look-all-nodes` (default on)
+an app whose reservations already cover its asks may still take a node
+where the ask fits, giving up one of its reservations of the same priority
+elsewhere; the same exchange lets it go past the queue headroom or the user
+limit by no more than what it has reserved.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from emu.resources import ZERO
+from emu.rm.scheduler.capacity import resource_math as rm
+from emu.rm.scheduler.common import ANY, NODE_LOCAL, OFF_SWITCH, RACK_LOCAL
+
+if TYPE_CHECKING:
+    from emu.resources import Resource
+    from emu.rm.scheduler.capacity.scheduler import CapacityScheduler
+    from emu.rm.scheduler.common import Ask, SchedulerApp, SchedulerNode
+
+ALLOCATED, RESERVED = "ALLOCATED", "RESERVED"
+PRIORITY_SKIPPED, APP_SKIPPED = "PRIORITY_SKIPPED", "APP_SKIPPED"
+QUEUE_SKIPPED, LOCALITY_SKIPPED = "QUEUE_SKIPPED", "LOCALITY_SKIPPED"
+
+
+def assign_app(
+    sched: CapacityScheduler,
+    sapp: SchedulerApp,
+    node: SchedulerNode,
+    headroom: Resource,
+    must_unreserve: Resource = ZERO,
+) -> tuple[str, str]:
+    """Try to give `sapp` one container (or a reservation) on `node`;
+    returns (outcome, locality). `headroom` is what the queue may still
+    take; `must_unreserve` is how far the user is above the user limit
+    (only reservations elsewhere can make room for it)."""
+    info = sapp.info
+    calc, cluster = sched.calc, sched.cluster
+    looking = sched.cs.reservations_continue_looking
+    for priority in list(info.priorities):
+        any_ask = info.get(priority, ANY)
+        if any_ask is None or any_ask.num <= 0:
+            continue
+        required = any_ask.capability
+        if not looking and not should_allocate_or_reserve(sched, sapp, priority, required):
+            continue
+        unreservable = sapp.reserved_total() if looking else ZERO
+        if not rm.ge(calc, cluster, headroom + unreservable, required):
+            return QUEUE_SKIPPED, OFF_SWITCH
+        if node.host in sapp.blacklist or node.rack in sapp.blacklist:
+            return APP_SKIPPED, OFF_SWITCH
+        opportunities = sapp.opportunities
+        opportunities[priority] = opportunities.get(priority, 0) + 1
+        outcome, locality = _assign_on_node(sched, sapp, node, priority, headroom, must_unreserve)
+        if outcome == PRIORITY_SKIPPED:
+            opportunities[priority] -= 1
+            continue
+        return outcome, locality
+    return APP_SKIPPED, OFF_SWITCH
+
+
+def _assign_on_node(
+    sched: CapacityScheduler,
+    sapp: SchedulerApp,
+    node: SchedulerNode,
+    priority: int,
+    headroom: Resource,
+    must_unreserve: Resource,
+) -> tuple[str, str]:
+    info = sapp.info
+    for node_type in (NODE_LOCAL, RACK_LOCAL, OFF_SWITCH):
+        ask = info.can_place(priority, node, node_type)
+        if ask is None:
+            continue
+        if not _delay_allows(sched, sapp, priority, node_type):
+            if node_type == OFF_SWITCH:
+                return APP_SKIPPED, node_type
+            continue
+        outcome = _assign_container(
+            sched, sapp, node, priority, ask, node_type, headroom, must_unreserve
+        )
+        if outcome in (ALLOCATED, RESERVED):
+            return outcome, node_type
+        if node_type == OFF_SWITCH:
+            return APP_SKIPPED, node_type
+    return PRIORITY_SKIPPED, OFF_SWITCH
+
+
+def _delay_allows(
+    sched: CapacityScheduler, sapp: SchedulerApp, priority: int, node_type: str
+) -> bool:
+    if node_type == NODE_LOCAL:
+        return True
+    cs, nodes = sched.cs, len(sched.nodes)
+    missed = sapp.opportunities.get(priority, 0)
+    if node_type == RACK_LOCAL:
+        return min(nodes, cs.node_locality_delay) < missed
+    by_name = sapp.info.requests.get(priority, {})
+    locations = sum(1 for a in by_name.values() if a.num > 0)
+    if locations <= 1:
+        return True
+    if cs.rack_locality_additional_delay > -1:
+        return missed > min(nodes, cs.node_locality_delay + cs.rack_locality_additional_delay)
+    any_ask = by_name[ANY]
+    wait_factor = min((locations - 1) / nodes, 1.0) if nodes else 1.0
+    return min(nodes, any_ask.num * wait_factor) < missed
+
+
+def _assign_container(
+    sched: CapacityScheduler,
+    sapp: SchedulerApp,
+    node: SchedulerNode,
+    priority: int,
+    ask: Ask,
+    node_type: str,
+    headroom: Resource,
+    must_unreserve: Resource,
+) -> str:
+    calc, cluster = sched.calc, sched.cluster
+    looking = sched.cs.reservations_continue_looking
+    capability = ask.capability
+    if not rm.le(calc, cluster, capability, node.total):
+        return LOCALITY_SKIPPED
+    should = should_allocate_or_reserve(sched, sapp, priority, capability)
+    need = rm.rmax(calc, cluster, capability - headroom, must_unreserve)
+    need_unreserve = rm.positive(calc, cluster, need)
+    if calc.fits(capability, node.available):
+        if looking and (not should or need_unreserve):
+            # Continue looking: allocate here by giving up a reservation
+            # of the same priority elsewhere (FiCaSchedulerApp.findNodeToUnreserve).
+            other = _node_to_unreserve(
+                sched, sapp, node, priority, need if need_unreserve else capability
+            )
+            if other is None:
+                return LOCALITY_SKIPPED
+            sched.unreserve(sapp, other)
+        sched.place(sapp, node, priority, node_type, ask)
+        if node_type == NODE_LOCAL or (
+            node_type == RACK_LOCAL and sched.cs.rack_locality_full_reset
+        ):
+            sapp.opportunities[priority] = 0
+        sched.rereservations.pop((sapp.attempt_id, priority), None)
+        return ALLOCATED
+    if should and not (looking and need_unreserve) and node.reserved is None:
+        sched.reserve(sapp, node, priority, ask)
+        return RESERVED
+    return LOCALITY_SKIPPED
+
+
+def _node_to_unreserve(
+    sched: CapacityScheduler,
+    sapp: SchedulerApp,
+    node: SchedulerNode,
+    priority: int,
+    amount: Resource,
+) -> SchedulerNode | None:
+    for node_id in sorted(sapp.reservations):
+        c = sapp.reservations[node_id]
+        if node_id == node.node_id or c.priority != priority:
+            continue
+        if rm.fits(sched.calc, amount, c.resource) and node_id in sched.nodes:
+            return sched.nodes[node_id]
+    return None
+
+
+def should_allocate_or_reserve(
+    sched: CapacityScheduler, sapp: SchedulerApp, priority: int, required: Resource
+) -> bool:
+    """RegularContainerAllocator.shouldAllocOrReserveNewContainer."""
+    any_ask = sapp.info.get(priority, ANY)
+    outstanding = any_ask.num if any_ask is not None else 0
+    reserved = sum(1 for c in sapp.reservations.values() if c.priority == priority)
+    starvation = 0
+    if reserved:
+        leaf_max = sched.tree[sapp.queue].conf.maximum_allocation
+        node_factor = sched.calc.ratio(required, leaf_max)
+        min_factor = sched.calc.ratio(leaf_max - sched.minimum, leaf_max)
+        rereserved = sched.rereservations.get((sapp.attempt_id, priority), 0)
+        starvation = int((rereserved / reserved) * (1.0 - min(node_factor, min_factor)))
+    return starvation + outstanding - reserved > 0
+
+
+def fulfil_reservation(sched: CapacityScheduler, node: SchedulerNode) -> bool:
+    """Allocate from the node's reserved container if it now fits (queue
+    limits are not checked again, as in YARN); drop the reservation if the
+    app no longer needs it; otherwise re-reserve. True if a container was
+    allocated."""
+    reserved = node.reserved
+    assert reserved is not None
+    sapp = sched.apps.get(reserved.attempt_id)
+    if sapp is None:
+        sched.unreserve(None, node)
+        return False
+    priority = reserved.priority
+    any_ask = sapp.info.get(priority, ANY)
+    if any_ask is None or any_ask.num <= 0:
+        sched.unreserve(sapp, node)
+        return False
+    for node_type in (NODE_LOCAL, RACK_LOCAL, OFF_SWITCH):
+        ask = sapp.info.can_place(priority, node, node_type)
+        if ask is None:
+            continue
+        if sched.calc.fits(ask.capability, node.available):
+            sched.unreserve(sapp, node)
+            sched.place(sapp, node, priority, node_type, ask)
+            sched.rereservations.pop((sapp.attempt_id, priority), None)
+            return True
+        break
+    key = (sapp.attempt_id, priority)
+    sched.rereservations[key] = sched.rereservations.get(key, 0) + 1
+    return False

@@ -1,0 +1,582 @@
+"""capacity-scheduler.xml, read as Hadoop's CapacitySchedulerConfiguration
+reads it, into an immutable tree of queue settings.
+
+The properties come from the RM's Configuration (yarn-site and
+capacity-scheduler merged). Everything is validated here, once: a value
+that does not parse, a capacity out of range, children whose capacities do
+not sum to 100, a queue property for a queue that no `queues` list defines,
+a RUNNING queue under a STOPPED parent, a queue mapping to a queue that does
+not exist. Each raises `InputError` naming the property, so the user knows
+which line to fix; the same checks make an admin refresh refuse a bad
+configuration.
+
+Supported per queue (`yarn.scheduler.capacity.<queue-path>.`): `queues`,
+`capacity` (percent, or a weight such as `2w` when every sibling uses
+weights), `maximum-capacity`, `minimum-user-limit-percent`,
+`user-limit-factor` (-1 disables it), `maximum-allocation-mb`,
+`maximum-allocation-vcores`, `maximum-applications`,
+`maximum-am-resource-percent`, `state`, `acl_submit_applications`,
+`acl_administer_queue`, `disable_preemption`, `ordering-policy` (leaf:
+fifo or fair, with `ordering-policy.fair.enable-size-based-weight`; parent:
+utilization or priority-utilization) and `priority`. Absolute-resource
+capacities (`[memory=...]`) and auto-created queues are not emulated; the
+former is refused with a message, the latter's properties are ignored, as
+are properties emu does not model (lifetimes, node labels, reservations).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from emu.config.configuration import Configuration
+from emu.errors import InputError
+from emu.resources import Resource, calculator
+
+PREFIX = "yarn.scheduler.capacity."
+ROOT = "root"
+DEFAULT_QUEUE = "default"
+PRECISION = 0.05  # percent; Hadoop's ParentQueue allows 0.0005 of the parent
+
+GROUP_MAPPING = "hadoop.user.group.static.mapping.overrides"
+ACL_ENABLE = "yarn.acl.enable"
+MONITOR_ENABLE = "yarn.resourcemanager.scheduler.monitor.enable"
+MONITOR_POLICIES = "yarn.resourcemanager.scheduler.monitor.policies"
+PREEMPTION_PREFIX = "yarn.resourcemanager.monitor.capacity.preemption."
+POLICY_CLASS = "ProportionalCapacityPreemptionPolicy"
+
+# Per-queue suffixes this reader understands; a property with one of these
+# suffixes for a queue no `queues` list defines is an error.
+QUEUE_SUFFIXES = (
+    "queues",
+    "capacity",
+    "maximum-capacity",
+    "minimum-user-limit-percent",
+    "user-limit-factor",
+    "maximum-allocation-mb",
+    "maximum-allocation-vcores",
+    "maximum-applications",
+    "maximum-am-resource-percent",
+    "state",
+    "acl_submit_applications",
+    "acl_administer_queue",
+    "disable_preemption",
+    "ordering-policy",
+    "priority",
+)
+RUNNING, STOPPED = "RUNNING", "STOPPED"
+
+
+def _fail(conf: Configuration, name: str, message: str) -> InputError:
+    return InputError(conf.sources.get(name, "configuration"), name, message)
+
+
+def _raw(conf: Configuration, name: str) -> str | None:
+    """A property's value untrimmed: Hadoop reads ACLs with `get`, not
+    `getTrimmed`, so a leading space (no users, only groups) is meaningful.
+    Configuration's public getters strip values, hence the direct read."""
+    return conf._props.get(name)
+
+
+@dataclass(frozen=True)
+class Acl:
+    """A Hadoop AccessControlList: `*` is everyone, otherwise
+    `user1,user2 group1,group2`; a lone space is no one."""
+
+    everyone: bool = False
+    users: frozenset[str] = frozenset()
+    groups: frozenset[str] = frozenset()
+    text: str = " "
+
+    @classmethod
+    def parse(cls, raw: str) -> Acl:
+        parts = raw.split(" ", 1)
+        if any(p.strip() == "*" for p in parts):
+            return cls(everyone=True, text="*")
+        users = frozenset(u.strip() for u in parts[0].split(",") if u.strip())
+        groups = frozenset()
+        if len(parts) == 2:
+            groups = frozenset(g.strip() for g in parts[1].split(",") if g.strip())
+        return cls(False, users, groups, raw)
+
+    def allows(self, user: str, groups: tuple[str, ...]) -> bool:
+        return self.everyone or user in self.users or any(g in self.groups for g in groups)
+
+
+EVERYONE = Acl(everyone=True, text="*")
+NO_ONE = Acl()
+
+
+@dataclass(frozen=True)
+class QueueConf:
+    """One queue's settings, with its capacities made absolute."""
+
+    path: str
+    parent: str | None
+    children: tuple[str, ...]
+    capacity: float
+    maximum_capacity: float
+    absolute_capacity: float
+    absolute_maximum_capacity: float
+    state: str
+    user_limit_percent: float
+    user_limit_factor: float
+    maximum_allocation: Resource
+    maximum_applications: int
+    maximum_am_percent: float
+    submit_acl: Acl
+    admin_acl: Acl
+    preemption_disabled: bool
+    ordering_policy: str
+    fair_size_based_weight: bool
+    priority: int
+    respects_priority: bool
+
+    @property
+    def name(self) -> str:
+        return self.path.rsplit(".", 1)[-1]
+
+    @property
+    def is_leaf(self) -> bool:
+        return not self.children
+
+
+@dataclass(frozen=True)
+class QueueMapping:
+    """One `u:`/`g:` rule of `queue-mappings`."""
+
+    kind: str
+    source: str
+    queue: str
+
+
+@dataclass(frozen=True)
+class PreemptionConf:
+    """ProportionalCapacityPreemptionPolicy settings (YARN's defaults)."""
+
+    enabled: bool = False
+    observe_only: bool = False
+    monitoring_interval_ms: int = 3000
+    max_wait_before_kill_ms: int = 15000
+    total_preemption_per_round: float = 0.1
+    max_ignored_over_capacity: float = 0.1
+    natural_termination_factor: float = 0.2
+
+
+@dataclass(frozen=True)
+class CapacityConf:
+    queues: dict[str, QueueConf]
+    calculator: str = "default"
+    maximum_applications: int = 10000
+    global_queue_max_applications: int = -1
+    node_locality_delay: int = 40
+    rack_locality_additional_delay: int = -1
+    rack_locality_full_reset: bool = True
+    offswitch_per_heartbeat: int = 1
+    multiple_assignments: bool = True
+    max_assignments_per_heartbeat: int = 100
+    reservations_continue_looking: bool = True
+    mappings: tuple[QueueMapping, ...] = ()
+    mappings_override: bool = False
+    groups: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    acl_enabled: bool = False
+    max_application_priority: int = 0
+    preemption: PreemptionConf = PreemptionConf()
+
+    def leaves(self) -> list[str]:
+        return [p for p, q in self.queues.items() if q.is_leaf]
+
+    def by_short_name(self, name: str) -> list[str]:
+        return [p for p in self.queues if p.rsplit(".", 1)[-1] == name]
+
+    def groups_of(self, user: str) -> tuple[str, ...]:
+        return self.groups.get(user, ())
+
+
+def parse(conf: Configuration, minimum: Resource, maximum: Resource) -> CapacityConf:
+    """Read and validate the capacity scheduler's configuration."""
+    calc_key = PREFIX + "resource-calculator"
+    calc_name = conf.get_str(calc_key, "default")
+    try:
+        calc = calculator(calc_name)
+    except ValueError as e:
+        raise _fail(conf, calc_key, str(e)) from None
+
+    paths = queue_paths(conf)
+    _check_stray_properties(conf, paths)
+    queues: dict[str, QueueConf] = {}
+    _build(conf, ROOT, None, paths, queues, {}, minimum, maximum)
+
+    offswitch = conf.get_int(PREFIX + "per-node-heartbeat.maximum-offswitch-assignments", 1)
+    if offswitch < 1:
+        raise _fail(
+            conf,
+            PREFIX + "per-node-heartbeat.maximum-offswitch-assignments",
+            f"must be at least 1, got {offswitch}",
+        )
+    cs = CapacityConf(
+        queues=queues,
+        calculator=calc.name,
+        maximum_applications=conf.get_int(PREFIX + "maximum-applications", 10000),
+        global_queue_max_applications=conf.get_int(PREFIX + "global-queue-max-application", -1),
+        node_locality_delay=conf.get_int(PREFIX + "node-locality-delay", 40),
+        rack_locality_additional_delay=conf.get_int(PREFIX + "rack-locality-additional-delay", -1),
+        rack_locality_full_reset=conf.get_bool(PREFIX + "rack-locality-full-reset", True),
+        offswitch_per_heartbeat=offswitch,
+        multiple_assignments=conf.get_bool(
+            PREFIX + "per-node-heartbeat.multiple-assignments-enabled", True
+        ),
+        max_assignments_per_heartbeat=conf.get_int(
+            PREFIX + "per-node-heartbeat.maximum-container-assignments", 100
+        ),
+        reservations_continue_looking=conf.get_bool(
+            PREFIX + "reservations-continue-look-all-nodes", True
+        ),
+        mappings=_mappings(conf),
+        mappings_override=conf.get_bool(PREFIX + "queue-mappings-override.enable", False),
+        groups=_groups(conf),
+        acl_enabled=conf.get_bool(ACL_ENABLE, False),
+        max_application_priority=conf.get_int("yarn.cluster.max-application-priority", 0),
+        preemption=_preemption(conf),
+    )
+    _check_mappings(conf, cs)
+    return cs
+
+
+# --- the queue tree -----------------------------------------------------------
+def _children(conf: Configuration, path: str) -> list[str]:
+    key = f"{PREFIX}{path}.queues"
+    raw = conf.get(key)
+    if raw is None or raw == "":
+        if path == ROOT:
+            # No queues at all: Hadoop's shipped capacity-scheduler.xml has
+            # one leaf, root.default, at 100 %.
+            return [DEFAULT_QUEUE]
+        return []
+    names = [n.strip() for n in raw.split(",") if n.strip()]
+    seen: set[str] = set()
+    for n in names:
+        if n in seen:
+            raise _fail(conf, key, f"queue {n!r} is listed twice")
+        if any(c.isspace() for c in n) or "." in n:
+            raise _fail(conf, key, f"invalid queue name {n!r}")
+        seen.add(n)
+    return names
+
+
+def queue_paths(conf: Configuration) -> dict[str, list[str]]:
+    """Every defined queue path -> its children's short names."""
+    out: dict[str, list[str]] = {}
+    todo = [ROOT]
+    while todo:
+        path = todo.pop()
+        kids = _children(conf, path)
+        out[path] = kids
+        todo.extend(f"{path}.{k}" for k in reversed(kids))
+    return out
+
+
+def _check_stray_properties(conf: Configuration, paths: dict[str, list[str]]) -> None:
+    """A queue property for a queue no `queues` list defines is almost always
+    a typo or a missing parent; Hadoop would silently ignore it."""
+    head = PREFIX + ROOT + "."
+    for name in conf:
+        if not name.startswith(head):
+            continue
+        rest = name[len(PREFIX) :]
+        for suffix in QUEUE_SUFFIXES:
+            if rest.endswith("." + suffix):
+                queue = rest[: -len(suffix) - 1]
+                break
+        else:
+            continue
+        if queue in paths:
+            continue
+        parent = queue.rsplit(".", 1)[0]
+        if parent not in paths:
+            raise _fail(conf, name, f"unknown parent queue {parent!r} for queue {queue!r}")
+        raise _fail(
+            conf,
+            name,
+            f"queue {queue!r} is not defined: {PREFIX}{parent}.queues does not list "
+            f"{queue.rsplit('.', 1)[-1]!r}",
+        )
+
+
+def _percent(conf: Configuration, key: str, default: float) -> float | str:
+    """A capacity: a float percent, or the string form of a weight (`2w`)."""
+    v = conf.get(key)
+    if v is None or v == "":
+        return default
+    if v.startswith("[") or "memory" in v:
+        raise _fail(conf, key, "absolute-resource capacities are not supported by emu; use percent")
+    if v.endswith("w"):
+        try:
+            w = float(v[:-1])
+        except ValueError:
+            raise _fail(conf, key, f"expected a weight such as 2w, got {v!r}") from None
+        if w < 0:
+            raise _fail(conf, key, f"a weight must not be negative, got {v!r}")
+        return v
+    return conf.get_float(key, default)
+
+
+def _build(
+    conf: Configuration,
+    path: str,
+    parent: QueueConf | None,
+    paths: dict[str, list[str]],
+    out: dict[str, QueueConf],
+    capacities: dict[str, float],
+    minimum: Resource,
+    cluster_maximum: Resource,
+) -> None:
+    """Build `path` and its subtree; `capacities` holds each queue's capacity
+    (percent of its parent), filled by the parent before its children."""
+    p = f"{PREFIX}{path}."
+    kids = paths[path]
+    capacity = 100.0 if parent is None else capacities[path]
+    max_key = p + "maximum-capacity"
+    max_cap = conf.get_float(max_key, -1.0) if path != ROOT else 100.0
+    if max_cap == -1.0:
+        max_cap = 100.0
+    if not 0 < max_cap <= 100:
+        raise _fail(conf, max_key, f"must be in (0, 100] or -1, got {max_cap:g}")
+    if parent is None:
+        abs_cap, abs_max = 1.0, 1.0
+    else:
+        abs_cap = parent.absolute_capacity * capacity / 100
+        abs_max = parent.absolute_maximum_capacity * max_cap / 100
+    if abs_cap > abs_max + 1e-6:
+        raise _fail(
+            conf,
+            max_key if conf.get(max_key) is not None else p + "capacity",
+            f"capacity {capacity:g}% of {path} is above its maximum-capacity {max_cap:g}%",
+        )
+
+    state_key = p + "state"
+    state = (conf.get(state_key) or "").upper() or (parent.state if parent else RUNNING)
+    if state not in (RUNNING, STOPPED):
+        raise _fail(conf, state_key, f"expected RUNNING or STOPPED, got {conf.get(state_key)!r}")
+    if parent is not None and parent.state == STOPPED and state == RUNNING:
+        raise _fail(
+            conf, state_key, f"{path} cannot be RUNNING under the STOPPED queue {parent.path}"
+        )
+
+    ulp_key = p + "minimum-user-limit-percent"
+    ulp = conf.get_float(ulp_key, conf.get_float(PREFIX + "minimum-user-limit-percent", 100.0))
+    if not 0 <= ulp <= 100:
+        raise _fail(conf, ulp_key, f"must be in [0, 100], got {ulp:g}")
+    ulf_key = p + "user-limit-factor"
+    ulf = conf.get_float(ulf_key, conf.get_float(PREFIX + "user-limit-factor", 1.0))
+    if ulf <= 0 and ulf != -1:
+        raise _fail(conf, ulf_key, f"must be positive or -1, got {ulf:g}")
+
+    parent_max = parent.maximum_allocation if parent else cluster_maximum
+    mem_key, vc_key = p + "maximum-allocation-mb", p + "maximum-allocation-vcores"
+    max_alloc = Resource(
+        conf.get_int(mem_key, parent_max.memory),
+        conf.get_int(vc_key, parent_max.vcores),
+        cluster_maximum.extra,
+    )
+    for key, value, limit in (
+        (mem_key, max_alloc.memory, parent_max.memory),
+        (vc_key, max_alloc.vcores, parent_max.vcores),
+    ):
+        if value > limit:
+            raise _fail(
+                conf, key, f"{value} is larger than the parent's or cluster's maximum {limit}"
+            )
+    if max_alloc.memory < minimum.memory or max_alloc.vcores < minimum.vcores:
+        raise _fail(conf, mem_key, f"maximum allocation {max_alloc} is below the minimum {minimum}")
+
+    am_key = p + "maximum-am-resource-percent"
+    am_pct = conf.get_float(am_key, conf.get_float(PREFIX + "maximum-am-resource-percent", 0.1))
+
+    acls = {}
+    for kind in ("acl_submit_applications", "acl_administer_queue"):
+        raw = _raw(conf, p + kind)
+        if raw is None:
+            acls[kind] = EVERYONE if parent is None else NO_ONE
+        else:
+            acls[kind] = Acl.parse(raw)
+
+    preempt_key = p + "disable_preemption"
+    disabled = conf.get_bool(preempt_key, parent.preemption_disabled if parent else False)
+
+    policy_key = p + "ordering-policy"
+    policy_raw = conf.get_str(policy_key, "utilization" if kids else "fifo")
+    policy = _ordering_policy(conf, policy_key, policy_raw, leaf=not kids)
+
+    q = QueueConf(
+        path=path,
+        parent=parent.path if parent else None,
+        children=tuple(f"{path}.{k}" for k in kids),
+        capacity=capacity,
+        maximum_capacity=max_cap,
+        absolute_capacity=abs_cap,
+        absolute_maximum_capacity=abs_max,
+        state=state,
+        user_limit_percent=ulp,
+        user_limit_factor=ulf,
+        maximum_allocation=max_alloc,
+        maximum_applications=conf.get_int(p + "maximum-applications", -1),
+        maximum_am_percent=am_pct,
+        submit_acl=acls["acl_submit_applications"],
+        admin_acl=acls["acl_administer_queue"],
+        preemption_disabled=disabled,
+        ordering_policy=policy,
+        fair_size_based_weight=conf.get_bool(policy_key + ".fair.enable-size-based-weight", False),
+        priority=conf.get_int(p + "priority", 0),
+        respects_priority=parent is not None and parent.ordering_policy == "priority-utilization",
+    )
+    out[path] = q
+    if kids:
+        capacities.update(_child_capacities(conf, q, kids))
+        for k in kids:
+            _build(conf, f"{path}.{k}", q, paths, out, capacities, minimum, cluster_maximum)
+
+
+def _child_capacities(conf: Configuration, parent: QueueConf, kids: list[str]) -> dict[str, float]:
+    """Children's capacities (percent of the parent), validated to sum to 100."""
+    implicit = parent.path == ROOT and not conf.get(f"{PREFIX}{ROOT}.queues")
+    default = 100.0 if implicit else 0.0
+    values = {k: _percent(conf, f"{PREFIX}{parent.path}.{k}.capacity", default) for k in kids}
+    weights = {k: v for k, v in values.items() if isinstance(v, str)}
+    queues_key = f"{PREFIX}{parent.path}.queues"
+    if weights and len(weights) != len(values):
+        raise _fail(
+            conf,
+            queues_key,
+            f"children of {parent.path} mix weights and percentages; use one kind",
+        )
+    out: dict[str, float] = {}
+    if weights:
+        total = sum(float(w[:-1]) for w in weights.values())
+        for k in kids:
+            w = float(str(values[k])[:-1])
+            out[f"{parent.path}.{k}"] = 100.0 * w / total if total else 0.0
+        return out
+    for k, v in values.items():
+        key = f"{PREFIX}{parent.path}.{k}.capacity"
+        if not 0 <= float(v) <= 100:
+            raise _fail(conf, key, f"must be in [0, 100], got {float(v):g}")
+        out[f"{parent.path}.{k}"] = float(v)
+    total = sum(float(v) for v in values.values())
+    ok = abs(total - 100) <= PRECISION or (parent.capacity == 0 and total == 0)
+    if not ok:
+        listing = ", ".join(f"{k}={float(v):g}" for k, v in values.items())
+        raise _fail(
+            conf,
+            queues_key,
+            f"capacities of the children of {parent.path} sum to {total:g}, not 100 ({listing})",
+        )
+    return out
+
+
+def _ordering_policy(conf: Configuration, key: str, raw: str, leaf: bool) -> str:
+    name = raw.strip()
+    if leaf:
+        if name in ("fifo", "fifo-with-partitions", "fifo-for-pending-apps") or name.endswith(
+            ("FifoOrderingPolicy", "FifoOrderingPolicyWithExclusivePartitions")
+        ):
+            return "fifo"
+        if name == "fair" or name.endswith("FairOrderingPolicy"):
+            return "fair"
+        raise _fail(
+            conf, key, f"unknown application ordering policy {raw!r} (expected fifo or fair)"
+        )
+    if name in ("utilization", "priority-utilization"):
+        return name
+    raise _fail(
+        conf,
+        key,
+        f"unknown queue ordering policy {raw!r} (expected utilization or priority-utilization)",
+    )
+
+
+# --- placement and users ------------------------------------------------------
+def _mappings(conf: Configuration) -> tuple[QueueMapping, ...]:
+    key = PREFIX + "queue-mappings"
+    raw = conf.get(key)
+    if not raw:
+        return ()
+    out = []
+    for entry in (e.strip() for e in raw.split(",")):
+        if not entry:
+            continue
+        parts = [x.strip() for x in entry.split(":")]
+        if len(parts) != 3 or parts[0] not in ("u", "g") or not parts[1] or not parts[2]:
+            raise _fail(
+                conf, key, f"malformed mapping {entry!r} (expected u:user:queue or g:group:queue)"
+            )
+        out.append(QueueMapping(parts[0], parts[1], parts[2]))
+    return tuple(out)
+
+
+def _check_mappings(conf: Configuration, cs: CapacityConf) -> None:
+    """A mapping to a fixed queue must name a leaf (Hadoop refuses to start
+    otherwise); mappings with %user or %primary_group are checked when used."""
+    key = PREFIX + "queue-mappings"
+    for m in cs.mappings:
+        if "%" in m.queue:
+            continue
+        target = m.queue if m.queue in cs.queues else None
+        if target is None:
+            found = cs.by_short_name(m.queue)
+            target = found[0] if len(found) == 1 else None
+        if target is None or not cs.queues[target].is_leaf:
+            raise _fail(
+                conf,
+                key,
+                f"mapping {m.kind}:{m.source}:{m.queue} names a queue that is not a leaf queue",
+            )
+
+
+def _groups(conf: Configuration) -> dict[str, tuple[str, ...]]:
+    """Hadoop's static user->groups mapping: `user1=group1,group2;user2=`."""
+    raw = conf.get(GROUP_MAPPING) or "dr.who=;"
+    out: dict[str, tuple[str, ...]] = {}
+    for entry in (e.strip() for e in raw.split(";")):
+        if not entry:
+            continue
+        if "=" not in entry:
+            raise _fail(
+                conf, GROUP_MAPPING, f"malformed entry {entry!r} (expected user=group1,group2)"
+            )
+        user, groups = entry.split("=", 1)
+        out[user.strip()] = tuple(g.strip() for g in groups.split(",") if g.strip())
+    return out
+
+
+def _preemption(conf: Configuration) -> PreemptionConf:
+    p = PREEMPTION_PREFIX
+    policies = conf.get_list(
+        MONITOR_POLICIES,
+        [
+            "org.apache.hadoop.yarn.server.resourcemanager.monitor.capacity."
+            "ProportionalCapacityPreemptionPolicy"
+        ],
+    )
+    enabled = conf.get_bool(MONITOR_ENABLE, False) and any(
+        x.endswith(POLICY_CLASS) for x in policies
+    )
+    pc = PreemptionConf(
+        enabled=enabled,
+        observe_only=conf.get_bool(p + "observe_only", False),
+        monitoring_interval_ms=conf.get_time_ms(p + "monitoring_interval", 3000),
+        max_wait_before_kill_ms=conf.get_time_ms(p + "max_wait_before_kill", 15000),
+        total_preemption_per_round=conf.get_float(p + "total_preemption_per_round", 0.1),
+        max_ignored_over_capacity=conf.get_float(p + "max_ignored_over_capacity", 0.1),
+        natural_termination_factor=conf.get_float(p + "natural_termination_factor", 0.2),
+    )
+    if pc.monitoring_interval_ms <= 0:
+        raise _fail(conf, p + "monitoring_interval", "must be positive")
+    for name, value in (
+        ("total_preemption_per_round", pc.total_preemption_per_round),
+        ("natural_termination_factor", pc.natural_termination_factor),
+    ):
+        if not 0 < value <= 1:
+            raise _fail(conf, p + name, f"must be in (0, 1], got {value:g}")
+    if pc.max_ignored_over_capacity < 0:
+        raise _fail(conf, p + "max_ignored_over_capacity", "must not be negative")
+    return pc

@@ -1,0 +1,350 @@
+"""ProportionalCapacityPreemptionPolicy: take back what queues borrowed
+when the owners' demand returns.
+
+Every `monitoring_interval` the policy snapshots the queue tree
+(`TempQueue`, as Hadoop's TempQueuePerPartition) and, level by level from
+the root, computes each queue's *ideal assignment*: the parent's share is
+handed out as a fixpoint, most under-served queue (ideal / guaranteed)
+first, each offered its guarantee-weighted part of what is left and
+accepting up to min(maximum capacity, usage + pending asks) - and, for a
+leaf, no more than max(usage, guarantee). Queues with no guarantee share
+what remains evenly. Usage above the ideal assignment, but never below
+min(usage + pending, guarantee), is preemptable; when the total exceeds
+`total_preemption_per_round` of the cluster every queue's amount is scaled
+down. Leaves with `disable_preemption` keep their excess (it becomes
+untouchable for their parents too). A leaf gives back only if its usage is
+above guarantee * (1 + `max_ignored_over_capacity`) (the dead zone), and
+then `natural_termination_factor` of its preemptable amount per round.
+
+Victims (FifoCandidatesSelector): in each leaf, apps from the last in
+scheduling order (the newest, lowest priority) backwards; in each app its
+reservations first, then containers from the lowest priority and the newest
+container; AM containers are skipped and taken last, only while the skipped
+AM containers exceed the queue's AM share. A selected container is first
+marked: its id goes into the app's preemption contract
+(`SchedulerApp.to_preempt`), returned by `allocate`. If it is still
+selected `max_wait_before_kill` later, the policy dispatches
+`KILL_PREEMPTED`. Marks left unselected for twice that long are dropped.
+With `observe_only` nothing is marked or killed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from emu.resources import ZERO, Resource, ResourceCalculator
+from emu.rm.scheduler.capacity import resource_math as rm
+from emu.rm.scheduler.capacity.config import PreemptionConf
+
+if TYPE_CHECKING:
+    from emu.rm.container import RMContainer
+    from emu.rm.scheduler.capacity.scheduler import CapacityScheduler
+    from emu.rm.scheduler.common import SchedulerApp
+
+UNIT = Resource(1, 1)
+MAX_INT = float(2**31 - 1)
+
+
+@dataclass(eq=False)
+class TempQueue:
+    """A queue's state for one round of the policy."""
+
+    name: str
+    guaranteed: Resource
+    maximum: Resource
+    used: Resource
+    pending: Resource = ZERO
+    pending_deduct_reserved: Resource = ZERO
+    reserved: Resource = ZERO
+    preemption_disabled: bool = False
+    children: list[TempQueue] = field(default_factory=list)
+    apps: list[SchedulerApp] = field(default_factory=list)
+    max_am_resource: Resource = ZERO
+    ideal_assigned: Resource = ZERO
+    to_be_preempted: Resource = ZERO
+    actually_to_be_preempted: Resource = ZERO
+    untouchable_extra: Resource = ZERO
+    preemptable_extra: Resource = ZERO
+    normalized_guarantee: tuple[float, float] = (0.0, 0.0)
+
+    def add_child(self, q: TempQueue) -> None:
+        self.children.append(q)
+        self.pending = self.pending + q.pending
+        self.pending_deduct_reserved = self.pending_deduct_reserved + q.pending_deduct_reserved
+
+    def leaves(self) -> list[TempQueue]:
+        if not self.children:
+            return [self]
+        return [leaf for c in self.children for leaf in c.leaves()]
+
+    # --- TempQueuePerPartition ----------------------------------------------------
+    def offer(self, avail: Resource, calc: ResourceCalculator, cluster: Resource) -> Resource:
+        """Accept what this queue can use of `avail`; return the rest."""
+        max_delta = rm.non_negative(self.maximum - self.ideal_assigned)
+        wanted = self.used + self.pending_deduct_reserved - self.ideal_assigned
+        accepted = rm.rmin(calc, cluster, max_delta, rm.rmin(calc, cluster, avail, wanted))
+        if not self.children:
+            room = rm.rmax(calc, cluster, self.used, self.guaranteed) - self.ideal_assigned
+            room = rm.rmax(calc, cluster, room, ZERO)
+            accepted = rm.rmin(calc, cluster, accepted, room)
+        self.ideal_assigned = self.ideal_assigned + accepted
+        return avail - accepted
+
+    def update_preemptable_extras(self, calc: ResourceCalculator, cluster: Resource) -> None:
+        for c in self.children:
+            c.update_preemptable_extras(calc, cluster)
+        extra = self.used - self.guaranteed
+        if rm.lt(calc, cluster, extra, ZERO):
+            extra = ZERO
+        if not self.children:
+            self.untouchable_extra = extra if self.preemption_disabled else ZERO
+            self.preemptable_extra = ZERO if self.preemption_disabled else extra
+            return
+        children = ZERO
+        for c in self.children:
+            children = children + c.preemptable_extra
+        self.untouchable_extra = ZERO if rm.ge(calc, cluster, children, extra) else extra - children
+        self.preemptable_extra = rm.rmin(calc, cluster, children, extra)
+
+    def assign_preemption(
+        self, scaling: float, calc: ResourceCalculator, cluster: Resource
+    ) -> None:
+        total = self.used + self.pending
+        keep = rm.rmax(
+            calc, cluster, rm.rmin(calc, cluster, total, self.guaranteed), self.ideal_assigned
+        )
+        if rm.gt(calc, cluster, self.used, keep):
+            self.to_be_preempted = rm.multiply(self.used - keep, scaling)
+        else:
+            self.to_be_preempted = ZERO
+
+
+# --- ideal allocation (PreemptableResourceCalculator) -------------------------
+def _pct_of_guaranteed(q: TempQueue, calc: ResourceCalculator, cluster: Resource) -> float:
+    if not rm.positive(calc, cluster, q.guaranteed):
+        return MAX_INT
+    return rm.divide(calc, cluster, q.ideal_assigned, q.guaranteed)
+
+
+def _reset_capacity(queues: list[TempQueue], ignore_guarantee: bool) -> None:
+    if ignore_guarantee:
+        share = 1.0 / len(queues)
+        for q in queues:
+            q.normalized_guarantee = (share, share)
+        return
+    active = ZERO
+    for q in queues:
+        active = active + q.guaranteed
+    for q in queues:
+        mem, vc = q.normalized_guarantee
+        if active.memory:
+            mem = q.guaranteed.memory / active.memory
+        if active.vcores:
+            vc = q.guaranteed.vcores / active.vcores
+        q.normalized_guarantee = (mem, vc)
+
+
+def _fixpoint(
+    calc: ResourceCalculator,
+    tot_guarant: Resource,
+    queues: list[TempQueue],
+    unassigned: Resource,
+    ignore_guarantee: bool,
+) -> Resource:
+    """computeFixpointAllocation; returns what stays unassigned."""
+    needy: list[TempQueue] = []
+    for q in queues:
+        if rm.gt(calc, tot_guarant, q.used, q.guaranteed):
+            q.ideal_assigned = q.guaranteed + q.untouchable_extra
+        else:
+            q.ideal_assigned = q.used
+        unassigned = unassigned - q.ideal_assigned
+        if rm.lt(calc, tot_guarant, q.ideal_assigned, q.used + q.pending):
+            needy.append(q)
+    while needy and rm.positive(calc, tot_guarant, unassigned):
+        _reset_capacity(needy, ignore_guarantee)
+        needy.sort(key=lambda q: _pct_of_guaranteed(q, calc, tot_guarant))
+        first = _pct_of_guaranteed(needy[0], calc, tot_guarant)
+        n = 1
+        while n < len(needy) and _pct_of_guaranteed(needy[n], calc, tot_guarant) <= first:
+            n += 1
+        underserved, needy = needy[:n], needy[n:]
+        assigned = ZERO
+        for q in underserved:
+            avail = rm.multiply_up_each(calc, unassigned, q.normalized_guarantee, UNIT)
+            done = avail - q.offer(avail, calc, tot_guarant)
+            if rm.positive(calc, tot_guarant, done):
+                needy.append(q)
+            assigned = assigned + done
+        unassigned = unassigned - assigned
+    return unassigned
+
+
+def _distribute(
+    calc: ResourceCalculator,
+    queues: list[TempQueue],
+    total_allowed: Resource,
+    tot_guarant: Resource,
+) -> None:
+    """computeIdealResourceDistribution for one level of the tree."""
+    nonzero = [q for q in queues if rm.positive(calc, tot_guarant, q.guaranteed)]
+    zero = [q for q in queues if not rm.positive(calc, tot_guarant, q.guaranteed)]
+    unassigned = _fixpoint(calc, tot_guarant, nonzero, tot_guarant, False)
+    if zero and rm.positive(calc, tot_guarant, unassigned):
+        _fixpoint(calc, tot_guarant, zero, unassigned, True)
+    needed = ZERO
+    for q in queues:
+        if rm.gt(calc, tot_guarant, q.used, q.ideal_assigned):
+            needed = needed + (q.used - q.ideal_assigned)
+    scaling = 1.0
+    if rm.gt(calc, tot_guarant, needed, total_allowed):
+        scaling = rm.divide(calc, tot_guarant, total_allowed, needed)
+    for q in queues:
+        q.assign_preemption(scaling, calc, tot_guarant)
+
+
+def _recurse(calc: ResourceCalculator, q: TempQueue, total_allowed: Resource) -> None:
+    if q.children:
+        _distribute(calc, q.children, total_allowed, q.ideal_assigned)
+        for c in q.children:
+            _recurse(calc, c, total_allowed)
+
+
+def compute_ideal_allocation(
+    calc: ResourceCalculator,
+    cluster: Resource,
+    root: TempQueue,
+    total_allowed: Resource,
+    conf: PreemptionConf,
+) -> None:
+    """Sets `actually_to_be_preempted` on every leaf."""
+    root.update_preemptable_extras(calc, cluster)
+    root.ideal_assigned = root.guaranteed
+    _recurse(calc, root, total_allowed)
+    for leaf in root.leaves():
+        if leaf.preemption_disabled:
+            continue
+        dead_zone = rm.multiply(leaf.guaranteed, 1.0 + conf.max_ignored_over_capacity)
+        if rm.gt(calc, cluster, leaf.used, dead_zone):
+            res = leaf.to_be_preempted
+            if rm.positive(calc, cluster, res):
+                res = rm.multiply_up(calc, res, conf.natural_termination_factor, UNIT)
+            leaf.actually_to_be_preempted = res
+        else:
+            leaf.actually_to_be_preempted = ZERO
+
+
+# --- victims (FifoCandidatesSelector) -----------------------------------------
+def container_order_key(c: RMContainer) -> tuple[int, tuple[int, ...]]:
+    """Sort key putting the lowest priority (largest number) and the newest
+    container first, as FifoCandidatesSelector.sortContainers does."""
+    return (-c.priority, tuple(-int(p) for p in c.container_id.split("_")[1:] if p.isdigit()))
+
+
+def select_candidates(
+    calc: ResourceCalculator, cluster: Resource, root: TempQueue, total_allowed: Resource
+) -> tuple[dict[str, list[RMContainer]], list[RMContainer]]:
+    """Containers selected per attempt (reserved ones included, as YARN
+    counts them), and the reservations the selector visited, which are
+    dropped at once."""
+    selected: dict[str, list[RMContainer]] = {}
+    chosen: set[str] = set()
+    unreserve: list[RMContainer] = []
+    allowed = [total_allowed]
+
+    def take(c: RMContainer, want: list[Resource]) -> bool:
+        """tryPreemptContainerAndDeductResToObtain."""
+        if c.container_id in chosen:
+            return False
+        if not rm.positive(calc, cluster, want[0]) or not rm.fits(calc, c.resource, allowed[0]):
+            return False
+        want[0] = want[0] - c.resource
+        allowed[0] = allowed[0] - c.resource
+        chosen.add(c.container_id)
+        selected.setdefault(c.attempt_id, []).append(c)
+        return True
+
+    for leaf in root.leaves():
+        want = [leaf.actually_to_be_preempted]
+        if leaf.preemption_disabled or not rm.positive(calc, cluster, want[0]):
+            continue
+        skipped_am: list[RMContainer] = []
+        skipped_am_size = ZERO
+        for sapp in reversed(leaf.apps):
+            if not rm.positive(calc, cluster, want[0]):
+                break
+            for node_id in sorted(sapp.reservations):
+                if not rm.positive(calc, cluster, want[0]):
+                    break
+                c = sapp.reservations[node_id]
+                take(c, want)
+                unreserve.append(c)
+            for c in sorted(sapp.live.values(), key=container_order_key):
+                if not rm.positive(calc, cluster, want[0]):
+                    break
+                if c.container_id in chosen:
+                    continue
+                if c.is_am:
+                    skipped_am.append(c)
+                    skipped_am_size = skipped_am_size + c.resource
+                    continue
+                take(c, want)
+        for c in skipped_am:
+            if not rm.positive(calc, cluster, want[0]):
+                break
+            if rm.le(calc, cluster, skipped_am_size, leaf.max_am_resource):
+                break
+            if take(c, want):
+                skipped_am_size = skipped_am_size - c.resource
+    return selected, unreserve
+
+
+class PreemptionPolicy:
+    """The monitor: one `edit_schedule` call per monitoring interval."""
+
+    def __init__(self, conf: PreemptionConf) -> None:
+        self.conf = conf
+        self.marked: dict[str, int] = {}
+        self.rounds = 0
+
+    def edit_schedule(self, sched: CapacityScheduler) -> None:
+        self.rounds += 1
+        calc, cluster = sched.calc, sched.cluster
+        if cluster.is_zero():
+            return
+        root = sched.preemption_snapshot()
+        total_allowed = rm.multiply(cluster, self.conf.total_preemption_per_round)
+        compute_ideal_allocation(calc, cluster, root, total_allowed, self.conf)
+        selected, unreserve = select_candidates(calc, cluster, root, total_allowed)
+        if self.conf.observe_only:
+            return
+        for c in unreserve:
+            node = sched.nodes.get(c.node_id)
+            if node is not None and node.reserved is c:
+                sched.unreserve(sched.apps.get(c.attempt_id), node)
+        now = sched.ctx.now_ms()
+        max_wait = self.conf.max_wait_before_kill_ms
+        for attempt_id in sorted(selected):
+            sapp = sched.apps.get(attempt_id)
+            for c in selected[attempt_id]:
+                if c.container_id not in sched.ctx.containers:
+                    continue  # a reservation: dropped above, nothing to mark
+                cid = c.container_id
+                since = self.marked.get(cid)
+                if since is not None and since + max_wait <= now:
+                    del self.marked[cid]
+                    sched.ctx.dispatch("scheduler", "KILL_PREEMPTED", cid)
+                elif since is None:
+                    self.marked[cid] = now
+                    if sapp is not None:
+                        sapp.to_preempt[cid] = c
+        for cid in [k for k, t in self.marked.items() if t + 2 * max_wait < now]:
+            del self.marked[cid]
+            c = sched.ctx.containers.get(cid)
+            sapp = sched.apps.get(c.attempt_id) if c is not None else None
+            if sapp is not None:
+                sapp.to_preempt.pop(cid, None)
+
+    def forget(self, container_id: str) -> None:
+        self.marked.pop(container_id, None)

@@ -1,0 +1,374 @@
+"""The CapacityScheduler's live queue tree: usage, users and the limits
+YARN derives from them.
+
+Mirrors Hadoop's ParentQueue / LeafQueue / UsersManager:
+
+- `used` counts allocated and reserved resources, as YARN's queue usage
+  does, and rolls up to every ancestor.
+- A leaf holds *pending* attempts (not yet activated) and *active* ones
+  (scheduled). `activate` moves pending attempts to active, oldest first,
+  while the AM resource limit of the queue and of the user allows
+  (`maximum-am-resource-percent` of the queue's usable capacity, and the
+  user's share of it); one attempt is always activated when none is active.
+- A user is *active* in a leaf while one of their attempts there has
+  outstanding asks. The user limit (UsersManager.computeUserLimit) is
+  `max(ceil((active users' usage + min allocation) / #active users),
+  current capacity * minimum-user-limit-percent / 100)`, capped by
+  `guaranteed capacity * user-limit-factor` (or the queue's maximum when the
+  factor is -1) and rounded up to the minimum allocation; the current
+  capacity is the guaranteed capacity while the queue is below it, and its
+  usage plus one minimum allocation above it.
+- Children are ordered by used capacity (used / guaranteed), least served
+  first, queues with zero guarantee last; `priority-utilization` parents
+  respect child priorities (PriorityUtilizationQueueOrderingPolicy).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Protocol
+
+from emu.resources import ZERO, Resource
+from emu.rm.scheduler.capacity import resource_math as rm
+from emu.rm.scheduler.capacity.config import CapacityConf, QueueConf
+
+if TYPE_CHECKING:
+    from emu.resources import ResourceCalculator
+    from emu.rm.scheduler.common import QueueMetrics, SchedulerApp
+
+
+class Env(Protocol):
+    """What limit computations read from the scheduler."""
+
+    calc: ResourceCalculator
+    cluster: Resource
+    minimum: Resource
+
+
+class User:
+    """A user's footprint in one leaf queue."""
+
+    __slots__ = ("am_used", "apps", "demanding", "name", "used")
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.used = ZERO
+        self.am_used = ZERO
+        self.apps = 0
+        self.demanding: set[str] = set()
+
+
+class Queue:
+    """What parent and leaf queues share."""
+
+    def __init__(self, conf: QueueConf, parent: ParentQueue | None) -> None:
+        self.conf = conf
+        self.path = conf.path
+        self.parent = parent
+        self.used = ZERO
+        self.reserved = ZERO
+        self.num_apps = 0
+
+    @property
+    def is_leaf(self) -> bool:
+        return False
+
+    def guaranteed(self, env: Env) -> Resource:
+        """Guaranteed capacity, rounded up to the minimum allocation."""
+        return rm.multiply_up(env.calc, env.cluster, self.conf.absolute_capacity, env.minimum)
+
+    def max_resource(self, env: Env) -> Resource:
+        """Maximum capacity, rounded down to the minimum allocation."""
+        return rm.multiply_down(env.cluster, self.conf.absolute_maximum_capacity, env.minimum)
+
+    def used_capacity(self, env: Env) -> float:
+        """used / guaranteed, as queues are ordered by."""
+        g = rm.multiply(env.cluster, self.conf.absolute_capacity)
+        if not rm.positive(env.calc, env.cluster, g):
+            return 0.0 if self.used.is_zero() else math.inf
+        return rm.divide(env.calc, env.cluster, self.used, g)
+
+    def absolute_used_capacity(self, env: Env) -> float:
+        if not rm.positive(env.calc, env.cluster, env.cluster):
+            return 0.0
+        return rm.divide(env.calc, env.cluster, self.used, env.cluster)
+
+    def charge(self, delta: Resource, reserved: Resource) -> None:
+        q: Queue | None = self
+        while q is not None:
+            q.used = q.used + delta
+            q.reserved = q.reserved + reserved
+            q = q.parent
+
+    def count_app(self, delta: int) -> None:
+        q: Queue | None = self
+        while q is not None:
+            q.num_apps += delta
+            q = q.parent
+
+
+class ParentQueue(Queue):
+    def __init__(self, conf: QueueConf, parent: ParentQueue | None) -> None:
+        super().__init__(conf, parent)
+        self.children: list[Queue] = []
+
+    def sorted_children(self, env: Env) -> list[Queue]:
+        """Least-served child first (PriorityUtilizationQueueOrderingPolicy);
+        ties go to the larger guarantee, then to configuration order."""
+        respect = self.conf.ordering_policy == "priority-utilization"
+
+        def key(i_q: tuple[int, Queue]) -> tuple:
+            i, q = i_q
+            zero = q.conf.absolute_capacity <= 0
+            used = q.absolute_used_capacity(env) if zero else q.used_capacity(env)
+            return (zero, used, -q.conf.absolute_capacity, i)
+
+        ordered = [q for _, q in sorted(enumerate(self.children), key=key)]
+        if respect:
+            ordered = _respect_priority(ordered, env)
+        return ordered
+
+
+def _respect_priority(queues: list[Queue], env: Env) -> list[Queue]:
+    """Re-sort with PriorityUtilizationQueueOrderingPolicy.compare: among
+    queues both under (or both over) their guarantee, higher priority first."""
+
+    def cmp(a: Queue, b: Queue) -> int:
+        ua, ub = a.used_capacity(env), b.used_capacity(env)
+        pa, pb = a.conf.priority, b.conf.priority
+        if pa == pb or (ua < 1) != (ub < 1):
+            return (ua > ub) - (ua < ub)
+        return (pb > pa) - (pb < pa)
+
+    return sorted(queues, key=functools.cmp_to_key(cmp))
+
+
+class LeafQueue(Queue):
+    def __init__(self, conf: QueueConf, parent: ParentQueue | None, metrics: QueueMetrics) -> None:
+        super().__init__(conf, parent)
+        self.metrics = metrics
+        self.pending: list[SchedulerApp] = []
+        self.active: list[SchedulerApp] = []
+        self.users: dict[str, User] = {}
+        self.am_used = ZERO
+        self.max_applications = 0
+        self.max_applications_per_user = 0
+
+    @property
+    def is_leaf(self) -> bool:
+        return True
+
+    @property
+    def state(self) -> str:
+        return self.conf.state
+
+    def user(self, name: str) -> User:
+        u = self.users.get(name)
+        if u is None:
+            u = self.users[name] = User(name)
+        return u
+
+    # --- application limits -------------------------------------------------------
+    def update_max_applications(self, cs: CapacityConf) -> None:
+        """LeafQueue.updateMaximumApplications."""
+        n = self.conf.maximum_applications
+        if n < 0:
+            if cs.global_queue_max_applications > 0:
+                n = min(cs.global_queue_max_applications, cs.maximum_applications)
+            else:
+                n = int(cs.maximum_applications * self.conf.absolute_capacity)
+        self.max_applications = n
+        per_user = n
+        if self.conf.user_limit_factor != -1:
+            per_user = min(
+                n, int(n * (self.conf.user_limit_percent / 100) * self.conf.user_limit_factor)
+            )
+        self.max_applications_per_user = per_user
+
+    def submission_refusal(self, user: str, app_id: str) -> str | None:
+        if self.num_apps >= self.max_applications:
+            return (
+                f"Queue {self.path} already has {self.num_apps} applications, "
+                f"cannot accept submission of application: {app_id}"
+            )
+        u = self.users.get(user)
+        if u is not None and u.apps >= self.max_applications_per_user:
+            return (
+                f"Queue {self.path} already has {u.apps} applications from user {user} "
+                f"cannot accept submission of application: {app_id}"
+            )
+        return None
+
+    # --- attempts -----------------------------------------------------------------
+    def add_attempt(self, sapp: SchedulerApp) -> None:
+        self.pending.append(sapp)
+        self.pending.sort(key=lambda a: a.order)
+
+    def remove_attempt(self, sapp: SchedulerApp) -> None:
+        if sapp in self.active:
+            self.active.remove(sapp)
+            self.am_used = self.am_used - sapp.am_resource
+            u = self.users.get(sapp.user)
+            if u is not None:
+                u.am_used = u.am_used - sapp.am_resource
+        elif sapp in self.pending:
+            self.pending.remove(sapp)
+        u = self.users.get(sapp.user)
+        if u is not None:
+            u.demanding.discard(sapp.attempt_id)
+
+    def set_demanding(self, sapp: SchedulerApp, demanding: bool) -> None:
+        u = self.user(sapp.user)
+        if demanding:
+            u.demanding.add(sapp.attempt_id)
+        else:
+            u.demanding.discard(sapp.attempt_id)
+
+    def active_users(self) -> list[User]:
+        return [u for _, u in sorted(self.users.items()) if u.demanding]
+
+    def activate(self, env: Env, current_limit: Resource) -> list[SchedulerApp]:
+        """LeafQueue.activateApplications: returns the attempts activated."""
+        if not self.pending:
+            return []
+        calc, cluster = env.calc, env.cluster
+        am_limit = self.am_limit(env, current_limit)
+        user_am_limit = self.user_am_limit(env, am_limit)
+        activated = []
+        for sapp in list(self.pending):
+            am = sapp.am_resource
+            lenient = not self.active or rm.le(calc, cluster, self.am_used, ZERO)
+            if not rm.fits(calc, self.am_used + am, am_limit) and not lenient:
+                continue
+            u = self.user(sapp.user)
+            if not rm.fits(calc, u.am_used + am, user_am_limit) and not lenient:
+                continue
+            self.pending.remove(sapp)
+            self.insert_active(sapp)
+            self.am_used = self.am_used + am
+            u.am_used = u.am_used + am
+            activated.append(sapp)
+        return activated
+
+    def insert_active(self, sapp: SchedulerApp) -> None:
+        self.active.append(sapp)
+        self.resort()
+
+    def resort(self) -> None:
+        if self.conf.ordering_policy == "fifo":
+            self.active.sort(key=lambda a: (-a.priority, a.order))
+
+    def am_limit(self, env: Env, current_limit: Resource) -> Resource:
+        """calculateAndGetAMResourceLimit: the AM percent of the larger of the
+        queue's guarantee and its current limit."""
+        guaranteed = self.guaranteed(env)
+        usable = current_limit if rm.fits(env.calc, guaranteed, current_limit) else guaranteed
+        return rm.multiply_up(env.calc, usable, self.conf.maximum_am_percent, env.minimum)
+
+    def user_am_limit(self, env: Env, am_limit: Resource) -> Resource:
+        """getUserAMResourceLimitPerPartition."""
+        active = len(self.active_users())
+        share = max(self.conf.user_limit_percent / 100, 1 / max(active, 1))
+        pct = self.conf.maximum_am_percent
+        if self.conf.user_limit_factor != -1:
+            pct = pct * share * self.conf.user_limit_factor
+        limit = rm.multiply_up(env.calc, self.guaranteed(env), pct, env.minimum)
+        return rm.rmin(env.calc, env.cluster, limit, am_limit)
+
+    # --- user limit and headroom --------------------------------------------------
+    def user_limit(self, env: Env) -> Resource:
+        """UsersManager.computeUserLimit for active users (the same for every
+        user of the queue; emu has no per-user weights)."""
+        calc, cluster, minimum = env.calc, env.cluster, env.minimum
+        queue_capacity = rm.rmax(calc, cluster, self.guaranteed(env), minimum)
+        ratio = (
+            sum(calc.ratio(u.used, cluster) for u in self.users.values()) if cluster.memory else 0
+        )
+        consumed = rm.multiply_up(calc, cluster, ratio, minimum)
+        if rm.lt(calc, cluster, consumed, queue_capacity):
+            current = queue_capacity
+        else:
+            current = consumed + minimum
+        active = self.active_users()
+        active_used = ZERO
+        for u in active:
+            active_used = active_used + u.used
+        limit = rm.rmax(
+            calc,
+            cluster,
+            rm.divide_and_ceil(active_used + minimum, len(active)),
+            rm.divide_and_ceil(rm.multiply(current, self.conf.user_limit_percent), 100),
+        )
+        if self.conf.user_limit_factor == -1:
+            cap = self.max_resource(env)
+        else:
+            cap = rm.multiply(queue_capacity, self.conf.user_limit_factor)
+        return rm.round_up(rm.rmin(calc, cluster, limit, cap), minimum)
+
+    def headroom(
+        self, env: Env, user: str, current_limit: Resource, cluster_used: Resource
+    ) -> Resource:
+        """min(user limit - user's usage, queue limit - queue usage), rounded
+        down, and no more than what is free in the cluster."""
+        u = self.users.get(user)
+        user_used = u.used if u is not None else ZERO
+        limit = self.user_limit(env)
+        h = rm.cmin(rm.non_negative(limit - user_used), rm.non_negative(current_limit - self.used))
+        h = rm.round_down(h, env.minimum)
+        return rm.rmin(env.calc, env.cluster, env.cluster - cluster_used, h)
+
+    def pending_considering_user_limit(self, env: Env, deduct_reserved: bool) -> Resource:
+        """getTotalPendingResourcesConsideringUserLimit: each user's pending
+        asks, capped by what the user limit still allows."""
+        limit = self.user_limit(env)
+        room: dict[str, Resource] = {}
+        total = ZERO
+        for sapp in self.active:
+            if sapp.user not in room:
+                u = self.users.get(sapp.user)
+                used = u.used if u is not None else ZERO
+                room[sapp.user] = rm.non_negative(limit - used)
+            pending = sapp.pending
+            if deduct_reserved:
+                pending = pending - sapp.reserved_total()
+            take = rm.cmin(room[sapp.user], rm.non_negative(pending))
+            total = total + take
+            room[sapp.user] = room[sapp.user] - take
+        return total
+
+
+def build(
+    cs: CapacityConf,
+    metrics_for: Callable[[str], QueueMetrics],
+    existing: dict[str, Queue] | None = None,
+) -> tuple[dict[str, Queue], ParentQueue]:
+    """Queues for a configuration; `metrics_for(path)` gives a leaf's metrics.
+    With `existing` (a refresh), queues that keep their path and kind are
+    reconfigured in place, keeping their apps, users and usage, as YARN's
+    queue reinitialize does; new queues start empty."""
+    queues: dict[str, Queue] = {}
+    root: ParentQueue | None = None
+    for path, qc in cs.queues.items():
+        parent = queues.get(qc.parent) if qc.parent else None
+        assert parent is None or isinstance(parent, ParentQueue)
+        old = (existing or {}).get(path)
+        q: Queue
+        if qc.children:
+            q = old if isinstance(old, ParentQueue) else ParentQueue(qc, parent)
+            q.children = []
+        else:
+            q = old if isinstance(old, LeafQueue) else LeafQueue(qc, parent, metrics_for(path))
+        q.conf, q.parent = qc, parent
+        queues[path] = q
+        if parent is not None:
+            parent.children.append(q)
+        else:
+            assert isinstance(q, ParentQueue)
+            root = q
+        if isinstance(q, LeafQueue):
+            q.update_max_applications(cs)
+            q.resort()
+    assert root is not None
+    return queues, root

@@ -1,0 +1,559 @@
+"""The CapacityScheduler: Hadoop's CapacityScheduler on emu's common layer.
+
+On each NODE_UPDATE (`schedule`), as CapacityScheduler.allocateContainersToNode:
+a node holding a reservation only tries to fulfil it; otherwise the root
+queue is asked for one container at a time, while the node has room for a
+minimum allocation, until nothing is assigned, a reservation is made,
+`per-node-heartbeat.maximum-offswitch-assignments` off-switch containers
+were placed, or `maximum-container-assignments` is reached.
+
+One assignment walks the tree (ParentQueue/LeafQueue.assignContainers): a
+queue at or above its limit - min(its maximum capacity, what its parent
+offers) - gets nothing; a parent offers its children, least served first,
+`parent limit - parent usage + child usage`; a leaf visits its active apps
+in order (FIFO: app priority, then submission; or `fair`), skips users
+above the user limit, and gives the first app that can take one a
+container (see `allocator`). A child that runs out of headroom lowers what
+the parent offers its other children.
+
+`headroom` is what the AMs see in allocate responses: min(user limit -
+user usage, queue limit - queue usage), capped by the free cluster.
+`refresh` applies an admin refresh; `update` runs the preemption policy.
+The queue tree, users and limits are in `queues`, placement rules in
+`placement`, configuration parsing in `config`.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Any
+
+from emu.config.configuration import Configuration
+from emu.errors import InputError
+from emu.resources import ZERO, Resource, calculator
+from emu.rm.container import RMContainer
+from emu.rm.scheduler.capacity import allocator
+from emu.rm.scheduler.capacity import resource_math as rm
+from emu.rm.scheduler.capacity.config import CapacityConf, parse, queue_paths
+from emu.rm.scheduler.capacity.placement import place
+from emu.rm.scheduler.capacity.preemption import PreemptionPolicy, TempQueue
+from emu.rm.scheduler.capacity.queues import LeafQueue, ParentQueue, Queue, build
+from emu.rm.scheduler.common import (
+    OFF_SWITCH,
+    Ask,
+    QueueMetrics,
+    Scheduler,
+    SchedulerApp,
+    SchedulerError,
+    SchedulerNode,
+)
+
+if TYPE_CHECKING:
+    from emu.rm.app import RMApp
+    from emu.rm.context import RMContext
+
+QUEUE_LIMIT = "QUEUE_LIMIT"
+
+
+class Assignment:
+    """The result of offering a node to a queue (YARN's CSAssignment)."""
+
+    __slots__ = ("headroom", "locality", "outcome")
+
+    def __init__(self, outcome: str = "", locality: str = OFF_SWITCH, headroom: Resource = ZERO):
+        self.outcome = outcome
+        self.locality = locality
+        self.headroom = headroom
+
+    @property
+    def assigned(self) -> bool:
+        return self.outcome in (allocator.ALLOCATED, allocator.RESERVED)
+
+
+NOTHING = Assignment()
+
+
+class CapacityScheduler(Scheduler):
+    name = "capacity"
+
+    def __init__(self, ctx: RMContext) -> None:
+        s = ctx.settings
+        cs = parse(ctx.conf, s.minimum_allocation, s.maximum_allocation)
+        super().__init__(ctx, calculator(cs.calculator))
+        self.conf = ctx.conf
+        self.cs = cs
+        self.tree, self.root = build(cs, self._leaf_metrics)
+        self.app_leaf: dict[str, LeafQueue] = {}
+        self.demanding: set[str] = set()
+        self.demand: dict[str, int] = dict.fromkeys(self.tree, 0)
+        self.rereservations: dict[tuple[str, int], int] = {}
+        self.preemption = PreemptionPolicy(cs.preemption) if cs.preemption.enabled else None
+        if self.preemption is not None:
+            self.update_interval_ms = cs.preemption.monitoring_interval_ms
+
+    def _leaf_metrics(self, path: str) -> QueueMetrics:
+        q = self.queues.get(path)
+        if q is None:
+            q = self.queues[path] = QueueMetrics(path)
+        return q
+
+    # --- placement and app lifecycle ----------------------------------------------
+    def place_app(self, app: RMApp) -> str | None:
+        path, reason = place(self.cs, app.queue, app.user, app.app_id)
+        if path is None:
+            return reason
+        leaf = self.tree[path]
+        assert isinstance(leaf, LeafQueue)
+        refusal = leaf.submission_refusal(app.user, app.app_id)
+        if refusal is not None:
+            return refusal
+        maximum = leaf.conf.maximum_allocation
+        if not app.am_resource.fits_in(maximum):
+            return (
+                f"Invalid resource request, requested AM resource {app.am_resource} exceeds "
+                f"maximum allocation {maximum} of queue {path}"
+            )
+        app.queue = path
+        self.app_leaf[app.app_id] = leaf
+        leaf.count_app(1)
+        leaf.user(app.user).apps += 1
+        return None
+
+    def app_removed(self, app_id: str, queue: str) -> None:
+        leaf = self.app_leaf.pop(app_id, None)
+        if leaf is None:
+            return
+        leaf.count_app(-1)
+        app = self.ctx.apps.get(app_id)
+        u = leaf.users.get(app.user) if app is not None else None
+        if u is not None:
+            u.apps -= 1
+            if u.apps <= 0 and u.used.is_zero() and not u.demanding:
+                del leaf.users[u.name]
+
+    def attempt_added(self, sapp: SchedulerApp) -> None:
+        sapp.priority = min(sapp.priority, self.cs.max_application_priority)
+        leaf = self._leaf(sapp)
+        leaf.add_attempt(sapp)
+        self._activate(leaf)
+
+    def attempt_removed(self, sapp: SchedulerApp) -> None:
+        leaf = self._leaf(sapp)
+        self._set_demand(sapp, leaf, False)
+        leaf.remove_attempt(sapp)
+        for key in [k for k in self.rereservations if k[0] == sapp.attempt_id]:
+            del self.rereservations[key]
+        self._activate(leaf)
+
+    def demand_changed(self, sapp: SchedulerApp) -> None:
+        leaf = self._leaf(sapp)
+        has = sapp.info.has_pending()
+        leaf.set_demanding(sapp, has)
+        self._set_demand(sapp, leaf, has and sapp in leaf.active)
+
+    def _leaf(self, sapp: SchedulerApp) -> LeafQueue:
+        leaf = self.tree[sapp.queue]
+        assert isinstance(leaf, LeafQueue)
+        return leaf
+
+    def _set_demand(self, sapp: SchedulerApp, leaf: LeafQueue, on: bool) -> None:
+        """Count, per queue, the active attempts with outstanding asks."""
+        if on == (sapp.attempt_id in self.demanding):
+            return
+        delta = 1 if on else -1
+        if on:
+            self.demanding.add(sapp.attempt_id)
+        else:
+            self.demanding.discard(sapp.attempt_id)
+        q: Queue | None = leaf
+        while q is not None:
+            self.demand[q.path] += delta
+            q = q.parent
+
+    def _activate(self, leaf: LeafQueue) -> None:
+        if self.cluster.is_zero():
+            return
+        for sapp in leaf.activate(self, self.current_limit(leaf)):
+            self._set_demand(sapp, leaf, sapp.info.has_pending())
+
+    def _activate_all(self) -> None:
+        for q in self.tree.values():
+            if isinstance(q, LeafQueue):
+                self._activate(q)
+
+    # --- cluster changes ----------------------------------------------------------
+    def node_added(self, node: SchedulerNode) -> None:
+        self._activate_all()
+
+    def node_removed(self, node: SchedulerNode) -> None:
+        self._activate_all()
+
+    def on_NODE_RESOURCE_UPDATE(self, node_id: str, rmnode: Any) -> None:
+        super().on_NODE_RESOURCE_UPDATE(node_id, rmnode)
+        self._activate_all()
+
+    # --- usage accounting ---------------------------------------------------------
+    def _charge(self, app_id: str, user: str, delta: Resource, reserved: Resource) -> None:
+        leaf = self.app_leaf.get(app_id)
+        if leaf is None:
+            return
+        leaf.charge(delta, reserved)
+        u = leaf.user(user)
+        u.used = u.used + delta
+
+    def place(
+        self, sapp: SchedulerApp, node: SchedulerNode, priority: int, node_type: str, ask: Ask
+    ) -> RMContainer:
+        c = super().place(sapp, node, priority, node_type, ask)
+        self._charge(sapp.app_id, sapp.user, c.resource, ZERO)
+        return c
+
+    def container_completed(self, c: RMContainer, sapp: SchedulerApp | None) -> None:
+        app = self.ctx.apps.get(c.app_id)
+        if app is not None:
+            self._charge(c.app_id, app.user, ZERO - c.resource, ZERO)
+        if self.preemption is not None:
+            self.preemption.forget(c.container_id)
+
+    def reserve(
+        self, sapp: SchedulerApp, node: SchedulerNode, priority: int, ask: Ask
+    ) -> RMContainer:
+        c = super().reserve(sapp, node, priority, ask)
+        self._charge(sapp.app_id, sapp.user, c.resource, c.resource)
+        return c
+
+    def unreserve(self, sapp: SchedulerApp | None, node: SchedulerNode) -> None:
+        c = node.reserved
+        super().unreserve(sapp, node)
+        if c is not None:
+            app = self.ctx.apps.get(c.app_id)
+            if app is not None:
+                self._charge(c.app_id, app.user, ZERO - c.resource, ZERO - c.resource)
+
+    # --- allocation ---------------------------------------------------------------
+    def allocate(
+        self,
+        attempt_id: str,
+        asks: list[dict[str, Any]],
+        releases: list[str],
+        blacklist_add: list[str],
+        blacklist_remove: list[str],
+    ) -> Any:
+        sapp = self.apps.get(attempt_id)
+        if sapp is not None and asks:
+            maximum = self.tree[sapp.queue].conf.maximum_allocation
+            for a in asks:
+                cap = Resource.from_wire(a["capability"])
+                if not cap.fits_in(maximum):
+                    raise SchedulerError(
+                        f"invalid resource request: {cap} exceeds maximum allocation {maximum} "
+                        f"of queue {sapp.queue}"
+                    )
+        return super().allocate(attempt_id, asks, releases, blacklist_add, blacklist_remove)
+
+    def schedule(self, node: SchedulerNode) -> None:
+        if node.reserved is not None:
+            allocator.fulfil_reservation(self, node)
+            return
+        cs, minimum, count = self.cs, self.minimum, self.calc.divide_and_count
+        offswitch = assigned = 0
+        while self.demand[self.root.path] and count(node.available, minimum) >= 1:
+            a = self._assign(self.root, node, self.cluster)
+            if not a.assigned:
+                return
+            if a.locality == OFF_SWITCH:
+                offswitch += 1
+            if a.outcome == allocator.RESERVED:
+                return
+            assigned += 1
+            if offswitch >= cs.offswitch_per_heartbeat or not cs.multiple_assignments:
+                return
+            if (
+                cs.max_assignments_per_heartbeat != -1
+                and assigned >= cs.max_assignments_per_heartbeat
+            ):
+                return
+
+    def _can_assign(
+        self, q: Queue, limit: Resource, unreservable: Resource = ZERO
+    ) -> tuple[bool, Resource]:
+        """AbstractCSQueue.canAssignToThisQueue: (below the limit, counting
+        out reservations that could be given up?, headroom)."""
+        calc, cluster = self.calc, self.cluster
+        current = rm.rmin(calc, cluster, q.max_resource(self), limit)
+        headroom = current - q.used
+        if rm.lt(calc, cluster, q.used, current):
+            return True, headroom
+        if self.cs.reservations_continue_looking and rm.positive(calc, cluster, unreservable):
+            return rm.lt(calc, cluster, q.used - unreservable, current), headroom
+        return False, headroom
+
+    def child_limit(self, parent: ParentQueue, child: Queue, parent_limit: Resource) -> Resource:
+        """ParentQueue.getResourceLimitsOfChild."""
+        limit = parent_limit - parent.used + child.used
+        limit = rm.rmin(self.calc, self.cluster, limit, child.max_resource(self))
+        return rm.round_down(limit, self.minimum)
+
+    def current_limit(self, leaf: Queue) -> Resource:
+        """The limit a leaf is offered from the root down, capped by its maximum."""
+        chain: list[Queue] = []
+        q: Queue | None = leaf
+        while q is not None:
+            chain.append(q)
+            q = q.parent
+        limit = self.cluster
+        for parent, child in zip(reversed(chain), reversed(chain[:-1]), strict=False):
+            assert isinstance(parent, ParentQueue)
+            limit = self.child_limit(parent, child, limit)
+        return rm.rmin(self.calc, self.cluster, leaf.max_resource(self), limit)
+
+    def _assign(self, q: Queue, node: SchedulerNode, limit: Resource) -> Assignment:
+        if not self.demand[q.path]:
+            return NOTHING
+        if isinstance(q, LeafQueue):
+            return self._assign_leaf(q, node, limit)
+        assert isinstance(q, ParentQueue)
+        ok, _ = self._can_assign(q, limit, q.reserved)
+        if not ok:
+            return NOTHING
+        result = NOTHING
+        for child in q.sorted_children(self):
+            a = self._assign(child, node, self.child_limit(q, child, limit))
+            if a.assigned:
+                return a
+            if a.outcome == QUEUE_LIMIT:
+                result = a
+                limit = limit - rm.rmax(self.calc, self.cluster, a.headroom, ZERO)
+        return result
+
+    def _assign_leaf(self, leaf: LeafQueue, node: SchedulerNode, limit: Resource) -> Assignment:
+        """LeafQueue.assignContainers: the first app (in order) that takes a
+        container or a reservation wins; users above the user limit wait."""
+        calc, cluster = self.calc, self.cluster
+        looking = self.cs.reservations_continue_looking
+        user_limit = leaf.user_limit(self)
+        users = leaf.users
+        check_queue, headroom = True, ZERO
+        for sapp in self._scheduling_order(leaf):
+            if not sapp.info.priorities:
+                continue
+            reserved = sapp.reserved_total() if looking else ZERO
+            if check_queue:
+                ok, headroom = self._can_assign(leaf, limit, reserved)
+                if not ok:
+                    return NOTHING
+                check_queue = looking and not reserved.is_zero()
+            must_unreserve = ZERO
+            user_used = users[sapp.user].used
+            if rm.gt(calc, cluster, user_used, user_limit):
+                if not (looking and rm.le(calc, cluster, user_used - reserved, user_limit)):
+                    continue
+                must_unreserve = user_used - user_limit
+            outcome, locality = allocator.assign_app(self, sapp, node, headroom, must_unreserve)
+            if outcome in (allocator.ALLOCATED, allocator.RESERVED):
+                return Assignment(outcome, locality)
+            if outcome == allocator.APP_SKIPPED:
+                continue
+            if outcome == allocator.QUEUE_SKIPPED:
+                return Assignment(QUEUE_LIMIT, locality, headroom)
+            return NOTHING
+        return NOTHING
+
+    def _scheduling_order(self, leaf: LeafQueue) -> list[SchedulerApp]:
+        if leaf.conf.ordering_policy == "fifo":
+            return list(leaf.active)
+        return sorted(leaf.active, key=self._fair_key(leaf))
+
+    def _fair_key(self, leaf: LeafQueue):
+        """FairOrderingPolicy: least used memory first (divided by
+        log2(1 + demand) with size-based weight), then submission order."""
+        sized = leaf.conf.fair_size_based_weight
+
+        def key(a: SchedulerApp) -> tuple[float, int]:
+            used = float(a.used.memory)
+            if sized:
+                weight = math.log1p((a.used + a.pending).memory) / math.log(2)
+                used = used / weight if weight else used
+            return (used, a.order)
+
+        return key
+
+    # --- what AMs and clients see -------------------------------------------------
+    def headroom(self, sapp: SchedulerApp) -> Resource:
+        leaf = self._leaf(sapp)
+        return leaf.headroom(self, sapp.user, self.current_limit(leaf), self.root.used)
+
+    def queue_metrics(self, name: str) -> QueueMetrics:
+        q = self.queues.get(name)
+        if q is not None:
+            return q
+        path = name if name in self.tree else None
+        if path is None:
+            found = self.cs.by_short_name(name)
+            path = found[0] if len(found) == 1 else None
+        if path is None:
+            return QueueMetrics(name)
+        queue = self.tree[path]
+        if isinstance(queue, LeafQueue):
+            return queue.metrics
+        total = QueueMetrics(path)
+        for leaf in self._leaves_under(queue):
+            _add_metrics(total, leaf.metrics)
+        return total
+
+    def _leaves_under(self, q: Queue) -> list[LeafQueue]:
+        if isinstance(q, LeafQueue):
+            return [q]
+        assert isinstance(q, ParentQueue)
+        return [leaf for c in q.children for leaf in self._leaves_under(c)]
+
+    def queue_info(self, name: str) -> list[dict[str, Any]]:
+        if name:
+            path = name if name in self.tree else None
+            if path is None:
+                found = self.cs.by_short_name(name)
+                path = found[0] if len(found) == 1 else None
+            paths = [path] if path is not None else []
+        else:
+            paths = list(self.tree)
+        return [self._info(self.tree[p]) for p in paths]
+
+    def _info(self, q: Queue) -> dict[str, Any]:
+        info = self.queue_metrics(q.path).to_dict()
+        c = q.conf
+        info.update(
+            {
+                "name": q.path,
+                "type": "leaf" if isinstance(q, LeafQueue) else "parent",
+                "state": c.state,
+                "capacity": c.capacity,
+                "maximum_capacity": c.maximum_capacity,
+                "absolute_capacity": c.absolute_capacity * 100,
+                "absolute_maximum_capacity": c.absolute_maximum_capacity * 100,
+                "used_capacity": q.used_capacity(self) * 100 if not self.cluster.is_zero() else 0.0,
+                "absolute_used_capacity": q.absolute_used_capacity(self) * 100,
+                "used": q.used.to_wire(),
+                "num_applications": q.num_apps,
+            }
+        )
+        if isinstance(q, ParentQueue):
+            info["children"] = [child.path for child in q.children]
+        else:
+            assert isinstance(q, LeafQueue)
+            info.update(
+                {
+                    "active_applications": len(q.active),
+                    "pending_applications": len(q.pending),
+                    "active_users": len(q.active_users()),
+                    "user_limit_percent": c.user_limit_percent,
+                    "user_limit_factor": c.user_limit_factor,
+                    "am_used": q.am_used.to_wire(),
+                    "max_applications": q.max_applications,
+                }
+            )
+        return info
+
+    # --- periodic work and refresh ------------------------------------------------
+    def update(self) -> None:
+        if self.preemption is not None:
+            self.preemption.edit_schedule(self)
+
+    def preemption_snapshot(self) -> TempQueue:
+        """The queue tree as the preemption policy sees it this round."""
+
+        def clone(q: Queue) -> TempQueue:
+            cluster = self.cluster
+            t = TempQueue(
+                name=q.path,
+                guaranteed=rm.multiply(cluster, q.conf.absolute_capacity),
+                maximum=rm.multiply(cluster, q.conf.absolute_maximum_capacity),
+                used=q.used,
+                reserved=q.reserved,
+                preemption_disabled=q.conf.preemption_disabled,
+            )
+            if isinstance(q, LeafQueue):
+                t.pending = q.pending_considering_user_limit(self, deduct_reserved=False)
+                t.pending_deduct_reserved = q.pending_considering_user_limit(self, True)
+                t.apps = self._scheduling_order(q)
+                t.max_am_resource = rm.multiply(
+                    rm.multiply(cluster, q.conf.absolute_capacity), q.conf.maximum_am_percent
+                )
+            else:
+                assert isinstance(q, ParentQueue)
+                for c in q.children:
+                    t.add_child(clone(c))
+            return t
+
+        return clone(self.root)
+
+    def refresh(self, properties: dict[str, str]) -> str | None:
+        """Apply `properties` over the running configuration; refuse (and keep
+        running the old one) if the result is invalid or removes a queue."""
+        conf = Configuration()
+        conf.update(self.conf)
+        for k, v in sorted(properties.items()):
+            conf.set(k, str(v).lower() if isinstance(v, bool) else v, "refresh_queues")
+        s = self.ctx.settings
+        try:
+            paths = queue_paths(conf)
+            for path in self.tree:
+                if path not in paths:
+                    return f"queue {path} cannot be removed by a refresh"
+            cs = parse(conf, s.minimum_allocation, s.maximum_allocation)
+        except InputError as e:
+            return str(e)
+        for path, old in self.tree.items():
+            new = cs.queues[path]
+            if isinstance(old, LeafQueue) and new.children and old.num_apps:
+                return f"leaf queue {path} has applications and cannot become a parent queue"
+        self._apply(conf, cs)
+        return None
+
+    def _apply(self, conf: Configuration, cs: CapacityConf) -> None:
+        self.conf, self.cs = conf, cs
+        self.calc = calculator(cs.calculator)
+        self.tree, self.root = build(cs, self._leaf_metrics, self.tree)
+        for path in [p for p in self.queues if not cs.queues[p].is_leaf]:
+            del self.queues[path]
+        self._recount()
+        if self.preemption is not None:
+            self.preemption.conf = cs.preemption
+        self._activate_all()
+
+    def _recount(self) -> None:
+        """Recompute parents' usage, app counts and demand from the leaves."""
+        self.demand = dict.fromkeys(self.tree, 0)
+        self.demanding = set()
+        for q in reversed(list(self.tree.values())):
+            if isinstance(q, ParentQueue):
+                q.used = q.reserved = ZERO
+                q.num_apps = 0
+                for c in q.children:
+                    q.used, q.reserved = q.used + c.used, q.reserved + c.reserved
+                    q.num_apps += c.num_apps
+        for q in self.tree.values():
+            if isinstance(q, LeafQueue):
+                for sapp in q.active:
+                    self._set_demand(sapp, q, sapp.info.has_pending())
+
+
+def _add_metrics(total: QueueMetrics, m: QueueMetrics) -> None:
+    for name in (
+        "allocated",
+        "pending",
+        "reserved",
+    ):
+        setattr(total, name, getattr(total, name) + getattr(m, name))
+    for name in (
+        "allocated_containers",
+        "apps_submitted",
+        "apps_running",
+        "apps_pending",
+        "apps_completed",
+        "apps_failed",
+        "apps_killed",
+        "containers_allocated_total",
+        "containers_released_total",
+        "preempted_containers",
+    ):
+        setattr(total, name, getattr(total, name) + getattr(m, name))
