@@ -1,0 +1,338 @@
+"""Leaf queues against Hadoop's TestLeafQueue and TestApplicationLimits:
+user limits, user-limit-factor, headroom, and activation of pending apps
+under the AM resource limits.
+
+TestLeafQueue's queues are a (8.5 %, max 20 %), b (80 %, max 99 %),
+c (1.5 %), d (9 %) and e (1 %); each test says which it changes. One
+`assign_leaf` call is one `LeafQueue.assignContainers` (one container at
+most), as in those tests.
+"""
+
+from __future__ import annotations
+
+from emu.resources import Resource
+from tests.unit.test_capacity_harness import GB, Harness, Q, used
+
+LEAF_QUEUES: dict[str, object] = {
+    Q + "root.queues": "a,b,c,d,e",
+    Q + "root.a.capacity": 8.5,
+    Q + "root.a.maximum-capacity": 20,
+    Q + "root.b.capacity": 80,
+    Q + "root.b.maximum-capacity": 99,
+    Q + "root.c.capacity": 1.5,
+    Q + "root.c.maximum-capacity": 10,
+    Q + "root.c.queues": "c1",
+    Q + "root.c.c1.capacity": 100,
+    Q + "root.d.capacity": 9,
+    Q + "root.d.maximum-capacity": 11,
+    Q + "root.e.capacity": 1,
+    Q + "root.e.maximum-capacity": 1,
+}
+SETTINGS = {
+    "yarn.scheduler.maximum-allocation-mb": 16 * GB,
+    "yarn.scheduler.maximum-allocation-vcores": 32,
+}
+
+
+def harness(**queue_props: object) -> Harness:
+    props = dict(LEAF_QUEUES)
+    for k, v in queue_props.items():
+        props[Q + k.replace("__", ".").replace("_", "-")] = v
+    return Harness(props, **SETTINGS)
+
+
+async def test_single_queue_with_one_user(autojump_clock) -> None:
+    """TestLeafQueue.testSingleQueueWithOneUser: the guarantee (0.085 * 8 GB)
+    is below one container, so the user limit is one minimum allocation, and
+    a user may exceed the limit by one container; user-limit-factor 10 lets
+    the user grow; maximum-capacity stops the queue; releases free it."""
+    h = harness(**{"root__a__maximum_capacity": 100})
+    node = h.node("n0", 8 * GB)
+    app0 = h.submit("a", "user_0")
+    app1 = h.submit("a", "user_0")
+    h.ask(app0, GB, 3)
+    h.ask(app1, GB, 2)
+    a = h.leaf("a")
+
+    assert h.assign_leaf("a", node).assigned
+    assert (a.used.memory, used(app0), used(app1)) == (1 * GB, 1 * GB, 0)
+    assert a.metrics.allocated.memory == 1 * GB
+    assert h.assign_leaf("a", node).assigned  # one more than the user limit
+    assert (a.used.memory, used(app0)) == (2 * GB, 2 * GB)
+    assert not h.assign_leaf("a", node).assigned  # user limit
+    assert a.used.memory == 2 * GB
+
+    assert h.sched.refresh({Q + "root.a.user-limit-factor": 10}) is None
+    h.assign_leaf("a", node)
+    assert (a.used.memory, used(app0), used(app1)) == (3 * GB, 3 * GB, 0)
+    h.assign_leaf("a", node)
+    assert (a.used.memory, used(app0), used(app1)) == (4 * GB, 3 * GB, 1 * GB)
+
+    assert h.sched.refresh({Q + "root.a.maximum-capacity": 50}) is None
+    assert not h.assign_leaf("a", node).assigned  # at max capacity (4 GB)
+    assert a.used.memory == 4 * GB
+
+    h.release_all(app0)
+    assert (a.used.memory, a.metrics.allocated.memory) == (1 * GB, 1 * GB)
+    h.release_all(app1)
+    assert (a.used.memory, a.metrics.allocated.memory, a.metrics.reserved.memory) == (0, 0, 0)
+
+
+async def test_user_limits_two_users_at_50_percent(autojump_clock) -> None:
+    """TestLeafQueue.testUserLimits: minimum-user-limit-percent 50 and
+    user-limit-factor 2 with two active users."""
+    h = harness(
+        **{
+            "root__a__maximum_capacity": 100,
+            "root__a__minimum_user_limit_percent": 50,
+            "root__a__user_limit_factor": 2,
+        }
+    )
+    n0, n1 = h.node("n0", 8 * GB), h.node("n1", 8 * GB)
+    app0, app1 = h.submit("a", "user_0"), h.submit("a", "user_1")
+    h.ask(app0, 3 * GB, 2)
+    h.ask(app1, 1 * GB, 2)
+    a = h.leaf("a")
+    assert len(a.active_users()) == 2
+
+    h.assign_leaf("a", n0)  # 1 container to user_0
+    assert (a.used.memory, used(app0), used(app1)) == (3 * GB, 3 * GB, 0)
+    # user_0 (3 GB) is above the user limit (2 GB): app_1 goes first
+    h.assign_leaf("a", n0)
+    assert (a.used.memory, used(app0), used(app1)) == (4 * GB, 3 * GB, 1 * GB)
+    # user limit = ceil((4 + 1) / 2) rounded up = 3 GB; user_0 is at it
+    assert a.user_limit(h.sched).memory == 3 * GB
+    h.assign_leaf("a", n1)
+    assert (a.used.memory, used(app0), used(app1)) == (7 * GB, 6 * GB, 1 * GB)
+    # app_0 has nothing outstanding: one active user
+    assert len(a.active_users()) == 1
+
+
+async def test_disabled_user_limit_factor(autojump_clock) -> None:
+    """TestLeafQueue.testDisabledUserLimitFactor: user-limit-factor -1 caps
+    users at the queue's maximum instead of factor * guarantee."""
+    h = harness(
+        **{
+            "root__a__maximum_capacity": 100,
+            "root__a__minimum_user_limit_percent": 50,
+            "root__a__user_limit_factor": 1,
+        }
+    )
+    n0, n1 = h.node("n0", 8 * GB), h.node("n1", 8 * GB)
+    app0, app1 = h.submit("a", "user0"), h.submit("a", "user1")
+    h.ask(app0, 3 * GB, 2)
+    h.ask(app1, 1 * GB, 2)
+    a = h.leaf("a")
+    h.assign_leaf("a", n0)
+    assert (a.used.memory, used(app0), used(app1)) == (3 * GB, 3 * GB, 0)
+    h.assign_leaf("a", n0)
+    assert (a.used.memory, used(app0), used(app1)) == (4 * GB, 3 * GB, 1 * GB)
+    assert h.sched.refresh({Q + "root.a.user-limit-factor": -1}) is None
+    h.assign_leaf("a", n1)
+    assert (a.used.memory, used(app0), used(app1)) == (7 * GB, 6 * GB, 1 * GB)
+
+
+async def test_compute_user_limit_and_headroom(autojump_clock) -> None:
+    """TestLeafQueue.testComputeUserLimitAndSetHeadroom: headroom is
+    min(user limit - user usage, queue limit - queue usage); reserved
+    resources count as usage and keep their user active."""
+    h = harness(**{"root__b__maximum_capacity": 100})
+    n0, n1 = h.node("n0", 8 * GB), h.node("n1", 8 * GB)
+    b = h.leaf("b")
+
+    # 1. one user owns the queue: user limit 13 GB (0.8 * 16 GB, rounded up)
+    app0 = h.submit("b", "user_0")
+    h.ask(app0, 4 * GB, 1)
+    h.assign_leaf("b", n0)
+    assert h.sched.headroom(app0).memory == 9 * GB
+
+    # 2. a second user arrives: the queue's 16 GB maximum minus 8 GB used
+    app2 = h.submit("b", "user_1")
+    h.ask(app2, 4 * GB, 1, priority=2)
+    h.assign_leaf("b", n1)
+    assert b.used.memory == 8 * GB
+    assert h.sched.headroom(app0).memory == 8 * GB
+    assert h.sched.headroom(app2).memory == 8 * GB
+
+    # 3. 50 % minimum user limit: 6.5 GB rounded up to 7 GB per user
+    h.release_all(app0)
+    h.release_all(app2)
+    h.finish(app0)
+    h.finish(app2)
+    assert h.sched.refresh({Q + "root.b.minimum-user-limit-percent": 50}) is None
+    app1, app3 = h.submit("b", "user_0"), h.submit("b", "user_1")
+    h.ask(app1, 2 * GB, 1)
+    h.ask(app3, 2 * GB, 1, priority=2)
+    h.assign_leaf("b", n0)
+    h.assign_leaf("b", n0)
+    assert b.used.memory == 4 * GB
+    assert h.sched.headroom(app3).memory == 5 * GB
+    assert h.sched.headroom(app1).memory == 5 * GB
+
+    # 4. n1 is half busy (another queue), so user_0's 6 GB ask reserves it:
+    # the reservation counts as user_0's usage and user_0 stays active, so
+    # the user limit is (8 + 1) / 1 = 9 GB and user_0's headroom 1 GB
+    filler = h.submit("d", "other")
+    h.sched.refresh({Q + "root.d.maximum-capacity": 100})
+    h.ask(filler, 4 * GB, 1)
+    h.assign_leaf("d", n1)
+    app4 = h.submit("b", "user_0")
+    h.ask(app4, 6 * GB, 1)
+    assert h.assign_leaf("b", n1).outcome == "RESERVED"
+    assert b.used.memory == 10 * GB
+    assert b.user_limit(h.sched).memory == 9 * GB
+    assert h.sched.headroom(app4).memory == 1 * GB
+
+
+async def test_headroom_shrinks_when_other_queues_use_the_cluster(autojump_clock) -> None:
+    """LeafQueue.getHeadroom with the limit its parent offers
+    (ParentQueue.getResourceLimitsOfChild): what the siblings use is not
+    available, whatever the user limit says."""
+    h = harness(
+        **{
+            "root__a__maximum_capacity": 100,
+            "root__a__user_limit_factor": 100,
+            "root__b__maximum_capacity": 100,
+        }
+    )
+    n0 = h.node("n0", 8 * GB)
+    other = h.submit("a", "x")
+    h.ask(other, 6 * GB, 1)
+    h.assign_leaf("a", n0)
+    app = h.submit("b", "u")
+    h.ask(app, GB, 1)
+    assert h.leaf("b").user_limit(h.sched).memory == 7 * GB
+    assert h.sched.headroom(app).memory == 2 * GB
+
+
+async def test_am_resource_limit_and_user_am_limit(autojump_clock) -> None:
+    """TestApplicationLimits.testAMResourceLimit: the AM limit is 10 % of the
+    queue's usable capacity (80 GB cluster: 8 GB); a user's share of it is
+    4 GB with one active user and 2 GB (50 %) with two; pending apps are
+    activated as limits allow."""
+    h = Harness(
+        {
+            Q + "root.queues": "a,b",
+            Q + "root.a.capacity": 10,
+            Q + "root.b.capacity": 90,
+            Q + "root.a.minimum-user-limit-percent": 50,
+            Q + "root.a.user-limit-factor": 5.0,
+        },
+        **SETTINGS,
+    )
+    for i in range(5):
+        h.node(f"n{i}", 16 * GB, 8)
+    a = h.leaf("a")
+    assert a.am_limit(h.sched, h.sched.current_limit(a)).memory == 8 * GB
+    assert a.user_am_limit(h.sched, Resource(8 * GB, 1)).memory == 4 * GB
+
+    def counts(user: str | None = None) -> tuple[int, int]:
+        def mine(apps: list) -> int:
+            return sum(1 for x in apps if user is None or x.user == user)
+
+        return mine(a.active), mine(a.pending)
+
+    am = Resource(2 * GB, 1)
+    app0 = h.submit("a", "user_0", am)
+    assert counts() == (1, 0)
+    h.ask(app0, GB, 1)  # user_0 becomes active
+    h.submit("a", "user_0", am)
+    assert counts("user_0") == (2, 0)
+    app2 = h.submit("a", "user_1", am)
+    assert counts() == (3, 0)
+    h.ask(app2, GB, 1)  # two active users: 2 GB per user
+    assert a.user_am_limit(h.sched, Resource(8 * GB, 1)).memory == 2 * GB
+    h.submit("a", "user_1", am)
+    assert counts() == (3, 1)
+    assert counts("user_1") == (1, 1)
+    h.finish(app2)
+    assert counts() == (3, 0)
+    assert counts("user_1") == (1, 0)
+
+
+async def test_active_application_limits(autojump_clock) -> None:
+    """TestApplicationLimits.testActiveApplicationLimits: 160 GB cluster,
+    queue a 10 %: AM limit 16 GB, 8 GB per user; apps queue while either
+    limit is reached and start when others finish."""
+    h = Harness(
+        {
+            Q + "root.queues": "a,b",
+            Q + "root.a.capacity": 10,
+            Q + "root.b.capacity": 90,
+            Q + "root.a.minimum-user-limit-percent": 50,
+            Q + "root.a.user-limit-factor": 5.0,
+        },
+        **SETTINGS,
+    )
+    for i in range(10):
+        h.node(f"n{i}", 16 * GB, 32)
+    a = h.leaf("a")
+    limit = a.am_limit(h.sched, h.sched.current_limit(a))
+    assert limit.memory == 16 * GB
+    assert a.user_am_limit(h.sched, limit).memory == 8 * GB
+
+    def counts(user: str) -> tuple[int, int]:
+        return (
+            sum(1 for x in a.active if x.user == user),
+            sum(1 for x in a.pending if x.user == user),
+        )
+
+    am4, am8 = Resource(4 * GB, 0), Resource(8 * GB, 0)
+    app0 = h.submit("a", "user_0", am4)
+    h.submit("a", "user_0", am4)
+    assert (len(a.active), len(a.pending)) == (2, 0)
+    h.submit("a", "user_0", am4)  # user AM limit reached
+    assert (len(a.active), len(a.pending)) == (2, 1)
+    h.finish(app0)  # app_2 starts
+    assert (len(a.active), len(a.pending)) == (2, 0)
+    h.submit("a", "user_0", am4)
+    assert counts("user_0") == (2, 1)
+    app4 = h.submit("a", "user_1", am8)
+    assert counts("user_1") == (1, 0)
+    h.submit("a", "user_2", am8)  # queue AM limit reached
+    assert (len(a.active), len(a.pending)) == (3, 2)
+    assert counts("user_2") == (0, 1)
+    h.finish(app4)  # user_2's app starts, user_0's still waits
+    assert (len(a.active), len(a.pending)) == (3, 1)
+    assert counts("user_2") == (1, 0)
+    assert counts("user_0") == (2, 1)
+
+
+async def test_one_app_always_starts_even_above_the_am_limit(autojump_clock) -> None:
+    """LeafQueue.activateApplications: with no active app, enforcement is
+    skipped so at least one application runs."""
+    h = Harness(
+        {Q + "root.queues": "a,b", Q + "root.a.capacity": 10, Q + "root.b.capacity": 90},
+        **SETTINGS,
+    )
+    h.node("n0", 16 * GB)
+    a = h.leaf("a")
+    h.submit("a", "u", Resource(8 * GB, 1))
+    h.submit("a", "u", Resource(8 * GB, 1))
+    assert (len(a.active), len(a.pending)) == (1, 1)
+
+
+async def test_fifo_order_by_priority_then_submission(autojump_clock) -> None:
+    """FifoOrderingPolicy: higher application priority first, then the older
+    app (priorities are capped at yarn.cluster.max-application-priority)."""
+    h = harness(**{"root__b__maximum_capacity": 100})
+    h.sched.cs = h.sched.cs.__class__(**{**h.sched.cs.__dict__, "max_application_priority": 10})
+    n0 = h.node("n0", 8 * GB)
+    first = h.submit("b", "u", priority=1)
+    urgent = h.submit("b", "u", priority=5)
+    for app in (first, urgent):
+        h.ask(app, GB, 1)
+    h.assign_leaf("b", n0)
+    assert (used(first), used(urgent)) == (0, GB)
+
+
+async def test_fair_ordering_policy_serves_the_least_used_app(autojump_clock) -> None:
+    """FairOrderingPolicy (ordering-policy fair): least used app first."""
+    h = harness(**{"root__b__ordering_policy": "fair", "root__b__maximum_capacity": 100})
+    n0 = h.node("n0", 16 * GB)
+    x, y = h.submit("b", "u"), h.submit("b", "u")
+    h.ask(x, GB, 4)
+    h.ask(y, GB, 4)
+    for _ in range(4):
+        h.assign_leaf("b", n0)
+    assert (used(x), used(y)) == (2 * GB, 2 * GB)

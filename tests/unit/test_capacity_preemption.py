@@ -1,0 +1,574 @@
+"""ProportionalCapacityPreemptionPolicy against the matrices of Hadoop's
+TestProportionalCapacityPreemptionPolicy.
+
+Each case builds the queue tree the way that test's `mockNested` does:
+rows are absolute guarantee, maximum, used, pending, reserved, number of
+apps, container size and number of children, one column per queue in
+pre-order (root, queueA, queueB, ...); a leaf's usage is split evenly among
+its apps, in containers of the given size. As in Hadoop's setup,
+total_preemption_per_round and natural_termination_factor are 1.0,
+max_ignored_over_capacity 0.1 and max_wait_before_kill 10 s. The assertions
+count containers selected per app (Hadoop counts preemption events).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from emu.resources import ZERO, DominantResourceCalculator, Resource, ResourceCalculator
+from emu.rm.container import RMContainer
+from emu.rm.scheduler.capacity import resource_math as rm
+from emu.rm.scheduler.capacity.config import PreemptionConf
+from emu.rm.scheduler.capacity.preemption import (
+    PreemptionPolicy,
+    TempQueue,
+    compute_ideal_allocation,
+    container_order_key,
+    select_candidates,
+)
+from emu.rm.scheduler.common import SchedulerApp
+
+CONF = PreemptionConf(
+    enabled=True,
+    max_wait_before_kill_ms=10_000,
+    total_preemption_per_round=1.0,
+    natural_termination_factor=1.0,
+    max_ignored_over_capacity=0.1,
+)
+
+
+def R(x: int) -> Resource:
+    return Resource(x, x)
+
+
+def _app(seq: int, used: int, reserved: int, gran: int, am: bool) -> SchedulerApp:
+    app_id = f"application_0_{seq:04d}"
+    sapp = SchedulerApp(f"appattempt_0_{seq:04d}_000001", app_id, "q", "u", 0, seq, ZERO, 0, 0)
+    n = 0
+    for i in range(-(-reserved // gran) if gran else 0):
+        n += 1
+        c = RMContainer(
+            f"container_0_{seq:04d}_01_{n:06d}",
+            sapp.attempt_id,
+            app_id,
+            f"n{i}",
+            R(gran),
+            1,
+            "OFF_SWITCH",
+            False,
+            0,
+        )
+        c.state = "RESERVED"
+        sapp.reservations[f"n{i}"] = c
+    for i in range(-(-used // gran) if gran else 0):
+        n += 1
+        is_am = am and i == 0
+        c = RMContainer(
+            f"container_0_{seq:04d}_01_{n:06d}",
+            sapp.attempt_id,
+            app_id,
+            "n",
+            R(gran),
+            0 if is_am else 1,
+            "OFF_SWITCH",
+            is_am,
+            0,
+        )
+        sapp.live[c.container_id] = c
+    return sapp
+
+
+def build(
+    q: list[list[int]],
+    disabled: dict[str, bool] | None = None,
+    am_containers: bool = False,
+    am_percent: float = 0.0,
+) -> tuple[TempQueue, Resource, list[SchedulerApp]]:
+    """TestProportionalCapacityPreemptionPolicy.mockNested, as TempQueues."""
+    abs_, maxcap, used, pending, reserved, apps, gran, subq = q
+    tot = sum(a for a, s in zip(abs_, subq, strict=True) if s == 0)
+    cluster = R(tot)
+    disabled = disabled or {}
+
+    def off(path: str, inherited: bool) -> bool:
+        return disabled.get(path, inherited)
+
+    root = TempQueue("root", R(abs_[0]), R(maxcap[0]), R(used[0]), reserved=R(reserved[0]))
+    root.preemption_disabled = off("root", False)
+    stack = [root] * subq[0]
+    all_apps: list[SchedulerApp] = []
+    for i in range(1, len(abs_)):
+        parent = stack.pop()
+        name = f"{parent.name}.queue{chr(ord('A') + i - 1)}"
+        t = TempQueue(name, R(abs_[i]), R(maxcap[i]), R(used[i]), reserved=R(reserved[i]))
+        t.preemption_disabled = off(name, parent.preemption_disabled)
+        parent.children.append(t)
+        if subq[i]:
+            stack.extend([t] * subq[i])
+            continue
+        t.pending = R(pending[i])
+        t.pending_deduct_reserved = rm.non_negative(R(pending[i]) - R(reserved[i]))
+        t.max_am_resource = rm.multiply(rm.multiply(cluster, abs_[i] / tot), am_percent)
+        for _ in range(apps[i]):
+            a_used = -(-used[i] // apps[i])
+            a_res = -(-reserved[i] // apps[i])
+            sapp = _app(len(all_apps), a_used, a_res, gran[i], am_containers)
+            t.apps.append(sapp)
+            all_apps.append(sapp)
+
+    def roll_up(t: TempQueue) -> None:
+        for c in t.children:
+            roll_up(c)
+            t.pending = t.pending + c.pending
+            t.pending_deduct_reserved = t.pending_deduct_reserved + c.pending_deduct_reserved
+
+    roll_up(root)
+    return root, cluster, all_apps
+
+
+def preempted(
+    q: list[list[int]],
+    conf: PreemptionConf = CONF,
+    calc: ResourceCalculator | None = None,
+    **kw: object,
+) -> list[int]:
+    """Containers selected per app, in app order (appA, appB, ...)."""
+    calc = calc or ResourceCalculator()
+    root, cluster, apps = build(q, **kw)  # type: ignore[arg-type]
+    allowed = rm.multiply(cluster, conf.total_preemption_per_round)
+    compute_ideal_allocation(calc, cluster, root, allowed, conf)
+    selected, _ = select_candidates(calc, cluster, root, allowed)
+    return [len(selected.get(a.attempt_id, [])) for a in apps]
+
+
+def test_ignore_without_demand() -> None:
+    """testIgnore: no imbalance is corrected without pending demand."""
+    q = [
+        [100, 40, 40, 20],
+        [100, 100, 100, 100],
+        [100, 0, 60, 40],
+        [0, 0, 0, 0],
+        [0, 0, 0, 0],
+        [3, 1, 1, 1],
+        [-1, 1, 1, 1],
+        [3, 0, 0, 0],
+    ]
+    assert preempted(q) == [0, 0, 0]
+
+
+def test_proportional_preemption() -> None:
+    """testProportionalPreemption: A (10 % guaranteed, using 30) gives back 10."""
+    q = [
+        [100, 10, 40, 20, 30],
+        [100, 100, 100, 100, 100],
+        [100, 30, 60, 10, 0],
+        [45, 20, 5, 20, 0],
+        [0, 0, 0, 0, 0],
+        [3, 1, 1, 1, 0],
+        [-1, 1, 1, 1, 1],
+        [4, 0, 0, 0, 0],
+    ]
+    assert preempted(q) == [10, 0, 0]
+
+
+def test_max_capacity_caps_what_a_queue_can_claim() -> None:
+    """testMaxCap: B is at its maximum, so A's excess is not taken for it."""
+    q = [
+        [100, 40, 40, 20],
+        [100, 100, 45, 100],
+        [100, 55, 45, 0],
+        [20, 10, 10, 0],
+        [0, 0, 0, 0],
+        [2, 1, 1, 0],
+        [-1, 1, 1, 0],
+        [3, 0, 0, 0],
+    ]
+    assert preempted(q)[0] == 0
+
+
+def test_preempt_cycle() -> None:
+    """testPreemptCycle: A's 10 pending are taken from C (20 % over)."""
+    q = [
+        [100, 40, 40, 20],
+        [100, 100, 100, 100],
+        [100, 0, 60, 40],
+        [10, 10, 0, 0],
+        [0, 0, 0, 0],
+        [3, 1, 1, 1],
+        [-1, 1, 1, 1],
+        [3, 0, 0, 0],
+    ]
+    assert preempted(q) == [0, 0, 10]
+
+
+def test_deadzone() -> None:
+    """testDeadzone: usage within max_ignored_over_capacity is left alone."""
+    q = [
+        [100, 40, 40, 20],
+        [100, 100, 100, 100],
+        [100, 39, 43, 21],
+        [10, 10, 0, 0],
+        [0, 0, 0, 0],
+        [3, 1, 1, 1],
+        [-1, 1, 1, 1],
+        [3, 0, 0, 0],
+    ]
+    assert preempted(q) == [0, 0, 0]
+
+
+def test_per_queue_disable_preemption() -> None:
+    """testPerQueueDisablePreemption: a disabled queue keeps its excess and
+    the others give back more; with it enabled both give back."""
+    q = [
+        [100, 55, 25, 20],
+        [100, 100, 100, 100],
+        [100, 0, 54, 46],
+        [10, 10, 0, 0],
+        [0, 0, 0, 0],
+        [3, 1, 1, 1],
+        [-1, 1, 1, 1],
+        [3, 0, 0, 0],
+    ]
+    assert preempted(q, disabled={"root.queueB": True}) == [0, 0, 10]
+    assert preempted(q) == [0, 4, 6]
+
+
+def test_per_queue_disable_preemption_hierarchical() -> None:
+    """testPerQueueDisablePreemptionHierarchical: take from B (parent A over
+    capacity), not E; with B disabled, from E."""
+    q = [
+        [200, 100, 50, 50, 100, 10, 90],
+        [200, 200, 200, 200, 200, 200, 200],
+        [200, 110, 60, 50, 90, 90, 0],
+        [10, 0, 0, 0, 10, 0, 10],
+        [0, 0, 0, 0, 0, 0, 0],
+        [4, 2, 1, 1, 2, 1, 1],
+        [-1, -1, 1, 1, -1, 1, 1],
+        [2, 2, 0, 0, 2, 0, 0],
+    ]
+    assert preempted(q) == [10, 0, 0, 0]
+    assert preempted(q, disabled={"root.queueA.queueB": True}) == [0, 0, 10, 0]
+
+
+def test_per_queue_disable_preemption_broad_hierarchical() -> None:
+    """testPerQueueDisablePreemptionBroadHierarchical: 27 from B and 23 from
+    E; all 50 from E when B is disabled; nothing when B and E are."""
+    q = [
+        [1000, 350, 150, 200, 400, 200, 200, 250, 100, 150],
+        [1000] * 10,
+        [1000, 400, 200, 200, 400, 250, 150, 200, 150, 50],
+        [50, 0, 0, 0, 50, 0, 50, 0, 0, 0],
+        [0] * 10,
+        [6, 2, 1, 1, 2, 1, 1, 2, 1, 1],
+        [-1, -1, 1, 1, -1, 1, 1, -1, 1, 1],
+        [3, 2, 0, 0, 2, 0, 0, 2, 0, 0],
+    ]
+    assert preempted(q) == [27, 0, 23, 0, 0, 0]
+    assert preempted(q, disabled={"root.queueA.queueB": True}) == [0, 0, 50, 0, 0, 0]
+    both = {"root.queueA.queueB": True, "root.queueD.queueE": True}
+    assert preempted(q, disabled=both) == [0, 0, 0, 0, 0, 0]
+
+
+def test_per_queue_disable_preemption_inherits_from_parent() -> None:
+    """testPerQueueDisablePreemptionInheritParent: 17 from C and 183 from D;
+    with A disabled (and so its children), F's demand starves."""
+    q = [
+        [1000, 500, 200, 200, 100, 500, 200, 200, 100],
+        [1000] * 9,
+        [1000, 700, 0, 350, 350, 300, 0, 200, 100],
+        [200, 0, 0, 0, 0, 200, 200, 0, 0],
+        [0] * 9,
+        [5, 2, 0, 1, 1, 3, 1, 1, 1],
+        [-1, -1, 1, 1, 1, -1, 1, 1, 1],
+        [2, 3, 0, 0, 0, 3, 0, 0, 0],
+    ]
+    assert preempted(q) == [17, 183, 0, 0, 0]
+    assert preempted(q, disabled={"root.queueA": True}) == [0, 0, 0, 0, 0]
+
+
+def test_root_disables_all() -> None:
+    """testPerQueueDisablePreemptionRootDisablesAll."""
+    q = [
+        [1000, 500, 250, 250, 250, 100, 150, 250, 100, 150],
+        [1000] * 10,
+        [1000, 20, 0, 20, 490, 240, 250, 490, 240, 250],
+        [200, 200, 200, 0, 0, 0, 0, 0, 0, 0],
+        [0] * 10,
+        [6, 2, 1, 1, 2, 1, 1, 2, 1, 1],
+        [-1, -1, 1, 1, -1, 1, 1, -1, 1, 1],
+        [3, 2, 0, 0, 2, 0, 0, 2, 0, 0],
+    ]
+    assert preempted(q, disabled={"root": True}) == [0] * 6
+
+
+def test_over_capacity_imbalance_is_not_corrected() -> None:
+    """testOverCapacityImbalance: both over guarantee, no preemption."""
+    q = [
+        [100, 40, 40, 20],
+        [100, 100, 100, 100],
+        [100, 55, 45, 0],
+        [20, 10, 10, 0],
+        [0, 0, 0, 0],
+        [2, 1, 1, 0],
+        [-1, 1, 1, 0],
+        [3, 0, 0, 0],
+    ]
+    assert preempted(q)[0] == 0
+
+
+def test_natural_termination_factor() -> None:
+    """testNaturalTermination: a small factor leaves a 10 % imbalance alone."""
+    q = [
+        [100, 40, 40, 20],
+        [100, 100, 100, 100],
+        [100, 55, 45, 0],
+        [20, 10, 10, 0],
+        [0, 0, 0, 0],
+        [2, 1, 1, 0],
+        [-1, 1, 1, 0],
+        [3, 0, 0, 0],
+    ]
+    assert preempted(q, replace(CONF, natural_termination_factor=0.1)) == [0, 0]
+
+
+def test_hierarchical() -> None:
+    """testHierarchical: take from A's child B, not from E although E is far
+    over its own guarantee (its parent D is not)."""
+    q = [
+        [200, 100, 50, 50, 100, 10, 90],
+        [200, 200, 200, 200, 200, 200, 200],
+        [200, 110, 60, 50, 90, 90, 0],
+        [10, 0, 0, 0, 10, 0, 10],
+        [0, 0, 0, 0, 0, 0, 0],
+        [4, 2, 1, 1, 2, 1, 1],
+        [-1, -1, 1, 1, -1, 1, 1],
+        [2, 2, 0, 0, 2, 0, 0],
+    ]
+    assert preempted(q) == [10, 0, 0, 0]
+
+
+def test_hierarchical_with_reserved() -> None:
+    """testHierarchicalWithReserved: B's reservations count towards what it
+    gives back (and are dropped)."""
+    q = [
+        [200, 100, 50, 50, 100, 10, 90],
+        [200, 200, 200, 200, 200, 200, 200],
+        [200, 110, 60, 50, 90, 90, 0],
+        [10, 0, 0, 0, 10, 0, 10],
+        [40, 25, 15, 10, 15, 15, 0],
+        [4, 2, 1, 1, 2, 1, 1],
+        [-1, -1, 1, 1, -1, 1, 1],
+        [2, 2, 0, 0, 2, 0, 0],
+    ]
+    assert preempted(q)[0] == 10
+
+
+def test_zero_guarantee() -> None:
+    """testZeroGuar: nothing is taken from A's child for a zero-guarantee queue."""
+    q = [
+        [200, 100, 0, 99, 100, 10, 90],
+        [200, 200, 200, 200, 200, 200, 200],
+        [170, 80, 60, 20, 90, 90, 0],
+        [10, 0, 0, 0, 10, 0, 10],
+        [0, 0, 0, 0, 0, 0, 0],
+        [4, 2, 1, 1, 2, 1, 1],
+        [-1, -1, 1, 1, -1, 1, 1],
+        [2, 2, 0, 0, 2, 0, 0],
+    ]
+    assert preempted(q)[0] == 0
+
+
+def test_zero_guarantee_queues_do_not_preempt_each_other() -> None:
+    """testZeroGuarOverCap."""
+    q = [
+        [200, 100, 0, 100, 0, 100, 100],
+        [200, 200, 200, 200, 200, 200, 200],
+        [170, 170, 60, 20, 90, 0, 0],
+        [85, 50, 30, 10, 10, 20, 20],
+        [0, 0, 0, 0, 0, 0, 0],
+        [4, 3, 1, 1, 1, 1, 1],
+        [-1, -1, 1, 1, 1, -1, 1],
+        [2, 3, 0, 0, 0, 1, 0],
+    ]
+    assert preempted(q)[:4] == [0, 0, 0, 0]
+
+
+def test_hierarchical_large() -> None:
+    """testHierarchicalLarge: 9 from A's B and 6 from G's H (Hadoop notes the
+    rounding of Resources.multiply in these counts)."""
+    q = [
+        [400, 200, 60, 140, 100, 70, 30, 100, 10, 90],
+        [400] * 10,
+        [400, 210, 70, 140, 100, 50, 50, 90, 90, 0],
+        [15, 0, 0, 0, 0, 0, 0, 0, 0, 15],
+        [0] * 10,
+        [6, 2, 1, 1, 2, 1, 1, 2, 1, 1],
+        [-1, -1, 1, 1, -1, 1, 1, -1, 1, 1],
+        [3, 2, 0, 0, 2, 0, 0, 2, 0, 0],
+    ]
+    counts = preempted(q)
+    assert counts[0] == 9  # appA in queueB
+    assert counts[4] == 6  # appE in queueH
+
+
+def test_skip_am_containers() -> None:
+    """testSkipAMContainer: AM containers are taken last; the newest apps
+    give up everything else first."""
+    q = [
+        [100, 50, 50],
+        [100, 100, 100],
+        [100, 100, 0],
+        [70, 20, 50],
+        [0, 0, 0],
+        [5, 4, 1],
+        [-1, 1, 1],
+        [2, 0, 0],
+    ]
+    a, b, c, d, _ = preempted(q, am_containers=True)
+    assert (d, c, b) == (24, 24, 2)
+    assert a == 0
+
+
+def test_preempt_skipped_am_containers() -> None:
+    """testPreemptSkippedAMContainers: when needed, AM containers go too."""
+    q = [
+        [100, 10, 90],
+        [100, 100, 100],
+        [100, 100, 0],
+        [70, 20, 90],
+        [0, 0, 0],
+        [5, 4, 1],
+        [-1, 5, 5],
+        [2, 0, 0],
+    ]
+    assert preempted(q, am_containers=True) == [4, 4, 5, 5, 0]
+
+
+def test_am_resource_percent_keeps_some_am_containers() -> None:
+    """testAMResourcePercentForSkippedAMContainers: AM containers are kept
+    while they fit in the queue's AM share."""
+    q = [
+        [100, 10, 90],
+        [100, 100, 100],
+        [100, 100, 0],
+        [70, 20, 90],
+        [0, 0, 0],
+        [5, 4, 1],
+        [-1, 5, 5],
+        [2, 0, 0],
+    ]
+    a, b, c, d, _ = preempted(q, am_containers=True, am_percent=0.5)
+    assert (d, c) == (5, 5)
+    assert (a, b) == (4, 4)
+
+
+def test_container_ordering() -> None:
+    """testContainerOrdering: lowest priority first, then newest container."""
+
+    def c(cid: int, priority: int) -> RMContainer:
+        return RMContainer(
+            f"container_0_0010_01_{cid:06d}", "a", "app", "n", R(1), priority, "x", False, 0
+        )
+
+    rm1, rm2, rm3, rm4, rm5 = c(5, 3), c(3, 3), c(2, 2), c(1, 2), c(4, 1)
+    ordered = sorted([rm3, rm2, rm1, rm5, rm4], key=container_order_key)
+    assert ordered == [rm1, rm2, rm3, rm4, rm5]
+
+
+def test_drf_preemption_uses_dominant_shares() -> None:
+    """With the DominantResourceCalculator, queues are compared by dominant
+    share: B over its vcores guarantee gives back to A."""
+    q = [
+        [100, 50, 50],
+        [100, 100, 100],
+        [100, 0, 100],
+        [50, 50, 0],
+        [0, 0, 0],
+        [2, 1, 1],
+        [-1, 1, 1],
+        [2, 0, 0],
+    ]
+    assert preempted(q, calc=DominantResourceCalculator()) == [0, 50]
+
+
+class _Ctx:
+    def __init__(self) -> None:
+        self.now = 0
+        self.dispatched: list[str] = []
+        self.containers: dict[str, RMContainer] = {}
+
+    def now_ms(self) -> int:
+        return self.now
+
+    def dispatch(self, kind: str, etype: str, target: str, data: object = None) -> None:
+        self.dispatched.append(f"{etype}:{target}")
+
+
+class _Sched:
+    """What the policy reads from the scheduler, from a fixed matrix."""
+
+    def __init__(self, q: list[list[int]]) -> None:
+        self.q = q
+        self.calc = ResourceCalculator()
+        _, self.cluster, apps = build(q)
+        self.apps = {a.attempt_id: a for a in apps}
+        self.nodes: dict[str, object] = {}
+        self.ctx = _Ctx()
+        self.ctx.containers = {cid: c for a in apps for cid, c in a.live.items()}
+
+    def preemption_snapshot(self) -> TempQueue:
+        root, _, apps = build(self.q)
+        by_id = {a.attempt_id: a for a in apps}
+        for leaf in root.leaves():
+            leaf.apps = [self.apps[by_id[a.attempt_id].attempt_id] for a in leaf.apps]
+        return root
+
+
+def test_expire_kill_after_max_wait() -> None:
+    """testExpireKill: the AM is first told (preemption contract), requests
+    are not repeated, and containers still selected after
+    max_wait_before_kill are killed."""
+    q = [
+        [100, 40, 40, 20],
+        [100, 100, 100, 100],
+        [100, 0, 60, 40],
+        [10, 10, 0, 0],
+        [0, 0, 0, 0],
+        [3, 1, 1, 1],
+        [-1, 1, 1, 1],
+        [3, 0, 0, 0],
+    ]
+    sched = _Sched(q)
+    policy = PreemptionPolicy(CONF)
+    app_c = sched.apps["appattempt_0_0002_000001"]
+    policy.edit_schedule(sched)  # type: ignore[arg-type]
+    assert len(app_c.to_preempt) == 10
+    assert sched.ctx.dispatched == []
+    sched.ctx.now = 5_000
+    policy.edit_schedule(sched)  # type: ignore[arg-type]
+    assert len(app_c.to_preempt) == 10 and sched.ctx.dispatched == []
+    sched.ctx.now = 10_001
+    policy.edit_schedule(sched)  # type: ignore[arg-type]
+    assert len(sched.ctx.dispatched) == 10
+    assert all(e.startswith("KILL_PREEMPTED:container_0_0002_") for e in sched.ctx.dispatched)
+
+
+def test_observe_only() -> None:
+    """testObserveOnly: even a severe imbalance is only observed."""
+    q = [
+        [100, 40, 40, 20],
+        [100, 100, 100, 100],
+        [100, 90, 10, 0],
+        [80, 10, 20, 50],
+        [0, 0, 0, 0],
+        [2, 1, 1, 0],
+        [-1, 1, 1, 0],
+        [3, 0, 0, 0],
+    ]
+    sched = _Sched(q)
+    policy = PreemptionPolicy(replace(CONF, observe_only=True))
+    for t in (0, 20_000):
+        sched.ctx.now = t
+        policy.edit_schedule(sched)  # type: ignore[arg-type]
+    assert sched.ctx.dispatched == []
+    assert all(not a.to_preempt for a in sched.apps.values())
