@@ -275,10 +275,14 @@ class NodeManagerHost:
             return P.encode(P.error(e.code, e.message, e.request_id))
         mtype = msg["type"]
         if mtype not in P.SERVICES[P.CONTAINER_MANAGEMENT]:
-            return P.encode(P.error(P.WRONG_SERVICE, f"{mtype} is not served by a NodeManager", msg.get("id")))
+            return P.encode(
+                P.error(P.WRONG_SERVICE, f"{mtype} is not served by a NodeManager", msg.get("id"))
+            )
         node = self.by_id.get(msg["node_id"])
         if node is None or node.stopped or not node.registered:
-            return P.encode(P.error(P.NOT_FOUND, f"no running node {msg['node_id']} here", msg["id"]))
+            return P.encode(
+                P.error(P.NOT_FOUND, f"no running node {msg['node_id']} here", msg["id"])
+            )
         if mtype == "start_containers":
             return P.encode(self._start(node, msg))
         ok, failed = [], []

@@ -228,8 +228,7 @@ CATALOGUE: dict[str, Spec] = {
         AM_PROTOCOL,
         "ApplicationMaster",
         "ResourceManager",
-        "The AM unregisters with its final status; the app finishes once the "
-        "AM container exits.",
+        "The AM unregisters with its final status; the app finishes once the AM container exits.",
         {"attempt_id": str, "final_status": str, "diagnostics": Opt(str)},
         {"unregistered": bool},
     ),
@@ -280,7 +279,12 @@ CATALOGUE: dict[str, Spec] = {
         {"app_id": str},
     ),
     "kill_application": Spec(
-        CLIENT, "Client", "ResourceManager", "Kill an application.", {"app_id": str}, {"killed": bool}
+        CLIENT,
+        "Client",
+        "ResourceManager",
+        "Kill an application.",
+        {"app_id": str},
+        {"killed": bool},
     ),
     "application_report": Spec(
         CLIENT,
@@ -298,7 +302,9 @@ CATALOGUE: dict[str, Spec] = {
         {},
         {"metrics": dict},
     ),
-    "list_nodes": Spec(CLIENT, "Client", "ResourceManager", "Every node's report.", {}, {"nodes": [dict]}),
+    "list_nodes": Spec(
+        CLIENT, "Client", "ResourceManager", "Every node's report.", {}, {"nodes": [dict]}
+    ),
     "list_apps": Spec(
         CLIENT,
         "Client",

@@ -74,7 +74,9 @@ class Resource:
 
     def __mul__(self, k: float) -> Resource:
         return Resource(
-            int(self.memory * k), int(self.vcores * k), tuple((n, int(v * k)) for n, v in self.extra)
+            int(self.memory * k),
+            int(self.vcores * k),
+            tuple((n, int(v * k)) for n, v in self.extra),
         )
 
     def __eq__(self, other: object) -> bool:

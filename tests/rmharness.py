@@ -69,7 +69,9 @@ class RMHarness:
         )  # fmt: skip
 
 
-def ask(priority: int, name: str, num: int, memory: int = 1024, vcores: int = 1, relax=True) -> dict:
+def ask(
+    priority: int, name: str, num: int, memory: int = 1024, vcores: int = 1, relax=True
+) -> dict:
     return {
         "priority": priority,
         "resource_name": name,

@@ -86,7 +86,9 @@ class ApplicationMaster:
         async with AsyncExitStack() as stack:
             rm = await stack.enter_async_context(connect(self.rm_address, identity=self.attempt_id))
             nms: dict[str, Connection] = {}
-            await self._call(rm, "register_am", attempt_id=self.attempt_id, host="", tracking_url="")
+            await self._call(
+                rm, "register_am", attempt_id=self.attempt_id, host="", tracking_url=""
+            )
             self.start_time = trio.current_time()
             try:
                 while True:

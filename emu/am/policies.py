@@ -14,7 +14,9 @@ from emu.workload import TaskSpec
 
 
 class Policy(Protocol):
-    def release(self, tasks: Sequence[TaskSpec], done: Sequence[bool], elapsed_ms: int) -> list[int]:
+    def release(
+        self, tasks: Sequence[TaskSpec], done: Sequence[bool], elapsed_ms: int
+    ) -> list[int]:
         """Indices of tasks that may be asked for now (already released ones
         may be included; the engine ignores repeats)."""
         ...
@@ -27,7 +29,9 @@ class Policy(Protocol):
 class MapReducePolicy:
     """Maps first; reduces once every map has finished (SLS MRAMSimulator)."""
 
-    def release(self, tasks: Sequence[TaskSpec], done: Sequence[bool], elapsed_ms: int) -> list[int]:
+    def release(
+        self, tasks: Sequence[TaskSpec], done: Sequence[bool], elapsed_ms: int
+    ) -> list[int]:
         maps = [i for i, t in enumerate(tasks) if t.task_type != "reduce"]
         if all(done[i] for i in maps):
             return [i for i, t in enumerate(tasks) if t.task_type == "reduce"]
@@ -40,7 +44,9 @@ class MapReducePolicy:
 class StreamPolicy:
     """Every task at once; they run for their (long) durations."""
 
-    def release(self, tasks: Sequence[TaskSpec], done: Sequence[bool], elapsed_ms: int) -> list[int]:
+    def release(
+        self, tasks: Sequence[TaskSpec], done: Sequence[bool], elapsed_ms: int
+    ) -> list[int]:
         return list(range(len(tasks)))
 
     def next_release_ms(self, tasks: Sequence[TaskSpec], elapsed_ms: int) -> int | None:
@@ -50,7 +56,9 @@ class StreamPolicy:
 class GenericPolicy:
     """Each task once its `request_delay_ms` has passed since registration."""
 
-    def release(self, tasks: Sequence[TaskSpec], done: Sequence[bool], elapsed_ms: int) -> list[int]:
+    def release(
+        self, tasks: Sequence[TaskSpec], done: Sequence[bool], elapsed_ms: int
+    ) -> list[int]:
         return [i for i, t in enumerate(tasks) if t.request_delay_ms <= elapsed_ms]
 
     def next_release_ms(self, tasks: Sequence[TaskSpec], elapsed_ms: int) -> int | None:

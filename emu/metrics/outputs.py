@@ -130,10 +130,12 @@ def format_table(data: dict[str, Any]) -> str:
     t = data["turnaround_ms"]
     out += [
         "",
-        f"scenario {data['scenario']} (seed {data['seed']}): simulated {sec(data['simulated_ms'])} s",
+        f"scenario {data['scenario']} (seed {data['seed']}): "
+        f"simulated {sec(data['simulated_ms'])} s",
         f"nodes {c['nodes']} active, {c['lost_nodes']} lost; "
         f"capacity {c['total']['memory-mb']} MB / {c['total']['vcores']} vcores",
-        f"jobs {c['apps_completed']} finished, {c['apps_failed']} failed, {c['apps_killed']} killed; "
+        f"jobs {c['apps_completed']} finished, {c['apps_failed']} failed, "
+        f"{c['apps_killed']} killed; "
         f"containers allocated {c['containers_total']}",
         f"utilization memory {u['memory']:.1%}, vcores {u['vcores']:.1%}; "
         f"turnaround mean {sec(t['mean'])} s, p90 {sec(t['p90'])} s",

@@ -91,7 +91,9 @@ class ResourceManager:
         self.stats: dict[str, ServerStats] = {}
         self._launch_wakeup = trio.Event()
 
-    async def run(self, *, task_status: trio.TaskStatus[RMAddresses] = trio.TASK_STATUS_IGNORED) -> None:
+    async def run(
+        self, *, task_status: trio.TaskStatus[RMAddresses] = trio.TASK_STATUS_IGNORED
+    ) -> None:
         """Serve until cancelled; reports the bound addresses once listening."""
         async with trio.open_nursery() as nursery:
             bound = {}
@@ -115,7 +117,7 @@ class ResourceManager:
             nursery.start_soon(self._launcher)
             task_status.started(actual)
 
-    def _handler(self, service: str):  # noqa: ANN202 - a transport Handler
+    def _handler(self, service: str):
         services = self.services
 
         async def handle(payload: bytes) -> bytes:
@@ -126,7 +128,9 @@ class ResourceManager:
             if msg["type"] not in P.CATALOGUE:
                 return P.encode(
                     services.error_reply(
-                        P.ProtocolError(P.UNKNOWN_TYPE, f"{msg['type']} is not a request", msg.get("id"))
+                        P.ProtocolError(
+                            P.UNKNOWN_TYPE, f"{msg['type']} is not a request", msg.get("id")
+                        )
                     )
                 )
             reply = services.handle(service, msg)
@@ -167,7 +171,11 @@ class ResourceManager:
                                 connect(nm_address, identity="rm-am-launcher")
                             )
                         req = P.request("start_containers", 0, node_id=node_id, containers=[launch])
-                        reply = P.decode(await conn.request(P.encode(req), timeout=request_timeout(nm_address, LAUNCH_TIMEOUT_S)))
+                        reply = P.decode(
+                            await conn.request(
+                                P.encode(req), timeout=request_timeout(nm_address, LAUNCH_TIMEOUT_S)
+                            )
+                        )
                         if reply["type"] == "error":
                             error = f"{reply['code']}: {reply['message']}"
                         elif reply["failed"]:
@@ -175,5 +183,7 @@ class ResourceManager:
                     except (TransportError, P.ProtocolError) as e:
                         error = f"{type(e).__name__}: {e}"
                     if error is not None:
-                        log.warning("am launch failed", attempt=attempt_id, node=node_id, error=error)
+                        log.warning(
+                            "am launch failed", attempt=attempt_id, node=node_id, error=error
+                        )
                     self.services.am_launch_result(attempt_id, error)

@@ -84,7 +84,6 @@ class RMContext:
         self.dispatcher.register("scheduler", scheduler.handle)
 
     def _entity_handler(self, kind: str) -> Any:
-        machine = MACHINES[kind]
         registry = {
             "app": self.apps,
             "attempt": self.attempts,

@@ -113,7 +113,7 @@ def _status_unhealthy(ctx: RMContext, n: RMNode, data: Any) -> str:
 
 
 def _status_decommissioning(ctx: RMContext, n: RMNode, data: Any) -> str:
-    healthy, launched, completed = data
+    _, launched, completed = data
     ctx.dispatch("scheduler", "NODE_UPDATE", n.node_id, (launched, completed))
     if ctx.scheduler.node_container_count(n.node_id) <= len(completed):
         _deactivate(ctx, n, None)
@@ -180,7 +180,12 @@ MACHINE = StateMachine(
         (NEW, "RESOURCE_UPDATE", NEW, None),
         (RUNNING, "STATUS_UPDATE", (RUNNING, UNHEALTHY), _status),
         (UNHEALTHY, "STATUS_UPDATE", (UNHEALTHY, RUNNING), _status_unhealthy),
-        (DECOMMISSIONING, "STATUS_UPDATE", (DECOMMISSIONING, DECOMMISSIONED), _status_decommissioning),
+        (
+            DECOMMISSIONING,
+            "STATUS_UPDATE",
+            (DECOMMISSIONING, DECOMMISSIONED),
+            _status_decommissioning,
+        ),
         ((RUNNING, DECOMMISSIONING), "EXPIRE", LOST, _deactivate),
         (UNHEALTHY, "EXPIRE", LOST, _deactivate_unhealthy),
         ((RUNNING, DECOMMISSIONING), "DECOMMISSION", DECOMMISSIONED, _deactivate),

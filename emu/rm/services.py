@@ -83,7 +83,9 @@ class RMServices:
             old = ctx.inactive_nodes.pop(node_id, None)
             if old is not None and old.state == node_sm.DECOMMISSIONED:
                 ctx.inactive_nodes[node_id] = old
-                return P.reply(msg, action=P.SHUTDOWN, next_heartbeat_ms=0, epoch=self.epoch, rate=self.rate)
+                return P.reply(
+                    msg, action=P.SHUTDOWN, next_heartbeat_ms=0, epoch=self.epoch, rate=self.rate
+                )
             node = RMNode(
                 node_id,
                 msg["host"],
@@ -109,7 +111,9 @@ class RMServices:
         node = ctx.nodes.get(node_id)
         if node is None:
             old = ctx.inactive_nodes.get(node_id)
-            action = P.SHUTDOWN if old is not None and old.state == node_sm.DECOMMISSIONED else P.RESYNC
+            action = (
+                P.SHUTDOWN if old is not None and old.state == node_sm.DECOMMISSIONED else P.RESYNC
+            )
             return self._node_reply(msg, msg["response_id"], [], [], action)
         rid = msg["response_id"]
         if rid + 1 == node.response_id and node.last_reply is not None:
@@ -247,11 +251,15 @@ class RMServices:
         if a.state == attempt_sm.FINISHING:
             return P.reply(msg, unregistered=True)
         if a.state != attempt_sm.RUNNING:
-            raise _Refused(P.INVALID, f"attempt {a.attempt_id} cannot unregister in state {a.state}")
+            raise _Refused(
+                P.INVALID, f"attempt {a.attempt_id} cannot unregister in state {a.state}"
+            )
         status = msg["final_status"]
         if status not in ("SUCCEEDED", "FAILED", "KILLED", "UNDEFINED"):
             raise _Refused(P.INVALID, f"unknown final status {status!r}")
-        self.ctx.dispatch("attempt", "UNREGISTERED", a.attempt_id, (status, msg.get("diagnostics") or ""))
+        self.ctx.dispatch(
+            "attempt", "UNREGISTERED", a.attempt_id, (status, msg.get("diagnostics") or "")
+        )
         return P.reply(msg, unregistered=True)
 
     # --- ApplicationClientProtocol ---------------------------------------------------------
@@ -270,7 +278,8 @@ class RMServices:
         if am_resource.any_negative() or not am_resource.fits_in(sched.maximum):
             raise _Refused(
                 P.INVALID,
-                f"AM resource {am_resource} is negative or exceeds maximum allocation {sched.maximum}",
+                f"AM resource {am_resource} is negative or exceeds "
+                f"maximum allocation {sched.maximum}",
             )
         am_resource = normalize(am_resource, sched.minimum, sched.maximum, sched.increment)
         app = RMApp(

@@ -49,12 +49,15 @@ class RMSettings:
             raise InputError(
                 conf.sources.get(SCHEDULER_CLASS, "configuration"),
                 SCHEDULER_CLASS,
-                f"unknown scheduler {name!r} (expected fifo, capacity, fair or a Hadoop class name)",
+                f"unknown scheduler {name!r} "
+                "(expected fifo, capacity, fair or a Hadoop class name)",
             )
         types = tuple(
             t for t in conf.get_list("yarn.resource-types") if t not in ("memory-mb", "vcores")
         )
-        min_extra = {t: conf.get_int(f"yarn.resource-types.{t}.minimum-allocation", 0) for t in types}
+        min_extra = {
+            t: conf.get_int(f"yarn.resource-types.{t}.minimum-allocation", 0) for t in types
+        }
         max_extra = {
             t: conf.get_int(f"yarn.resource-types.{t}.maximum-allocation", 1 << 31) for t in types
         }

@@ -91,7 +91,9 @@ class StateMachine:
     def _validate(self) -> None:
         states = set(self.states)
         if self.initial not in states:
-            raise StateMachineDefinitionError(f"{self.name}: initial state {self.initial!r} unknown")
+            raise StateMachineDefinitionError(
+                f"{self.name}: initial state {self.initial!r} unknown"
+            )
         if not self.final <= states:
             raise StateMachineDefinitionError(f"{self.name}: unknown final states")
         for (s, e), arc in [*self.table.items(), *self.ignored.items()]:

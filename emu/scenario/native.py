@@ -60,10 +60,19 @@ class _Reader:
             raise self.fail(key, "expected a table")
         for k in value:
             if k not in allowed:
-                raise self.fail(f"{key}.{k}", f"unknown key (expected one of {', '.join(sorted(allowed))})")
+                raise self.fail(
+                    f"{key}.{k}", f"unknown key (expected one of {', '.join(sorted(allowed))})"
+                )
         return value
 
-    def int_(self, data: dict[str, Any], key: str, path: str, default: int | None = None, minimum: int = 0) -> int:
+    def int_(
+        self,
+        data: dict[str, Any],
+        key: str,
+        path: str,
+        default: int | None = None,
+        minimum: int = 0,
+    ) -> int:
         if key not in data:
             if default is None:
                 raise self.fail(f"{path}{key}", "required key is missing")
@@ -112,10 +121,16 @@ def load(path: str | Path) -> Scenario:
     seed = r.int_(data, "seed", "", 0)
 
     conf = Configuration()
-    config = r.table(data, "config", set(data.get("config", {})) if isinstance(data.get("config"), dict) else set())
+    config = r.table(
+        data,
+        "config",
+        set(data.get("config", {})) if isinstance(data.get("config"), dict) else set(),
+    )
     for k, v in config.items():
         if isinstance(v, dict | list):
-            raise r.fail(f"config.{k}", "a Hadoop property value must be a string, number or boolean")
+            raise r.fail(
+                f"config.{k}", "a Hadoop property value must be a string, number or boolean"
+            )
         conf.set(k, str(v).lower() if isinstance(v, bool) else v, f"{path}: config.{k}")
 
     cluster = r.table(
@@ -150,7 +165,9 @@ def load(path: str | Path) -> Scenario:
             raise r.fail(f"faults[{i}]", "expected a table")
         kind = r.str_(f, "kind", p)
         if kind not in FAULT_KINDS:
-            raise r.fail(p + "kind", f"unknown fault {kind!r} (expected one of {', '.join(FAULT_KINDS)})")
+            raise r.fail(
+                p + "kind", f"unknown fault {kind!r} (expected one of {', '.join(FAULT_KINDS)})"
+            )
         key = "job" if kind in ("am_hang", "kill_app") else "node"
         target = r.str_(f, key, p)
         if key == "node" and target not in hosts:
@@ -213,7 +230,9 @@ def _jobs(r: _Reader, job: Any, p: str) -> list[JobSpec]:
     job_id = r.str_(job, "id", p)
     am_type = r.str_(job, "type", p, "mapreduce")
     if am_type not in ("mapreduce", "stream", "generic"):
-        raise r.fail(p + "type", f"unknown AM type {am_type!r} (expected mapreduce, stream or generic)")
+        raise r.fail(
+            p + "type", f"unknown AM type {am_type!r} (expected mapreduce, stream or generic)"
+        )
     tasks: list[TaskSpec] = []
     for t, task in enumerate(r.list_(job, "tasks", p)):
         tp = f"{p}tasks[{t}]."
@@ -224,7 +243,9 @@ def _jobs(r: _Reader, job: Any, p: str) -> list[JobSpec]:
             task_type=kind,
             priority=r.int_(task, "priority", tp, DEFAULT_PRIORITY.get(kind, 20)),
             duration_ms=r.int_(task, "duration_ms", tp),
-            resource=Resource(r.int_(task, "memory_mb", tp, 1024, 1), r.int_(task, "vcores", tp, 1, 1)),
+            resource=Resource(
+                r.int_(task, "memory_mb", tp, 1024, 1), r.int_(task, "vcores", tp, 1, 1)
+            ),
             hosts=tuple(str(h) for h in r.list_(task, "hosts", tp)),
             request_delay_ms=r.int_(task, "request_delay_ms", tp, 0),
         )
@@ -239,7 +260,9 @@ def _jobs(r: _Reader, job: Any, p: str) -> list[JobSpec]:
         submit_ms=submit,
         queue=r.str_(job, "queue", p, "default"),
         user=r.str_(job, "user", p, "default"),
-        am_resource=Resource(r.int_(job, "am_memory_mb", p, 1024, 1), r.int_(job, "am_vcores", p, 1, 1)),
+        am_resource=Resource(
+            r.int_(job, "am_memory_mb", p, 1024, 1), r.int_(job, "am_vcores", p, 1, 1)
+        ),
         tasks=tuple(tasks),
         end_ms=job.get("end_ms"),
         priority=r.int_(job, "priority", p, 0),

@@ -34,15 +34,28 @@ from emu.transport.base import (
 _SCHEME = "mem://"
 
 
-
 class _Server:
     """A bound name: its queue, its handler, and whether a request is being
     handled (by the server task or inline by a requester)."""
 
-    __slots__ = ("address", "busy", "handler", "idle", "inline", "queued", "send", "stats", "stopped")
+    __slots__ = (
+        "address",
+        "busy",
+        "handler",
+        "idle",
+        "inline",
+        "queued",
+        "send",
+        "stats",
+        "stopped",
+    )
 
     def __init__(
-        self, address: str, send: trio.MemorySendChannel[Pending], handler: Handler, stats: ServerStats
+        self,
+        address: str,
+        send: trio.MemorySendChannel[Pending],
+        handler: Handler,
+        stats: ServerStats,
     ) -> None:
         self.address = address
         self.send = send
@@ -159,7 +172,9 @@ class MemConnection(Connection):
             with trio.CancelScope() as scope:
                 server.inline = scope
                 try:
-                    reply = await handle_request(server.handler, payload, server.stats, server.address)
+                    reply = await handle_request(
+                        server.handler, payload, server.stats, server.address
+                    )
                 finally:
                     server.inline = None
                     server.done()

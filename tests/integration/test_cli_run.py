@@ -38,8 +38,14 @@ def test_default_scenario_runs_and_writes_outputs(tmp_path, capsys):
 
 BAD = {
     "syntax": ("name = \n", r"bad\.toml:1: not valid TOML"),
-    "type": ("[[jobs]]\nid = 'j'\n[[jobs.tasks]]\nduration_ms = 'x'\n", r"jobs\[0\]\.tasks\[0\]\.duration_ms"),
-    "negative": ("[[jobs]]\nid = 'j'\n[[jobs.tasks]]\nduration_ms = -5\n", r"duration_ms: must be >= 0"),
+    "type": (
+        "[[jobs]]\nid = 'j'\n[[jobs.tasks]]\nduration_ms = 'x'\n",
+        r"jobs\[0\]\.tasks\[0\]\.duration_ms",
+    ),
+    "negative": (
+        "[[jobs]]\nid = 'j'\n[[jobs.tasks]]\nduration_ms = -5\n",
+        r"duration_ms: must be >= 0",
+    ),
     "unknown_key": ("colour = 'red'\n", r"colour: unknown key"),
     "fault_node": (
         "[[jobs]]\nid='j'\n[[jobs.tasks]]\nduration_ms=1\n[[faults]]\nat_ms=1\nkind='nm_crash'\nnode='zz'\n",

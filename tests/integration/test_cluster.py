@@ -6,8 +6,6 @@ from __future__ import annotations
 import io
 import time
 
-import trio
-
 from emu.scenario.native import Fault
 from emu.simulation import run_virtual
 from tests.helpers import fifo_conf, mr_job, simulation
@@ -121,7 +119,9 @@ async def test_decommissioned_node_leaves_and_work_moves(autojump_clock):
 
 def test_same_scenario_and_seed_give_byte_identical_outputs():
     def once(seed: int) -> tuple[str, list]:
-        jobs = [mr_job(f"job_{i}", i * 7_000, maps=9, reduces=2, map_ms=50_000 + i) for i in range(5)]
+        jobs = [
+            mr_job(f"job_{i}", i * 7_000, maps=9, reduces=2, map_ms=50_000 + i) for i in range(5)
+        ]
         sim = simulation(jobs, seed=seed, faults=[Fault(40_000, "nm_crash", "node2")])
         out = io.StringIO()
         result = run_virtual(sim, out)

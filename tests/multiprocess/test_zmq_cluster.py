@@ -15,7 +15,10 @@ from tests.helpers import mr_job, simulation
 
 
 def test_cluster_over_tcp_loopback_on_scaled_wall_time():
-    jobs = [mr_job(f"job_{i}", i * 2_000, maps=6, reduces=1, map_ms=20_000, reduce_ms=10_000) for i in range(3)]
+    jobs = [
+        mr_job(f"job_{i}", i * 2_000, maps=6, reduces=1, map_ms=20_000, reduce_ms=10_000)
+        for i in range(3)
+    ]
     addrs = RMAddresses.tcp("127.0.0.1", dict.fromkeys(
         ("resource_tracker", "am_protocol", "client", "admin"), 0))  # fmt: skip
     sim = simulation(jobs, rm_addresses=addrs, nm_address="tcp://127.0.0.1:0")

@@ -80,7 +80,9 @@ async def test_strict_host_ask_never_goes_elsewhere(autojump_clock):
     rm.add_node("h2", rack="/r1")
     app = rm.submit("a")
     start_am(rm, app, "h2")
-    rm.allocate(app, [ask(20, "h1", 1), ask(20, "/r1", 1, relax=False), ask(20, ANY, 1, relax=False)])
+    rm.allocate(
+        app, [ask(20, "h1", 1), ask(20, "/r1", 1, relax=False), ask(20, ANY, 1, relax=False)]
+    )
     rm.heartbeat("h2")
     assert rm.allocate(app)["allocated"] == []
     rm.heartbeat("h1")
@@ -152,7 +154,9 @@ async def test_duplicate_heartbeat_gets_the_same_reply_and_stale_one_resync(auto
 
 async def test_request_on_the_wrong_service_is_refused(autojump_clock):
     rm = RMHarness(fifo_conf())
-    reply = rm.call(P.CLIENT, "node_heartbeat", node_id="x", response_id=0, containers=[], healthy=True)
+    reply = rm.call(
+        P.CLIENT, "node_heartbeat", node_id="x", response_id=0, containers=[], healthy=True
+    )
     assert reply["code"] == P.WRONG_SERVICE
 
 
@@ -174,7 +178,9 @@ def test_locality_decrements_host_rack_and_any():
     info = AppSchedulingInfo()
     cap = Resource(1024, 1)
     node = SchedulerNode("h1", "h1", "/r1", Resource(8192, 8))
-    info.update([Ask(5, "h1", cap, 2, True), Ask(5, "/r1", cap, 2, True), Ask(5, ANY, cap, 3, True)])
+    info.update(
+        [Ask(5, "h1", cap, 2, True), Ask(5, "/r1", cap, 2, True), Ask(5, ANY, cap, 3, True)]
+    )
     assert info.can_place(5, node, NODE_LOCAL) is info.get(5, "h1")
     info.allocated(NODE_LOCAL, node, 5)
     assert (info.get(5, "h1").num, info.get(5, "/r1").num, info.get(5, ANY).num) == (1, 1, 2)

@@ -10,9 +10,7 @@ from emu import protocol as P
 
 
 def heartbeat(**over):
-    msg = P.request(
-        "node_heartbeat", 7, node_id="n1", response_id=0, containers=[], healthy=True
-    )
+    msg = P.request("node_heartbeat", 7, node_id="n1", response_id=0, containers=[], healthy=True)
     msg.update(over)
     return msg
 

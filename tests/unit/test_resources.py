@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from emu.resources import DominantResourceCalculator, Resource, ResourceCalculator, calculator, normalize
+from emu.resources import (
+    DominantResourceCalculator,
+    Resource,
+    ResourceCalculator,
+    calculator,
+    normalize,
+)
 
 
 def test_arithmetic_and_fit():

@@ -48,7 +48,9 @@ def test_unreachable_state_is_a_definition_error():
 
 def test_transition_out_of_final_state_is_a_definition_error():
     with pytest.raises(StateMachineDefinitionError, match="final"):
-        StateMachine("x", ["A", "B"], "A", ["B"], [("A", "go", "B", None), ("B", "back", "A", None)])
+        StateMachine(
+            "x", ["A", "B"], "A", ["B"], [("A", "go", "B", None), ("B", "back", "A", None)]
+        )
 
 
 def test_multiple_targets_need_a_hook():
@@ -63,7 +65,9 @@ def test_duplicate_transition_is_a_definition_error():
 
 def test_invalid_event_is_counted_and_changes_nothing():
     seen = []
-    m = StateMachine("x", ["A", "B"], "A", ["B"], [("A", "go", "B", lambda c, e, d: seen.append(d))])
+    m = StateMachine(
+        "x", ["A", "B"], "A", ["B"], [("A", "go", "B", lambda c, e, d: seen.append(d))]
+    )
     t = Thing()
     assert m.fire(None, t, "stop") is False
     assert t.state == "A"
@@ -97,11 +101,11 @@ def test_rm_context_counts_invalid_transitions_without_crashing():
 
     from emu.config.configuration import Configuration
     from emu.metrics.eventlog import EventLog
+    from emu.resources import Resource
     from emu.rm.context import RMContext
     from emu.rm.node import RMNode
     from emu.rm.scheduler.fifo import FifoScheduler
     from emu.rm.settings import RMSettings
-    from emu.resources import Resource
 
     async def main() -> RMContext:
         conf = Configuration({"yarn.resourcemanager.scheduler.class": "fifo"})

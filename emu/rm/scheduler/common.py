@@ -84,7 +84,9 @@ class Ask:
 
     __slots__ = ("capability", "name", "num", "priority", "relax")
 
-    def __init__(self, priority: int, name: str, capability: Resource, num: int, relax: bool) -> None:
+    def __init__(
+        self, priority: int, name: str, capability: Resource, num: int, relax: bool
+    ) -> None:
         self.priority = priority
         self.name = name
         self.capability = capability
@@ -478,7 +480,9 @@ class Scheduler:
     def on_RELEASE_CONTAINER(self, container_id: str, data: Any) -> None:
         c = self.ctx.containers.get(container_id)
         if c is not None:
-            self.complete_container(c, EXIT_ABORTED, "Container released by application", "RELEASED")
+            self.complete_container(
+                c, EXIT_ABORTED, "Container released by application", "RELEASED"
+            )
 
     def on_KILL_PREEMPTED(self, container_id: str, data: Any) -> None:
         c = self.ctx.containers.get(container_id)
@@ -568,7 +572,13 @@ class Scheduler:
                     )
                 cap = normalize(cap, self.minimum, self.maximum, self.increment)
                 parsed.append(
-                    Ask(a["priority"], a["resource_name"], cap, a["num_containers"], a["relax_locality"])
+                    Ask(
+                        a["priority"],
+                        a["resource_name"],
+                        cap,
+                        a["num_containers"],
+                        a["relax_locality"],
+                    )
                 )
             self._update_asks(sapp, parsed)
         for cid in releases:
@@ -625,7 +635,15 @@ class Scheduler:
         cid = f"container_{ctx.cluster_timestamp}_{app_seq}_{attempt_no}_{sapp.container_seq:06d}"
         is_am = sapp.am_pending and priority == AM_PRIORITY
         c = RMContainer(
-            cid, sapp.attempt_id, sapp.app_id, node.node_id, ask.capability, priority, node_type, is_am, now
+            cid,
+            sapp.attempt_id,
+            sapp.app_id,
+            node.node_id,
+            ask.capability,
+            priority,
+            node_type,
+            is_am,
+            now,
         )
         ctx.containers[cid] = c
         node.add(c)
@@ -683,7 +701,11 @@ class Scheduler:
         q.allocated = q.allocated - c.resource
         q.allocated_containers -= 1
         q.containers_released_total += 1
-        if cleanup and c.state in (csm.ALLOCATED, csm.ACQUIRED, csm.RUNNING) and c.node_id in ctx.nodes:
+        if (
+            cleanup
+            and c.state in (csm.ALLOCATED, csm.ACQUIRED, csm.RUNNING)
+            and c.node_id in ctx.nodes
+        ):
             ctx.dispatch("node", "CLEANUP_CONTAINER", c.node_id, c.container_id)
         ctx.fire("container", c, event, (exit_status, diagnostics))
         self.container_completed(c, sapp)
@@ -691,7 +713,9 @@ class Scheduler:
     def container_completed(self, c: RMContainer, sapp: SchedulerApp | None) -> None:
         """Called after a container's resources were freed."""
 
-    def reserve(self, sapp: SchedulerApp, node: SchedulerNode, priority: int, ask: Ask) -> RMContainer:
+    def reserve(
+        self, sapp: SchedulerApp, node: SchedulerNode, priority: int, ask: Ask
+    ) -> RMContainer:
         """Reserve `node` for an ask that does not fit yet, so smaller asks
         cannot starve it (YARN's node reservation)."""
         ctx = self.ctx
@@ -744,7 +768,9 @@ class Scheduler:
         return {
             "memory": self.allocated_mb_ms / self.capacity_mb_ms if self.capacity_mb_ms else 0.0,
             "vcores": (
-                self.allocated_vcores_ms / self.capacity_vcores_ms if self.capacity_vcores_ms else 0.0
+                self.allocated_vcores_ms / self.capacity_vcores_ms
+                if self.capacity_vcores_ms
+                else 0.0
             ),
         }
 
