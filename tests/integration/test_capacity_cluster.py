@@ -4,6 +4,7 @@ admin refresh over the protocol, and a bad configuration through `emu run`."""
 
 from __future__ import annotations
 
+import io
 import time
 from pathlib import Path
 
@@ -15,7 +16,7 @@ from emu.config.configuration import Configuration
 from emu.config.hadoop_xml import load_xml
 from emu.rm.actor import ResourceManager, RMAddresses
 from emu.scenario import native
-from emu.simulation import Simulation
+from emu.simulation import Simulation, run_virtual
 from tests.helpers import mr_job, simulation
 from tests.reference import REFERENCE_DIR
 
@@ -183,3 +184,37 @@ id = "j"
     err = capsys.readouterr().err
     assert "config.yarn.scheduler.capacity.root.default.user-limit-factor" in err
     assert "expected a number" in err
+
+
+def test_capacity_runs_are_deterministic() -> None:
+    """Same scenario and seed, byte-identical event logs, with preemption,
+    locality delay, reservations and several queues and users at work."""
+    q = "yarn.scheduler.capacity."
+    conf = Configuration(
+        {
+            "yarn.resourcemanager.scheduler.class": "capacity",
+            q + "root.queues": "a,b",
+            q + "root.a.capacity": 30,
+            q + "root.b.capacity": 70,
+            q + "root.a.maximum-capacity": 100,
+            q + "root.a.user-limit-factor": 4,
+            q + "root.b.minimum-user-limit-percent": 50,
+            q + "node-locality-delay": 2,
+            "yarn.resourcemanager.scheduler.monitor.enable": "true",
+            "yarn.resourcemanager.monitor.capacity.preemption.max_wait_before_kill": 4000,
+        }
+    )
+
+    def once() -> str:
+        jobs = [
+            mr_job("early", 0, maps=24, map_ms=90_000, memory=2048, queue="a", user="x"),
+            mr_job("b1", 20_000, maps=10, map_ms=40_000, queue="b", user="y", hosts=("node1",)),
+            mr_job("b2", 25_000, maps=10, map_ms=40_000, memory=3072, queue="b", user="z"),
+        ]
+        out = io.StringIO()
+        run_virtual(simulation(jobs, conf=conf, seed=3), out)
+        return out.getvalue()
+
+    first = once()
+    assert first == once()
+    assert '"to": "FINISHED"' in first

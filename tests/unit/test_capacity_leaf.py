@@ -3,7 +3,8 @@ user limits, user-limit-factor, headroom, and activation of pending apps
 under the AM resource limits.
 
 TestLeafQueue's queues are a (8.5 %, max 20 %), b (80 %, max 99 %),
-c (1.5 %), d (9 %) and e (1 %); each test says which it changes. One
+c (1.5 %), d (9 %) and e (1 %), without reservations-continue-looking, as
+in its setUp; each test says what it changes. One
 `assign_leaf` call is one `LeafQueue.assignContainers` (one container at
 most), as in those tests.
 """
@@ -14,6 +15,7 @@ from emu.resources import Resource
 from tests.unit.test_capacity_harness import GB, Harness, Q, used
 
 LEAF_QUEUES: dict[str, object] = {
+    Q + "reservations-continue-look-all-nodes": False,  # as TestLeafQueue's setUp
     Q + "root.queues": "a,b,c,d,e",
     Q + "root.a.capacity": 8.5,
     Q + "root.a.maximum-capacity": 20,
@@ -28,6 +30,7 @@ LEAF_QUEUES: dict[str, object] = {
     Q + "root.e.capacity": 1,
     Q + "root.e.maximum-capacity": 1,
 }
+DRF = "org.apache.hadoop.yarn.util.resource.DominantResourceCalculator"
 SETTINGS = {
     "yarn.scheduler.maximum-allocation-mb": 16 * GB,
     "yarn.scheduler.maximum-allocation-vcores": 32,
@@ -336,3 +339,63 @@ async def test_fair_ordering_policy_serves_the_least_used_app(autojump_clock) ->
     for _ in range(4):
         h.assign_leaf("b", n0)
     assert (used(x), used(y)) == (2 * GB, 2 * GB)
+
+
+async def test_drf_user_limits(autojump_clock) -> None:
+    """TestLeafQueue.testDRFUserLimits: with the DominantResourceCalculator
+    a memory-heavy and a vcores-heavy user share queue b by dominant share,
+    and together fill it (absolute used capacity > 0.95)."""
+    h = Harness(
+        {
+            **LEAF_QUEUES,
+            Q + "resource-calculator": DRF,
+            Q + "root.b.maximum-capacity": 100,
+            Q + "root.b.minimum-user-limit-percent": 50,
+            Q + "root.b.user-limit-factor": 2,
+        },
+        **{**SETTINGS, "yarn.scheduler.maximum-allocation-vcores": 64},
+    )
+    nodes = [h.node("n0", 8 * GB, 100), h.node("n1", 8 * GB, 100)]
+    app0, app2 = h.submit("b", "user_0"), h.submit("b", "user_1")
+    h.ask(app0, 1 * GB, 10, vcores=40)
+    h.ask(app2, 2 * GB, 10, vcores=10)
+    b = h.leaf("b")
+    assert len(b.active_users()) == 2
+    for n in nodes:
+        while True:
+            a = h.assign_leaf("b", n)
+            if not a.assigned or a.outcome == "RESERVED":
+                break
+    assert used(app0) > 0 and used(app2) > 0
+    assert b.absolute_used_capacity(h.sched) > 0.95
+
+
+async def test_queue_metrics_count_pending_and_running_apps(autojump_clock) -> None:
+    """TestLeafQueue.testAppAttemptMetrics / QueueMetrics: an app is pending
+    until its AM container is allocated, then running, then completed; an
+    app held back by the AM limit stays pending."""
+    h = Harness(
+        {
+            Q + "root.queues": "a,b",
+            Q + "root.a.capacity": 10,
+            Q + "root.b.capacity": 90,
+            Q + "root.a.maximum-am-resource-percent": 0.1,
+        },
+        **SETTINGS,
+    )
+    n0 = h.node("n0", 16 * GB)
+    a = h.leaf("a")
+    am = Resource(1 * GB, 1)
+    first, second = h.submit("a", "u", am), h.submit("a", "u", am)
+    for app in (first, second):
+        h.sched.request_am_container(app.attempt_id, am)
+    assert (len(a.active), len(a.pending)) == (1, 1)  # AM limit: 2 GB * 0.1 -> 1 GB
+    m = a.metrics
+    assert (m.apps_submitted, m.apps_pending, m.apps_running) == (2, 2, 0)
+    h.heartbeat(n0)
+    assert (m.apps_pending, m.apps_running) == (1, 1)
+    h.release_all(first)
+    h.finish(first)
+    assert (m.apps_pending, m.apps_running, m.apps_completed) == (1, 0, 1)
+    h.heartbeat(n0)
+    assert (m.apps_pending, m.apps_running) == (0, 1)

@@ -1,5 +1,39 @@
 """Hadoop's CapacityScheduler, emulated.
 
+Select it with `yarn.resourcemanager.scheduler.class` = `capacity` (or
+Hadoop's class name; it is also the default). Its configuration is read
+from the RM's Configuration, i.e. capacity-scheduler.xml and yarn-site.xml
+properties under their Hadoop names; with no `root.queues` there is one
+leaf, `root.default`, at 100 %, as in Hadoop's shipped file.
+
+What is emulated, with YARN's defaults:
+- queues: `capacity` (percent, or weights `Nw`), `maximum-capacity`,
+  `minimum-user-limit-percent`, `user-limit-factor`,
+  `maximum-allocation-mb/-vcores`, `maximum-applications`,
+  `maximum-am-resource-percent`, `state`, `acl_submit_applications`,
+  `acl_administer_queue` (enforced with `yarn.acl.enable`),
+  `disable_preemption`, `ordering-policy` (fifo/fair; utilization or
+  priority-utilization for parents), `priority`;
+- global: `maximum-applications`, `maximum-am-resource-percent`,
+  `resource-calculator`, `node-locality-delay`,
+  `rack-locality-additional-delay`, `rack-locality-full-reset`,
+  `reservations-continue-look-all-nodes`,
+  `per-node-heartbeat.maximum-offswitch-assignments` /
+  `multiple-assignments-enabled` / `maximum-container-assignments`,
+  `queue-mappings` and `queue-mappings-override.enable` (groups from
+  `hadoop.user.group.static.mapping.overrides`),
+  `yarn.cluster.max-application-priority`;
+- preemption: `yarn.resourcemanager.scheduler.monitor.enable` with
+  ProportionalCapacityPreemptionPolicy and its
+  `yarn.resourcemanager.monitor.capacity.preemption.*` settings
+  (observe_only, monitoring_interval, max_wait_before_kill,
+  total_preemption_per_round, max_ignored_over_capacity,
+  natural_termination_factor). A refresh can change these or turn the
+  monitor off; turning it on or changing its interval needs a restart.
+
+Not emulated: node labels, absolute-resource capacities, auto-created
+queues, reservation (plan) queues, user weights, intra-queue preemption.
+
 - `config`         capacity-scheduler.xml -> validated, immutable queue settings
 - `placement`      which leaf an app joins: mappings, names, ACLs, state
 - `queues`         the live queue tree: usage, users, user/AM limits, ordering

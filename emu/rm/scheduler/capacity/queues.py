@@ -70,22 +70,38 @@ class Queue:
         self.used = ZERO
         self.reserved = ZERO
         self.num_apps = 0
+        self._sized: tuple[Resource, QueueConf, Resource, Resource, Resource] | None = None
 
     @property
     def is_leaf(self) -> bool:
         return False
 
+    def _sizes(self, env: Env) -> tuple[Resource, QueueConf, Resource, Resource, Resource]:
+        """(cluster, conf, guaranteed, maximum, exact guarantee), recomputed
+        only when the cluster or the configuration changes."""
+        s = self._sized
+        if s is None or s[1] is not self.conf or s[0] != env.cluster:
+            c = self.conf
+            s = self._sized = (
+                env.cluster,
+                c,
+                rm.multiply_up(env.calc, env.cluster, c.absolute_capacity, env.minimum),
+                rm.multiply_down(env.cluster, c.absolute_maximum_capacity, env.minimum),
+                rm.multiply(env.cluster, c.absolute_capacity),
+            )
+        return s
+
     def guaranteed(self, env: Env) -> Resource:
         """Guaranteed capacity, rounded up to the minimum allocation."""
-        return rm.multiply_up(env.calc, env.cluster, self.conf.absolute_capacity, env.minimum)
+        return self._sizes(env)[2]
 
     def max_resource(self, env: Env) -> Resource:
         """Maximum capacity, rounded down to the minimum allocation."""
-        return rm.multiply_down(env.cluster, self.conf.absolute_maximum_capacity, env.minimum)
+        return self._sizes(env)[3]
 
     def used_capacity(self, env: Env) -> float:
         """used / guaranteed, as queues are ordered by."""
-        g = rm.multiply(env.cluster, self.conf.absolute_capacity)
+        g = self._sizes(env)[4]
         if not rm.positive(env.calc, env.cluster, g):
             return 0.0 if self.used.is_zero() else math.inf
         return rm.divide(env.calc, env.cluster, self.used, g)
@@ -155,6 +171,8 @@ class LeafQueue(Queue):
         self.am_used = ZERO
         self.max_applications = 0
         self.max_applications_per_user = 0
+        self.version = 0
+        self._user_limit: tuple[int, Resource, QueueConf, Resource] | None = None
 
     @property
     def is_leaf(self) -> bool:
@@ -215,16 +233,17 @@ class LeafQueue(Queue):
                 u.am_used = u.am_used - sapp.am_resource
         elif sapp in self.pending:
             self.pending.remove(sapp)
-        u = self.users.get(sapp.user)
-        if u is not None:
-            u.demanding.discard(sapp.attempt_id)
+        self.set_demanding(sapp, False)
 
     def set_demanding(self, sapp: SchedulerApp, demanding: bool) -> None:
         u = self.user(sapp.user)
+        if demanding == (sapp.attempt_id in u.demanding):
+            return
         if demanding:
             u.demanding.add(sapp.attempt_id)
         else:
             u.demanding.discard(sapp.attempt_id)
+        self.touch()
 
     def active_users(self) -> list[User]:
         return [u for _, u in sorted(self.users.items()) if u.demanding]
@@ -278,9 +297,28 @@ class LeafQueue(Queue):
         return rm.rmin(env.calc, env.cluster, limit, am_limit)
 
     # --- user limit and headroom --------------------------------------------------
+    def touch(self) -> None:
+        """Users' usage or activity changed: the user limit is recomputed."""
+        self.version += 1
+
     def user_limit(self, env: Env) -> Resource:
         """UsersManager.computeUserLimit for active users (the same for every
-        user of the queue; emu has no per-user weights)."""
+        user of the queue; emu has no per-user weights). Cached until a
+        user's usage or activity, the cluster or the configuration changes,
+        as UsersManager caches it."""
+        cached = self._user_limit
+        if (
+            cached is not None
+            and cached[0] == self.version
+            and cached[2] is self.conf
+            and cached[1] == env.cluster
+        ):
+            return cached[3]
+        limit = self._compute_user_limit(env)
+        self._user_limit = (self.version, env.cluster, self.conf, limit)
+        return limit
+
+    def _compute_user_limit(self, env: Env) -> Resource:
         calc, cluster, minimum = env.calc, env.cluster, env.minimum
         queue_capacity = rm.rmax(calc, cluster, self.guaranteed(env), minimum)
         ratio = (

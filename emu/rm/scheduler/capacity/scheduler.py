@@ -200,6 +200,7 @@ class CapacityScheduler(Scheduler):
         leaf.charge(delta, reserved)
         u = leaf.user(user)
         u.used = u.used + delta
+        leaf.touch()
 
     def place(
         self, sapp: SchedulerApp, node: SchedulerNode, priority: int, node_type: str, ask: Ask
@@ -518,6 +519,8 @@ class CapacityScheduler(Scheduler):
         self._recount()
         if self.preemption is not None:
             self.preemption.conf = cs.preemption
+            if not cs.preemption.enabled:
+                self.preemption = None
         self._activate_all()
 
     def _recount(self) -> None:
