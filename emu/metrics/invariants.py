@@ -11,7 +11,8 @@ Supported: metric names, integer and decimal numbers, `true`/`false`,
 parentheses, `+ - * / %`, comparisons `< <= > >= == != === !==`, and
 `&& || !`. Blank lines and lines starting with `#` or `//` are skipped (Hadoop
 would fail on them; a comment is more useful than an error). Comparisons
-cannot be chained (`0 <= x <= 1` means something else in JavaScript).
+cannot be chained (`0 <= x <= 1` means something else in JavaScript). A
+division by zero makes the invariant not hold.
 
 Expressions are parsed once, checked against the metric names emu binds
 (`BINDINGS` below: Hadoop's root QueueMetrics and JvmMetrics names), and
@@ -145,7 +146,7 @@ class Invariant:
         try:
             return bool(eval(self.code, {"__builtins__": {}}, bindings))
         except ZeroDivisionError:
-            return False  # JavaScript gives NaN or Infinity; no comparison holds
+            return False  # JavaScript would compute NaN/Infinity; emu calls it broken
 
 
 class InvariantBroken(Exception):

@@ -169,27 +169,30 @@ class SlsRecorder:
         timing = self.allocate_timing
         first_ask = self.first_ask_ms
         done = self.first_alloc_done
+        locality = self.locality
         clock = time.perf_counter
         allocate = sched.allocate
         place = sched.place
 
-        def timed_allocate(attempt_id, asks, releases, blacklist_add, blacklist_remove):
+        def timed_allocate(*args: Any, **kwargs: Any) -> Any:
             start = clock()
             try:
-                return allocate(attempt_id, asks, releases, blacklist_add, blacklist_remove)
+                return allocate(*args, **kwargs)
             finally:
                 timing.seconds += clock() - start
                 timing.calls += 1
+                attempt_id = args[0] if args else kwargs.get("attempt_id")
+                asks = args[1] if len(args) > 1 else kwargs.get("asks")
                 if asks and attempt_id not in first_ask and attempt_id not in done:
                     first_ask[attempt_id] = now_ms()
 
-        def counted_place(sapp, node, priority, node_type, ask):
-            c = place(sapp, node, priority, node_type, ask)
-            self.locality[node_type] = self.locality.get(node_type, 0) + 1
+        def counted_place(*args: Any, **kwargs: Any) -> Any:
+            c = place(*args, **kwargs)
+            locality[c.locality] = locality.get(c.locality, 0) + 1
             if not c.is_am:
-                asked = first_ask.pop(sapp.attempt_id, None)
+                asked = first_ask.pop(c.attempt_id, None)
                 if asked is not None:
-                    done.add(sapp.attempt_id)
+                    done.add(c.attempt_id)
                     self.first_alloc_delays += 1
                     self.first_alloc_delay_total_ms += now_ms() - asked
             return c
@@ -212,6 +215,16 @@ class SlsRecorder:
         if q is None:
             q = sched.queues.get(name.rsplit(".", 1)[-1])
         return q
+
+    def _leaf_metrics(self, sched: Scheduler) -> list[Any]:
+        """The leaf queues' metrics (parents may aggregate their children, so
+        cluster totals are sums over leaves only)."""
+        seen: dict[int, Any] = {}
+        for name in sched.leaf_queues():
+            q = self._queue_metrics(sched, name)
+            if q is not None:
+                seen.setdefault(id(q), q)
+        return list(seen.values()) if seen else list(sched.queues.values())
 
     def _refresh_queues(self, sched: Scheduler) -> None:
         for name in sched.leaf_queues():
@@ -238,7 +251,7 @@ class SlsRecorder:
         rss, peak = process_memory()
         used, cluster = sched.used, sched.cluster
         avail_mb, avail_vc = cluster.memory - used.memory, cluster.vcores - used.vcores
-        running_apps = sum(q.apps_running for q in sched.queues.values())
+        running_apps = sum(q.apps_running for q in self._leaf_metrics(sched))
         running_containers = len(ctx.containers)
 
         rec: dict[str, Any] = {
@@ -359,7 +372,7 @@ class SlsRecorder:
         """Hadoop's root QueueMetrics and JvmMetrics names, bound to this run."""
         ctx = rm.ctx
         sched = ctx.scheduler
-        qs = list(sched.queues.values())
+        qs = self._leaf_metrics(sched)
         pending_containers = 0
         active_apps = 0
         active_users: set[str] = set()

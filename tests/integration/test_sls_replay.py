@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import itertools
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -151,6 +152,15 @@ def test_reference_trace_replays_with_sls_outputs(conf_dir, tmp_path, capsys, ar
 
 def test_sls_trace_with_tracking_invariants_and_print_simulation(conf_dir, tmp_path, capsys):
     out = tmp_path / "out"
+    ours = tmp_path / "exit.txt"
+    ours.write_text(
+        "AggregateNodeLocalContainersAllocated + AggregateRackLocalContainersAllocated"
+        " + AggregateOffSwitchContainersAllocated == AggregateContainersAllocated\n"
+        "AggregateContainersAllocated == 7 && AggregateContainersReleased == 7\n"
+        "AppsCompleted == 2 && AppsRunning == 0 && AllocatedMB == 0 && PendingContainers == 0\n"
+        "AppAttemptFirstContainerAllocationDelayNumOps == 2\n"
+        "AvailableMB == 20 * 100240 && MemHeapUsedM > 0\n"
+    )
     rc = sls(
         conf_dir,
         out,
@@ -161,6 +171,7 @@ def test_sls_trace_with_tracking_invariants_and_print_simulation(conf_dir, tmp_p
         "--print-simulation",
         f"--invariants={TEST_RES / 'ongoing-invariants.txt'}",
         f"--exit-invariants={TEST_RES / 'exit-invariants.txt'}",
+        f"--exit-invariants={ours}",
     )
     assert rc == 0
     tracked = {
@@ -263,7 +274,11 @@ def test_failed_run_keeps_previous_result_and_leaves_no_partial_files(conf_dir, 
     err = capsys.readouterr().err.splitlines()
     assert len(err) == 1
     assert 'invariant "AppsCompleted <= 1 && AllocatedMB >= 0"' in err[0]
-    assert f"{broken}:2" in err[0] and "at simulated time 131.000 s" in err[0]
+    assert f"{broken}:2" in err[0]
+    # job_2 is submitted at 105.2 s and finishes some seconds later
+    at = re.search(r"is NOT holding during the run at simulated time (\d+)\.000 s", err[0])
+    assert at is not None and 106 <= int(at.group(1)) <= 200, err[0]
+    assert "AppsCompleted=2" in err[0]
     assert {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()} == before
     assert not any(p.name.startswith(".") for p in out.iterdir())
 
@@ -355,3 +370,22 @@ def test_missing_scheduler_is_reported_before_running(tmp_path, capsys):
     assert rc == 2
     assert "unknown scheduler 'no.such.Scheduler'" in capsys.readouterr().err
     assert not (tmp_path / "out").exists()
+
+
+def test_hadoop_invariant_checker_properties_and_metrics_switch(conf_dir, tmp_path, capsys):
+    trace = ["--tracetype=SLS", f"--tracelocation={TEST_RES / 'inputsls.json'}"]
+    broken = tmp_path / "inv.txt"
+    broken.write_text("AppsSubmitted < 2\n")
+    checker = [
+        "-D",
+        "yarn.resourcemanager.scheduler.monitor.policies="
+        "org.apache.hadoop.yarn.server.resourcemanager.monitor.invariants.MetricsInvariantChecker",
+        "-D",
+        f"yarn.resourcemanager.invariant-checker.file={broken}",
+    ]
+    assert sls(conf_dir, tmp_path / "a", *trace, *checker) == 1
+    assert 'invariant "AppsSubmitted < 2"' in capsys.readouterr().err
+
+    out = tmp_path / "b"
+    assert sls(conf_dir, out, *trace, "-D", "yarn.sls.metrics.switch=OFF") == 0
+    assert sorted(p.name for p in out.iterdir()) == ["jobruntime.csv", "summary.json"]
