@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from emu import protocol as P
-from emu.transport import Connection
+from emu.transport import Connection, request_timeout
 
 
 class RMRequestError(Exception):
@@ -18,11 +18,13 @@ class RMRequestError(Exception):
 
 
 class RMClient:
-    """Request/reply calls over an open connection to a client or admin service."""
+    """Request/reply calls over an open connection to a client or admin service.
+    Over a network a request unanswered for `timeout` simulated seconds raises
+    RequestTimeout rather than waiting forever."""
 
-    def __init__(self, conn: Connection, timeout: float | None = None) -> None:
+    def __init__(self, conn: Connection, timeout: float = 60.0) -> None:
         self.conn = conn
-        self.timeout = timeout
+        self.timeout = request_timeout(conn.address, timeout)
         self._id = 0
 
     async def call(self, mtype: str, **fields: Any) -> dict[str, Any]:

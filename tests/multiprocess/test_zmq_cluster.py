@@ -30,3 +30,33 @@ def test_cluster_over_tcp_loopback_on_scaled_wall_time():
     # simulated time follows the wall clock at the given rate
     assert abs(result.simulated_ms / 1000 - wall * rate) < 0.2 * wall * rate + 2
     assert result.heartbeats > 0
+
+
+async def test_rm_answers_garbage_with_an_error_and_keeps_serving():
+    """Random bytes, an unknown type and a request on the wrong service each
+    get an error reply over tcp; a good request afterwards is served."""
+    import msgpack
+
+    from emu import protocol as P
+    from emu.config.configuration import Configuration
+    from emu.rm.actor import ResourceManager
+    from emu.transport import connect
+
+    conf = Configuration({"yarn.resourcemanager.scheduler.class": "fifo"})
+    ports = dict.fromkeys(("resource_tracker", "am_protocol", "client", "admin"), 0)
+    rm = ResourceManager(conf, RMAddresses.tcp("127.0.0.1", ports))
+    async with trio.open_nursery() as nursery:
+        addrs = await nursery.start(rm.run)
+        async with connect(addrs.client) as conn:
+            bad = [
+                (b"\x00\xff garbage", P.BAD_FRAME),
+                (msgpack.packb({"v": 1, "type": "launch_missiles", "id": 3}), P.UNKNOWN_TYPE),
+                (P.encode(P.request("register_am", 4, attempt_id="x", host="h")), P.WRONG_SERVICE),
+            ]
+            for payload, code in bad:
+                reply = P.decode(await conn.request(payload, timeout=5))
+                assert (reply["type"], reply["code"]) == ("error", code)
+            ok = P.decode(await conn.request(P.encode(P.request("cluster_metrics", 5)), timeout=5))
+            assert ok["type"] == "cluster_metrics_reply"
+        assert rm.services.errors[P.BAD_FRAME] == 1
+        nursery.cancel_scope.cancel()
