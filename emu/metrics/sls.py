@@ -22,7 +22,9 @@ What is written, per simulated second:
   wall milliseconds per call over the last second, 0 if none), and for each
   `--track-jobs` job `job.<id>.{live,reserved}.containers` and
   `job.<id>.{usage,demand}.{memory,vcores}` (usage = allocated, demand =
-  allocated + pending, as SLS's FairSchedulerMetrics; memory in GB).
+  allocated + pending, as SLS's FairSchedulerMetrics; memory in GB). Every
+  record has the same keys: a queue created during the run (a FairScheduler
+  dynamic queue) reads 0 in the records before it existed.
 - `metrics/<name>.csv`, header `time,value`, one row per
   `yarn.sls.metrics.record.interval.ms` (rounded up to whole seconds): the
   same series under SLS's metric-registry names
@@ -154,6 +156,8 @@ class SlsRecorder:
         self._apps_seen = 0
         self._ticks = 0
         self.records = 0
+        self._keys: list[str] = []
+        self._keys_grew = False
         self._track: IO[str] | None = None
         self._csv: dict[str, IO[str]] = {}
         if directory is not None:
@@ -325,11 +329,17 @@ class SlsRecorder:
                 rec[f"job.{job}.{field}"] = value / GB if field.endswith("memory") else value
                 raw[f"variable.app.{job}.{field}"] = value
 
-        assert self._track is not None
-        self._track.write(("[\n" if self.records == 0 else ",\n") + json.dumps(rec))
-        self.records += 1
+        self._write_record(rec)
         if self._ticks % self.record_every_s == 0:
             self._write_csv(self.epoch_ms + now, raw)
+
+    def _write_record(self, rec: dict[str, Any]) -> None:
+        assert self._track is not None
+        if len(rec) != len(self._keys):
+            self._keys_grew = self.records > 0
+            self._keys = list(rec)
+        self._track.write(("[\n" if self.records == 0 else ",\n") + json.dumps(rec))
+        self.records += 1
 
     def _job_values(self, rm: ResourceManager, job: str) -> tuple[int, ...]:
         app_id = self._app_of_job.get(job)
@@ -363,9 +373,30 @@ class SlsRecorder:
             self._track.write("[]\n" if self.records == 0 else "\n]\n")
             self._track.close()
             self._track = None
+            if self._keys_grew:
+                self._backfill()
         for f in self._csv.values():
             f.close()
         self._csv.clear()
+
+    def _backfill(self) -> None:
+        """Give every record the keys of the last one (a queue created during
+        the run, e.g. a FairScheduler dynamic queue, reads 0 before it
+        existed), so all records have the same keys, as SLS's do."""
+        assert self.directory is not None
+        path = self.directory / "realtimetrack.json"
+        tmp = path.with_suffix(".json.tmp")
+        zero = dict.fromkeys(self._keys, 0)
+        with path.open(encoding="utf-8") as src, tmp.open("w", encoding="utf-8") as dst:
+            for line in src:
+                body = line.rstrip("\n")
+                if body in ("[", "]"):
+                    dst.write(line)
+                    continue
+                comma = body.endswith(",")
+                rec = json.loads(body[:-1] if comma else body)
+                dst.write(json.dumps({**zero, **rec}) + (",\n" if comma else "\n"))
+        os.replace(tmp, path)
 
     # --- invariant bindings --------------------------------------------------------------
     def bindings(self, rm: ResourceManager, now_ms: int) -> dict[str, float]:
