@@ -11,8 +11,10 @@
 
 Determinism on the virtual clock also needs trio's scheduler to be
 deterministic: trio randomises the order in which tasks woken together run.
-`seed_scheduler` seeds that choice, so the same inputs and seed give the same
-interleaving and byte-identical outputs (checked by a test).
+`seed_scheduler` replaces that with creation order (the actors are created in
+a fixed order), so the same inputs and seed give the same interleaving and
+byte-identical outputs, and a read-only observer task (a metrics sampler)
+cannot change what the actors do (both checked by tests).
 """
 
 from __future__ import annotations
@@ -30,26 +32,41 @@ def virtual_clock() -> trio.testing.MockClock:
     return trio.testing.MockClock(autojump_threshold=0)
 
 
+class _CreationOrder:
+    """Stands in for trio's scheduler RNG: never shuffles, never reverses."""
+
+    def shuffle(self, batch: list) -> None:
+        """Leave the batch in the order trio sorted it (task creation)."""
+
+    def random(self) -> float:
+        return 1.0
+
+    def seed(self, *args: object) -> None:
+        """Nothing to seed."""
+
+
 def seed_scheduler(seed: int) -> None:
-    """Make trio's order among simultaneously runnable tasks reproducible.
+    """Make trio run simultaneously runnable tasks in creation order.
 
     Trio shuffles each batch of runnable tasks with a module-level
     `random.Random` (`_r`), and timers that expire together wake in an order
-    that depends on object addresses. Trio's own Hypothesis integration
-    fixes both the way done here: sort each batch by task creation order
-    (`_ALLOW_DETERMINISTIC_SCHEDULING`), then shuffle it with a seeded `_r`.
+    that depends on object addresses. Its Hypothesis integration fixes both
+    by sorting each batch by task creation order
+    (`_ALLOW_DETERMINISTIC_SCHEDULING`) and shuffling with a seeded `_r`; we
+    sort the same way and do not shuffle, so adding or removing a task that
+    only observes cannot reorder the others. `seed` is accepted for symmetry
+    with the run's other seeded choices (heartbeat offsets), which it drives.
     Must be called before `trio.run`; it stays in effect for the process.
     """
     from trio._core import _run
 
-    rng = getattr(_run, "_r", None)
-    if rng is None or not hasattr(_run, "_ALLOW_DETERMINISTIC_SCHEDULING"):
+    if not hasattr(_run, "_r") or not hasattr(_run, "_ALLOW_DETERMINISTIC_SCHEDULING"):
         raise RuntimeError(
             "this trio version cannot be made deterministic; deterministic replay needs "
             "trio's _r and _ALLOW_DETERMINISTIC_SCHEDULING (trio 0.22-0.35)"
         )
     _run._ALLOW_DETERMINISTIC_SCHEDULING = True  # type: ignore[misc]
-    rng.seed(seed)
+    _run._r = _CreationOrder()  # type: ignore[assignment]
 
 
 class ScaledWallClock(Clock):

@@ -321,7 +321,7 @@ class RMServices:
         ctx = self.ctx
         sched = ctx.scheduler
         final = ctx.final_apps
-        queues = sched.queues.values()
+        queues = [sched.queues[n] for n in sched.leaf_queues() if n in sched.queues]
         lost = sum(1 for n in ctx.inactive_nodes.values() if n.state == node_sm.LOST)
         return {
             "time_ms": ctx.now_ms(),

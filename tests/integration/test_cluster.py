@@ -134,3 +134,14 @@ def test_same_scenario_and_seed_give_byte_identical_outputs():
     assert len(a.splitlines()) > 50
     c, _ = once(8)
     assert c != a  # the seed matters (heartbeat offsets differ)
+
+
+def test_a_read_only_observer_does_not_change_the_outcome():
+    jobs = [mr_job(f"job_{i}", i * 3_000, maps=7, reduces=1, map_ms=30_000 + i) for i in range(4)]
+    plain = run_virtual(simulation(jobs, seed=5))
+    samples: list[int] = []
+    observed = simulation(jobs, seed=5)
+    observed.on_tick = lambda rm: samples.append(rm.ctx.scheduler.used.memory)
+    watched = run_virtual(observed)
+    assert len(samples) > 50
+    assert [j["finished_ms"] for j in plain.jobs] == [j["finished_ms"] for j in watched.jobs]
