@@ -20,6 +20,8 @@ General layout (each line is one boundary worth keeping):
 - `client`, `replay`   the client actor: submits a workload's timeline.
 - `scenario/`  readers for emu scenarios and SLS/Rumen/SYNTH traces.
 - `simulation` a whole cluster in one process on the virtual clock.
+- `sls`        `emu sls`: SLS-compatible replay (slsrun.sh's options,
+               Hadoop config dirs, SLS's outputs and invariants).
 - `metrics/`   event log, summaries, SLS-compatible outputs.
 - `cli`        the `emu` command.
 """

@@ -86,9 +86,10 @@ class Simulation:
                 nm_nodes, addrs.resource_tracker, self.nm_address, am_runner, self.seed
             )
             await nursery.start(nm.run)
-            async with connect(addrs.client, identity="replayer") as conn, connect(
-                addrs.admin, identity="admin"
-            ) as admin_conn:
+            async with (
+                connect(addrs.client, identity="replayer") as conn,
+                connect(addrs.admin, identity="admin") as admin_conn,
+            ):
                 client = RMClient(conn)
                 replayer = Replayer(client, self.workload, racks, self.am_heartbeat_ms)
                 if self.faults:
