@@ -534,3 +534,37 @@ def test_group_mapping_property():
     bad = Configuration({"hadoop.user.group.static.mapping.overrides": "a:g1"}, source="site.xml:7")
     with pytest.raises(InputError, match="invalid entry"):
         FairSettings.from_conf(bad, Resource(1024, 1), Resource(8192, 4))
+
+
+def test_allocation_file_path_resolution(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """AllocationFileLoaderService.getAllocationFile: an absolute path as is; a
+    relative one against the file that set it (here a scenario, as emu's
+    native loader records it), else the working directory; unset, the default
+    fair-scheduler.xml where the configuration came from (Hadoop's
+    classpath), else none."""
+    from emu.rm.scheduler.fair.settings import ALLOCATION_FILE, allocation_file_path
+
+    conf_dir, work = tmp_path / "conf", tmp_path / "work"
+    conf_dir.mkdir()
+    work.mkdir()
+    monkeypatch.chdir(work)
+    scenario = conf_dir / "s.toml"
+    scenario.write_text("")
+
+    conf = Configuration()
+    conf.set(ALLOCATION_FILE, "alloc.xml", f"{scenario}: config.{ALLOCATION_FILE}")
+    assert allocation_file_path(conf) == (conf_dir / "alloc.xml", True)
+    conf.set(ALLOCATION_FILE, "alloc.xml", "command line")
+    assert allocation_file_path(conf) == (work / "alloc.xml", True)
+    conf.set(ALLOCATION_FILE, str(tmp_path / "abs.xml"), "command line")
+    assert allocation_file_path(conf) == (tmp_path / "abs.xml", True)
+
+    site = conf_dir / "yarn-site.xml"
+    site.write_text("<configuration/>")
+    conf = Configuration()
+    conf.set("yarn.resourcemanager.scheduler.class", "fair", f"{site}:3")
+    assert allocation_file_path(conf) == (None, False)
+    (work / "fair-scheduler.xml").write_text("<allocations/>")
+    assert allocation_file_path(conf) == (work / "fair-scheduler.xml", False)
+    (conf_dir / "fair-scheduler.xml").write_text("<allocations/>")
+    assert allocation_file_path(conf) == (conf_dir / "fair-scheduler.xml", False)

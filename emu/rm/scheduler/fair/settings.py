@@ -164,22 +164,36 @@ def allocation_file_path(conf: Configuration) -> tuple[Path | None, bool]:
 
     A relative path resolves against the directory of the file that set the
     property (a Hadoop XML file or a scenario), else the working directory.
-    The default name is only used if such a file exists."""
+    Unset, the default name is looked for, as on Hadoop's classpath, beside
+    the files the configuration came from (yarn-site.xml's directory first),
+    then in the working directory; if there is none, the scheduler runs with
+    Hadoop's defaults and no allocation file."""
     raw = conf.get(ALLOCATION_FILE)
-    explicit = bool(raw)
-    name = raw if explicit else DEFAULT_ALLOCATION_FILE
-    path = Path(name)
-    if not path.is_absolute():
-        base = _source_dir(conf.sources.get(ALLOCATION_FILE, "")) if explicit else None
-        path = (base / path) if base is not None else Path.cwd() / path
-    if not explicit and not path.is_file():
-        return None, False
-    return path, explicit
+    if raw:
+        path = Path(raw)
+        if not path.is_absolute():
+            base = _source_dir(conf.sources.get(ALLOCATION_FILE, ""))
+            path = (base if base is not None else Path.cwd()) / path
+        return path, True
+    dirs: list[Path] = []
+    first = _source_dir(conf.sources.get("yarn.resourcemanager.scheduler.class", ""))
+    if first is not None:
+        dirs.append(first)
+    for name in conf:
+        d = _source_dir(conf.sources.get(name, ""))
+        if d is not None and d not in dirs:
+            dirs.append(d)
+    dirs.append(Path.cwd())
+    for d in dirs:
+        candidate = d / DEFAULT_ALLOCATION_FILE
+        if candidate.is_file():
+            return candidate, False
+    return None, False
 
 
 def _source_dir(source: str) -> Path | None:
     """The directory of a Configuration source: "path:line" (Hadoop XML) or
-    "path: config.key" (a scenario)."""
+    "path: config.key" (a scenario); None for other sources."""
     if not source:
         return None
     head = source.split(": config.", 1)[0]
@@ -187,6 +201,6 @@ def _source_dir(source: str) -> Path | None:
     if m:
         head = m.group(1)
     p = Path(head)
-    if p.suffix.lower() in (".xml", ".toml", ".json") or p.is_file():
+    if p.suffix.lower() in (".xml", ".toml", ".json") and p.is_file():
         return p.parent
     return None

@@ -51,9 +51,9 @@ def _set(s: Any, steady: bool, rtype: str, v: int) -> None:
         s.fair_share = with_value(s.fair_share, rtype, v)
 
 
-def _fixed_share(s: Any, steady: bool, rtype: str) -> int:
+def _fixed_share(s: Any, steady: bool, rtype: str, max_share: int) -> int:
     """The share if it does not depend on R, else -1."""
-    if value(s.max_share, rtype) <= 0:
+    if max_share <= 0:
         return 0
     if not steady and hasattr(s, "is_active") and not s.is_active():
         return 0
@@ -70,40 +70,33 @@ def compute_share(s: Any, ratio: float, rtype: str) -> int:
     return jlong(share)
 
 
-def _used(schedulables: Sequence[Any], ratio: float, rtype: str) -> int:
+Spec = tuple[float, float, float]  # weight, min share, max share (as doubles)
+
+
+def _used(specs: Sequence[Spec], ratio: float) -> int:
+    """resourceUsedWithWeightToResourceRatio: the sum of the shares at `ratio`."""
     taken = 0
-    for s in schedulables:
-        taken = _safe_add(taken, compute_share(s, ratio, rtype))
-        if taken == LONG_MAX:
-            break
+    for weight, lo, hi in specs:
+        share = weight * ratio
+        if share < lo:
+            share = lo
+        if share > hi:
+            share = hi
+        taken += jlong(share)
+        if taken >= LONG_MAX:
+            return LONG_MAX
     return taken
 
 
-def _compute(all_schedulables: Sequence[Any], total: Resource, rtype: str, steady: bool) -> None:
-    schedulables = []
-    taken = 0
-    for s in all_schedulables:
-        fixed = _fixed_share(s, steady, rtype)
-        if fixed < 0:
-            schedulables.append(s)
-        else:
-            _set(s, steady, rtype, fixed)
-            taken = _safe_add(taken, fixed)
-    if not schedulables:
-        return
-    total_max = 0
-    for s in schedulables:
-        total_max = _safe_add(value(s.max_share, rtype), total_max)
-        if total_max == LONG_MAX:
-            break
-    total_resource = min(total_max, max(value(total, rtype) - taken, 0))
+def _ratio(specs: tuple[Spec, ...], total_resource: int) -> float:
+    """The weight-to-resource ratio: doubling, then ITERATIONS bisection steps."""
     r_max = 1.0
-    while _used(schedulables, r_max, rtype) < total_resource:
+    while _used(specs, r_max) < total_resource:
         r_max *= 2.0
     left, right = 0.0, r_max
     for _ in range(ITERATIONS):
         mid = (left + right) / 2.0
-        planned = _used(schedulables, mid, rtype)
+        planned = _used(specs, mid)
         if planned == total_resource:
             right = mid
             break
@@ -111,5 +104,40 @@ def _compute(all_schedulables: Sequence[Any], total: Resource, rtype: str, stead
             left = mid
         else:
             right = mid
-    for s in schedulables:
-        _set(s, steady, rtype, compute_share(s, right, rtype))
+    return right
+
+
+# The search is a pure function of its inputs, which rarely change between
+# updates: remember recent answers (bounded, cleared when full).
+_RATIOS: dict[tuple[tuple[Spec, ...], int], float] = {}
+_RATIOS_MAX = 4096
+
+
+def _compute(all_schedulables: Sequence[Any], total: Resource, rtype: str, steady: bool) -> None:
+    schedulables = []
+    specs: list[Spec] = []
+    taken = 0
+    total_max = 0
+    for s in all_schedulables:
+        max_share = value(s.max_share, rtype)
+        fixed = _fixed_share(s, steady, rtype, max_share)
+        if fixed < 0:
+            schedulables.append(s)
+            specs.append((s.weight, float(value(s.min_share, rtype)), float(max_share)))
+            total_max = _safe_add(max_share, total_max)
+        else:
+            _set(s, steady, rtype, fixed)
+            taken = _safe_add(taken, fixed)
+    if not schedulables:
+        return
+    total_resource = min(total_max, max(value(total, rtype) - taken, 0))
+    key = (tuple(specs), total_resource)
+    right = _RATIOS.get(key)
+    if right is None:
+        if len(_RATIOS) >= _RATIOS_MAX:
+            _RATIOS.clear()
+        right = _RATIOS[key] = _ratio(key[0], total_resource)
+    for s, (weight, lo, hi) in zip(schedulables, specs, strict=True):
+        share = weight * right
+        share = min(max(share, lo), hi)
+        _set(s, steady, rtype, jlong(share))
