@@ -20,6 +20,7 @@ cannot change what the actors do (both checked by tests).
 from __future__ import annotations
 
 import math
+import random
 import time
 
 import trio
@@ -32,17 +33,12 @@ def virtual_clock() -> trio.testing.MockClock:
     return trio.testing.MockClock(autojump_threshold=0)
 
 
-class _CreationOrder:
-    """Stands in for trio's scheduler RNG: never shuffles, never reverses."""
+class _CreationOrder(random.Random):
+    """Trio's scheduler RNG, except that it never shuffles a batch. Every
+    other use (the system clock's random offset) still gets random numbers."""
 
-    def shuffle(self, batch: list) -> None:
-        """Leave the batch in the order trio sorted it (task creation)."""
-
-    def random(self) -> float:
-        return 1.0
-
-    def seed(self, *args: object) -> None:
-        """Nothing to seed."""
+    def shuffle(self, x: list, *args: object) -> None:  # type: ignore[override]
+        """Leave the batch in the order trio sorted it: task creation."""
 
 
 def seed_scheduler(seed: int) -> None:

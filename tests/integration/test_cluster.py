@@ -145,3 +145,13 @@ def test_a_read_only_observer_does_not_change_the_outcome():
     watched = run_virtual(observed)
     assert len(samples) > 50
     assert [j["finished_ms"] for j in plain.jobs] == [j["finished_ms"] for j in watched.jobs]
+
+
+def test_a_wall_clock_run_still_works_after_a_virtual_one():
+    run_virtual(simulation([mr_job("a", maps=1, map_ms=1_000)]))
+
+    async def tick() -> float:
+        await trio.sleep(0)
+        return trio.current_time()
+
+    assert trio.run(tick) > 0
