@@ -6,6 +6,8 @@ from __future__ import annotations
 import io
 import time
 
+import trio
+
 from emu.scenario.native import Fault
 from emu.simulation import run_virtual
 from tests.helpers import fifo_conf, mr_job, simulation
