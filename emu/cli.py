@@ -3,6 +3,7 @@
     emu run SCENARIO [--output-dir D] [--seed N]
     emu sls --tracetype=SLS|RUMEN|SYNTH --tracelocation=F1,F2 --output-dir=D [...]
     emu rumen2sls --rumen-file=F --output-dir=D [--output-prefix=sls]
+    emu rm | nm | replay | cluster up|status | keys generate   (docs/multi-process.md)
 
 Errors in user input (scenario, trace or configuration files) print one line
 naming the file and the line or key, and exit with code 2.
@@ -246,6 +247,10 @@ def build_parser() -> argparse.ArgumentParser:
         "--output-prefix", default="sls", metavar="PREFIX", help="file name prefix (default sls)"
     )
     r2s.set_defaults(func=_cmd_rumen2sls)
+
+    from emu.processes.commands import add_commands
+
+    add_commands(sub)
     return parser
 
 

@@ -12,12 +12,26 @@ the first heartbeat after the start. A container with an AM launch context
 runs an ApplicationMaster inside this process (where YARN runs it: on the
 node that got the AM container); the AM is supplied by the caller as
 `am_runner`, so this module imports no AM code.
+
+Told RESYNC by the RM (it restarted, or lost track of the node), a node
+re-registers. If the RM announced work-preserving recovery at registration,
+the node keeps its containers and lists them in the new registration, so
+the RM can rebuild its view of them (YARN's NM does the same when
+`yarn.resourcemanager.work-preserving-recovery.enabled`); otherwise it drops
+them first, as YARN's NM does without it.
+
+In-process the host sends one request at a time, which keeps replays on the
+virtual clock deterministic; over the network `max_in_flight` lets many
+nodes' heartbeats be outstanding at once, so one process can keep
+thousands of nodes on schedule despite network round trips.
 """
 
 from __future__ import annotations
 
 import heapq
+import math
 import random
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from functools import partial
@@ -28,12 +42,12 @@ import trio
 
 from emu import protocol as P
 from emu.resources import Resource
+from emu.timeouts import network_timeout
 from emu.transport import (
     Connection,
     ServerStats,
     TransportError,
     connect,
-    request_timeout,
     serve,
 )
 
@@ -43,6 +57,58 @@ AMRunner = Callable[[dict[str, Any], str], Awaitable[None]]
 """`await am_runner(am_launch_context, node_id)`: runs one AM to its end."""
 
 HEARTBEAT_TIMEOUT_S = 30.0
+REGISTER_RETRY_S = 1.0
+
+
+class LatencyHistogram:
+    """Wall-clock request latencies in logarithmic buckets (about 2% wide).
+
+    Cheap to feed from a hot loop, mergeable across processes (`to_dict`,
+    `merge`), and precise enough for p50/p99.
+    """
+
+    STEP = 1.02
+    FLOOR_S = 1e-6
+
+    def __init__(self) -> None:
+        self.buckets: dict[int, int] = {}
+        self.count = 0
+        self.max_s = 0.0
+        self._log_step = math.log(self.STEP)
+
+    def add(self, seconds: float) -> None:
+        b = int(math.log(max(seconds, self.FLOOR_S) / self.FLOOR_S) / self._log_step)
+        self.buckets[b] = self.buckets.get(b, 0) + 1
+        self.count += 1
+        if seconds > self.max_s:
+            self.max_s = seconds
+
+    def merge(self, other: dict[str, Any]) -> None:
+        for b, n in other.get("buckets", {}).items():
+            self.buckets[int(b)] = self.buckets.get(int(b), 0) + n
+        self.count += other.get("count", 0)
+        self.max_s = max(self.max_s, other.get("max_s", 0.0))
+
+    def quantile(self, q: float) -> float:
+        """Seconds below which a fraction `q` of the samples fall (bucket upper bound)."""
+        if not self.count:
+            return 0.0
+        rank = q * self.count
+        seen = 0
+        for b in sorted(self.buckets):
+            seen += self.buckets[b]
+            if seen >= rank:
+                return min(self.FLOOR_S * self.STEP ** (b + 1), self.max_s)
+        return self.max_s
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "count": self.count,
+            "max_s": self.max_s,
+            "p50_ms": round(self.quantile(0.5) * 1000, 3),
+            "p99_ms": round(self.quantile(0.99) * 1000, 3),
+            "buckets": {str(b): n for b, n in sorted(self.buckets.items())},
+        }
 
 
 @dataclass(slots=True)
@@ -52,6 +118,7 @@ class NMContainer:
     resource: Resource
     end_ms: int  # -1: runs until stopped (AM containers, long-running tasks)
     am_scope: trio.CancelScope | None = None
+    priority: int = 0
 
 
 @dataclass
@@ -72,6 +139,10 @@ class NMNode:
     stopped: bool = False
     generation: int = 0
     heartbeats: int = 0
+    inflight: list[dict[str, Any]] | None = None
+    """Statuses of a heartbeat that got no answer: sent again, unchanged,
+    until one comes (the RM answers a repeat with its first reply, so newer
+    statuses must wait for the next heartbeat or they would be lost)."""
 
     def finish(self, cid: str, exit_status: int, diagnostics: str) -> None:
         """Remove a container and queue its completion for the next heartbeat."""
@@ -107,6 +178,16 @@ class NodeManagerHost:
     interval (as SLS's NMs do), rounded to this quantum: nodes sharing an
     instant are served in one pass of the timer heap, which keeps a
     thousand-node replay from paying a clock jump per heartbeat."""
+    advertise_host: str | None = None
+    """The host the RM and AMs should use to reach this NM (`nm_address`);
+    None: the bound address as is."""
+    max_in_flight: int = 1
+    """Requests to the RM outstanding at once (heartbeats, registrations)."""
+    latency: LatencyHistogram | None = None
+    """If set, every heartbeat's wall-clock round trip is recorded here."""
+    on_clock: Callable[[float, float], None] | None = None
+    """Called with (epoch, rate) when a registration reply announces a clock
+    different from the one seen before (a restarted RM without recovery)."""
 
     def __post_init__(self) -> None:
         self.by_id = {n.node_id: n for n in self.nodes}
@@ -123,17 +204,37 @@ class NodeManagerHost:
         self._nursery: trio.Nursery | None = None
         self._rng = random.Random(self.seed)
         self._wakeup = trio.Event()
-        self._timeout = request_timeout(self.rm_address, HEARTBEAT_TIMEOUT_S)
+        self._timeout: float | None = None
+        self.nm_address = self.address
+        self.work_preserving = False
+        self.registrations = 0
+        self.resyncs = 0
+        self.all_registered_wall_s: float | None = None
+        self._registered_once: set[str] = set()
+        self._started_wall = time.perf_counter()
 
     async def run(self, *, task_status: trio.TaskStatus[str] = trio.TASK_STATUS_IGNORED) -> None:
+        self._timeout = network_timeout(self.rm_address, HEARTBEAT_TIMEOUT_S, 2.0)
         async with trio.open_nursery() as nursery:
             self._nursery = nursery
             self.bound_address = await nursery.start(
                 partial(serve, self.address, self._handle, stats=self.stats)
             )
-            async with connect(self.rm_address, identity=f"nm-host-{self.bound_address}") as rm:
-                for node in self.nodes:
-                    await self._register(rm, node)
+            self.nm_address = _advertised(self.bound_address, self.advertise_host)
+            async with connect(self.rm_address, identity=f"nm-host-{self.nm_address}") as rm:
+                if self.max_in_flight <= 1:
+                    for node in self.nodes:
+                        await self._register(rm, node)
+                else:
+                    limiter = trio.CapacityLimiter(self.max_in_flight)
+
+                    async def register(node: NMNode) -> None:
+                        async with limiter:
+                            await self._register(rm, node)
+
+                    async with trio.open_nursery() as registering:
+                        for node in self.nodes:
+                            registering.start_soon(register, node)
                 task_status.started(self.bound_address)
                 await self._heartbeat_loop(rm)
 
@@ -146,26 +247,79 @@ class NodeManagerHost:
             host=node.host,
             rack=node.rack,
             resource=node.resource.to_wire(),
-            nm_address=self.bound_address,
-            containers=[],
+            nm_address=self.nm_address,
+            containers=self._container_report(node),
             labels=list(node.labels),
         )
         try:
             reply = P.decode(await rm.request(P.encode(req), timeout=self._timeout))
         except (TransportError, P.ProtocolError) as e:
             log.warning("register failed", node=node.node_id, error=str(e))
-            self._schedule(node, trio.current_time() + 1.0)
+            self._schedule(node, trio.current_time() + REGISTER_RETRY_S)
             return
-        if reply["type"] == "error" or reply["action"] == P.SHUTDOWN:
+        if node.stopped:
+            return
+        if reply["type"] == "error":
+            log.warning("register refused", node=node.node_id, error=reply["message"])
+            self._schedule(node, trio.current_time() + REGISTER_RETRY_S)
+            return
+        if reply["action"] == P.SHUTDOWN:
+            self._reset(node, "registration refused: SHUTDOWN")
             node.stopped = True
             return
+        # What the registration listed has been reported.
+        node.completed.clear()
+        node.new_running.clear()
+        node.inflight = None
         node.registered = True
         node.response_id = 0
+        self.registrations += 1
+        if self.all_registered_wall_s is None:
+            self._registered_once.add(node.node_id)
+            if len(self._registered_once) == len(self.nodes):
+                self.all_registered_wall_s = time.perf_counter() - self._started_wall
         self.heartbeat_ms = reply["next_heartbeat_ms"] or self.heartbeat_ms
-        self.epoch, self.rate = reply["epoch"], reply["rate"]
+        self.work_preserving = bool(reply.get("work_preserving"))
+        epoch, rate = reply["epoch"], reply["rate"]
+        if (epoch, rate) != (self.epoch, self.rate):
+            if self.on_clock is not None and self.rate:
+                self.on_clock(epoch, rate)
+            self.epoch, self.rate = epoch, rate
         quantum = max(1, self.stagger_quantum_ms)
         offset_ms = self._rng.randrange(0, max(quantum, self.heartbeat_ms), quantum)
         self._schedule(node, trio.current_time() + offset_ms / 1000)
+
+    @staticmethod
+    def _running_status(node: NMNode, cid: str) -> dict[str, Any]:
+        c = node.containers.get(cid)
+        st: dict[str, Any] = {
+            "container_id": cid,
+            "state": "RUNNING",
+            "exit_status": P.EXIT_INVALID,
+        }
+        if c is not None:
+            st.update(app_id=c.app_id, resource=c.resource.to_wire(), priority=c.priority)
+        return st
+
+    def _container_report(self, node: NMNode) -> list[dict[str, Any]]:
+        """What a (re-)registering node still runs, and completions not yet
+        reported (YARN's NMContainerStatus list). Empty for a fresh node."""
+        if not node.containers and not node.completed:
+            return []
+        _collect_ends(node, round(trio.current_time() * 1000))
+        report = [
+            {
+                "container_id": cid,
+                "state": "RUNNING",
+                "exit_status": P.EXIT_INVALID,
+                "app_id": c.app_id,
+                "resource": c.resource.to_wire(),
+                "priority": c.priority,
+            }
+            for cid, c in sorted(node.containers.items())
+        ]
+        report.extend(node.completed)
+        return report
 
     def _schedule(self, node: NMNode, at: float) -> None:
         self._seq += 1
@@ -173,6 +327,28 @@ class NodeManagerHost:
         self._wakeup.set()
 
     async def _heartbeat_loop(self, rm: Connection) -> None:
+        if self.max_in_flight <= 1:
+            await self._due_loop(partial(self._beat, rm))
+            return
+        send, receive = trio.open_memory_channel[NMNode](0)
+        async with trio.open_nursery() as nursery:
+            for _ in range(self.max_in_flight):
+                nursery.start_soon(self._worker, rm, receive.clone())
+            await self._due_loop(send.send)
+
+    async def _worker(self, rm: Connection, receive: trio.MemoryReceiveChannel[NMNode]) -> None:
+        async with receive:
+            async for node in receive:
+                await self._beat(rm, node)
+
+    async def _beat(self, rm: Connection, node: NMNode) -> None:
+        if not node.registered:
+            await self._register(rm, node)
+        else:
+            await self._heartbeat(rm, node)
+
+    async def _due_loop(self, handle: Callable[[NMNode], Awaitable[None]]) -> None:
+        """Hand each node to `handle` when its heartbeat (or retry) is due."""
         heap = self._heap
         while True:
             if not heap:
@@ -189,23 +365,22 @@ class NodeManagerHost:
             node = self.by_id[node_id]
             if node.stopped or generation != node.generation:
                 continue
-            if not node.registered:
-                await self._register(rm, node)
-                continue
-            await self._heartbeat(rm, node)
+            await handle(node)
 
     async def _heartbeat(self, rm: Connection, node: NMNode) -> None:
-        now_ms = round(trio.current_time() * 1000)
-        ends = node.ends
-        while ends and ends[0][0] <= now_ms:
-            _, cid = heapq.heappop(ends)
-            if cid in node.containers:
-                node.finish(cid, P.EXIT_SUCCESS, "")
-        statuses = [
-            {"container_id": cid, "state": "RUNNING", "exit_status": P.EXIT_INVALID}
-            for cid in node.new_running
-        ]
-        statuses.extend(node.completed)
+        statuses = node.inflight
+        if statuses is None:
+            _collect_ends(node, round(trio.current_time() * 1000))
+            if self.work_preserving:
+                # What a recovering RM needs to rebuild a container it missed.
+                statuses = [self._running_status(node, cid) for cid in node.new_running]
+            else:
+                statuses = [
+                    {"container_id": cid, "state": "RUNNING", "exit_status": P.EXIT_INVALID}
+                    for cid in node.new_running
+                ]
+            statuses.extend(node.completed)
+        node.inflight = statuses
         req = P.request(
             "node_heartbeat",
             self._next_id(),
@@ -214,8 +389,15 @@ class NodeManagerHost:
             containers=statuses,
             healthy=True,
         )
+        latency = self.latency
         try:
-            reply = P.decode(await rm.request(P.encode(req), timeout=self._timeout))
+            if latency is None:
+                reply = P.decode(await rm.request(P.encode(req), timeout=self._timeout))
+            else:
+                sent = time.perf_counter()
+                raw = await rm.request(P.encode(req), timeout=self._timeout)
+                latency.add(time.perf_counter() - sent)
+                reply = P.decode(raw)
         except (TransportError, P.ProtocolError) as e:
             self.errors += 1
             log.warning("heartbeat failed", node=node.node_id, error=str(e))
@@ -232,7 +414,11 @@ class NodeManagerHost:
             return
         action = reply["action"]
         if action == P.RESYNC:
-            self._reset(node, "RESYNC from the ResourceManager")
+            self.resyncs += 1
+            if self.work_preserving:
+                log.info("node resyncs, keeping its containers", node=node.node_id)
+            else:
+                self._reset(node, "RESYNC from the ResourceManager")
             node.registered = False
             self._schedule(node, trio.current_time())
             return
@@ -240,8 +426,7 @@ class NodeManagerHost:
             self._reset(node, "node shut down by the ResourceManager")
             node.stopped = True
             return
-        node.new_running.clear()
-        node.completed.clear()
+        _acknowledged(node, statuses)
         node.response_id = reply["response_id"]
         for cid in reply["containers_to_cleanup"]:
             node.finish(cid, P.EXIT_KILLED_BY_RM, "Container killed by the ResourceManager")
@@ -260,6 +445,7 @@ class NodeManagerHost:
         node.ends.clear()
         node.new_running.clear()
         node.completed.clear()
+        node.inflight = None
         node.generation += 1
         log.info("node reset", node=node.node_id, why=why)
 
@@ -308,7 +494,13 @@ class NodeManagerHost:
                 continue
             duration = launch["duration_ms"]
             end = now_ms + duration if duration >= 0 and am is None else -1
-            c = NMContainer(cid, launch["app_id"], Resource.from_wire(launch["resource"]), end)
+            c = NMContainer(
+                cid,
+                launch["app_id"],
+                Resource.from_wire(launch["resource"]),
+                end,
+                priority=launch.get("priority") or 0,
+            )
             node.containers[cid] = c
             node.new_running.append(cid)
             if end >= 0:
@@ -346,3 +538,41 @@ class NodeManagerHost:
         node.registered = False
         node.response_id = 0
         self._schedule(node, trio.current_time())
+
+
+def _acknowledged(node: NMNode, sent: list[dict[str, Any]]) -> None:
+    """Forget the statuses the RM has taken in; keep those queued since."""
+    node.inflight = None
+    done = 0
+    running = None
+    for st in sent:
+        if st["state"] == "COMPLETE":
+            done += 1
+        elif running is None:
+            running = {st["container_id"]}
+        else:
+            running.add(st["container_id"])
+    if running is not None:
+        node.new_running[:] = [c for c in node.new_running if c not in running]
+    if done:
+        # `completed` only grows between heartbeats: what was sent is its head.
+        del node.completed[:done]
+
+
+def _collect_ends(node: NMNode, now_ms: int) -> None:
+    """Complete the node's containers whose time is up."""
+    ends = node.ends
+    while ends and ends[0][0] <= now_ms:
+        _, cid = heapq.heappop(ends)
+        if cid in node.containers:
+            node.finish(cid, P.EXIT_SUCCESS, "")
+
+
+def _advertised(bound: str, host: str | None) -> str:
+    """`bound` (tcp://ip:port) with its host replaced by `host`, if given."""
+    if not host or not bound.startswith("tcp://"):
+        return bound
+    port = bound.rsplit(":", 1)[1]
+    if ":" in host and not host.startswith("["):
+        host = f"[{host}]"
+    return f"tcp://{host}:{port}"

@@ -10,6 +10,12 @@ lost, preempted or killed; unregister once every task has succeeded.
 
 The AM talks only through the protocol: to the RM's AM service and to the
 NodeManagers named in its allocations.
+
+It outlives a restarting RM, as YARN's AMRMClient does: a request that gets
+no answer is sent again, unchanged, until one comes (the RM answers a
+repeated allocate with the reply it already gave, so nothing is lost or
+doubled); told RESYNC, or refused because the RM no longer knows it as
+registered, it registers again and re-sends its whole ask table.
 """
 
 from __future__ import annotations
@@ -23,13 +29,15 @@ import trio
 
 from emu import protocol as P
 from emu.am.policies import POLICIES
-from emu.transport import Connection, TransportError, connect, request_timeout
+from emu.timeouts import network_timeout
+from emu.transport import Connection, TransportError, connect
 from emu.workload import JobSpec
 
 log = structlog.get_logger("emu.am")
 
 WAIT, PENDING, RUNNING, DONE = 0, 1, 2, 3
 REQUEST_TIMEOUT_S = 60.0
+NM_REQUEST_TIMEOUT_S = 10.0
 DEFAULT_RACK = "/default-rack"
 
 
@@ -67,30 +75,50 @@ class ApplicationMaster:
         self.start_time = 0.0
         self.request_id = 0
         self.lost = 0
+        self.resyncs = 0
+        self.rm_retries = 0
 
     def _req(self, mtype: str, **fields: Any) -> bytes:
         self.request_id += 1
         return P.encode(P.request(mtype, self.request_id, **fields))
 
+    async def _rpc(self, conn: Connection, mtype: str, **fields: Any) -> dict:
+        """One request to the RM, sent again (same content) until it is answered."""
+        timeout = network_timeout(conn.address, REQUEST_TIMEOUT_S, 3.0)
+        while True:
+            try:
+                return P.decode(await conn.request(self._req(mtype, **fields), timeout=timeout))
+            except TransportError as e:
+                if conn.address.startswith("mem://"):
+                    raise
+                self.rm_retries += 1
+                if self.rm_retries == 1 or self.rm_retries % 10 == 0:
+                    log.warning("RM unreachable, retrying", attempt=self.attempt_id, error=str(e))
+                await trio.sleep(self.heartbeat_s)
+
     async def _call(self, conn: Connection, mtype: str, **fields: Any) -> dict:
-        reply = P.decode(
-            await conn.request(
-                self._req(mtype, **fields), timeout=request_timeout(conn.address, REQUEST_TIMEOUT_S)
-            )
-        )
+        reply = await self._rpc(conn, mtype, **fields)
         if reply["type"] == "error":
             raise AMShutdown(f"{mtype} refused: {reply['code']}: {reply['message']}")
         return reply
+
+    async def _register(self, rm: Connection, again: bool = False) -> None:
+        """register_am; `again` after a RESYNC, when a refusal because the
+        attempt is already registered (it was only a response-id mismatch)
+        is no reason to stop."""
+        reply = await self._rpc(
+            rm, "register_am", attempt_id=self.attempt_id, host="", tracking_url=""
+        )
+        if reply["type"] == "error" and not (again and reply["code"] == P.INVALID):
+            raise AMShutdown(f"register_am refused: {reply['code']}: {reply['message']}")
 
     async def run(self) -> None:
         async with AsyncExitStack() as stack:
             rm = await stack.enter_async_context(connect(self.rm_address, identity=self.attempt_id))
             nms: dict[str, Connection] = {}
-            await self._call(
-                rm, "register_am", attempt_id=self.attempt_id, host="", tracking_url=""
-            )
-            self.start_time = trio.current_time()
             try:
+                await self._register(rm)
+                self.start_time = trio.current_time()
                 while True:
                     if self.job.job_id in self.faults.hang_jobs:
                         self.faults.hang_jobs.discard(self.job.job_id)
@@ -99,16 +127,27 @@ class ApplicationMaster:
                     if await self._heartbeat(rm, nms, stack):
                         break
                     await trio.sleep(self.heartbeat_s)
+                await self._finish(rm)
             except AMShutdown as e:
                 log.info("AM shut down", attempt=self.attempt_id, why=str(e))
                 return
-            await self._call(
+
+    async def _finish(self, rm: Connection) -> None:
+        """finish_am; an RM that restarted since the last allocate first
+        needs the AM to register again."""
+        for retry in (True, False):
+            reply = await self._rpc(
                 rm,
                 "finish_am",
                 attempt_id=self.attempt_id,
                 final_status="SUCCEEDED",
                 diagnostics="",
             )
+            if reply["type"] != "error":
+                return
+            if not (retry and reply["code"] == P.INVALID):
+                raise AMShutdown(f"finish_am refused: {reply['code']}: {reply['message']}")
+            await self._register(rm, again=True)
 
     # --- one allocate round ------------------------------------------------------------------
     async def _heartbeat(
@@ -137,7 +176,13 @@ class ApplicationMaster:
             raise AMShutdown("SHUTDOWN command")
         self.response_id = reply["response_id"]
         if command == P.RESYNC:
+            # The RM did not take this call in: register again (it may have
+            # restarted), then state every ask afresh and repeat the releases.
+            self.resyncs += 1
+            log.info("AM resyncs with the RM", attempt=self.attempt_id)
+            await self._register(rm, again=True)
             self.sent.clear()
+            self.releases = releases + self.releases
             return False
         for st in reply["completed"]:
             i = self.container_task.pop(st["container_id"], None)
@@ -233,6 +278,7 @@ class ApplicationMaster:
                     "duration_ms": task.duration_ms,
                     "app_id": self.attempt_app_id(),
                     "am": None,
+                    "priority": c["priority"],
                 }
             )
         for (address, node_id), launches in per_node.items():
@@ -246,7 +292,7 @@ class ApplicationMaster:
                 reply = P.decode(
                     await conn.request(
                         self._req("start_containers", node_id=node_id, containers=launches),
-                        timeout=request_timeout(address, REQUEST_TIMEOUT_S),
+                        timeout=network_timeout(address, NM_REQUEST_TIMEOUT_S, 3.0),
                     )
                 )
                 if reply["type"] == "error":

@@ -6,13 +6,21 @@ request (a malformed one gets an error reply and the server goes on),
 hands it to `RMServices`, and encodes the reply. AM launches the RM core
 queues are carried out here, as YARN's AMLauncher does, by calling
 `start_containers` on the node's NodeManager.
+
+With `yarn.resourcemanager.recovery.enabled` the RM rebuilds its apps from
+the state store before it serves, and its services get the work-preserving
+recovery additions (`emu.rm.recovery`). `cluster_metrics` replies also carry
+the cluster clock (`epoch`, `rate`: a process joining the cluster starts its
+own clock from them) and what the transport refused (`transport`, `auth`).
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
 from functools import partial
+from typing import Any
 
 import structlog
 import trio
@@ -20,16 +28,17 @@ import trio
 from emu import protocol as P
 from emu.config.configuration import Configuration
 from emu.metrics.eventlog import EventLog
+from emu.rm import recovery as rec
 from emu.rm.context import RMContext
 from emu.rm.scheduler import create as create_scheduler
 from emu.rm.services import RMServices
 from emu.rm.settings import RMSettings
+from emu.timeouts import network_timeout
 from emu.transport import (
     Connection,
     ServerStats,
     TransportError,
     connect,
-    request_timeout,
     serve,
 )
 
@@ -61,7 +70,23 @@ class RMAddresses:
     def tcp(cls, host: str, base: dict[str, int] | None = None) -> RMAddresses:
         ports = {"resource_tracker": 8031, "am_protocol": 8030, "client": 8032, "admin": 8033}
         ports.update(base or {})
+        if ":" in host and not host.startswith("["):
+            host = f"[{host}]"
         return cls(**{k: f"tcp://{host}:{p}" for k, p in ports.items()})
+
+    @classmethod
+    def from_port_base(cls, host: str, base: int = 8030) -> RMAddresses:
+        """YARN's layout from a first port: AM protocol `base`, resource
+        tracker `base+1`, client `base+2`, admin `base+3` (8030-8033)."""
+        return cls.tcp(
+            host,
+            {
+                "am_protocol": base,
+                "resource_tracker": base + 1,
+                "client": base + 2,
+                "admin": base + 3,
+            },
+        )
 
     def items(self) -> list[tuple[str, str]]:
         return [
@@ -82,25 +107,44 @@ class ResourceManager:
     epoch: float = 0.0
     rate: float = 0.0
     cluster_timestamp: int = 0
+    recovery_meta: dict[str, Any] | None = None
+    """The state store's RM record (`emu.rm.recovery.open_meta`), when the
+    caller opened it to pick the clock; opened here if recovery is on."""
+    monitor: bool = False
+    """Count each service's connection events (ZeroMQ: refused handshakes,
+    oversize messages, peers that do not speak ZMTP)."""
+    auth: Any = None
+    """The ZAP handler's `emu.security.AuthStats`, reported in metrics."""
 
     def __post_init__(self) -> None:
         settings = RMSettings.from_conf(self.conf)
         self.ctx = RMContext(settings, self.conf, self.events, self.cluster_timestamp)
         self.ctx.attach_scheduler(create_scheduler(self.ctx))
         self.services = RMServices(self.ctx, self.epoch, self.rate)
+        self._handle = self.services.handle
+        if rec.enabled(self.conf):
+            meta = self.recovery_meta
+            if meta is None:
+                meta = rec.open_meta(self.conf, self.epoch, self.rate, self.cluster_timestamp)
+            self.ctx.recovery = rec.RMRecovery.from_conf(self.ctx, self.conf, meta)
+            self._handle = self.ctx.recovery.wrap(self.services.handle)
         self.stats: dict[str, ServerStats] = {}
+        self.connection_events: dict[str, Counter[str]] = {}
         self._launch_wakeup = trio.Event()
 
     async def run(
         self, *, task_status: trio.TaskStatus[RMAddresses] = trio.TASK_STATUS_IGNORED
     ) -> None:
         """Serve until cancelled; reports the bound addresses once listening."""
+        if self.ctx.recovery is not None:
+            self.ctx.recovery.recover()
         async with trio.open_nursery() as nursery:
             bound = {}
             for service, address in self.addresses.items():
                 stats = self.stats[service] = ServerStats()
+                events = self.connection_events[service] = Counter() if self.monitor else None
                 bound[service] = await nursery.start(
-                    partial(serve, address, self._handler(service), stats=stats)
+                    partial(serve, address, self._handler(service), stats=stats, monitor=events)
                 )
             actual = RMAddresses(
                 bound[P.RESOURCE_TRACKER], bound[P.AM_PROTOCOL], bound[P.CLIENT], bound[P.ADMIN]
@@ -117,8 +161,34 @@ class ResourceManager:
             nursery.start_soon(self._launcher)
             task_status.started(actual)
 
+    def process_metrics(self) -> dict[str, Any]:
+        """What this RM process adds to `cluster_metrics`: its clock and what
+        its transport and ZAP handler refused."""
+        out: dict[str, Any] = {
+            "epoch": self.epoch,
+            "rate": self.rate,
+            "cluster_timestamp": self.ctx.cluster_timestamp,
+            "errors": dict(sorted(self.services.errors.items())),
+            "transport": {
+                service: {
+                    "requests": st.requests,
+                    "replies": st.replies,
+                    "dropped": st.dropped,
+                    "handler_errors": st.handler_errors,
+                    **dict(sorted((self.connection_events.get(service) or {}).items())),
+                }
+                for service, st in self.stats.items()
+            },
+        }
+        if self.auth is not None:
+            out["auth"] = self.auth.to_dict()
+        if self.ctx.recovery is not None:
+            out["recovery"] = self.ctx.recovery.metrics()
+        return out
+
     def _handler(self, service: str):
         services = self.services
+        handle_request = self._handle
 
         async def handle(payload: bytes) -> bytes:
             try:
@@ -133,9 +203,11 @@ class ResourceManager:
                         )
                     )
                 )
-            reply = services.handle(service, msg)
+            reply = handle_request(service, msg)
             if self.ctx.am_launches:
                 self._launch_wakeup.set()
+            if msg["type"] == "cluster_metrics" and reply["type"] == "cluster_metrics_reply":
+                reply["metrics"].update(self.process_metrics())
             return P.encode(reply)
 
         return handle
@@ -173,7 +245,8 @@ class ResourceManager:
                         req = P.request("start_containers", 0, node_id=node_id, containers=[launch])
                         reply = P.decode(
                             await conn.request(
-                                P.encode(req), timeout=request_timeout(nm_address, LAUNCH_TIMEOUT_S)
+                                P.encode(req),
+                                timeout=network_timeout(nm_address, LAUNCH_TIMEOUT_S, 5.0),
                             )
                         )
                         if reply["type"] == "error":

@@ -3,6 +3,11 @@
 State saving (NEW_SAVING, FINAL_SAVING) is where YARN writes to its state
 store; without recovery configured the save completes at once, so the hooks
 raise the *_SAVED event straight away, keeping the same states and order.
+With recovery on, `emu.rm.recovery` writes the store synchronously as the app
+enters these states, so the save has completed when the *_SAVED event is
+handled. After an RM restart an unfinished app comes back through RECOVER
+(YARN's RMAppRecoveredTransition): it rejoins the scheduler as if just
+saved, and its last attempt is resumed rather than replaced.
 """
 
 from __future__ import annotations
@@ -222,6 +227,7 @@ MACHINE = StateMachine(
     FINAL,
     [
         (NEW, "START", NEW_SAVING, _save_new),
+        (NEW, "RECOVER", SUBMITTED, _saved),
         (NEW, "KILL", KILLED, _killed_before_scheduling),
         (NEW_SAVING, "APP_NEW_SAVED", SUBMITTED, _saved),
         (NEW_SAVING, "KILL", KILLED, _killed_before_scheduling),

@@ -4,6 +4,11 @@ An attempt asks the scheduler for its AM container, has the RM launch the AM
 on the node it got, waits for the AM to register, and ends when the AM
 container exits (after the AM unregistered: FINISHED; before: FAILED), when
 the AM stops calling allocate (EXPIRE -> FAILED), or when killed.
+
+After an RM restart with recovery, the app's last attempt comes back through
+RECOVER (YARN's AttemptRecoveredTransition): if its AM container had been
+allocated it waits as LAUNCHED for the AM to register again (or to expire),
+otherwise it asks for its AM container again.
 """
 
 from __future__ import annotations
@@ -76,6 +81,15 @@ class RMAppAttempt:
 
 def _start(ctx: RMContext, a: RMAppAttempt, data: Any) -> None:
     ctx.dispatch("scheduler", "APP_ATTEMPT_ADDED", a.attempt_id, a)
+
+
+def _recover(ctx: RMContext, a: RMAppAttempt, data: Any) -> str:
+    """Rejoin the scheduler; wait for the AM if one may be running."""
+    ctx.dispatch("scheduler", "APP_ATTEMPT_ADDED", a.attempt_id, a)
+    if not a.am_container_id:
+        return SUBMITTED
+    ctx.am_liveness.register(a.attempt_id, ctx.now_ms())
+    return LAUNCHED
 
 
 def _schedule(ctx: RMContext, a: RMAppAttempt, data: Any) -> None:
@@ -168,6 +182,7 @@ MACHINE = StateMachine(
     FINAL,
     [
         (NEW, "START", SUBMITTED, _start),
+        (NEW, "RECOVER", (SUBMITTED, LAUNCHED), _recover),
         (NEW, "KILL", KILLED, None),
         (SUBMITTED, "ATTEMPT_ADDED", SCHEDULED, _schedule),
         (SCHEDULED, "CONTAINER_ALLOCATED", ALLOCATED, _am_allocated),
@@ -188,6 +203,7 @@ MACHINE = StateMachine(
         ((SUBMITTED, SCHEDULED, ALLOCATED, LAUNCHED, RUNNING), "KILL", KILLED, _killed),
     ],
     ignored={
+        LAUNCHED: ("ATTEMPT_ADDED",),
         RUNNING: ("LAUNCHED", "LAUNCH_FAILED"),
         FINISHING: ("KILL", "LAUNCHED"),
         **{s: _LATE for s in FINAL},

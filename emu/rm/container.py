@@ -108,6 +108,7 @@ MACHINE = StateMachine(
     FINAL,
     [
         (NEW, "START", ALLOCATED, _allocated),
+        (NEW, "RECOVER", RUNNING, None),
         (NEW, "RESERVED", RESERVED, None),
         (NEW, "KILL", KILLED, _finished),
         (RESERVED, "RESERVED", RESERVED, None),

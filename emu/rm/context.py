@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from emu.rm.attempt import RMAppAttempt
     from emu.rm.container import RMContainer
     from emu.rm.node import RMNode
+    from emu.rm.recovery import RMRecovery
     from emu.rm.scheduler.common import Scheduler
 
 MACHINES = {
@@ -66,6 +67,8 @@ class RMContext:
         self.final_apps: Counter[str] = Counter()
         self.app_seq = 0
         self.am_service_address = ""
+        self.recovery: RMRecovery | None = None
+        """Set when RM recovery is on: saves apps and attempts as they change."""
         self.scheduler: Scheduler
         for kind in MACHINES:
             self.dispatcher.register(kind, self._entity_handler(kind))
@@ -105,6 +108,8 @@ class RMContext:
                 return
             if log_states and entity.state != before:
                 events.emit(kind, id=event.target, on=event.type, frm=before, to=entity.state)
+                if self.recovery is not None:
+                    self.recovery.state_changed(kind, entity)
 
         return handle
 
@@ -123,12 +128,16 @@ class RMContext:
     # --- ids ----------------------------------------------------------------------
     def new_app_id(self) -> str:
         self.app_seq += 1
+        if self.recovery is not None:
+            self.recovery.app_id_issued(self.app_seq)
         return f"application_{self.cluster_timestamp}_{self.app_seq:04d}"
 
     # --- lifecycle helpers the hooks call ------------------------------------------
     def start_new_attempt(self, app: RMApp) -> None:
         from emu.rm.attempt import RMAppAttempt
 
+        if self.recovery is not None and self.recovery.resume_attempt(app):
+            return
         number = len(app.attempts) + 1
         seq = app.app_id.rsplit("_", 1)[1]
         attempt_id = f"appattempt_{self.cluster_timestamp}_{seq}_{number:06d}"

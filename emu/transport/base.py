@@ -14,10 +14,15 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from types import ModuleType
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 import structlog
 import trio
+
+if TYPE_CHECKING:
+    from collections import Counter
+
+    from emu.transport.zmq import Curve
 
 Handler = Callable[[bytes], Awaitable[bytes | None]]
 """Called once per request with its payload; returns the reply bytes.
@@ -180,6 +185,8 @@ async def serve(
     handler: Handler,
     *,
     stats: ServerStats | None = None,
+    curve: Curve | None = None,
+    monitor: Counter[str] | None = None,
     task_status: trio.TaskStatus[str] = trio.TASK_STATUS_IGNORED,
 ) -> NoReturn:
     """Serve requests at `address` until cancelled.
@@ -187,24 +194,33 @@ async def serve(
     Requests are handled one at a time, in arrival order, with the handler
     awaited inline: the RM is deliberately single-threaded, and this keeps its
     event order reproducible. `task_status.started` receives the bound address
-    (the real port for `tcp://host:0`).
+    (the real port for `tcp://host:0`). ZeroMQ only (`mem://` ignores them):
+    `curve` makes it a CURVE server, `monitor` counts connection events.
     """
     backend = _backend(address)
+    extra = {}
+    if backend.__name__.endswith(".zmq"):
+        extra = {"curve": curve, "monitor": monitor}
     return await backend.serve(
         address,
         handler,
         stats=ServerStats() if stats is None else stats,
         task_status=task_status,
+        **extra,
     )
 
 
 @asynccontextmanager
-async def connect(address: str, *, identity: str = "") -> AsyncIterator[Connection]:
+async def connect(
+    address: str, *, identity: str = "", curve: Curve | None = None
+) -> AsyncIterator[Connection]:
     """Open a client connection to `address`, closed when the block exits.
 
     `identity` names the client to the transport (the ZeroMQ routing id) so a
     reconnecting process keeps its name; empty lets the transport choose.
+    `curve` (ZeroMQ only) makes it a CURVE client.
     """
     backend = _backend(address)
-    async with backend.connect(address, identity=identity) as conn:
+    extra = {"curve": curve} if backend.__name__.endswith(".zmq") else {}
+    async with backend.connect(address, identity=identity, **extra) as conn:
         yield conn

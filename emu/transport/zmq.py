@@ -16,8 +16,10 @@ receiver task, which would otherwise sleep on an edge already consumed.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AsyncExitStack, asynccontextmanager
+from dataclasses import dataclass
 from typing import NoReturn
 
 import trio
@@ -48,6 +50,95 @@ _POLLOUT = int(zmq.POLLOUT)
 _NOBLOCK = int(zmq.NOBLOCK)
 
 
+@dataclass(frozen=True)
+class Curve:
+    """CURVE keys for one socket, Z85-encoded (40 bytes each).
+
+    A server uses its own `public_key`/`secret_key`; a client uses its own
+    pair and needs the server's public key (`server_key`). Which client keys
+    a server accepts is decided by the ZAP handler (`emu.security`), which
+    must be running in the process before a CURVE server accepts peers.
+    """
+
+    public_key: bytes
+    secret_key: bytes
+    server_key: bytes | None = None
+
+
+_default_server_curve: Curve | None = None
+_default_client_curve: Curve | None = None
+
+
+def set_default_curve(server: Curve | None = None, client: Curve | None = None) -> None:
+    """Keys every later `serve`/`connect` of this process uses unless given others.
+
+    A process of a secured cluster sets them once, so actor code (the NM
+    host, the AMs it runs, the RM's AM launcher) stays unaware of keys.
+    None for both restores plain connections.
+    """
+    global _default_server_curve, _default_client_curve
+    _default_server_curve, _default_client_curve = server, client
+
+
+MONITORED_EVENTS = {
+    int(zmq.EVENT_ACCEPTED): "accepted",
+    int(zmq.EVENT_DISCONNECTED): "disconnected",
+    int(zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL): "handshake_failed",
+    int(zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL): "handshake_failed_protocol",
+    int(zmq.EVENT_HANDSHAKE_FAILED_AUTH): "handshake_failed_auth",
+}
+"""Connection events a monitored server counts (`serve(..., monitor=Counter())`):
+peers that were not speaking ZMTP, sent an oversize message (ZeroMQ drops
+the connection) or failed CURVE authentication show up here, since no
+request of theirs ever reaches the handler."""
+
+
+@asynccontextmanager
+async def _watch_events(sock: zmq.Socket[bytes], counts: Counter[str]) -> AsyncIterator[None]:
+    """Count `sock`'s connection events while the block runs."""
+    mask = 0
+    for event in MONITORED_EVENTS:
+        mask |= event
+    mon = sock.get_monitor_socket(mask)
+    mon_fd = mon.getsockopt(zmq.FD)
+
+    async def watch() -> NoReturn:
+        while True:
+            frames = await _recv_multipart(mon, mon_fd)
+            if len(frames) == 2 and len(frames[0]) >= 2:
+                event = int.from_bytes(frames[0][:2], "little")
+                counts[MONITORED_EVENTS.get(event, str(event))] += 1
+
+    try:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(watch)
+            yield
+            nursery.cancel_scope.cancel()
+    finally:
+        trio.lowlevel.notify_closing(mon_fd)
+        sock.disable_monitor()
+        mon.close()
+
+
+def _apply_server_curve(sock: zmq.Socket[bytes], curve: Curve | None) -> None:
+    if curve is None:
+        return
+    sock.setsockopt(zmq.CURVE_SERVER, 1)
+    sock.setsockopt(zmq.CURVE_PUBLICKEY, curve.public_key)
+    sock.setsockopt(zmq.CURVE_SECRETKEY, curve.secret_key)
+    sock.setsockopt(zmq.ZAP_DOMAIN, b"emu")
+
+
+def _apply_client_curve(sock: zmq.Socket[bytes], curve: Curve | None) -> None:
+    if curve is None:
+        return
+    if curve.server_key is None:
+        raise TransportError("a CURVE client needs the server's public key")
+    sock.setsockopt(zmq.CURVE_SERVERKEY, curve.server_key)
+    sock.setsockopt(zmq.CURVE_PUBLICKEY, curve.public_key)
+    sock.setsockopt(zmq.CURVE_SECRETKEY, curve.secret_key)
+
+
 async def _recv_multipart(sock: zmq.Socket[bytes], fd: int) -> list[bytes]:
     """Receive one message on a socket no other task uses.
 
@@ -70,12 +161,20 @@ async def serve(
     handler: Handler,
     *,
     stats: ServerStats,
+    curve: Curve | None = None,
+    monitor: Counter[str] | None = None,
     task_status: trio.TaskStatus[str] = trio.TASK_STATUS_IGNORED,
 ) -> NoReturn:
-    """Bind a ROUTER at `address` and answer its requests one at a time."""
+    """Bind a ROUTER at `address` and answer its requests one at a time.
+
+    `curve` (default: the process's `set_default_curve` server keys) makes it
+    a CURVE server; `monitor` counts connection events (`MONITORED_EVENTS`).
+    """
     sock = zmq.Context.instance().socket(zmq.ROUTER)
     fd = sock.getsockopt(zmq.FD)
+    events = AsyncExitStack()
     try:
+        _apply_server_curve(sock, curve if curve is not None else _default_server_curve)
         sock.setsockopt(zmq.LINGER, 0)
         sock.setsockopt(zmq.MAXMSGSIZE, MAX_MESSAGE_BYTES)
         # A client that reconnects under the same identity (a restarted NM
@@ -90,6 +189,8 @@ async def serve(
             bound = sock.getsockopt_string(zmq.LAST_ENDPOINT)
         else:
             bound = address
+        if monitor is not None:
+            await events.enter_async_context(_watch_events(sock, monitor))
         task_status.started(bound)
         burst = 0
         while True:
@@ -113,6 +214,7 @@ async def serve(
                 # requester times out, as with a lost reply on the network.
                 sock.send_multipart((identity, request_id, reply), _NOBLOCK)
     finally:
+        await events.aclose()
         trio.lowlevel.notify_closing(fd)
         sock.close()
 
@@ -207,15 +309,20 @@ class ZmqConnection(Connection):
 
 
 @asynccontextmanager
-async def connect(address: str, *, identity: str = "") -> AsyncIterator[Connection]:
+async def connect(
+    address: str, *, identity: str = "", curve: Curve | None = None
+) -> AsyncIterator[Connection]:
     """Connect a DEALER to `address`; it reconnects by itself if the server goes away.
 
     Requests made before the server is up are queued by ZeroMQ and delivered
-    once it is.
+    once it is. `curve` (default: the process's `set_default_curve` client
+    keys) makes it a CURVE client; a server that refuses the keys never
+    answers, so requests time out.
     """
     sock = zmq.Context.instance().socket(zmq.DEALER)
     fd = sock.getsockopt(zmq.FD)
     try:
+        _apply_client_curve(sock, curve if curve is not None else _default_client_curve)
         sock.setsockopt(zmq.LINGER, 0)
         sock.setsockopt(zmq.RECONNECT_IVL, RECONNECT_IVL_MS)
         sock.setsockopt(zmq.RECONNECT_IVL_MAX, RECONNECT_IVL_MAX_MS)

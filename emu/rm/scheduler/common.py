@@ -675,6 +675,65 @@ class Scheduler:
             self.demand_changed(sapp)
         return c
 
+    def recover_container(
+        self,
+        attempt_id: str,
+        container_id: str,
+        node_id: str,
+        resource: Resource,
+        priority: int,
+        is_am: bool,
+    ) -> RMContainer | None:
+        """Rebuild a container an NM reports still running after an RM
+        restart (YARN's recoverContainersOnNode): charged to its node,
+        attempt and queue as a placed one is, and RUNNING from the start.
+        None if its node or attempt is unknown here, or it is already known."""
+        ctx = self.ctx
+        sapp = self.apps.get(attempt_id)
+        node = self.nodes.get(node_id)
+        if sapp is None or node is None or container_id in ctx.containers:
+            return None
+        self._account_usage()
+        c = RMContainer(
+            container_id,
+            attempt_id,
+            sapp.app_id,
+            node_id,
+            resource,
+            priority,
+            OFF_SWITCH,
+            is_am,
+            ctx.now_ms(),
+        )
+        ctx.containers[container_id] = c
+        node.add(c)
+        sapp.live[container_id] = c
+        sapp.used = sapp.used + resource
+        self.used = self.used + resource
+        q = self.queue_metrics(sapp.queue)
+        q.allocated = q.allocated + resource
+        q.allocated_containers += 1
+        q.containers_allocated_total += 1
+        self.container_total += 1
+        if is_am:
+            sapp.am_pending = False
+            sapp.am_running = True
+            if sapp.app_id not in self.running_apps:
+                self.running_apps.add(sapp.app_id)
+                q.apps_pending = max(0, q.apps_pending - 1)
+                q.apps_running += 1
+        rmnode = ctx.nodes.get(node_id)
+        if rmnode is not None:
+            rmnode.running_apps.add(sapp.app_id)
+        ctx.fire("container", c, "RECOVER")
+        self.container_recovered(c, sapp)
+        return c
+
+    def container_recovered(self, c: RMContainer, sapp: SchedulerApp) -> None:
+        """Called after a recovered container was charged to the common
+        bookkeeping; schedulers charge their own (queues, users) as for a
+        placed one."""
+
     def complete_container(
         self,
         c: RMContainer,

@@ -209,6 +209,10 @@ class CapacityScheduler(Scheduler):
         self._charge(sapp.app_id, sapp.user, c.resource, ZERO)
         return c
 
+    def container_recovered(self, c: RMContainer, sapp: SchedulerApp) -> None:
+        """A container rebuilt after an RM restart is charged as a placed one."""
+        self._charge(sapp.app_id, sapp.user, c.resource, ZERO)
+
     def container_completed(self, c: RMContainer, sapp: SchedulerApp | None) -> None:
         app = self.ctx.apps.get(c.app_id)
         if app is not None:

@@ -267,6 +267,20 @@ class FairScheduler(Scheduler):
             state.allocated(app.sapp.attempt_id, c.resource)
         return c
 
+    def container_recovered(self, c: RMContainer, sapp: SchedulerApp) -> None:
+        """A container rebuilt after an RM restart: the bookkeeping of `place_for`."""
+        app = self.fsapps.get(c.attempt_id)
+        if app is not None:
+            app.used = app.used + c.resource
+            app.queue.inc_usage(c.resource)
+            if c.is_am:
+                app.am_resource = c.resource
+                app.queue.am_usage = app.queue.am_usage + c.resource
+        state = self.preempt_nodes.get(c.node_id)
+        if state is not None:
+            state.allocated(c.attempt_id, c.resource)
+        self.update_root_available()
+
     # --- scheduling -----------------------------------------------------------------------------
     def schedule(self, node: SchedulerNode) -> None:
         self._assign_preempted(node)

@@ -1,0 +1,401 @@
+"""`emu cluster up|status`: a local multi-process cluster, and a look at any cluster.
+
+`up` starts an RM and K NM processes as real subprocesses (`python -m emu
+...`, each in its own process group), waits until every node has
+registered, optionally replays a trace through an `emu replay` subprocess,
+and tears everything down on exit, error or Ctrl-C: SIGTERM to each process
+group, then SIGKILL to whatever is still there after a grace period. The
+children also watch this process (`--parent-pid`) and exit if it vanishes,
+so even a `kill -9` of `emu cluster up` leaves no orphan running for long.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+from emu import security
+from emu.errors import InputError
+from emu.nm import LatencyHistogram
+from emu.processes import common as C
+from emu.transport import TransportError
+
+GRACE_S = 5.0
+
+
+@dataclass
+class Child:
+    name: str
+    proc: subprocess.Popen[bytes]
+    log_path: Path | None = None
+
+
+@dataclass
+class Children:
+    """Subprocesses started in their own process groups, stopped together."""
+
+    children: list[Child] = field(default_factory=list)
+    _logs: list[IO[bytes]] = field(default_factory=list)
+
+    def start(self, name: str, argv: list[str], log_path: Path | None) -> Child:
+        out: Any = None
+        if log_path is not None:
+            f = open(log_path, "ab")  # noqa: SIM115 - closed in stop_all
+            self._logs.append(f)
+            out = f
+        proc = subprocess.Popen(
+            argv, stdout=out, stderr=subprocess.STDOUT if out else None, start_new_session=True
+        )
+        child = Child(name, proc, log_path)
+        self.children.append(child)
+        return child
+
+    def dead(self) -> list[Child]:
+        return [c for c in self.children if c.proc.poll() is not None]
+
+    def stop_all(self, grace_s: float = GRACE_S) -> None:
+        """SIGTERM every group (last started first), SIGKILL what outlives the grace."""
+        for child in reversed(self.children):
+            _signal_group(child.proc, signal.SIGTERM)
+        deadline = time.monotonic() + grace_s
+        for child in reversed(self.children):
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                child.proc.wait(timeout=max(0.0, deadline - time.monotonic()))
+        for child in self.children:
+            # The group, not only the leader: nothing started by a child survives.
+            _signal_group(child.proc, signal.SIGKILL)
+            child.proc.wait()
+        for f in self._logs:
+            f.close()
+        self._logs.clear()
+
+
+def _signal_group(proc: subprocess.Popen[bytes], signum: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(proc.pid, signum)
+
+
+def emu_argv(*args: object) -> list[str]:
+    return [sys.executable, "-m", "emu", *(str(a) for a in args)]
+
+
+# --- up -------------------------------------------------------------------------------------
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "cluster",
+        help="start a local multi-process cluster, or look at one",
+        description="`up`: an RM and NM processes on this machine (optionally replaying a "
+        "trace); `status`: a running cluster's nodes and applications.",
+    )
+    csub = p.add_subparsers(dest="cluster_command", required=True)
+    up = csub.add_parser(
+        "up",
+        help="start an RM and K NM processes, wait for every node, optionally replay",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    up.add_argument("--nodes", type=int, default=4, metavar="N", help="nodes in all (default 4)")
+    up.add_argument("--nm-procs", type=int, default=1, metavar="K", help="NM processes (default 1)")
+    up.add_argument("--rate", type=float, default=1.0, help="simulated seconds per wall second")
+    up.add_argument("--host", default="127.0.0.1", help="address everything listens on")
+    up.add_argument(
+        "--port-base", type=int, metavar="P", help="RM ports P..P+3 (default: free ones)"
+    )
+    up.add_argument("--memory-mb", type=int, default=8192, help="each node's memory (MB)")
+    up.add_argument("--vcores", type=int, default=8, help="each node's vcores")
+    up.add_argument("--name-prefix", default="node", help="node names are P1..PN (default node)")
+    up.add_argument("--conf-dir", metavar="DIR", help="Hadoop configuration for the RM")
+    up.add_argument("--conf", "-D", action="append", default=[], metavar="NAME=VALUE")
+    up.add_argument("--keys", metavar="DIR", help="CURVE keys directory (emu keys generate)")
+    up.add_argument("--trace", action="append", default=[], metavar="FILE", help="replay this")
+    up.add_argument("--tracetype", metavar="SLS|RUMEN|SYNTH|native", help="the trace format")
+    up.add_argument("--output-dir", "-o", metavar="DIR", help="the replay's outputs")
+    up.add_argument("--work-dir", metavar="DIR", help="logs and statistics (default: a temp dir)")
+    up.add_argument(
+        "--keep-running", action="store_true", help="after the replay, stay up until Ctrl-C"
+    )
+    up.add_argument(
+        "--register-timeout", type=float, default=120.0, help="wall seconds to wait for nodes"
+    )
+    up.set_defaults(func=C.command(cluster_up))
+    st = csub.add_parser("status", help="print a running cluster's nodes and applications")
+    st.add_argument("--rm", required=True, metavar="HOST[:PORT_BASE]")
+    st.add_argument("--keys", metavar="DIR")
+    st.add_argument("--client-key", metavar="FILE")
+    st.add_argument("--json", action="store_true", help="machine-readable output")
+    st.add_argument("--timeout", type=float, default=5.0, help="wall seconds to wait")
+    st.set_defaults(func=C.command(cluster_status))
+
+
+def cluster_up(args: argparse.Namespace) -> int:
+    if args.nodes < 1 or args.nm_procs < 1 or args.nm_procs > args.nodes:
+        raise InputError("--nodes/--nm-procs", None, "need 1 <= --nm-procs <= --nodes")
+    if not args.rate > 0:
+        raise InputError("--rate", str(args.rate), "must be a positive number")
+    keys = security.load(args.keys, serving=False) if args.keys else None
+    curve = keys.client if keys else None
+    work = Path(args.work_dir) if args.work_dir else Path(tempfile.mkdtemp(prefix="emu-cluster-"))
+    work.mkdir(parents=True, exist_ok=True)
+    base = args.port_base or C.free_port_base(args.host)
+    rm_spec = f"{args.host}:{base}" if ":" not in args.host else f"[{args.host}]:{base}"
+    rm = C.rm_addresses(rm_spec)
+    children = Children()
+    me = os.getpid()
+    common: list[object] = ["--keys", args.keys] if args.keys else []
+
+    def on_term(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, on_term)
+    try:
+        rm_args: list[object] = [
+            "rm",
+            "--host",
+            args.host,
+            "--port-base",
+            base,
+            "--rate",
+            args.rate,
+        ]
+        if args.conf_dir:
+            rm_args += ["--conf-dir", args.conf_dir]
+        for item in args.conf:
+            rm_args += ["--conf", item]
+        rm_child = children.start(
+            "rm", emu_argv(*rm_args, *common, "--parent-pid", me), work / "rm.log"
+        )
+        C.cluster_metrics(rm.client, curve, 30.0, alive=lambda: rm_child.proc.poll() is None)
+        C.say(f"emu cluster: RM up at {rm_spec} (rate {args.rate:g}); logs in {work}")
+
+        started = time.perf_counter()
+        per, extra = divmod(args.nodes, args.nm_procs)
+        first = 1
+        stats_files = []
+        for k in range(args.nm_procs):
+            count = per + (1 if k < extra else 0)
+            stats = work / f"nm{k + 1}.json"
+            stats_files.append(stats)
+            children.start(
+                f"nm{k + 1}",
+                emu_argv(
+                    "nm",
+                    "--rm",
+                    rm_spec,
+                    "--count",
+                    count,
+                    "--first-index",
+                    first,
+                    "--name-prefix",
+                    args.name_prefix,
+                    "--rack",
+                    f"/rack{k + 1}",
+                    "--memory-mb",
+                    args.memory_mb,
+                    "--vcores",
+                    args.vcores,
+                    "--host",
+                    args.host,
+                    "--stats-file",
+                    stats,
+                    "--seed",
+                    k,
+                    "--log-level",
+                    "warning",
+                    *common,
+                    "--parent-pid",
+                    me,
+                ),
+                work / f"nm{k + 1}.log",
+            )
+            first += count
+        _wait_for_nodes(rm.client, curve, args.nodes, args.register_timeout, children)
+        registered_s = time.perf_counter() - started
+        C.say(
+            f"emu cluster: {args.nodes} nodes registered in {registered_s:.2f} s "
+            f"({args.nm_procs} NM processes)"
+        )
+        rc = 0
+        if args.trace:
+            replay_args: list[object] = ["replay", "--rm", rm_spec, *args.trace]
+            if args.tracetype:
+                replay_args += ["--tracetype", args.tracetype]
+            if args.output_dir:
+                replay_args += ["--output-dir", args.output_dir]
+            if args.conf_dir:
+                replay_args += ["--conf-dir", args.conf_dir]
+            replay = children.start(
+                "replay", emu_argv(*replay_args, *common, "--parent-pid", me), None
+            )
+            while replay.proc.poll() is None:
+                _check_alive(children, exclude=("replay",))
+                time.sleep(0.5)
+            rc = replay.proc.returncode
+            if args.keep_running:
+                _wait_forever(children)
+        else:
+            C.say("emu cluster: up; Ctrl-C to stop")
+            _wait_forever(children)
+        _report(rm.client, curve, stats_files, registered_s)
+        return rc
+    except KeyboardInterrupt:
+        C.say("emu cluster: stopping")
+        with contextlib.suppress(Exception):
+            _report(
+                rm.client, curve, [work / f"nm{k + 1}.json" for k in range(args.nm_procs)], None
+            )
+        return 130
+    finally:
+        children.stop_all()
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _check_alive(children: Children, exclude: tuple[str, ...] = ()) -> None:
+    dead = [c for c in children.dead() if c.name not in exclude]
+    if dead:
+        c = dead[0]
+        tail = ""
+        if c.log_path is not None and c.log_path.is_file():
+            tail = "\n".join(c.log_path.read_text(errors="replace").splitlines()[-15:])
+        raise RuntimeError(f"{c.name} exited with {c.proc.returncode}; its log ends:\n{tail}")
+
+
+def _wait_forever(children: Children) -> None:
+    while True:
+        _check_alive(children)
+        time.sleep(1.0)
+
+
+def _wait_for_nodes(
+    client_address: str, curve: Any, n: int, timeout_s: float, children: Children
+) -> None:
+    deadline = time.monotonic() + timeout_s
+    with C.SyncClient(client_address, curve) as client:
+        while True:
+            _check_alive(children)
+            try:
+                reply = client.call("cluster_metrics", timeout=5.0)
+                active = reply["metrics"]["active_nodes"]
+            except (TransportError, KeyError):
+                active = -1
+            if active >= n:
+                return
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"only {active} of {n} nodes registered in {timeout_s:g} s")
+            time.sleep(0.2)
+
+
+def _report(
+    client_address: str, curve: Any, stats_files: list[Path], registered_s: float | None
+) -> None:
+    """Heartbeat latency as the NM processes measured it, and the cluster's state."""
+    merged = LatencyHistogram()
+    lines = []
+    for path in stats_files:
+        if not path.is_file():
+            continue
+        s = json.loads(path.read_text())
+        merged.merge(s["latency"])
+        lines.append(
+            f"  {path.stem}: {s['nodes']} nodes, registered in "
+            f"{s['all_registered_s'] or float('nan'):.2f} s, {s['heartbeats']} heartbeats, "
+            f"p50 {s['latency']['p50_ms']:.2f} ms, p99 {s['latency']['p99_ms']:.2f} ms, "
+            f"errors {s['errors']}, resyncs {s['resyncs']}"
+        )
+    C.say("emu cluster: heartbeat latency (wall, measured in the NM processes)")
+    for line in lines:
+        C.say(line)
+    C.say(
+        f"  all: {merged.count} heartbeats, p50 {merged.quantile(0.5) * 1000:.2f} ms, "
+        f"p99 {merged.quantile(0.99) * 1000:.2f} ms, max {merged.max_s * 1000:.2f} ms"
+    )
+    with contextlib.suppress(TransportError), C.SyncClient(client_address, curve) as client:
+        m = client.call("cluster_metrics", timeout=5.0)["metrics"]
+        C.say(
+            f"emu cluster: {m['active_nodes']} nodes active, {m['lost_nodes']} lost; "
+            f"apps {m['apps_completed']} finished, {m['apps_failed']} failed, "
+            f"{m['apps_killed']} killed, {m['apps_running']} running"
+            + (f"; registration took {registered_s:.2f} s" if registered_s is not None else "")
+        )
+
+
+# --- status ---------------------------------------------------------------------------------------
+def cluster_status(args: argparse.Namespace) -> int:
+    rm = C.rm_addresses(args.rm)
+    keys = (
+        security.load(args.keys, serving=False, client_key=args.client_key) if args.keys else None
+    )
+    try:
+        with C.SyncClient(rm.client, keys.client if keys else None) as client:
+            metrics = client.call("cluster_metrics", timeout=args.timeout)["metrics"]
+            nodes = client.call("list_nodes", timeout=args.timeout)["nodes"]
+            apps = client.call("list_apps", timeout=args.timeout)["apps"]
+    except TransportError as e:
+        C.warn(f"error: {e}")
+        return 1
+    if args.json:
+        C.say(json.dumps({"metrics": metrics, "nodes": nodes, "apps": apps}, indent=1))
+        return 0
+    by_state: dict[str, int] = {}
+    for n in nodes:
+        by_state[n["state"]] = by_state.get(n["state"], 0) + 1
+    total = metrics["total"]
+    C.say(
+        f"cluster at {args.rm}: rate {metrics.get('rate', 0):g}, simulated "
+        f"{metrics['time_ms'] / 1000:.1f} s; capacity {total['memory-mb']} MB / "
+        f"{total['vcores']} vcores, utilization memory {metrics['utilization']['memory']:.1%}"
+    )
+    C.say("nodes: " + (", ".join(f"{k} {v}" for k, v in sorted(by_state.items())) or "none"))
+    rows = [("node", "rack", "state", "containers", "used MB", "nm address")]
+    rows += [
+        (
+            n["node_id"],
+            n["rack"],
+            n["state"],
+            str(n["num_containers"]),
+            str(n["used"]["memory-mb"]),
+            n["nm_address"],
+        )
+        for n in nodes[:50]
+    ]
+    _table(rows)
+    if len(nodes) > 50:
+        C.say(f"... and {len(nodes) - 50} more nodes (--json for all)")
+    C.say(
+        f"apps: {metrics['apps_submitted']} submitted, {metrics['apps_running']} running, "
+        f"{metrics['apps_completed']} finished, {metrics['apps_failed']} failed, "
+        f"{metrics['apps_killed']} killed"
+    )
+    rows = [("app", "name", "queue", "state", "attempts", "submit s", "finish s")]
+    rows += [
+        (
+            a["app_id"],
+            a["name"],
+            a["queue"],
+            a["state"],
+            str(a["attempts"]),
+            f"{a['submit_ms'] / 1000:.1f}",
+            f"{a['finished_ms'] / 1000:.1f}" if a["finished_ms"] >= 0 else "-",
+        )
+        for a in apps[-50:]
+    ]
+    _table(rows)
+    auth = metrics.get("auth")
+    if auth:
+        C.say(f"CURVE: {auth['allowed']} handshakes admitted, {auth['refused']} refused")
+    return 0
+
+
+def _table(rows: list[tuple[str, ...]]) -> None:
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    for r in rows:
+        C.say("  ".join(v.ljust(w) for v, w in zip(r, widths, strict=True)).rstrip())

@@ -1,0 +1,13 @@
+"""The multi-process subcommands of `emu`, added to its parser by `emu.cli`."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def add_commands(sub: argparse._SubParsersAction) -> None:
+    """`emu rm`, `emu nm`, `emu replay`, `emu cluster`, `emu keys`."""
+    from emu.processes import cluster, keys, nm, replay, rm
+
+    for module in (rm, nm, replay, cluster, keys):
+        module.add_parser(sub)

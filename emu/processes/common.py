@@ -1,0 +1,301 @@
+"""What the process entry points share."""
+
+from __future__ import annotations
+
+import functools
+import json
+import logging
+import os
+import random
+import signal
+import socket
+import sys
+import tempfile
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import structlog
+import trio
+import zmq
+
+from emu import protocol as P
+from emu.config.configuration import Configuration
+from emu.errors import InputError
+from emu.rm.actor import RMAddresses
+from emu.transport import RequestTimeout, TransportError
+from emu.transport.zmq import Curve
+
+DEFAULT_PORT_BASE = 8030
+"""YARN's ports: 8030 AM protocol (scheduler), 8031 resource tracker, 8032
+client, 8033 admin."""
+
+
+# --- addresses -----------------------------------------------------------------------
+def split_host_port(spec: str, what: str) -> tuple[str, int | None]:
+    """`host`, `host:port`, `[v6]` or `[v6]:port`."""
+    spec = spec.strip()
+    if spec.startswith("tcp://"):
+        spec = spec[len("tcp://") :]
+    if spec.startswith("["):
+        host, _, rest = spec[1:].partition("]")
+        port = rest[1:] if rest.startswith(":") else ""
+    elif spec.count(":") == 1:
+        host, port = spec.split(":")
+    else:
+        host, port = spec, ""
+    if not host:
+        raise InputError(what, spec, "expected HOST or HOST:PORT")
+    if port and not port.isdigit():
+        raise InputError(what, spec, "the port must be a number")
+    return host, int(port) if port else None
+
+
+def rm_addresses(spec: str) -> RMAddresses:
+    """The RM's four addresses from `HOST[:PORT_BASE]` (YARN's layout)."""
+    host, base = split_host_port(spec, "--rm")
+    return RMAddresses.from_port_base(host, DEFAULT_PORT_BASE if base is None else base)
+
+
+def url_host(address: str) -> str:
+    """The host part of tcp://host:port."""
+    return split_host_port(address, "address")[0]
+
+
+def free_port_base(host: str = "127.0.0.1", count: int = 4) -> int:
+    """A first port of `count` consecutive ports free on `host` right now."""
+    rng = random.Random()
+    for _ in range(200):
+        base = rng.randrange(20_000, 60_000 - count)
+        socks = []
+        try:
+            for port in range(base, base + count):
+                s = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
+                socks.append(s)
+                s.bind((host, port))
+            return base
+        except OSError:
+            continue
+        finally:
+            for s in socks:
+                s.close()
+    raise RuntimeError(f"no {count} consecutive free ports on {host}")
+
+
+def local_address_towards(host: str) -> str:
+    """This machine's address on the route to `host` (for --advertise)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_DGRAM) as s:
+        try:
+            s.connect((host, 9))
+            return s.getsockname()[0]
+        except OSError:
+            return socket.gethostname()
+
+
+# --- configuration ----------------------------------------------------------------------
+def parse_overrides(items: list[str], flag: str = "--conf") -> dict[str, str]:
+    out = {}
+    for item in items:
+        name, eq, value = item.partition("=")
+        if not eq or not name.strip():
+            raise InputError(flag, item, "expected NAME=VALUE")
+        out[name.strip()] = value
+    return out
+
+
+def load_configuration(conf_dir: str | None, overrides: dict[str, str]) -> Configuration:
+    """sls-runner.xml, capacity-scheduler.xml, yarn-site.xml (later wins) from
+    `conf_dir` (default $HADOOP_CONF_DIR, if set), then the overrides -- as
+    `emu sls` reads them."""
+    from emu.sls import load_configuration as merge
+
+    if conf_dir is None:
+        conf_dir = os.environ.get("HADOOP_CONF_DIR") or None
+    conf, _ = merge(conf_dir, overrides)
+    return conf
+
+
+# --- logging and output --------------------------------------------------------------------
+def configure_logging(level: str = "info") -> None:
+    """Actor logs as `key=value` lines on stderr, at `level` and above."""
+    number = logging.getLevelName(level.upper())
+    if not isinstance(number, int):
+        raise InputError("--log-level", level, "expected debug, info, warning or error")
+    structlog.configure(
+        processors=[
+            structlog.processors.add_log_level,
+            structlog.processors.TimeStamper(fmt="%Y-%m-%dT%H:%M:%S", utc=False),
+            structlog.processors.KeyValueRenderer(
+                key_order=["timestamp", "level", "event"], drop_missing=True
+            ),
+        ],
+        wrapper_class=structlog.make_filtering_bound_logger(number),
+        logger_factory=structlog.PrintLoggerFactory(sys.stderr),
+        cache_logger_on_first_use=True,
+    )
+
+
+def say(*parts: Any) -> None:
+    print(*parts, flush=True)
+
+
+def warn(message: str) -> None:
+    print(f"emu: {message}", file=sys.stderr, flush=True)
+
+
+def write_json_atomic(path: str | os.PathLike[str], data: Any) -> None:
+    p = Path(path)
+    fd, tmp = tempfile.mkstemp(dir=p.parent or ".", prefix=f".{p.name}.")
+    with os.fdopen(fd, "w") as f:
+        json.dump(data, f, indent=1, sort_keys=True)
+    os.replace(tmp, p)
+
+
+# --- a blocking client, for use outside trio ------------------------------------------------------
+class SyncClient:
+    """Request/reply to one RM service with plain blocking pyzmq.
+
+    Used where no trio run exists yet (learning the cluster clock before
+    starting one) or is not worth having (`emu cluster`'s supervision).
+    """
+
+    def __init__(self, address: str, curve: Curve | None = None) -> None:
+        self.address = address
+        self.sock = zmq.Context.instance().socket(zmq.DEALER)
+        self.sock.setsockopt(zmq.LINGER, 0)
+        self.sock.setsockopt(zmq.RECONNECT_IVL, 100)
+        self.sock.setsockopt(zmq.RECONNECT_IVL_MAX, 1000)
+        if curve is not None:
+            self.sock.setsockopt(zmq.CURVE_SERVERKEY, curve.server_key or b"")
+            self.sock.setsockopt(zmq.CURVE_PUBLICKEY, curve.public_key)
+            self.sock.setsockopt(zmq.CURVE_SECRETKEY, curve.secret_key)
+        self.sock.connect(address)
+        self._id = 0
+
+    def call(self, mtype: str, timeout: float = 5.0, **fields: Any) -> dict[str, Any]:
+        """The reply map (errors included); RequestTimeout after `timeout` wall seconds."""
+        self._id += 1
+        rid = self._id.to_bytes(8, "big")
+        self.sock.send_multipart([rid, P.encode(P.request(mtype, self._id, **fields))])
+        deadline = time.monotonic() + timeout
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0 or not self.sock.poll(max(1, int(left * 1000))):
+                raise RequestTimeout(f"no reply from {self.address} within {timeout}s")
+            frames = self.sock.recv_multipart()
+            if len(frames) == 2 and frames[0] == rid:
+                return P.decode(frames[1])
+
+    def close(self) -> None:
+        self.sock.close()
+
+    def __enter__(self) -> SyncClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def cluster_metrics(
+    address: str, curve: Curve | None, wait_s: float, alive: Callable[[], bool] | None = None
+) -> dict[str, Any]:
+    """The RM's cluster metrics, waiting up to `wait_s` for it to answer."""
+    deadline = time.monotonic() + wait_s
+    with SyncClient(address, curve) as client:
+        while True:
+            left = deadline - time.monotonic()
+            try:
+                reply = client.call("cluster_metrics", timeout=max(0.2, min(2.0, left)))
+            except TransportError:
+                if time.monotonic() >= deadline:
+                    raise TransportError(
+                        f"the ResourceManager at {address} did not answer within {wait_s:g}s"
+                    ) from None
+                if alive is not None and not alive():
+                    raise TransportError("the ResourceManager process exited") from None
+                continue
+            if reply["type"] == "error":
+                raise TransportError(f"{address}: {reply['code']}: {reply['message']}")
+            return reply["metrics"]
+
+
+def cluster_clock(address: str, curve: Curve | None, wait_s: float) -> tuple[float, float]:
+    """(epoch, rate) announced by the RM at `address` (its client service)."""
+    m = cluster_metrics(address, curve, wait_s)
+    epoch, rate = m.get("epoch"), m.get("rate")
+    if not isinstance(epoch, (int, float)) or not isinstance(rate, (int, float)) or rate <= 0:
+        raise TransportError(
+            f"{address} announced no scaled wall clock (epoch {epoch}, rate {rate})"
+        )
+    return float(epoch), float(rate)
+
+
+# --- running a trio main until a signal ---------------------------------------------------
+async def until_signal(
+    main: Callable[[trio.Nursery], Awaitable[None]], parent_pid: int | None = None
+) -> str | None:
+    """Run `main(nursery)` until it returns, SIGTERM/SIGINT arrives, or the
+    parent process is gone; returns the reason it stopped early, if any."""
+    reason: list[str] = []
+    with trio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
+        async with trio.open_nursery() as nursery:
+
+            async def watch_signals() -> None:
+                async for signum in signals:
+                    reason.append(signal.Signals(signum).name)
+                    nursery.cancel_scope.cancel()
+                    return
+
+            async def watch_parent() -> None:
+                assert parent_pid is not None
+                while True:
+                    await trio.sleep(_sim(0.5))
+                    if os.getppid() != parent_pid and not _alive(parent_pid):
+                        reason.append(f"parent process {parent_pid} exited")
+                        nursery.cancel_scope.cancel()
+                        return
+
+            nursery.start_soon(watch_signals)
+            if parent_pid:
+                nursery.start_soon(watch_parent)
+            await main(nursery)
+            nursery.cancel_scope.cancel()
+    return reason[0] if reason else None
+
+
+def _sim(wall_seconds: float) -> float:
+    """Trio seconds for `wall_seconds` of wall time on the current clock."""
+    rate = getattr(trio.lowlevel.current_clock(), "rate", 1.0)
+    return wall_seconds * rate
+
+
+def sim_seconds(wall_seconds: float) -> float:
+    return _sim(wall_seconds)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def command(func: Callable[[Any], int]) -> Callable[[Any], int]:
+    """A subcommand whose operational failures (the RM unreachable, a port
+    taken, a child process dying) print one line and exit 1; bad input
+    (InputError) is left to `emu.cli`, which exits 2."""
+
+    @functools.wraps(func)
+    def run(args: Any) -> int:
+        try:
+            return func(args)
+        except (TransportError, RuntimeError, OSError) as e:
+            warn(f"error: {e}")
+            return 1
+
+    return run

@@ -1,0 +1,189 @@
+"""`emu nm`: one process hosting many NodeManagers, and the AMs that land on them."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import socket
+import time
+from pathlib import Path
+from typing import Any
+
+import structlog
+import trio
+
+from emu import security
+from emu.am import run_am
+from emu.clock import ScaledWallClock
+from emu.errors import InputError
+from emu.nm import LatencyHistogram, NMNode, NodeManagerHost
+from emu.processes import common as C
+from emu.resources import Resource
+
+log = structlog.get_logger("emu.nm")
+
+HELP = """Run COUNT NodeManagers in one process, each its own node
+(PREFIX<i> for i = FIRST..FIRST+COUNT-1) on rack RACK, registered with the RM
+at --rm HOST[:PORT_BASE]. The process serves container management on one
+port (--port, default any free one) and advertises it to the RM as
+--advertise HOST (default: this machine's address on the route to the RM).
+ApplicationMasters whose AM container lands on one of these nodes run inside
+this process, as YARN runs them on the node.
+
+The process first asks the RM for the cluster clock (epoch and rate) and runs
+on it. With --keys DIR it talks CURVE to the RM and serves CURVE itself.
+"""
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "nm",
+        help="run many NodeManagers in one process",
+        description=HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("--rm", required=True, metavar="HOST[:PORT_BASE]", help="the ResourceManager")
+    p.add_argument("--count", type=int, default=1, metavar="N", help="nodes in this process")
+    p.add_argument("--rack", default="/default-rack", help="the nodes' rack")
+    p.add_argument(
+        "--name-prefix",
+        metavar="P",
+        help="node names are P<i> (default: this host's name and a dash)",
+    )
+    p.add_argument("--first-index", type=int, default=1, metavar="I", help="first i (default 1)")
+    p.add_argument("--memory-mb", type=int, default=8192, help="each node's memory (MB)")
+    p.add_argument("--vcores", type=int, default=8, help="each node's vcores")
+    p.add_argument("--host", default="0.0.0.0", help="address to listen on (default 0.0.0.0)")
+    p.add_argument("--port", type=int, default=0, help="port to listen on (default: any)")
+    p.add_argument("--advertise", metavar="HOST", help="address the RM and AMs use to reach us")
+    p.add_argument("--keys", metavar="DIR", help="CURVE keys directory (emu keys generate)")
+    p.add_argument(
+        "--max-in-flight",
+        type=int,
+        default=32,
+        metavar="K",
+        help="heartbeats outstanding at once (default 32)",
+    )
+    p.add_argument("--stats-file", metavar="FILE", help="write heartbeat statistics here (JSON)")
+    p.add_argument("--seed", type=int, default=0, help="seed for heartbeat offsets")
+    p.add_argument(
+        "--connect-timeout", type=float, default=60.0, help="wall seconds to wait for the RM"
+    )
+    p.add_argument("--log-level", default="info", help="debug|info|warning|error")
+    p.add_argument("--parent-pid", type=int, help=argparse.SUPPRESS)
+    p.set_defaults(func=C.command(main))
+
+
+def main(args: argparse.Namespace) -> int:
+    C.configure_logging(args.log_level)
+    if args.count < 1:
+        raise InputError("--count", str(args.count), "must be at least 1")
+    if args.memory_mb < 0 or args.vcores < 0:
+        raise InputError("--memory-mb/--vcores", None, "must not be negative")
+    rm = C.rm_addresses(args.rm)
+    keys = security.load(args.keys, serving=True) if args.keys else None
+    security.install(keys)
+    exposed = security.warn_if_exposed(args.host, keys, "this NodeManager process")
+    if exposed:
+        C.warn(exposed)
+    rm_host = C.url_host(rm.resource_tracker)
+    advertise = args.advertise
+    if not advertise:
+        advertise = args.host if args.host not in ("0.0.0.0", "::") else None
+        advertise = advertise or C.local_address_towards(rm_host)
+    prefix = args.name_prefix if args.name_prefix is not None else f"{socket.gethostname()}-"
+
+    epoch, rate = C.cluster_clock(rm.client, keys.client if keys else None, args.connect_timeout)
+    resource = Resource(args.memory_mb, args.vcores)
+    nodes = [
+        NMNode(f"{prefix}{i}", f"{prefix}{i}", args.rack, resource)
+        for i in range(args.first_index, args.first_index + args.count)
+    ]
+    clock = ScaledWallClock(epoch, rate)
+    latency = LatencyHistogram()
+    ams = {"started": 0, "running": 0}
+
+    async def am_runner(am: dict[str, Any], node_id: str) -> None:
+        # The AM reaches the RM the way this process does (the RM may
+        # listen on 0.0.0.0, which is no address to connect to).
+        ams["started"] += 1
+        ams["running"] += 1
+        try:
+            await run_am({**am, "rm_address": rm.am_protocol})
+        finally:
+            ams["running"] -= 1
+
+    def adopt_clock(new_epoch: float, new_rate: float) -> None:
+        log.warning(
+            "the RM announced a new clock (restarted without recovery); adopting it",
+            epoch=new_epoch,
+            rate=new_rate,
+        )
+        clock.epoch, clock.rate = new_epoch, new_rate
+
+    host = NodeManagerHost(
+        nodes,
+        rm.resource_tracker,
+        f"tcp://{_bracket(args.host)}:{args.port}",
+        am_runner,
+        args.seed,
+        advertise_host=advertise,
+        max_in_flight=max(1, args.max_in_flight),
+        latency=latency,
+        on_clock=adopt_clock,
+    )
+    host.epoch, host.rate = epoch, rate
+    started = time.perf_counter()
+
+    def stats() -> dict[str, Any]:
+        registered = sum(1 for n in nodes if n.registered)
+        return {
+            "pid": os.getpid(),
+            "nm_address": host.nm_address,
+            "nodes": len(nodes),
+            "registered": registered,
+            "all_registered_s": host.all_registered_wall_s,
+            "heartbeats": host.heartbeats,
+            "errors": host.errors,
+            "resyncs": host.resyncs,
+            "containers": sum(len(n.containers) for n in nodes),
+            "ams_started": ams["started"],
+            "ams_running": ams["running"],
+            "uptime_s": round(time.perf_counter() - started, 3),
+            "latency": latency.to_dict(),
+        }
+
+    async def run(nursery: trio.Nursery) -> None:
+        if keys is not None:
+            await nursery.start(security.zap_handler, keys.allowed, security.AuthStats())
+        if args.stats_file:
+            nursery.start_soon(_write_stats, Path(args.stats_file), stats)
+        bound = await nursery.start(host.run)
+        C.say(
+            f"emu nm ready: {len(nodes)} nodes {nodes[0].node_id}..{nodes[-1].node_id} "
+            f"on {args.rack}, serving {bound} as {host.nm_address}, "
+            f"registered in {time.perf_counter() - started:.2f} s"
+        )
+        await trio.sleep_forever()
+
+    try:
+        why = trio.run(C.until_signal, run, args.parent_pid, clock=clock)
+    finally:
+        if args.stats_file:
+            C.write_json_atomic(Path(args.stats_file), stats())
+    final = stats()
+    C.say(
+        f"emu nm stopped ({why or 'done'}): {final['heartbeats']} heartbeats, "
+        f"latency p50 {final['latency']['p50_ms']} ms, p99 {final['latency']['p99_ms']} ms"
+    )
+    return 0
+
+
+async def _write_stats(path: Path, stats: Any) -> None:
+    while True:
+        await trio.sleep(C.sim_seconds(1.0))
+        C.write_json_atomic(path, stats())
+
+
+def _bracket(host: str) -> str:
+    return f"[{host}]" if ":" in host and not host.startswith("[") else host

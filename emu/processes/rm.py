@@ -1,0 +1,171 @@
+"""`emu rm`: the ResourceManager as a process of its own."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import time
+from contextlib import ExitStack
+from pathlib import Path
+
+import trio
+
+from emu import security
+from emu.clock import ScaledWallClock
+from emu.errors import InputError
+from emu.metrics.eventlog import EventLog
+from emu.processes import common as C
+from emu.rm import recovery as rec
+from emu.rm.actor import ResourceManager, RMAddresses
+from emu.rm.settings import RMSettings
+from emu.transport import zmq as zmq_transport
+
+HELP = """Run the ResourceManager on YARN's ports: 8030 (AM protocol), 8031
+(resource tracker), 8032 (client), 8033 (admin), or from --port-base.
+
+Configuration comes from --conf-dir (default $HADOOP_CONF_DIR): sls-runner.xml,
+capacity-scheduler.xml and yarn-site.xml, merged as `emu sls` merges them,
+then --conf NAME=VALUE overrides. The RM picks the cluster clock: simulated
+time is (wall time - its start) * --rate; NMs, AMs and replays adopt it.
+
+With yarn.resourcemanager.recovery.enabled=true the RM keeps its state in
+yarn.resourcemanager.fs.state-store.uri (a directory) and, restarted, recovers
+every application and keeps the cluster clock; running containers and AMs
+carry on (work-preserving recovery).
+
+With --keys DIR (see `emu keys generate`) every port speaks CURVE and admits
+only the client keys in DIR/authorized.
+"""
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "rm",
+        help="run the ResourceManager (YARN ports 8030-8033)",
+        description=HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("--host", default="0.0.0.0", help="address to listen on (default 0.0.0.0)")
+    p.add_argument(
+        "--port-base",
+        type=int,
+        default=C.DEFAULT_PORT_BASE,
+        metavar="P",
+        help="AM protocol on P, resource tracker P+1, client P+2, admin P+3 (default 8030)",
+    )
+    for flag, service in (
+        ("--scheduler-port", "am_protocol"),
+        ("--tracker-port", "resource_tracker"),
+        ("--client-port", "client"),
+        ("--admin-port", "admin"),
+    ):
+        p.add_argument(
+            flag, type=int, dest=service, metavar="PORT", help=f"override the {service} port"
+        )
+    p.add_argument("--conf-dir", metavar="DIR", help="Hadoop configuration directory")
+    p.add_argument(
+        "--conf",
+        "-D",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="set a configuration property (repeatable)",
+    )
+    p.add_argument(
+        "--rate", type=float, default=1.0, help="simulated seconds per wall second (default 1)"
+    )
+    p.add_argument("--keys", metavar="DIR", help="CURVE keys directory (emu keys generate)")
+    p.add_argument("--events", metavar="FILE", help="write the event log (JSON lines) here")
+    p.add_argument("--ready-file", metavar="FILE", help="write the bound addresses here (JSON)")
+    p.add_argument(
+        "--max-message-bytes",
+        type=int,
+        metavar="N",
+        help="disconnect peers sending larger messages (default 64 MiB)",
+    )
+    p.add_argument("--log-level", default="info", help="debug|info|warning|error")
+    p.add_argument("--parent-pid", type=int, help=argparse.SUPPRESS)
+    p.set_defaults(func=C.command(main))
+
+
+def main(args: argparse.Namespace) -> int:
+    C.configure_logging(args.log_level)
+    if not args.rate > 0:
+        raise InputError("--rate", str(args.rate), "must be a positive number")
+    conf = C.load_configuration(args.conf_dir, C.parse_overrides(args.conf))
+    RMSettings.from_conf(conf)
+    keys = security.load(args.keys, serving=True) if args.keys else None
+    security.install(keys)
+    if args.max_message_bytes:
+        zmq_transport.MAX_MESSAGE_BYTES = args.max_message_bytes
+    exposed = security.warn_if_exposed(args.host, keys, "the ResourceManager")
+    if exposed:
+        C.warn(exposed)
+
+    ports = {
+        "am_protocol": args.port_base,
+        "resource_tracker": args.port_base + 1,
+        "client": args.port_base + 2,
+        "admin": args.port_base + 3,
+    }
+    for service in ports:
+        if getattr(args, service) is not None:
+            ports[service] = getattr(args, service)
+    addresses = RMAddresses.tcp(args.host, ports)
+
+    epoch, rate = time.time(), args.rate
+    cluster_timestamp = int(epoch * 1000)
+    meta = None
+    if rec.enabled(conf):
+        meta = rec.open_meta(conf, epoch, rate, cluster_timestamp)
+        if meta["restarts"]:
+            if meta["rate"] != rate:
+                C.warn(
+                    f"recovering: keeping the cluster's rate {meta['rate']:g} "
+                    f"(--rate {rate:g} ignored) so running processes stay in step"
+                )
+            epoch, rate, cluster_timestamp = meta["epoch"], meta["rate"], meta["cluster_timestamp"]
+
+    with ExitStack() as stack:
+        events = EventLog()
+        if args.events:
+            events = EventLog(stack.enter_context(open(args.events, "a")))
+        auth = security.AuthStats() if keys is not None else None
+        rm = ResourceManager(
+            conf,
+            addresses,
+            events,
+            epoch=epoch,
+            rate=rate,
+            cluster_timestamp=cluster_timestamp,
+            recovery_meta=meta,
+            monitor=True,
+            auth=auth,
+        )
+
+        async def run(nursery: trio.Nursery) -> None:
+            if keys is not None:
+                assert auth is not None
+                await nursery.start(security.zap_handler, keys.allowed, auth)
+            bound = await nursery.start(rm.run)
+            info = {
+                "pid": os.getpid(),
+                "epoch": epoch,
+                "rate": rate,
+                "cluster_timestamp": cluster_timestamp,
+                "am_protocol": bound.am_protocol,
+                "resource_tracker": bound.resource_tracker,
+                "client": bound.client,
+                "admin": bound.admin,
+                "recovery": rm.ctx.recovery.metrics() if rm.ctx.recovery is not None else None,
+                "curve": keys is not None,
+            }
+            if args.ready_file:
+                C.write_json_atomic(Path(args.ready_file), info)
+            C.say("emu rm ready " + json.dumps(info, sort_keys=True))
+            await trio.sleep_forever()
+
+        why = trio.run(C.until_signal, run, args.parent_pid, clock=ScaledWallClock(epoch, rate))
+    C.say(f"emu rm stopped ({why or 'done'})")
+    return 0
