@@ -62,13 +62,14 @@ class LocalCluster:
         conf: dict[str, object] | None = None,
         keys: str | None = None,
         host: str = "127.0.0.1",
+        port_base: int | None = None,
     ) -> None:
         self.work = work
         self.rate = rate
         self.conf = {"yarn.resourcemanager.scheduler.class": "fifo", **(conf or {})}
         self.keys = keys
         self.host = host
-        self.port_base = free_port_base(host)
+        self.port_base = port_base or free_port_base(host)
         self.rm_spec = f"{host}:{self.port_base}"
         self.client_address = f"tcp://{host}:{self.port_base + 2}"
         self.children = Children()
