@@ -161,9 +161,12 @@ def _unregistered(ctx: RMContext, app: RMApp, attempt_id: Any) -> None:
 
 
 def _attempt_failed(ctx: RMContext, app: RMApp, attempt_id: Any) -> str:
-    """Retry while attempts remain (yarn.resourcemanager.am.max-attempts)."""
+    """Retry while failures that count stay under
+    yarn.resourcemanager.am.max-attempts (a preempted AM or one lost with its
+    node does not count, as in YARN)."""
     attempt = ctx.attempts[attempt_id]
-    if len(app.attempts) < app.max_attempts:
+    failures = sum(1 for aid in app.attempts if ctx.attempts[aid].counts_as_failure)
+    if failures < app.max_attempts:
         ctx.start_new_attempt(app)
         return ACCEPTED
     app.final_status = "FAILED"
@@ -171,7 +174,7 @@ def _attempt_failed(ctx: RMContext, app: RMApp, attempt_id: Any) -> str:
         ctx,
         app,
         FAILED,
-        f"Application failed {len(app.attempts)} times; last: {attempt.diagnostics}",
+        f"Application failed {failures} times; last: {attempt.diagnostics}",
     )
     return FINAL_SAVING
 

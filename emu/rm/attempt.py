@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from emu import protocol as P
 from emu.rm.statemachine import StateMachine
 
 if TYPE_CHECKING:
@@ -39,6 +40,15 @@ STATES = (
 FINAL = (FINISHED, FAILED, KILLED)
 
 
+# AM container exits that are not the application's fault and do not count
+# toward yarn.resourcemanager.am.max-attempts (YARN's
+# shouldCountTowardsMaxAttemptRetry): preempted, lost with its node or
+# aborted by the RM, failed disks, killed by the RM.
+NOT_THE_AMS_FAULT = frozenset(
+    (P.EXIT_PREEMPTED, P.EXIT_ABORTED, P.EXIT_DISKS_FAILED, P.EXIT_KILLED_BY_RM)
+)
+
+
 class RMAppAttempt:
     """One attempt: its AM container, registration, and what the AM has yet
     to be told (completed container statuses)."""
@@ -48,6 +58,7 @@ class RMAppAttempt:
         "am_host",
         "app_id",
         "attempt_id",
+        "counts_as_failure",
         "diagnostics",
         "final_status",
         "finished_ms",
@@ -66,6 +77,7 @@ class RMAppAttempt:
         self.app_id = app_id
         self.number = number
         self.state = NEW
+        self.counts_as_failure = True
         self.am_container_id = ""
         self.am_host = ""
         self.started_ms = now_ms
@@ -158,6 +170,7 @@ def _container_finished(ctx: RMContext, a: RMAppAttempt, c: RMContainer) -> str:
         if a.state == FINISHING:
             _end(ctx, a, "ATTEMPT_FINISHED", "")
             return FINISHED
+        a.counts_as_failure = c.exit_status not in NOT_THE_AMS_FAULT
         _end(
             ctx,
             a,

@@ -186,3 +186,41 @@ def test_locality_decrements_host_rack_and_any():
     assert (info.get(5, "h1").num, info.get(5, "/r1").num, info.get(5, ANY).num) == (1, 1, 2)
     info.allocated(OFF_SWITCH, node, 5)
     assert (info.get(5, "h1").num, info.get(5, "/r1").num, info.get(5, ANY).num) == (1, 1, 1)
+
+
+async def test_am_lost_with_its_node_does_not_count_toward_max_attempts(autojump_clock):
+    """YARN's shouldCountTowardsMaxAttemptRetry: an AM container aborted
+    because its node was lost is not the app's fault."""
+    rm = RMHarness(fifo_conf({"yarn.resourcemanager.am.max-attempts": 1}))
+    rm.add_node("h1")
+    rm.add_node("h2")
+    app = rm.submit("a")
+    start_am(rm, app, "h1")
+    rm.ctx.dispatch("node", "EXPIRE", "h1")
+    rm.ctx.dispatcher.drain()
+    assert rm.ctx.apps[app].state == "ACCEPTED"
+    assert len(rm.ctx.apps[app].attempts) == 2
+
+
+async def test_am_that_exits_with_an_error_uses_up_its_attempts(autojump_clock):
+    rm = RMHarness(fifo_conf({"yarn.resourcemanager.am.max-attempts": 1}))
+    rm.add_node("h1")
+    app = rm.submit("a")
+    start_am(rm, app, "h1")
+    am = rm.ctx.attempts[rm.attempt(app)].am_container_id
+    rm.heartbeat("h1", [{"container_id": am, "state": "COMPLETE", "exit_status": 1}])
+    assert rm.ctx.apps[app].state == "FAILED"
+
+
+async def test_removed_attempt_leaves_no_pending_demand_in_its_queue(autojump_clock):
+    rm = RMHarness(fifo_conf())
+    rm.add_node("h1", memory=2048)
+    app = rm.submit("a")
+    start_am(rm, app, "h1")
+    rm.allocate(app, [ask(20, ANY, 5)])
+    queue = rm.ctx.scheduler.queue_metrics("default")
+    assert queue.pending == Resource(5 * 1024, 5)
+    rm.call(P.CLIENT, "kill_application", app_id=app)
+    assert rm.ctx.apps[app].state == "KILLED"
+    assert queue.pending == Resource(0, 0)
+    assert queue.allocated == Resource(0, 0)

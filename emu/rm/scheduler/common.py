@@ -439,7 +439,7 @@ class Scheduler:
         self.ctx.dispatch("attempt", "ATTEMPT_ADDED", attempt_id)
 
     def on_APP_ATTEMPT_REMOVED(self, attempt_id: str, attempt: RMAppAttempt) -> None:
-        sapp = self.apps.pop(attempt_id, None)
+        sapp = self.apps.get(attempt_id)
         if sapp is None:
             return
         for node_id in sorted(sapp.reservations):
@@ -450,6 +450,10 @@ class Scheduler:
             self.complete_container(
                 sapp.live[cid], EXIT_ABORTED, "Container of a completed attempt", "KILL"
             )
+        del self.apps[attempt_id]
+        q = self.queue_metrics(sapp.queue)
+        q.pending = q.pending - sapp.info.pending
+        sapp.info = AppSchedulingInfo()
         self.attempt_removed(sapp)
 
     def on_APP_REMOVED(self, app_id: str, final: str) -> None:
@@ -645,31 +649,12 @@ class Scheduler:
             is_am,
             now,
         )
-        ctx.containers[cid] = c
-        node.add(c)
-        sapp.live[cid] = c
-        sapp.used = sapp.used + c.resource
-        self.used = self.used + c.resource
         before = sapp.info.pending
         sapp.info.allocated(node_type, node, priority)
-        q = self.queue_metrics(sapp.queue)
+        q = self._charge_container(sapp, node, c)
         q.pending = q.pending - before + sapp.info.pending
-        q.allocated = q.allocated + c.resource
-        q.allocated_containers += 1
-        q.containers_allocated_total += 1
-        self.container_total += 1
-        if is_am:
-            sapp.am_pending = False
-            sapp.am_running = True
-            if sapp.app_id not in self.running_apps:
-                self.running_apps.add(sapp.app_id)
-                q.apps_pending = max(0, q.apps_pending - 1)
-                q.apps_running += 1
-        else:
+        if not is_am:
             sapp.newly_allocated.append(c)
-        rmnode = ctx.nodes.get(node.node_id)
-        if rmnode is not None:
-            rmnode.running_apps.add(sapp.app_id)
         ctx.fire("container", c, "START")
         if not sapp.info.has_pending():
             self.demand_changed(sapp)
@@ -705,29 +690,38 @@ class Scheduler:
             is_am,
             ctx.now_ms(),
         )
-        ctx.containers[container_id] = c
+        self._charge_container(sapp, node, c)
+        ctx.fire("container", c, "RECOVER")
+        self.container_recovered(c, sapp)
+        return c
+
+    def _charge_container(
+        self, sapp: SchedulerApp, node: SchedulerNode, c: RMContainer
+    ) -> QueueMetrics:
+        """Charge a new (placed or recovered) container to its node, attempt,
+        queue and the cluster; an AM container makes its app running."""
+        ctx = self.ctx
+        ctx.containers[c.container_id] = c
         node.add(c)
-        sapp.live[container_id] = c
-        sapp.used = sapp.used + resource
-        self.used = self.used + resource
+        sapp.live[c.container_id] = c
+        sapp.used = sapp.used + c.resource
+        self.used = self.used + c.resource
         q = self.queue_metrics(sapp.queue)
-        q.allocated = q.allocated + resource
+        q.allocated = q.allocated + c.resource
         q.allocated_containers += 1
         q.containers_allocated_total += 1
         self.container_total += 1
-        if is_am:
+        if c.is_am:
             sapp.am_pending = False
             sapp.am_running = True
             if sapp.app_id not in self.running_apps:
                 self.running_apps.add(sapp.app_id)
                 q.apps_pending = max(0, q.apps_pending - 1)
                 q.apps_running += 1
-        rmnode = ctx.nodes.get(node_id)
+        rmnode = ctx.nodes.get(node.node_id)
         if rmnode is not None:
             rmnode.running_apps.add(sapp.app_id)
-        ctx.fire("container", c, "RECOVER")
-        self.container_recovered(c, sapp)
-        return c
+        return q
 
     def container_recovered(self, c: RMContainer, sapp: SchedulerApp) -> None:
         """Called after a recovered container was charged to the common
@@ -806,7 +800,9 @@ class Scheduler:
         node.reserved = None
         if sapp is not None:
             sapp.reservations.pop(node.node_id, None)
-            q = self.queue_metrics(sapp.queue)
+        queue = sapp.queue if sapp is not None else self.app_queue.get(c.app_id)
+        if queue is not None:
+            q = self.queue_metrics(queue)
             q.reserved = q.reserved - c.resource
         self.ctx.fire("container", c, "RELEASED")
 
