@@ -185,6 +185,11 @@ class NodeManagerHost:
     """Requests to the RM outstanding at once (heartbeats, registrations)."""
     latency: LatencyHistogram | None = None
     """If set, every heartbeat's wall-clock round trip is recorded here."""
+    max_batch: int = 256
+    """Heartbeats at most in one node_heartbeats message (network only)."""
+    align_ms: int = 0
+    """If set, heartbeats are due on multiples of this many ms, so nodes
+    share messages; 0 keeps each node's exact interval (in-process)."""
     on_clock: Callable[[float, float], None] | None = None
     """Called with (epoch, rate) when a registration reply announces a clock
     different from the one seen before (a restarted RM without recovery)."""
@@ -207,6 +212,7 @@ class NodeManagerHost:
         self._timeout: float | None = None
         self.nm_address = self.address
         self.work_preserving = False
+        self.batching = True
         self.registrations = 0
         self.resyncs = 0
         self.all_registered_wall_s: float | None = None
@@ -330,16 +336,30 @@ class NodeManagerHost:
         if self.max_in_flight <= 1:
             await self._due_loop(partial(self._beat, rm))
             return
-        send, receive = trio.open_memory_channel[NMNode](0)
+        # Over the network: the nodes due at once go in one node_heartbeats
+        # message, and several messages may be outstanding.
+        send, receive = trio.open_memory_channel[list[NMNode]](0)
         async with trio.open_nursery() as nursery:
             for _ in range(self.max_in_flight):
                 nursery.start_soon(self._worker, rm, receive.clone())
-            await self._due_loop(send.send)
+            await self._due_batches(send.send)
 
-    async def _worker(self, rm: Connection, receive: trio.MemoryReceiveChannel[NMNode]) -> None:
+    async def _worker(
+        self, rm: Connection, receive: trio.MemoryReceiveChannel[list[NMNode]]
+    ) -> None:
         async with receive:
-            async for node in receive:
-                await self._beat(rm, node)
+            async for batch in receive:
+                beats = []
+                for node in batch:
+                    if node.registered:
+                        beats.append(node)
+                    else:
+                        await self._register(rm, node)
+                if len(beats) == 1 or (beats and not self.batching):
+                    for node in beats:
+                        await self._heartbeat(rm, node)
+                elif beats:
+                    await self._heartbeats(rm, beats)
 
     async def _beat(self, rm: Connection, node: NMNode) -> None:
         if not node.registered:
@@ -367,7 +387,31 @@ class NodeManagerHost:
                 continue
             await handle(node)
 
-    async def _heartbeat(self, rm: Connection, node: NMNode) -> None:
+    async def _due_batches(self, handle: Callable[[list[NMNode]], Awaitable[None]]) -> None:
+        """Hand every node due now to `handle`, up to `max_batch` at a time."""
+        heap = self._heap
+        while True:
+            if not heap:
+                await self._wakeup.wait()
+                self._wakeup = trio.Event()
+                continue
+            now = trio.current_time()
+            if heap[0][0] > now:
+                with trio.move_on_at(heap[0][0]):
+                    await self._wakeup.wait()
+                self._wakeup = trio.Event()
+                continue
+            batch: list[NMNode] = []
+            while heap and heap[0][0] <= now and len(batch) < self.max_batch:
+                _, _, node_id, generation = heapq.heappop(heap)
+                node = self.by_id[node_id]
+                if not node.stopped and generation == node.generation:
+                    batch.append(node)
+            if batch:
+                await handle(batch)
+
+    def _heartbeat_fields(self, node: NMNode) -> dict[str, Any]:
+        """One node's heartbeat: new statuses, or the unanswered ones again."""
         statuses = node.inflight
         if statuses is None:
             _collect_ends(node, round(trio.current_time() * 1000))
@@ -381,14 +425,15 @@ class NodeManagerHost:
                 ]
             statuses.extend(node.completed)
         node.inflight = statuses
-        req = P.request(
-            "node_heartbeat",
-            self._next_id(),
-            node_id=node.node_id,
-            response_id=node.response_id,
-            containers=statuses,
-            healthy=True,
-        )
+        return {
+            "node_id": node.node_id,
+            "response_id": node.response_id,
+            "containers": statuses,
+            "healthy": True,
+        }
+
+    async def _heartbeat(self, rm: Connection, node: NMNode) -> None:
+        req = P.request("node_heartbeat", self._next_id(), **self._heartbeat_fields(node))
         latency = self.latency
         try:
             if latency is None:
@@ -399,10 +444,49 @@ class NodeManagerHost:
                 latency.add(time.perf_counter() - sent)
                 reply = P.decode(raw)
         except (TransportError, P.ProtocolError) as e:
-            self.errors += 1
-            log.warning("heartbeat failed", node=node.node_id, error=str(e))
-            self._schedule(node, trio.current_time() + self.heartbeat_ms / 1000)
+            self._heartbeat_failed(node, str(e))
             return
+        self._heartbeat_reply(node, reply)
+
+    async def _heartbeats(self, rm: Connection, nodes: list[NMNode]) -> None:
+        """Several nodes' heartbeats in one node_heartbeats request."""
+        req = P.request(
+            "node_heartbeats",
+            self._next_id(),
+            heartbeats=[self._heartbeat_fields(node) for node in nodes],
+        )
+        sent = time.perf_counter()
+        try:
+            reply = P.decode(await rm.request(P.encode(req), timeout=self._timeout))
+        except (TransportError, P.ProtocolError) as e:
+            for node in nodes:
+                self._heartbeat_failed(node, str(e))
+            return
+        if self.latency is not None:
+            elapsed = time.perf_counter() - sent
+            for _ in nodes:
+                self.latency.add(elapsed)
+        if reply["type"] == "error" or len(reply["replies"]) != len(nodes):
+            # An RM that does not take batches: one heartbeat per message.
+            log.warning("batched heartbeats refused; sending them one by one", reply=reply)
+            self.batching = False
+            for node in nodes:
+                self._schedule(node, trio.current_time())
+            return
+        for node, sub in zip(nodes, reply["replies"], strict=True):
+            sub["v"] = P.VERSION
+            try:
+                self._heartbeat_reply(node, P.validate(sub))
+            except P.ProtocolError as e:
+                self._heartbeat_failed(node, str(e))
+
+    def _heartbeat_failed(self, node: NMNode, error: str) -> None:
+        self.errors += 1
+        log.warning("heartbeat failed", node=node.node_id, error=error)
+        self._schedule(node, trio.current_time() + self.heartbeat_ms / 1000)
+
+    def _heartbeat_reply(self, node: NMNode, reply: dict[str, Any]) -> None:
+        statuses = node.inflight or []
         if node.stopped:
             return
         self.heartbeats += 1
@@ -434,7 +518,16 @@ class NodeManagerHost:
             gone = set(reply["apps_to_cleanup"])
             for cid in sorted(c.container_id for c in node.containers.values() if c.app_id in gone):
                 node.finish(cid, P.EXIT_KILLED_BY_RM, "Container of a finished application")
-        self._schedule(node, trio.current_time() + reply["next_heartbeat_ms"] / 1000)
+        at = trio.current_time() + reply["next_heartbeat_ms"] / 1000
+        if self.align_ms:
+            # Keep nodes on a grid, so those due together go in one message
+            # (to the nearest point: intervals stay right on average).
+            step = self.align_ms / 1000
+            now = trio.current_time()
+            at = round(at / step) * step
+            if at <= now:
+                at = math.floor(now / step) * step + step
+        self._schedule(node, at)
 
     def _reset(self, node: NMNode, why: str) -> None:
         """Drop every container (non-work-preserving restart/shutdown)."""

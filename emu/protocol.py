@@ -121,6 +121,16 @@ LAUNCH = Struct(
     },
 )
 PREEMPTION = Struct("preemption", {"containers": [str]})
+HEARTBEAT = Struct(
+    "heartbeat",
+    {
+        "node_id": str,
+        "response_id": int,
+        "containers": [CONTAINER_STATUS],
+        "healthy": bool,
+        "health_report": Opt(str),
+    },
+)
 
 
 @dataclass(frozen=True)
@@ -181,6 +191,18 @@ CATALOGUE: dict[str, Spec] = {
             "action": str,
             "next_heartbeat_ms": int,
         },
+    ),
+    "node_heartbeats": Spec(
+        RESOURCE_TRACKER,
+        "NodeManager",
+        "ResourceManager",
+        "Several nodes' heartbeats in one message: an NM process hosting many "
+        "nodes sends those due at once together. Each is handled exactly as a "
+        "`node_heartbeat` of its own, in order; `replies` holds, in the same "
+        "order, each one's `node_heartbeat_reply` (or error) map. Only the "
+        "per-message cost is shared: every node keeps its own state and schedule.",
+        {"heartbeats": [HEARTBEAT]},
+        {"replies": [dict]},
     ),
     "unregister_node": Spec(
         RESOURCE_TRACKER,
@@ -556,7 +578,7 @@ def catalogue_markdown() -> str:
                 f"- reply `{name}_reply`: {rep}",
                 "",
             ]
-    structs = [RESOURCE, CONTAINER_STATUS, ASK, CONTAINER, LAUNCH, PREEMPTION]
+    structs = [RESOURCE, CONTAINER_STATUS, ASK, CONTAINER, LAUNCH, PREEMPTION, HEARTBEAT]
     lines += ["## Structures", ""]
     for s in structs:
         body = ", ".join(f"`{k}`: {fmt(v)}" for k, v in s.fields.items())

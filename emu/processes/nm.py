@@ -60,9 +60,17 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--max-in-flight",
         type=int,
-        default=32,
+        default=8,
         metavar="K",
-        help="heartbeats outstanding at once (default 32)",
+        help="heartbeat messages outstanding at once (default 8)",
+    )
+    p.add_argument(
+        "--align-ms",
+        type=int,
+        default=100,
+        metavar="MS",
+        help="heartbeats fall due on multiples of MS (simulated), so the nodes due "
+        "together share one message (default 100; 0: exact intervals, no sharing)",
     )
     p.add_argument("--stats-file", metavar="FILE", help="write heartbeat statistics here (JSON)")
     p.add_argument("--seed", type=int, default=0, help="seed for heartbeat offsets")
@@ -131,6 +139,8 @@ def main(args: argparse.Namespace) -> int:
         max_in_flight=max(1, args.max_in_flight),
         latency=latency,
         on_clock=adopt_clock,
+        stagger_quantum_ms=args.align_ms,
+        align_ms=args.align_ms,
     )
     host.epoch, host.rate = epoch, rate
     started = time.perf_counter()

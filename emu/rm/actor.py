@@ -203,7 +203,18 @@ class ResourceManager:
                         )
                     )
                 )
-            reply = handle_request(service, msg)
+            if msg["type"] == "node_heartbeats" and service == P.RESOURCE_TRACKER:
+                # One message, many nodes: each heartbeat handled as its own.
+                rid = msg["id"]
+                reply = P.reply(
+                    msg,
+                    replies=[
+                        handle_request(service, {**hb, "type": "node_heartbeat", "id": rid})
+                        for hb in msg["heartbeats"]
+                    ],
+                )
+            else:
+                reply = handle_request(service, msg)
             if self.ctx.am_launches:
                 self._launch_wakeup.set()
             if msg["type"] == "cluster_metrics" and reply["type"] == "cluster_metrics_reply":
