@@ -158,8 +158,27 @@ class ApplicationMaster:
         for i in self.policy.release(self.tasks, done, elapsed):
             if self.state[i] == WAIT:
                 self.state[i] = PENDING
-        asks = self._ask_changes()
+        desired = self._desired()
+        if self._outstanding() and self._changes_any(desired):
+            # Asks are absolute. Restating `*` while the RM may hold
+            # containers placed for us since the last call would ask for
+            # those again: collect them first, then state the new count.
+            if not await self._round(rm, nms, stack, []):
+                return False
+            desired = self._desired()
+        await self._round(rm, nms, stack, self._ask_changes(desired))
+        return all(s == DONE for s in self.state)
+
+    async def _round(
+        self,
+        rm: Connection,
+        nms: dict[str, Connection],
+        stack: AsyncExitStack,
+        asks: list[dict[str, Any]],
+    ) -> bool:
+        """One allocate call and its consequences; False after a RESYNC."""
         releases, self.releases = self.releases, []
+        done = sum(s == DONE for s in self.state)
         reply = await self._call(
             rm,
             "allocate",
@@ -169,7 +188,7 @@ class ApplicationMaster:
             releases=releases,
             blacklist_add=[],
             blacklist_remove=[],
-            progress=sum(done) / len(done) if done else 1.0,
+            progress=done / len(self.state) if self.state else 1.0,
         )
         command = reply.get("command")
         if command == P.SHUTDOWN:
@@ -193,12 +212,16 @@ class ApplicationMaster:
             else:
                 self.state[i] = PENDING
                 self.lost += 1
+        for c in reply["allocated"]:
+            self._expect_placed(c)
         if reply["allocated"]:
             await self._launch(reply["allocated"], nms, stack)
-        return all(s == DONE for s in self.state)
+        return True
 
-    def _ask_changes(self) -> list[dict[str, Any]]:
-        """Asks for every priority whose table differs from the last one sent."""
+    def _desired(self) -> dict[int, dict[str, tuple[int, tuple]]]:
+        """The ask table the pending tasks call for, by priority and name.
+        Tasks of one priority are asked for one capability at a time (the
+        first pending task's): asks are keyed by priority and name only."""
         by_priority: dict[int, list[int]] = {}
         for i, s in enumerate(self.state):
             if s == PENDING:
@@ -218,13 +241,59 @@ class ApplicationMaster:
                 for rack in racks:
                     table.setdefault(rack, [0, cap])[0] += 1
             current[priority] = {k: (v[0], v[1]) for k, v in table.items()}
+        return current
+
+    def _outstanding(self) -> bool:
+        """Whether the RM may still be placing containers for our asks."""
+        return any(t.get("*", (0,))[0] > 0 for t in self.sent.values())
+
+    def _changes_any(self, desired: dict[int, dict[str, tuple[int, tuple]]]) -> bool:
+        return any(
+            desired.get(p, {}).get("*") != self.sent.get(p, {}).get("*")
+            for p in set(desired) | set(self.sent)
+        )
+
+    def _expect_placed(self, c: dict[str, Any]) -> None:
+        """Follow the RM's own bookkeeping of a placed container: it took one
+        off the host, rack and `*` asks (node-local), the rack and `*` asks
+        (rack-local) or `*` alone (off-switch). `sent` then mirrors what the
+        RM still holds, so only real changes are sent again."""
+        table = self.sent.get(c["priority"])
+        if not table:
+            return
+        host = c["node_id"]
+        rack = self.racks.get(host, DEFAULT_RACK)
+        if table.get(host, (0,))[0] > 0:
+            names: tuple[str, ...] = (host, rack, "*")
+        elif table.get(rack, (0,))[0] > 0:
+            names = (rack, "*")
+        else:
+            names = ("*",)
+        for name in names:
+            entry = table.get(name)
+            if entry is None:
+                continue
+            if entry[0] > 1:
+                table[name] = (entry[0] - 1, entry[1])
+            else:
+                del table[name]
+        if not table:
+            del self.sent[c["priority"]]
+
+    def _ask_changes(
+        self, desired: dict[int, dict[str, tuple[int, tuple]]]
+    ) -> list[dict[str, Any]]:
+        """Asks for the (priority, name) entries that differ from what the RM
+        holds; unchanged entries, `*` above all, are not restated."""
         asks: list[dict[str, Any]] = []
-        for priority in sorted(set(current) | set(self.sent)):
-            now = current.get(priority, {})
+        for priority in sorted(set(desired) | set(self.sent)):
+            now = desired.get(priority, {})
             before = self.sent.get(priority, {})
             if now == before:
                 continue
             for name in sorted(set(now) | set(before)):
+                if now.get(name) == before.get(name):
+                    continue
                 num, cap = now.get(name) or (0, before[name][1])
                 asks.append(
                     {
@@ -236,7 +305,7 @@ class ApplicationMaster:
                     }
                 )
             if now:
-                self.sent[priority] = now
+                self.sent[priority] = dict(now)
             else:
                 self.sent.pop(priority, None)
         return asks

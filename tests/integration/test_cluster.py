@@ -157,3 +157,19 @@ def test_a_wall_clock_run_still_works_after_a_virtual_one():
         return trio.current_time()
 
     assert trio.run(tick) > 0
+
+
+async def test_am_asks_do_not_double_count_containers_already_placed(autojump_clock):
+    """Asks are absolute: an AM that restated `*` while containers placed for
+    it were still uncollected would get (and release) extra containers."""
+    from emu.resources import Resource
+    from emu.workload import JobSpec, TaskSpec
+
+    tasks = tuple(
+        TaskSpec("stage", 20, 20_000, Resource(1024, 1), request_delay_ms=delay)
+        for delay in (0, 0, 0, 700, 1_300, 1_300, 2_500, 2_500, 2_500)
+    )
+    job = JobSpec("dag", "generic", 0, "default", "u", Resource(1024, 1), tasks)
+    result = await simulation([job, mr_job("mr", 500, maps=12, reduces=2)]).run()
+    assert [j["state"] for j in result.jobs] == ["FINISHED", "FINISHED"]
+    assert result.metrics["containers_total"] == (len(tasks) + 1) + (12 + 2 + 1)
