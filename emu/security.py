@@ -208,12 +208,12 @@ async def zap_handler(
         sock.close()
 
 
-def warn_if_exposed(host: str, keys: Keys | None, what: str) -> str | None:
+def warn_if_exposed(host: str, keys: Keys | None, what: str, exposes: str) -> str | None:
     """The warning to print when `what` listens beyond loopback without CURVE."""
     if keys is not None or host in LOOPBACK or host.startswith("127."):
         return None
     return (
         f"warning: {what} listens on {host} without CURVE: anyone who can reach this "
-        "address can register nodes, submit or kill applications and reconfigure queues. "
-        "Create keys with `emu keys generate DIR` and pass --keys DIR to every process."
+        f"address can {exposes}. Create keys with `emu keys generate DIR` and pass "
+        "--keys DIR to every process."
     )

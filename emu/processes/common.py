@@ -294,8 +294,26 @@ def command(func: Callable[[Any], int]) -> Callable[[Any], int]:
     def run(args: Any) -> int:
         try:
             return func(args)
+        except BaseExceptionGroup as group:
+            leaf = _single_leaf(group)
+            if isinstance(leaf, InputError):
+                raise leaf from None
+            if not isinstance(leaf, (TransportError, RuntimeError, OSError)):
+                raise
+            warn(f"error: {leaf}")
+            return 1
         except (TransportError, RuntimeError, OSError) as e:
             warn(f"error: {e}")
             return 1
 
     return run
+
+
+def _single_leaf(group: BaseExceptionGroup) -> BaseException | None:
+    """The one exception a chain of single-member groups (trio nurseries) wraps."""
+    exc: BaseException = group
+    while isinstance(exc, BaseExceptionGroup):
+        if len(exc.exceptions) != 1:
+            return None
+        exc = exc.exceptions[0]
+    return exc

@@ -91,7 +91,9 @@ def main(args: argparse.Namespace) -> int:
     rm = C.rm_addresses(args.rm)
     keys = security.load(args.keys, serving=True) if args.keys else None
     security.install(keys)
-    exposed = security.warn_if_exposed(args.host, keys, "this NodeManager process")
+    exposed = security.warn_if_exposed(
+        args.host, keys, "this NodeManager process", "start and stop containers on its nodes"
+    )
     if exposed:
         C.warn(exposed)
     rm_host = C.url_host(rm.resource_tracker)

@@ -99,7 +99,12 @@ def main(args: argparse.Namespace) -> int:
     security.install(keys)
     if args.max_message_bytes:
         zmq_transport.MAX_MESSAGE_BYTES = args.max_message_bytes
-    exposed = security.warn_if_exposed(args.host, keys, "the ResourceManager")
+    exposed = security.warn_if_exposed(
+        args.host,
+        keys,
+        "the ResourceManager",
+        "register nodes, submit and kill applications, and reconfigure queues",
+    )
     if exposed:
         C.warn(exposed)
 
