@@ -134,6 +134,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     st.add_argument("--client-key", metavar="FILE")
     st.add_argument("--json", action="store_true", help="machine-readable output")
     st.add_argument("--timeout", type=float, default=5.0, help="wall seconds to wait")
+    st.add_argument(
+        "--wait-nodes",
+        type=int,
+        metavar="N",
+        help="first wait (up to --timeout) until N nodes are active; exit 1 if they are not",
+    )
     st.set_defaults(func=C.command(cluster_status))
 
 
@@ -335,6 +341,24 @@ def cluster_status(args: argparse.Namespace) -> int:
         security.load(args.keys, serving=False, client_key=args.client_key) if args.keys else None
     )
     try:
+        if args.wait_nodes:
+            deadline = time.monotonic() + args.timeout
+            active = 0
+            while True:
+                left = deadline - time.monotonic()
+                metrics = C.cluster_metrics(
+                    rm.client, keys.client if keys else None, max(left, 0.5)
+                )
+                active = metrics["active_nodes"]
+                if active >= args.wait_nodes:
+                    break
+                if time.monotonic() >= deadline:
+                    C.warn(
+                        f"error: {active} of {args.wait_nodes} nodes active "
+                        f"after {args.timeout:g} s"
+                    )
+                    return 1
+                time.sleep(0.5)
         with C.SyncClient(rm.client, keys.client if keys else None) as client:
             metrics = client.call("cluster_metrics", timeout=args.timeout)["metrics"]
             nodes = client.call("list_nodes", timeout=args.timeout)["nodes"]
