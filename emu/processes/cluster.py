@@ -163,6 +163,10 @@ def cluster_up(args: argparse.Namespace) -> int:
         raise KeyboardInterrupt
 
     previous = signal.signal(signal.SIGTERM, on_term)
+    rm_child: Child | None = None
+    stats_files = [work / f"nm{k + 1}.json" for k in range(args.nm_procs)]
+    registered_s: float | None = None
+    rc = 0
     try:
         rm_args: list[object] = [
             "rm",
@@ -186,11 +190,9 @@ def cluster_up(args: argparse.Namespace) -> int:
         started = time.perf_counter()
         per, extra = divmod(args.nodes, args.nm_procs)
         first = 1
-        stats_files = []
         for k in range(args.nm_procs):
             count = per + (1 if k < extra else 0)
-            stats = work / f"nm{k + 1}.json"
-            stats_files.append(stats)
+            stats = stats_files[k]
             children.start(
                 f"nm{k + 1}",
                 emu_argv(
@@ -230,7 +232,6 @@ def cluster_up(args: argparse.Namespace) -> int:
             f"emu cluster: {args.nodes} nodes registered in {registered_s:.2f} s "
             f"({args.nm_procs} NM processes)"
         )
-        rc = 0
         if args.trace:
             replay_args: list[object] = ["replay", "--rm", rm_spec, *args.trace]
             if args.tracetype:
@@ -251,18 +252,19 @@ def cluster_up(args: argparse.Namespace) -> int:
         else:
             C.say("emu cluster: up; Ctrl-C to stop")
             _wait_forever(children)
-        _report(rm.client, curve, stats_files, registered_s)
-        return rc
     except KeyboardInterrupt:
         C.say("emu cluster: stopping")
-        with contextlib.suppress(Exception):
-            _report(
-                rm.client, curve, [work / f"nm{k + 1}.json" for k in range(args.nm_procs)], None
-            )
-        return 130
+        rc = 130
     finally:
+        final = None
+        if rm_child is not None and rm_child.proc.poll() is None:
+            with contextlib.suppress(TransportError), C.SyncClient(rm.client, curve) as client:
+                final = client.call("cluster_metrics", timeout=2.0)["metrics"]
+        # The NM processes write their final statistics as they stop.
         children.stop_all()
         signal.signal(signal.SIGTERM, previous)
+    _report(stats_files, final, registered_s)
+    return rc
 
 
 def _check_alive(children: Children, exclude: tuple[str, ...] = ()) -> None:
@@ -300,10 +302,8 @@ def _wait_for_nodes(
             time.sleep(0.2)
 
 
-def _report(
-    client_address: str, curve: Any, stats_files: list[Path], registered_s: float | None
-) -> None:
-    """Heartbeat latency as the NM processes measured it, and the cluster's state."""
+def _report(stats_files: list[Path], m: dict[str, Any] | None, registered_s: float | None) -> None:
+    """Heartbeat latency as the NM processes measured it, and the cluster's final state."""
     merged = LatencyHistogram()
     lines = []
     for path in stats_files:
@@ -324,8 +324,7 @@ def _report(
         f"  all: {merged.count} heartbeats, p50 {merged.quantile(0.5) * 1000:.2f} ms, "
         f"p99 {merged.quantile(0.99) * 1000:.2f} ms, max {merged.max_s * 1000:.2f} ms"
     )
-    with contextlib.suppress(TransportError), C.SyncClient(client_address, curve) as client:
-        m = client.call("cluster_metrics", timeout=5.0)["metrics"]
+    if m is not None:
         C.say(
             f"emu cluster: {m['active_nodes']} nodes active, {m['lost_nodes']} lost; "
             f"apps {m['apps_completed']} finished, {m['apps_failed']} failed, "

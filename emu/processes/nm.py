@@ -163,6 +163,12 @@ def main(args: argparse.Namespace) -> int:
             "ams_running": ams["running"],
             "uptime_s": round(time.perf_counter() - started, 3),
             "latency": latency.to_dict(),
+            "transport": {
+                "requests": host.stats.requests,
+                "replies": host.stats.replies,
+                "dropped": host.stats.dropped,
+                "handler_errors": host.stats.handler_errors,
+            },
         }
 
     async def run(nursery: trio.Nursery) -> None:
@@ -193,8 +199,8 @@ def main(args: argparse.Namespace) -> int:
 
 async def _write_stats(path: Path, stats: Any) -> None:
     while True:
-        await trio.sleep(C.sim_seconds(1.0))
         C.write_json_atomic(path, stats())
+        await trio.sleep(C.sim_seconds(1.0))
 
 
 def _bracket(host: str) -> str:

@@ -221,5 +221,27 @@ def test_garbage_on_every_port_is_refused_and_counted(cluster_factory) -> None:
         assert t["accepted"] >= 4 and t["disconnected"] >= 4, (service, t)
         assert t.get("handshake_failed_protocol", 0) + t.get("handshake_failed", 0) >= 1, t
     assert m["errors"][P.BAD_FRAME] == 4 and m["errors"][P.UNKNOWN_TYPE] == 4
-    cluster.start_nm("nma", 1)
+    # An NM process's port too: junk is answered with an error, and it serves on.
+    cluster.start_nm("nma", 1, "--port", cluster.port_base + 10)
     cluster.wait_nodes(1)
+    with socket.create_connection(("127.0.0.1", cluster.port_base + 10), timeout=2) as s:
+        s.sendall(b"GET / HTTP/1.1\r\n\r\n")
+    sock = ctx.socket(zmq.DEALER)
+    sock.setsockopt(zmq.LINGER, 0)
+    sock.connect(f"tcp://127.0.0.1:{cluster.port_base + 10}")
+    try:
+        for payload, code in [
+            (b"\xc1", P.BAD_FRAME),
+            (msgpack.packb({"v": 1, "type": "launch", "id": 1}), P.UNKNOWN_TYPE),
+            (P.encode(P.request("list_nodes", 2)), P.WRONG_SERVICE),
+        ]:
+            sock.send_multipart([b"\x00" * 8, payload])
+            assert sock.poll(5000)
+            reply = P.decode(sock.recv_multipart()[1])
+            assert (reply["type"], reply["code"]) == ("error", code)
+    finally:
+        sock.close()
+    beats = cluster.metrics()["time_ms"]
+    cluster.wait(lambda m: m["time_ms"] > beats + 50_000 and m["active_nodes"] == 1, 10)
+    stats = cluster.nm_stats("nma")
+    assert stats["transport"]["requests"] >= 3 and stats["errors"] == 0
