@@ -103,66 +103,139 @@ def main(args: argparse.Namespace) -> int:
         advertise = advertise or C.local_address_towards(rm_host)
     prefix = args.name_prefix if args.name_prefix is not None else f"{socket.gethostname()}-"
 
-    epoch, rate = C.cluster_clock(rm.client, keys.client if keys else None, args.connect_timeout)
-    resource = Resource(args.memory_mb, args.vcores)
-    nodes = [
-        NMNode(f"{prefix}{i}", f"{prefix}{i}", args.rack, resource)
-        for i in range(args.first_index, args.first_index + args.count)
-    ]
-    clock = ScaledWallClock(epoch, rate)
-    latency = LatencyHistogram()
-    ams = {"started": 0, "running": 0}
+    process = _NMProcess(args, rm, keys, advertise, prefix)
+    while True:
+        epoch, rate = C.cluster_clock(
+            rm.client, keys.client if keys else None, args.connect_timeout
+        )
+        process.incarnate(epoch, rate)
+        try:
+            why = trio.run(
+                C.until_signal, process.run, args.parent_pid, clock=ScaledWallClock(epoch, rate)
+            )
+        finally:
+            if args.stats_file:
+                C.write_json_atomic(Path(args.stats_file), process.stats())
+        if why is None and process.new_clock:
+            continue
+        break
+    final = process.stats()
+    C.say(
+        f"emu nm stopped ({why or 'done'}): {final['heartbeats']} heartbeats, "
+        f"latency p50 {final['latency']['p50_ms']} ms, p99 {final['latency']['p99_ms']} ms"
+    )
+    return 0
 
-    async def am_runner(am: dict[str, Any], node_id: str) -> None:
+
+class _NMProcess:
+    """The process's NodeManagerHost, rebuilt if the RM announces a new
+    clock: a trio run's clock is fixed, and an RM restarted without
+    recovery has forgotten every node anyway."""
+
+    def __init__(
+        self,
+        args: argparse.Namespace,
+        rm: Any,
+        keys: security.Keys | None,
+        advertise: str,
+        prefix: str,
+    ) -> None:
+        self.args = args
+        self.rm = rm
+        self.keys = keys
+        self.advertise = advertise
+        self.prefix = prefix
+        self.latency = LatencyHistogram()
+        self.ams = {"started": 0, "running": 0}
+        self.totals = {"heartbeats": 0, "errors": 0, "resyncs": 0, "restarts": 0}
+        self.started = time.perf_counter()
+        self.host: NodeManagerHost | None = None
+        self.nodes: list[NMNode] = []
+        self.new_clock = False
+        self._scope: trio.CancelScope | None = None
+
+    def incarnate(self, epoch: float, rate: float) -> None:
+        args = self.args
+        if self.host is not None:
+            self.totals["heartbeats"] += self.host.heartbeats
+            self.totals["errors"] += self.host.errors
+            self.totals["resyncs"] += self.host.resyncs
+            self.totals["restarts"] += 1
+        resource = Resource(args.memory_mb, args.vcores)
+        self.nodes = [
+            NMNode(f"{self.prefix}{i}", f"{self.prefix}{i}", args.rack, resource)
+            for i in range(args.first_index, args.first_index + args.count)
+        ]
+        self.new_clock = False
+        self.host = NodeManagerHost(
+            self.nodes,
+            self.rm.resource_tracker,
+            f"tcp://{_bracket(args.host)}:{args.port}",
+            self._run_am,
+            args.seed,
+            advertise_host=self.advertise,
+            max_in_flight=max(1, args.max_in_flight),
+            latency=self.latency,
+            on_clock=self._clock_changed,
+            stagger_quantum_ms=args.align_ms,
+            align_ms=args.align_ms,
+        )
+        self.host.epoch, self.host.rate = epoch, rate
+
+    async def _run_am(self, am: dict[str, Any], node_id: str) -> None:
         # The AM reaches the RM the way this process does (the RM may
         # listen on 0.0.0.0, which is no address to connect to).
-        ams["started"] += 1
-        ams["running"] += 1
+        self.ams["started"] += 1
+        self.ams["running"] += 1
         try:
-            await run_am({**am, "rm_address": rm.am_protocol})
+            await run_am({**am, "rm_address": self.rm.am_protocol})
         finally:
-            ams["running"] -= 1
+            self.ams["running"] -= 1
 
-    def adopt_clock(new_epoch: float, new_rate: float) -> None:
+    def _clock_changed(self, epoch: float, rate: float) -> None:
         log.warning(
-            "the RM announced a new clock (restarted without recovery); adopting it",
-            epoch=new_epoch,
-            rate=new_rate,
+            "the RM announced a new clock (restarted without recovery): starting over",
+            epoch=epoch,
+            rate=rate,
         )
-        clock.epoch, clock.rate = new_epoch, new_rate
+        self.new_clock = True
+        if self._scope is not None:
+            self._scope.cancel()
 
-    host = NodeManagerHost(
-        nodes,
-        rm.resource_tracker,
-        f"tcp://{_bracket(args.host)}:{args.port}",
-        am_runner,
-        args.seed,
-        advertise_host=advertise,
-        max_in_flight=max(1, args.max_in_flight),
-        latency=latency,
-        on_clock=adopt_clock,
-        stagger_quantum_ms=args.align_ms,
-        align_ms=args.align_ms,
-    )
-    host.epoch, host.rate = epoch, rate
-    started = time.perf_counter()
+    async def run(self, nursery: trio.Nursery) -> None:
+        host, nodes, args = self.host, self.nodes, self.args
+        assert host is not None
+        self._scope = nursery.cancel_scope
+        if self.keys is not None:
+            await nursery.start(security.zap_handler, self.keys.allowed, security.AuthStats())
+        if args.stats_file:
+            nursery.start_soon(_write_stats, Path(args.stats_file), self.stats)
+        bound = await nursery.start(host.run)
+        C.say(
+            f"emu nm ready: {len(nodes)} nodes {nodes[0].node_id}..{nodes[-1].node_id} "
+            f"on {args.rack}, serving {bound} as {host.nm_address}, "
+            f"registered in {time.perf_counter() - self.started:.2f} s"
+        )
+        await trio.sleep_forever()
 
-    def stats() -> dict[str, Any]:
-        registered = sum(1 for n in nodes if n.registered)
+    def stats(self) -> dict[str, Any]:
+        host, nodes = self.host, self.nodes
+        assert host is not None
         return {
             "pid": os.getpid(),
             "nm_address": host.nm_address,
             "nodes": len(nodes),
-            "registered": registered,
+            "registered": sum(1 for n in nodes if n.registered),
             "all_registered_s": host.all_registered_wall_s,
-            "heartbeats": host.heartbeats,
-            "errors": host.errors,
-            "resyncs": host.resyncs,
+            "heartbeats": self.totals["heartbeats"] + host.heartbeats,
+            "errors": self.totals["errors"] + host.errors,
+            "resyncs": self.totals["resyncs"] + host.resyncs,
+            "restarts": self.totals["restarts"],
             "containers": sum(len(n.containers) for n in nodes),
-            "ams_started": ams["started"],
-            "ams_running": ams["running"],
-            "uptime_s": round(time.perf_counter() - started, 3),
-            "latency": latency.to_dict(),
+            "ams_started": self.ams["started"],
+            "ams_running": self.ams["running"],
+            "uptime_s": round(time.perf_counter() - self.started, 3),
+            "latency": self.latency.to_dict(),
             "transport": {
                 "requests": host.stats.requests,
                 "replies": host.stats.replies,
@@ -170,31 +243,6 @@ def main(args: argparse.Namespace) -> int:
                 "handler_errors": host.stats.handler_errors,
             },
         }
-
-    async def run(nursery: trio.Nursery) -> None:
-        if keys is not None:
-            await nursery.start(security.zap_handler, keys.allowed, security.AuthStats())
-        if args.stats_file:
-            nursery.start_soon(_write_stats, Path(args.stats_file), stats)
-        bound = await nursery.start(host.run)
-        C.say(
-            f"emu nm ready: {len(nodes)} nodes {nodes[0].node_id}..{nodes[-1].node_id} "
-            f"on {args.rack}, serving {bound} as {host.nm_address}, "
-            f"registered in {time.perf_counter() - started:.2f} s"
-        )
-        await trio.sleep_forever()
-
-    try:
-        why = trio.run(C.until_signal, run, args.parent_pid, clock=clock)
-    finally:
-        if args.stats_file:
-            C.write_json_atomic(Path(args.stats_file), stats())
-    final = stats()
-    C.say(
-        f"emu nm stopped ({why or 'done'}): {final['heartbeats']} heartbeats, "
-        f"latency p50 {final['latency']['p50_ms']} ms, p99 {final['latency']['p99_ms']} ms"
-    )
-    return 0
 
 
 async def _write_stats(path: Path, stats: Any) -> None:

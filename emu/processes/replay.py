@@ -222,12 +222,25 @@ async def _submit_all(replayer: Replayer) -> None:
 async def _wait(
     client: RetryingClient, replayer: Replayer, total: int, poll_ms: int
 ) -> list[dict[str, Any]]:
-    """Until every job of ours was submitted and has ended; their reports."""
+    """Until every job of ours was submitted and has ended; their reports.
+
+    Applications the RM no longer knows (three polls in a row) mean it
+    restarted without recovery: that is an error, not something to wait for.
+    """
+    missing_polls = 0
     while True:
         await trio.sleep(poll_ms / 1000)
-        if len(replayer.app_of_job) < total:
-            continue
         ours = set(replayer.app_of_job.values())
         reports = [r for r in await client.list_apps() if r["app_id"] in ours]
-        if len(reports) == len(ours) and all(r["state"] in FINAL for r in reports):
+        missing = ours - {r["app_id"] for r in reports}
+        missing_polls = missing_polls + 1 if missing else 0
+        if missing_polls >= 3:
+            raise RuntimeError(
+                f"the RM no longer knows {len(missing)} of this replay's applications "
+                f"(e.g. {min(missing)}): it restarted without recovery "
+                "(yarn.resourcemanager.recovery.enabled)"
+            )
+        if len(replayer.app_of_job) < total:
+            continue
+        if not missing and all(r["state"] in FINAL for r in reports):
             return reports

@@ -245,3 +245,28 @@ def test_garbage_on_every_port_is_refused_and_counted(cluster_factory) -> None:
     cluster.wait(lambda m: m["time_ms"] > beats + 50_000 and m["active_nodes"] == 1, 10)
     stats = cluster.nm_stats("nma")
     assert stats["transport"]["requests"] >= 3 and stats["errors"] == 0
+
+
+def test_rm_restart_without_recovery_is_reported_and_nms_rejoin(
+    cluster_factory, tmp_path: Path
+) -> None:
+    cluster = cluster_factory()
+    rm = cluster.start_rm()
+    cluster.start_nm("nma", 2)
+    cluster.wait_nodes(2)
+    replay = cluster.replay(
+        write_scenario(tmp_path / "j.toml", [{"id": "long", "maps": 2, "map_ms": 600_000}])
+    )
+    cluster.wait(lambda m: m["apps_running"] == 1, 20, "the app to run")
+    epoch = cluster.metrics()["epoch"]
+    cluster.kill(rm)
+    cluster.start_rm()
+    # A new RM, a new clock: the NM process starts over on it and registers again.
+    assert cluster.metrics()["epoch"] != epoch
+    cluster.wait_nodes(2)
+    deadline = time.monotonic() + 30
+    while replay.proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert replay.proc.returncode == 1
+    assert "restarted without recovery" in cluster.log("replay")
+    assert cluster.nm_stats("nma")["restarts"] >= 1
