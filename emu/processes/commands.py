@@ -6,8 +6,8 @@ import argparse
 
 
 def add_commands(sub: argparse._SubParsersAction) -> None:
-    """`emu rm`, `emu nm`, `emu replay`, `emu cluster`, `emu keys`."""
-    from emu.processes import cluster, keys, nm, replay, rm
+    """`emu rm`, `emu nm`, `emu replay`, `emu cluster`, `emu keys`, `emu admin`."""
+    from emu.processes import admin, cluster, keys, nm, replay, rm
 
-    for module in (rm, nm, replay, cluster, keys):
+    for module in (rm, nm, replay, cluster, keys, admin):
         module.add_parser(sub)

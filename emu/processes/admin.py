@@ -1,0 +1,91 @@
+"""`emu admin`: the operator's side of a running RM, as `yarn rmadmin`.
+
+    emu admin refresh-queues --rm HOST [--file capacity-scheduler.xml] [-D NAME=VALUE ...]
+    emu admin decommission --rm HOST NODE
+    emu admin update-node-resource --rm HOST NODE --memory-mb M --vcores V
+
+`refresh-queues` sends the properties of `--file` (a Hadoop XML file, e.g. an
+edited capacity-scheduler.xml) and the `-D` overrides; the RM applies them
+or refuses with the reason and keeps its running configuration. Exit 0 when
+applied, 1 when refused or unreachable, 2 for a bad file.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from emu import security
+from emu.config.hadoop_xml import load_xml
+from emu.processes import common as C
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    admin = sub.add_parser(
+        "admin",
+        help="administer a running RM (refresh queues, decommission, node resources)",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    asub = admin.add_subparsers(dest="admin_command", required=True)
+
+    def common(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--rm", required=True, metavar="HOST[:PORT_BASE]")
+        p.add_argument("--keys", metavar="DIR", help="CURVE keys directory")
+        p.add_argument("--timeout", type=float, default=10.0, help="seconds to wait for the RM")
+
+    refresh = asub.add_parser("refresh-queues", help="apply queue configuration changes")
+    common(refresh)
+    refresh.add_argument("--file", metavar="XML", help="Hadoop XML with the new properties")
+    refresh.add_argument("-D", dest="overrides", action="append", default=[], metavar="NAME=VALUE")
+    refresh.set_defaults(func=C.command(refresh_queues))
+
+    decom = asub.add_parser("decommission", help="take a node out of service")
+    common(decom)
+    decom.add_argument("node", help="node id (its host name)")
+    decom.set_defaults(func=C.command(decommission))
+
+    upd = asub.add_parser("update-node-resource", help="change a node's total resource")
+    common(upd)
+    upd.add_argument("node")
+    upd.add_argument("--memory-mb", type=int, required=True)
+    upd.add_argument("--vcores", type=int, required=True)
+    upd.set_defaults(func=C.command(update_node_resource))
+
+
+def _call(args: argparse.Namespace, mtype: str, **fields: object) -> dict:
+    rm = C.rm_addresses(args.rm)
+    keys = security.load(args.keys, serving=False) if args.keys else None
+    with C.SyncClient(rm.admin, keys.client if keys else None) as client:
+        return client.call(mtype, timeout=args.timeout, **fields)
+
+
+def _report(reply: dict, done: str) -> int:
+    if reply["type"] == "error":
+        C.warn(f"error: refused: {reply['code']}: {reply['message']}")
+        return 1
+    if not reply.get("ok", True):
+        C.warn(f"error: refused: {reply.get('reason') or 'no reason given'}")
+        return 1
+    C.say(done)
+    return 0
+
+
+def refresh_queues(args: argparse.Namespace) -> int:
+    properties: dict[str, str] = {}
+    if args.file:
+        conf = load_xml(args.file)
+        properties.update({name: conf.get(name) or "" for name in conf})
+    properties.update(C.parse_overrides(args.overrides, "-D"))
+    reply = _call(args, "refresh_queues", properties=properties)
+    return _report(reply, f"queues refreshed ({len(properties)} properties)")
+
+
+def decommission(args: argparse.Namespace) -> int:
+    reply = _call(args, "decommission_node", node_id=args.node)
+    return _report(reply, f"{args.node} decommissioned")
+
+
+def update_node_resource(args: argparse.Namespace) -> int:
+    resource = {"memory-mb": args.memory_mb, "vcores": args.vcores}
+    reply = _call(args, "update_node_resource", node_id=args.node, resource=resource)
+    return _report(reply, f"{args.node} now has {args.memory_mb} MB, {args.vcores} vcores")
