@@ -22,6 +22,9 @@ General layout (each line is one boundary worth keeping):
 - `simulation` a whole cluster in one process on the virtual clock.
 - `sls`        `emu sls`: SLS-compatible replay (slsrun.sh's options,
                Hadoop config dirs, SLS's outputs and invariants).
+- `processes/` the multi-process commands: `emu rm`, `emu nm`, `emu replay`,
+               `emu cluster`, `emu keys`, `emu admin`; `rm/recovery` is the
+               RM's state store; `security` the CURVE keys and ZAP handler.
 - `metrics/`   event log, summaries, SLS-compatible outputs.
 - `cli`        the `emu` command.
 """
