@@ -186,7 +186,7 @@ class NodeManagerHost:
     latency: LatencyHistogram | None = None
     """If set, every heartbeat's wall-clock round trip is recorded here."""
     max_batch: int = 256
-    """Heartbeats at most in one node_heartbeats message (network only)."""
+    """Heartbeats at most in one node_heartbeats message."""
     align_ms: int = 0
     """If set, heartbeats are due on multiples of this many ms, so nodes
     share messages; 0 keeps each node's exact interval (in-process)."""
@@ -333,11 +333,12 @@ class NodeManagerHost:
         self._wakeup.set()
 
     async def _heartbeat_loop(self, rm: Connection) -> None:
+        # The nodes due at once go in one node_heartbeats message; the RM
+        # handles each as its own heartbeat, in the same order as one by one.
         if self.max_in_flight <= 1:
-            await self._due_loop(partial(self._beat, rm))
+            await self._due_batches(partial(self._serve_batch, rm))
             return
-        # Over the network: the nodes due at once go in one node_heartbeats
-        # message, and several messages may be outstanding.
+        # Over the network several messages may be outstanding.
         send, receive = trio.open_memory_channel[list[NMNode]](0)
         async with trio.open_nursery() as nursery:
             for _ in range(self.max_in_flight):
@@ -349,43 +350,22 @@ class NodeManagerHost:
     ) -> None:
         async with receive:
             async for batch in receive:
-                beats = []
-                for node in batch:
-                    if node.registered:
-                        beats.append(node)
-                    else:
-                        await self._register(rm, node)
-                if len(beats) == 1 or (beats and not self.batching):
-                    for node in beats:
-                        await self._heartbeat(rm, node)
-                elif beats:
-                    await self._heartbeats(rm, beats)
+                await self._serve_batch(rm, batch)
 
-    async def _beat(self, rm: Connection, node: NMNode) -> None:
-        if not node.registered:
-            await self._register(rm, node)
-        else:
-            await self._heartbeat(rm, node)
-
-    async def _due_loop(self, handle: Callable[[NMNode], Awaitable[None]]) -> None:
-        """Hand each node to `handle` when its heartbeat (or retry) is due."""
-        heap = self._heap
-        while True:
-            if not heap:
-                await self._wakeup.wait()
-                self._wakeup = trio.Event()
-                continue
-            at, _, node_id, generation = heap[0]
-            if at > trio.current_time():
-                with trio.move_on_at(at):
-                    await self._wakeup.wait()
-                self._wakeup = trio.Event()
-                continue
-            heapq.heappop(heap)
-            node = self.by_id[node_id]
-            if node.stopped or generation != node.generation:
-                continue
-            await handle(node)
+    async def _serve_batch(self, rm: Connection, batch: list[NMNode]) -> None:
+        """Register the nodes that need it; heartbeat the others, together in
+        one node_heartbeats message when there are several."""
+        beats = []
+        for node in batch:
+            if node.registered:
+                beats.append(node)
+            else:
+                await self._register(rm, node)
+        if len(beats) == 1 or (beats and not self.batching):
+            for node in beats:
+                await self._heartbeat(rm, node)
+        elif beats:
+            await self._heartbeats(rm, beats)
 
     async def _due_batches(self, handle: Callable[[list[NMNode]], Awaitable[None]]) -> None:
         """Hand every node due now to `handle`, up to `max_batch` at a time."""
