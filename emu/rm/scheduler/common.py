@@ -522,6 +522,12 @@ class Scheduler:
     def headroom(self, sapp: SchedulerApp) -> Resource:
         return self.cluster - self.used
 
+    def max_allocation(self, sapp: SchedulerApp) -> tuple[Resource, str]:
+        """The largest container `sapp` may ask for, and where that limit
+        comes from (for the refusal message): the cluster's maximum unless a
+        queue sets a lower one."""
+        return self.maximum, ""
+
     def update(self) -> None:
         """Periodic work, every `update_interval_ms` (none for FIFO)."""
 
@@ -566,13 +572,15 @@ class Scheduler:
             return Allocation([], ZERO)
         if asks:
             parsed = []
+            maximum, where = self.max_allocation(sapp)
             for a in asks:
                 cap = Resource.from_wire(a["capability"])
                 if cap.any_negative():
                     raise SchedulerError(f"invalid resource request: negative {cap}")
-                if not cap.fits_in(self.maximum):
+                if not cap.fits_in(maximum):
                     raise SchedulerError(
-                        f"invalid resource request: {cap} exceeds maximum allocation {self.maximum}"
+                        f"invalid resource request: {cap} exceeds maximum allocation {maximum}"
+                        + where
                     )
                 cap = normalize(cap, self.minimum, self.maximum, self.increment)
                 parsed.append(

@@ -44,7 +44,6 @@ from emu.rm.scheduler.common import (
     QueueMetrics,
     Scheduler,
     SchedulerApp,
-    SchedulerError,
     SchedulerNode,
 )
 
@@ -236,25 +235,8 @@ class CapacityScheduler(Scheduler):
                 self._charge(c.app_id, app.user, ZERO - c.resource, ZERO - c.resource)
 
     # --- allocation ---------------------------------------------------------------
-    def allocate(
-        self,
-        attempt_id: str,
-        asks: list[dict[str, Any]],
-        releases: list[str],
-        blacklist_add: list[str],
-        blacklist_remove: list[str],
-    ) -> Any:
-        sapp = self.apps.get(attempt_id)
-        if sapp is not None and asks:
-            maximum = self.tree[sapp.queue].conf.maximum_allocation
-            for a in asks:
-                cap = Resource.from_wire(a["capability"])
-                if not cap.fits_in(maximum):
-                    raise SchedulerError(
-                        f"invalid resource request: {cap} exceeds maximum allocation {maximum} "
-                        f"of queue {sapp.queue}"
-                    )
-        return super().allocate(attempt_id, asks, releases, blacklist_add, blacklist_remove)
+    def max_allocation(self, sapp: SchedulerApp) -> tuple[Resource, str]:
+        return self.tree[sapp.queue].conf.maximum_allocation, f" of queue {sapp.queue}"
 
     def schedule(self, node: SchedulerNode) -> None:
         if node.reserved is not None:

@@ -344,25 +344,11 @@ class FairScheduler(Scheduler):
         max_available = component_min(available, queue.max_share - queue.usage)
         return queue.policy.headroom(queue.fair_share, queue.usage, max_available)
 
-    def allocate(
-        self,
-        attempt_id: str,
-        asks: list[dict[str, Any]],
-        releases: list[str],
-        blacklist_add: list[str],
-        blacklist_remove: list[str],
-    ) -> Any:
-        app = self.fsapps.get(attempt_id)
-        if app is not None and asks:
-            limit = self.max_container_allocation(app.queue)
-            for a in asks:
-                cap = Resource.from_wire(a["capability"])
-                if not cap.fits_in(limit):
-                    raise SchedulerError(
-                        f"invalid resource request: {cap} exceeds maximum allocation {limit} "
-                        f"of queue {app.queue.name}"
-                    )
-        return super().allocate(attempt_id, asks, releases, blacklist_add, blacklist_remove)
+    def max_allocation(self, sapp: SchedulerApp) -> tuple[Resource, str]:
+        app = self.fsapps.get(sapp.attempt_id)
+        if app is None:
+            return self.maximum, ""
+        return self.max_container_allocation(app.queue), f" of queue {app.queue.name}"
 
     def max_container_allocation(self, queue: FSQueue) -> Resource:
         q: FSQueue | None = queue
