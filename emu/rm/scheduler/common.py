@@ -640,23 +640,9 @@ class Scheduler:
     ) -> RMContainer:
         """Create a container for `ask` on `node` (the caller checked it fits)."""
         ctx = self.ctx
-        now = ctx.now_ms()
         self._account_usage()
-        sapp.container_seq += 1
-        app_seq, attempt_no = _container_prefix(sapp.attempt_id)
-        cid = f"container_{ctx.cluster_timestamp}_{app_seq}_{attempt_no}_{sapp.container_seq:06d}"
-        is_am = sapp.am_pending and priority == AM_PRIORITY
-        c = RMContainer(
-            cid,
-            sapp.attempt_id,
-            sapp.app_id,
-            node.node_id,
-            ask.capability,
-            priority,
-            node_type,
-            is_am,
-            now,
-        )
+        c = self._new_container(sapp, node, priority, node_type, ask)
+        is_am = c.is_am
         before = sapp.info.pending
         sapp.info.allocated(node_type, node, priority)
         q = self._charge_container(sapp, node, c)
@@ -774,26 +760,35 @@ class Scheduler:
     def container_completed(self, c: RMContainer, sapp: SchedulerApp | None) -> None:
         """Called after a container's resources were freed."""
 
-    def reserve(
-        self, sapp: SchedulerApp, node: SchedulerNode, priority: int, ask: Ask
+    def _new_container(
+        self, sapp: SchedulerApp, node: SchedulerNode, priority: int, node_type: str, ask: Ask
     ) -> RMContainer:
-        """Reserve `node` for an ask that does not fit yet, so smaller asks
-        cannot starve it (YARN's node reservation)."""
+        """A fresh RMContainer with the attempt's next id (YARN's
+        container_<cluster ts>_<app>_<attempt>_<seq>); the AM's own container
+        is the priority-0 one asked for while the AM is pending."""
         ctx = self.ctx
         sapp.container_seq += 1
         app_seq, attempt_no = _container_prefix(sapp.attempt_id)
         cid = f"container_{ctx.cluster_timestamp}_{app_seq}_{attempt_no}_{sapp.container_seq:06d}"
-        c = RMContainer(
+        return RMContainer(
             cid,
             sapp.attempt_id,
             sapp.app_id,
             node.node_id,
             ask.capability,
             priority,
-            OFF_SWITCH,
+            node_type,
             sapp.am_pending and priority == AM_PRIORITY,
             ctx.now_ms(),
         )
+
+    def reserve(
+        self, sapp: SchedulerApp, node: SchedulerNode, priority: int, ask: Ask
+    ) -> RMContainer:
+        """Reserve `node` for an ask that does not fit yet, so smaller asks
+        cannot starve it (YARN's node reservation)."""
+        ctx = self.ctx
+        c = self._new_container(sapp, node, priority, OFF_SWITCH, ask)
         ctx.fire("container", c, "RESERVED")
         node.reserved = c
         sapp.reservations[node.node_id] = c
