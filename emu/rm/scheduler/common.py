@@ -492,7 +492,9 @@ class Scheduler:
         c = self.ctx.containers.get(container_id)
         if c is None:
             return
-        self.queue_metrics(self.app_queue.get(c.app_id, "default")).preempted_containers += 1
+        queue = self._queue_of(c)
+        if queue is not None:
+            self.queue_metrics(queue).preempted_containers += 1
         self.complete_container(c, EXIT_PREEMPTED, "Container preempted by scheduler", "KILL")
 
     # --- subclass hooks ------------------------------------------------------------
@@ -744,10 +746,12 @@ class Scheduler:
             sapp.used = sapp.used - c.resource
             sapp.to_preempt.pop(c.container_id, None)
         self.used = self.used - c.resource
-        q = self.queue_metrics(self.app_queue.get(c.app_id, sapp.queue if sapp else "default"))
-        q.allocated = q.allocated - c.resource
-        q.allocated_containers -= 1
-        q.containers_released_total += 1
+        queue = sapp.queue if sapp is not None else self._queue_of(c)
+        if queue is not None:
+            q = self.queue_metrics(queue)
+            q.allocated = q.allocated - c.resource
+            q.allocated_containers -= 1
+            q.containers_released_total += 1
         if (
             cleanup
             and c.state in (csm.ALLOCATED, csm.ACQUIRED, csm.RUNNING)
@@ -756,6 +760,11 @@ class Scheduler:
             ctx.dispatch("node", "CLEANUP_CONTAINER", c.node_id, c.container_id)
         ctx.fire("container", c, event, (exit_status, diagnostics))
         self.container_completed(c, sapp)
+
+    def _queue_of(self, c: RMContainer) -> str | None:
+        """The queue a container was charged to (None once its app is gone)."""
+        sapp = self.apps.get(c.attempt_id)
+        return sapp.queue if sapp is not None else self.app_queue.get(c.app_id)
 
     def container_completed(self, c: RMContainer, sapp: SchedulerApp | None) -> None:
         """Called after a container's resources were freed."""
@@ -803,7 +812,7 @@ class Scheduler:
         node.reserved = None
         if sapp is not None:
             sapp.reservations.pop(node.node_id, None)
-        queue = sapp.queue if sapp is not None else self.app_queue.get(c.app_id)
+        queue = sapp.queue if sapp is not None else self._queue_of(c)
         if queue is not None:
             q = self.queue_metrics(queue)
             q.reserved = q.reserved - c.resource
