@@ -23,6 +23,7 @@ from emu.rm.scheduler.fair.arith import (
     is_none,
     memory_ratio,
     multiply,
+    same,
     subtract_non_negative,
 )
 from emu.rm.scheduler.fair.queues import CONTAINER_RESERVED, NONE
@@ -47,8 +48,9 @@ class FSApp:
         self.name = sapp.app_id
         self.user = sapp.user
         self.start_ms = sapp.start_ms
-        self.used = ZERO
-        self.demand = ZERO
+        self._used = ZERO
+        self._demand = ZERO
+        self.runnable = False
         self.fair_share = ZERO
         self.am_resource = ZERO
         self.allowed_locality: dict[int, str] = {}
@@ -68,6 +70,36 @@ class FSApp:
     @property
     def usage(self) -> Resource:
         return self.used
+
+    @property
+    def used(self) -> Resource:
+        return self._used
+
+    @used.setter
+    def used(self, r: Resource) -> None:
+        self._used = r
+        self._track_demand()
+
+    @property
+    def demand(self) -> Resource:
+        return self._demand
+
+    @demand.setter
+    def demand(self, r: Resource) -> None:
+        self._demand = r
+        self._track_demand()
+
+    def _track_demand(self) -> None:
+        """Keep the queue's set of runnable apps with unmet demand current, so
+        a node update visits only those instead of every app of the queue."""
+        if self.runnable and not same(self._demand, self._used):
+            self.queue.wanting[self] = None
+        else:
+            self.queue.wanting.pop(self, None)
+
+    def set_runnable(self, runnable: bool) -> None:
+        self.runnable = runnable
+        self._track_demand()
 
     @property
     def weight(self) -> float:

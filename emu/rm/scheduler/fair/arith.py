@@ -89,6 +89,17 @@ def is_none(r: Resource) -> bool:
     return r.memory == 0 and r.vcores == 0 and all(v == 0 for _, v in r.extra)
 
 
+def same(a: Resource, b: Resource) -> bool:
+    """`is_none(a - b)` without building the difference: equal in every
+    component, a type missing on one side counting as zero."""
+    if a.memory != b.memory or a.vcores != b.vcores:
+        return False
+    if a.extra == b.extra:
+        return True
+    da, db = dict(a.extra), dict(b.extra)
+    return all(da.get(k, 0) == db.get(k, 0) for k in da.keys() | db.keys())
+
+
 def fits_in(a: Resource, b: Resource) -> bool:
     """`Resources.fitsIn`: every component of `a` is at most `b`'s."""
     if a.memory > b.memory or a.vcores > b.vcores:

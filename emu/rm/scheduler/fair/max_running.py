@@ -116,6 +116,7 @@ class MaxRunningAppsEnforcer:
             if self.can_be_runnable(app.queue, app):
                 self.track_runnable(app)
                 app.queue.runnable.append(app)
+                app.set_runnable(True)
                 started.append(app)
                 if len(started) >= max_runnable:
                     break

@@ -45,6 +45,10 @@ def _tie(s1: Any, s2: Any) -> int:
     return res
 
 
+def _without_item(k: tuple[Any, ...]) -> tuple[Any, ...]:
+    return k[:-1]
+
+
 class Policy:
     """What every policy offers; see the module docstring."""
 
@@ -90,6 +94,20 @@ class FairSharePolicy(Policy):
             res = _tie(s1, s2)
         return res
 
+    def sort(self, items: Iterable[Any], cluster: Resource) -> list[Any]:
+        """The comparator's order through a sort key when no item is needy
+        and every weight is positive (always so for apps, whose min share is
+        zero): the same order, without a Python call per comparison."""
+        keyed = []
+        for s in items:
+            w = s.weight
+            m = s.min_share.memory
+            if w <= 0.0 or (m > 0 and s.usage.memory < min(m, s.demand.memory)):
+                return super().sort(items, cluster)
+            keyed.append((s.demand.memory == 0, s.usage.memory / w, s.start_ms, s.name, s))
+        keyed.sort(key=_without_item)
+        return [k[-1] for k in keyed]
+
     def compute_shares(self, schedulables: Sequence[Any], total: Resource) -> None:
         shares.compute_shares(schedulables, total, MEMORY)
 
@@ -133,6 +151,32 @@ class DominantResourceFairnessPolicy(Policy):
     def compare(self, s1: Any, s2: Any, cluster: Resource) -> int:
         res = (_drf_compare_n if cluster.extra else _drf_compare_2)(s1, s2, cluster)
         return res if res != 0 else _tie(s1, s2)
+
+    def sort(self, items: Iterable[Any], cluster: Resource) -> list[Any]:
+        """DominantResourceFairnessComparator2's order through a sort key
+        (weighted dominant share, then the other share, then start time and
+        name) when it is a plain lexicographic order: two resource types, a
+        cluster with both, positive weights and no needy item. Apps always
+        qualify (min share zero); otherwise the comparator decides."""
+        cm, cv = cluster.memory, cluster.vcores
+        if cluster.extra or cm <= 0 or cv <= 0:
+            return super().sort(items, cluster)
+        keyed = []
+        for s in items:
+            u, w, ms = s.usage, s.weight, s.min_share
+            if w <= 0.0:
+                return super().sort(items, cluster)
+            mem, cpu = u.memory / cm, u.vcores / cv
+            if cpu > mem:
+                if u.vcores < ms.vcores:
+                    return super().sort(items, cluster)
+                keyed.append((cpu / w, mem / w, s.start_ms, s.name, s))
+            else:
+                if u.memory < ms.memory:
+                    return super().sort(items, cluster)
+                keyed.append((mem / w, cpu / w, s.start_ms, s.name, s))
+        keyed.sort(key=_without_item)
+        return [k[-1] for k in keyed]
 
     def compute_shares(self, schedulables: Sequence[Any], total: Resource) -> None:
         for t in types_of(total):

@@ -229,6 +229,8 @@ class FSLeafQueue(FSQueue):
     def __init__(self, name: str, fs: FairScheduler, parent: FSParentQueue | None) -> None:
         self.runnable: list[FSApp] = []
         self.non_runnable: list[FSApp] = []
+        # runnable apps whose demand differs from their usage (kept by FSApp)
+        self.wanting: dict[FSApp, None] = {}
         self.am_usage = ZERO
         self.max_am_metric = ZERO
         self.last_time_at_min_share = fs.now_ms()
@@ -242,6 +244,7 @@ class FSLeafQueue(FSQueue):
 
     def add_app(self, app: FSApp, runnable: bool) -> None:
         (self.runnable if runnable else self.non_runnable).append(app)
+        app.set_runnable(runnable)
         self.inc_usage(app.usage)
 
     def remove_app(self, app: FSApp) -> bool:
@@ -253,6 +256,7 @@ class FSLeafQueue(FSQueue):
                 self.am_usage = self.am_usage - app.am_resource
         else:
             self.non_runnable.remove(app)
+        app.set_runnable(False)
         self.dec_usage(app.usage)
         return runnable
 
@@ -272,12 +276,10 @@ class FSLeafQueue(FSQueue):
     def apps_with_demand(self, assignment: bool) -> list[FSApp]:
         """Runnable apps with unmet demand in policy order; for preemption,
         only those due a starvation check."""
+        if assignment:
+            return self.policy.sort(self.wanting, self.fs.cluster)
         now = self.fs.now_ms()
-        apps = [
-            a
-            for a in self.runnable
-            if not is_none(a.demand - a.usage) and (assignment or now >= a.next_starvation_check)
-        ]
+        apps = [a for a in self.wanting if now >= a.next_starvation_check]
         return self.policy.sort(apps, self.fs.cluster)
 
     def assign_container(self, node: SchedulerNode) -> Resource:
