@@ -179,10 +179,11 @@ def _capacity_props() -> dict[str, str]:
     return props
 
 
+_RM_SCHEDULER = "org.apache.hadoop.yarn.server.resourcemanager.scheduler."
 SCHEDULERS = {
-    "fair": "org.apache.hadoop.yarn.server.resourcemanager.scheduler.fair.FairScheduler",
-    "capacity": "org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacityScheduler",
-    "fifo": "org.apache.hadoop.yarn.server.resourcemanager.scheduler.fifo.FifoScheduler",
+    "fair": _RM_SCHEDULER + "fair.FairScheduler",
+    "capacity": _RM_SCHEDULER + "capacity.CapacityScheduler",
+    "fifo": _RM_SCHEDULER + "fifo.FifoScheduler",
 }
 
 
