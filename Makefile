@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: install run test bench lint format docs clean
+.PHONY: install run test bench bench-quick lint format docs clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -22,6 +22,9 @@ test: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) -m emu.bench
+
+bench-quick: $(STAMP)
+	$(PY) -m emu.bench --quick
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check emu tests

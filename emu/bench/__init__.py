@@ -1,6 +1,7 @@
 """`make bench`: emu's speed on realistic load, as ratios beside their targets.
 
-`workload` writes the benchmark inputs (Hadoop-standard files); `__main__`
-runs the figures of issue 12 (P1, P2, P4, P6) through `emu sls`; `legacy`
-keeps the earlier light FIFO scenarios for comparison.
+`workload` writes the benchmark inputs (Hadoop-standard files: SLS trace,
+nodes file, configuration directories); `figures` runs the figures of
+issue 12 (P1, P2, P4, P6) through the `emu sls` path and prints each beside
+its target.
 """

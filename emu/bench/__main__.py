@@ -1,7 +1,7 @@
-"""`python -m emu.bench`: see `emu.bench.figures`."""
+"""`python -m emu.bench`: the figures of `emu.bench.figures`."""
 
 import sys
 
-from emu.bench.legacy import main
+from emu.bench.figures import main
 
 sys.exit(main())
