@@ -82,11 +82,9 @@ class Resource:
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Resource):
             return NotImplemented
-        return (
-            self.memory == other.memory
-            and self.vcores == other.vcores
-            and dict(self.extra) == dict(other.extra)
-        )
+        if self.memory != other.memory or self.vcores != other.vcores:
+            return False
+        return self.extra == other.extra or dict(self.extra) == dict(other.extra)
 
     def __hash__(self) -> int:
         return hash((self.memory, self.vcores, self.extra))

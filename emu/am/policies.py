@@ -27,15 +27,23 @@ class Policy(Protocol):
 
 
 class MapReducePolicy:
-    """Maps first; reduces once every map has finished (SLS MRAMSimulator)."""
+    """Maps first; reduces once every map has finished (SLS MRAMSimulator).
+    One instance serves one AM, so the split of its task list is kept."""
+
+    def __init__(self) -> None:
+        self._split: tuple[Sequence[TaskSpec], list[int], list[int]] | None = None
 
     def release(
         self, tasks: Sequence[TaskSpec], done: Sequence[bool], elapsed_ms: int
     ) -> list[int]:
-        maps = [i for i, t in enumerate(tasks) if t.task_type != "reduce"]
-        if all(done[i] for i in maps):
-            return [i for i, t in enumerate(tasks) if t.task_type == "reduce"]
-        return maps
+        split = self._split
+        if split is None or split[0] is not tasks:
+            maps = [i for i, t in enumerate(tasks) if t.task_type != "reduce"]
+            reduces = [i for i, t in enumerate(tasks) if t.task_type == "reduce"]
+            split = self._split = (tasks, maps, reduces)
+        if all(done[i] for i in split[1]):
+            return split[2]
+        return split[1]
 
     def next_release_ms(self, tasks: Sequence[TaskSpec], elapsed_ms: int) -> int | None:
         return None

@@ -25,6 +25,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from emu.resources import MEMORY, Resource
+from emu.rm.scheduler import shortcuts
 from emu.rm.scheduler.fair import shares
 from emu.rm.scheduler.fair.arith import (
     DEFAULT_CALCULATOR,
@@ -98,6 +99,8 @@ class FairSharePolicy(Policy):
         """The comparator's order through a sort key when no item is needy
         and every weight is positive (always so for apps, whose min share is
         zero): the same order, without a Python call per comparison."""
+        if not shortcuts.enabled():
+            return super().sort(items, cluster)
         keyed = []
         for s in items:
             w = s.weight
@@ -159,7 +162,7 @@ class DominantResourceFairnessPolicy(Policy):
         cluster with both, positive weights and no needy item. Apps always
         qualify (min share zero); otherwise the comparator decides."""
         cm, cv = cluster.memory, cluster.vcores
-        if cluster.extra or cm <= 0 or cv <= 0:
+        if cluster.extra or cm <= 0 or cv <= 0 or not shortcuts.enabled():
             return super().sort(items, cluster)
         keyed = []
         for s in items:

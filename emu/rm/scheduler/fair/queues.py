@@ -17,9 +17,11 @@ are as stale as Hadoop's are.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
 
 from emu.resources import ZERO, Resource, component_max, component_min
+from emu.rm.scheduler import shortcuts
 from emu.rm.scheduler.fair.allocation_file import (
     ADMINISTER,
     EVERYBODY,
@@ -57,6 +59,7 @@ class FSQueue:
     is_leaf = False
 
     def __init__(self, name: str, fs: FairScheduler, parent: FSParentQueue | None) -> None:
+        self._max_share: tuple[tuple[Any, ...], Resource] | None = None
         self.name = name
         self.fs = fs
         self.parent = parent
@@ -112,8 +115,19 @@ class FSQueue:
 
     @property
     def max_share(self) -> Resource:
-        """The configured max (percentages of the current cluster), at least the min share."""
-        return component_max(self.max_conf.get(self.fs.cluster), self.min_share)
+        """The configured max (percentages of the current cluster), at least the
+        min share; asked on every node update, so kept until one of the three
+        inputs is replaced."""
+        key = (self.fs.cluster, self.max_conf, self.min_share)
+        cached = self._max_share
+        if (
+            cached is None
+            or any(a is not b for a, b in zip(cached[0], key, strict=True))
+            or not shortcuts.enabled()
+        ):
+            value = component_max(self.max_conf.get(self.fs.cluster), self.min_share)
+            cached = self._max_share = (key, value)
+        return cached[1]
 
     def has_access(self, kind: str, user: str, groups: tuple[str, ...]) -> bool:
         """ACLs are inherited: access to a queue or any of its ancestors grants it."""
@@ -276,10 +290,13 @@ class FSLeafQueue(FSQueue):
     def apps_with_demand(self, assignment: bool) -> list[FSApp]:
         """Runnable apps with unmet demand in policy order; for preemption,
         only those due a starvation check."""
+        candidates: Iterable[FSApp] = self.wanting
+        if not shortcuts.enabled():
+            candidates = [a for a in self.runnable if not is_none(a.demand - a.usage)]
         if assignment:
-            return self.policy.sort(self.wanting, self.fs.cluster)
+            return self.policy.sort(candidates, self.fs.cluster)
         now = self.fs.now_ms()
-        apps = [a for a in self.wanting if now >= a.next_starvation_check]
+        apps = [a for a in candidates if now >= a.next_starvation_check]
         return self.policy.sort(apps, self.fs.cluster)
 
     def assign_container(self, node: SchedulerNode) -> Resource:

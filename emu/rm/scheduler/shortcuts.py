@@ -1,0 +1,34 @@
+"""The switch for scheduler shortcuts: work skipped or reordered on the hot
+path that must leave every output byte for byte as it was.
+
+Each shortcut keeps its plain form beside it and asks `enabled()` which to
+take, so a test can replay the same inputs both ways and compare outputs
+(tests/integration/test_shortcuts.py). `EMU_SHORTCUTS=0` in the environment
+turns them all off for a whole run, to tell a suspected shortcut bug from a
+scheduling one.
+
+Shortcuts today (FairScheduler):
+- each leaf queue keeps its runnable apps with unmet demand as they change,
+  instead of every node update filtering all of its apps;
+- the drf and fair comparators' order is reached through a sort key when it
+  is a plain lexicographic order (no needy item, positive weights);
+- a queue's max share is kept until the cluster, the configured maximum or
+  the min share is replaced.
+"""
+
+from __future__ import annotations
+
+import os
+
+_enabled = os.environ.get("EMU_SHORTCUTS", "1") != "0"
+
+
+def enabled() -> bool:
+    """Whether the shortcuts are on (the default)."""
+    return _enabled
+
+
+def set_enabled(on: bool) -> None:
+    """Turn the shortcuts on or off for what runs next in this process."""
+    global _enabled
+    _enabled = on
