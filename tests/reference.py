@@ -1,10 +1,11 @@
 """Where the Apache Hadoop reference inputs live, for tests that read them.
 
-The repository sits next to the shared material (`/work/main` and
-`/work/shared`), so the path is found relative to this file rather than
-hard-coded.
+`tests/data/hadoop/` is a verbatim copy of the shared reference material
+(SLS traces, topology files, Hadoop configuration files; Apache License 2.0,
+provenance in its SOURCES.md), so the suite runs from a checkout alone and a
+change to the shared folder cannot change what the tests see unnoticed.
 """
 
 from pathlib import Path
 
-REFERENCE_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "reference" / "hadoop"
+REFERENCE_DIR = Path(__file__).resolve().parent / "data" / "hadoop"
