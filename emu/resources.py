@@ -7,8 +7,8 @@ path shares them freely and never copies.
 
 Calculators answer the questions schedulers ask ("does it fit", "how many
 times", "which is bigger") the way Hadoop's `DefaultResourceCalculator`
-(memory only) and `DominantResourceCalculator` (DRF: compare dominant shares)
-do.
+(memory only, even for fit: vcores and extra types are over-committed) and
+`DominantResourceCalculator` (every type; DRF: compare dominant shares) do.
 """
 
 from __future__ import annotations
@@ -153,7 +153,10 @@ def normalize(ask: Resource, minimum: Resource, maximum: Resource, step: Resourc
 
 
 class ResourceCalculator:
-    """Memory-only comparisons (Hadoop's `DefaultResourceCalculator`)."""
+    """Memory only, for every question (Hadoop's `DefaultResourceCalculator`):
+    a container fits where its memory fits, so vcores and extra resource
+    types are over-committed freely, as a CapacityScheduler configured with
+    the default calculator does."""
 
     name = "default"
 
@@ -169,49 +172,60 @@ class ResourceCalculator:
         return r.memory / cluster.memory if cluster.memory else 0.0
 
     def divide_and_count(self, available: Resource, required: Resource) -> int:
-        """How many `required` fit in `available`."""
+        """How many `required` fit in `available` (`computeAvailableContainers`)."""
         return available.memory // required.memory if required.memory else 1 << 31
 
     def fits(self, ask: Resource, available: Resource) -> bool:
-        """Whether an ask can be placed. Like YARN, placement always checks
-        every component, even when ordering looks only at memory."""
-        return ask.fits_in(available)
+        """Whether `ask` fits in `available` (`fitsIn`): memory alone."""
+        return ask.memory <= available.memory
 
-    def is_invalid_divisor(self, r: Resource) -> bool:
-        return r.memory == 0
+
+def _types(*rs: Resource) -> list[str]:
+    """The extra resource types named by any of `rs`, in name order; a type a
+    resource does not name counts as 0 of it."""
+    names: set[str] = set()
+    for r in rs:
+        names.update(k for k, _ in r.extra)
+    return sorted(names)
 
 
 class DominantResourceCalculator(ResourceCalculator):
-    """Compare by dominant share of the cluster (Hadoop's
-    `DominantResourceCalculator`): the largest of a resource's per-type
-    shares, ties broken by the next-largest share."""
+    """Every resource type counts (Hadoop's `DominantResourceCalculator`):
+    compare by dominant share of the cluster, the largest of a resource's
+    per-type shares, ties broken by the next-largest share; fit, count and
+    ratio look at memory, vcores and every extra type."""
 
     name = "dominant"
 
-    def _shares(self, cluster: Resource, r: Resource) -> list[float]:
+    def _shares(self, cluster: Resource, r: Resource, extra_types: list[str]) -> list[float]:
         shares = [
             r.memory / cluster.memory if cluster.memory else 0.0,
             r.vcores / cluster.vcores if cluster.vcores else 0.0,
         ]
-        if r.extra:
-            c = dict(cluster.extra)
-            shares.extend(v / c[k] if c.get(k) else 0.0 for k, v in r.extra)
+        if extra_types:
+            c, v = dict(cluster.extra), dict(r.extra)
+            shares.extend(v.get(k, 0) / c[k] if c.get(k) else 0.0 for k in extra_types)
         shares.sort(reverse=True)
         return shares
 
     def compare(self, cluster: Resource, a: Resource, b: Resource) -> int:
-        sa, sb = self._shares(cluster, a), self._shares(cluster, b)
+        types = _types(cluster, a, b) if a.extra or b.extra else []
+        sa, sb = self._shares(cluster, a, types), self._shares(cluster, b, types)
         return (sa > sb) - (sa < sb)
 
     def share(self, cluster: Resource, r: Resource) -> float:
-        return self._shares(cluster, r)[0]
+        return self._shares(cluster, r, _types(r))[0]
 
     def ratio(self, a: Resource, b: Resource) -> float:
-        ratios = [
-            a.memory / b.memory if b.memory else (math.inf if a.memory else 0.0),
-            a.vcores / b.vcores if b.vcores else (math.inf if a.vcores else 0.0),
-        ]
-        return max(ratios)
+        def one(x: int, y: int) -> float:
+            return x / y if y else (math.inf if x else 0.0)
+
+        best = max(one(a.memory, b.memory), one(a.vcores, b.vcores))
+        if a.extra or b.extra:
+            ea, eb = dict(a.extra), dict(b.extra)
+            for k in _types(a, b):
+                best = max(best, one(ea.get(k, 0), eb.get(k, 0)))
+        return best
 
     def divide_and_count(self, available: Resource, required: Resource) -> int:
         counts = []
@@ -219,10 +233,13 @@ class DominantResourceCalculator(ResourceCalculator):
             counts.append(available.memory // required.memory)
         if required.vcores:
             counts.append(available.vcores // required.vcores)
+        if required.extra:
+            avail = dict(available.extra)
+            counts.extend(avail.get(k, 0) // v for k, v in required.extra if v)
         return min(counts) if counts else 1 << 31
 
-    def is_invalid_divisor(self, r: Resource) -> bool:
-        return r.memory == 0 or r.vcores == 0
+    def fits(self, ask: Resource, available: Resource) -> bool:
+        return ask.fits_in(available)
 
 
 def calculator(name: str) -> ResourceCalculator:

@@ -68,9 +68,7 @@ def positive(calc: ResourceCalculator, cluster: Resource, r: Resource) -> bool:
 def fits(calc: ResourceCalculator, small: Resource, big: Resource) -> bool:
     """Hadoop's `Resources.fitsIn(rc, small, big)`: memory only for the
     default calculator, every type for DRF."""
-    if isinstance(calc, DominantResourceCalculator):
-        return small.fits_in(big)
-    return small.memory <= big.memory
+    return calc.fits(small, big)
 
 
 def rmin(calc: ResourceCalculator, cluster: Resource, a: Resource, b: Resource) -> Resource:

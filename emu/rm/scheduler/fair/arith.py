@@ -19,8 +19,13 @@ from emu.resources import MEMORY, VCORES, Resource
 
 LONG_MAX = (1 << 63) - 1
 INT_MAX = (1 << 31) - 1
-UNBOUNDED = Resource(LONG_MAX, LONG_MAX)
-"""`Resources.unbounded()`: every component is Long.MAX_VALUE."""
+
+
+def unbounded(types: tuple[str, ...] = ()) -> Resource:
+    """`Resources.unbounded()`: Long.MAX_VALUE in memory, vcores and every
+    declared extra type (`yarn.resource-types`). A type left out would read
+    as 0 and bound the queue or app to none of it."""
+    return Resource(LONG_MAX, LONG_MAX, dict.fromkeys(types, LONG_MAX))
 
 
 def f32(x: float) -> float:

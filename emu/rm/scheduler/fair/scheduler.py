@@ -37,6 +37,7 @@ from emu.rm.scheduler.fair.arith import (
     jdiv,
     multiply,
     subtract_non_negative,
+    unbounded,
 )
 from emu.rm.scheduler.fair.max_running import MaxRunningAppsEnforcer
 from emu.rm.scheduler.fair.placement import PlacementError, PlacementPolicy
@@ -84,7 +85,8 @@ class FairScheduler(Scheduler):
         self.preempt_nodes: dict[str, NodePreemption] = {}
         self.enforcer = MaxRunningAppsEnforcer(self)
         self.preemption = Preemption(self)
-        self.alloc = AllocationConfiguration()
+        self.alloc = AllocationConfiguration.for_types(s.resource_types)
+        self.unbounded = unbounded(s.resource_types)
         self.placement = self._placement_policy()
         self.qm = QueueManager(self)
         self.alloc_mtime: float | None = None
