@@ -12,8 +12,16 @@ rounded up to the step; `multiply_down` truncates and rounds down.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 
-from emu.resources import ZERO, DominantResourceCalculator, Resource, ResourceCalculator
+from emu.resources import (
+    MEMORY,
+    VCORES,
+    ZERO,
+    DominantResourceCalculator,
+    Resource,
+    ResourceCalculator,
+)
 
 
 def _map(r: Resource, fn) -> Resource:
@@ -108,13 +116,24 @@ def multiply_up(calc: ResourceCalculator, r: Resource, by: float, step: Resource
 
 
 def multiply_up_each(
-    calc: ResourceCalculator, r: Resource, by: tuple[float, float], step: Resource
+    calc: ResourceCalculator, r: Resource, by: Mapping[str, float], step: Resource
 ) -> Resource:
-    """`multiplyAndNormalizeUp` with one factor per resource type (memory, vcores)."""
+    """`multiplyAndNormalizeUp` with one factor per resource type (by YARN
+    resource name; a type without a factor gets 0)."""
     if isinstance(calc, DominantResourceCalculator):
-        scaled = Resource(math.ceil(r.memory * by[0]), math.ceil(r.vcores * by[1]))
+
+        def scale(v: int, f: float) -> int:
+            return math.ceil(v * f)
     else:
-        scaled = Resource(int(r.memory * by[0] + 0.5), int(r.vcores * by[1] + 0.5))
+
+        def scale(v: int, f: float) -> int:
+            return int(v * f + 0.5)
+
+    scaled = Resource(
+        scale(r.memory, by.get(MEMORY, 0.0)),
+        scale(r.vcores, by.get(VCORES, 0.0)),
+        tuple((k, scale(v, by.get(k, 0.0))) for k, v in r.extra),
+    )
     return _step(scaled, step, up=True)
 
 
