@@ -53,3 +53,37 @@ def test_calculator_by_hadoop_class_name():
     assert isinstance(calculator(name), DominantResourceCalculator)
     with pytest.raises(ValueError):
         calculator("nope")
+
+
+def test_default_calculator_fits_by_memory_alone():
+    """DefaultResourceCalculator.fitsIn / computeAvailableContainers: vcores
+    and extra types never stop a placement, so they can be over-committed."""
+    c = ResourceCalculator()
+    node_free = Resource(7168, 1, {"gpu": 0})
+    assert c.fits(Resource(1024, 1), Resource(1024, 0))
+    assert c.fits(Resource(1024, 4, {"gpu": 2}), node_free)
+    assert not c.fits(Resource(8192, 1), node_free)
+    assert c.divide_and_count(node_free, Resource(1024, 1, {"gpu": 1})) == 7
+    assert c.ratio(Resource(1024, 8), Resource(4096, 1)) == 0.25
+
+
+def test_dominant_calculator_counts_every_resource_type():
+    """DominantResourceCalculator: fit, count, ratio and order look at
+    memory, vcores and every extra type; a type a resource does not name
+    counts as 0 of it."""
+    c = DominantResourceCalculator()
+    cluster = Resource(16384, 16, {"gpu": 4})
+    free = Resource(8192, 8, {"gpu": 2})
+    task = Resource(1024, 1, {"gpu": 1})
+    assert c.fits(task, free)
+    assert not c.fits(Resource(1024, 1, {"gpu": 3}), free)
+    assert not c.fits(Resource(1024, 9), free)
+    assert c.divide_and_count(free, task) == 2
+    assert c.divide_and_count(free, Resource(1024, 1)) == 8
+    assert c.ratio(task, free) == 0.5
+    assert c.share(cluster, task) == 0.25
+    assert c.compare(cluster, task, Resource(2048, 2)) > 0
+    assert c.compare(cluster, Resource(2048, 2), Resource(2048, 2, {"gpu": 0})) == 0
+    assert c.compare(cluster, Resource(8192, 1), task) > 0
+    # equal dominant shares (1/4): the next shares decide, <1/16, 0> < <1/16, 1/16>
+    assert c.compare(cluster, Resource(4096, 1), task) < 0
