@@ -131,23 +131,24 @@ def component_min(a: Resource, b: Resource) -> Resource:
     return Resource(min(a.memory, b.memory), min(a.vcores, b.vcores), extra)
 
 
+def _normalize_one(value: int, lo: int, hi: int, inc: int) -> int:
+    value = max(value, lo)
+    if inc > 0:
+        value = int(math.ceil(value / inc) * inc)
+    return min(value, hi)
+
+
 def normalize(ask: Resource, minimum: Resource, maximum: Resource, step: Resource) -> Resource:
     """Round an ask up to a multiple of the increment, at least the minimum,
-    and at most the maximum, as YARN's `ResourceCalculator.normalize` does."""
-
-    def one(value: int, lo: int, hi: int, inc: int) -> int:
-        value = max(value, lo)
-        if inc > 0:
-            value = int(math.ceil(value / inc) * inc)
-        return min(value, hi)
-
+    and at most the maximum, in every resource type, as YARN's
+    `DominantResourceCalculator.normalize` does."""
     extra = {}
     mins, maxs, steps = dict(minimum.extra), dict(maximum.extra), dict(step.extra)
     for k, v in ask.extra:
-        extra[k] = one(v, mins.get(k, 0), maxs.get(k, v), steps.get(k, 1))
+        extra[k] = _normalize_one(v, mins.get(k, 0), maxs.get(k, v), steps.get(k, 1))
     return Resource(
-        one(ask.memory, minimum.memory, maximum.memory, step.memory),
-        one(ask.vcores, minimum.vcores, maximum.vcores, step.vcores),
+        _normalize_one(ask.memory, minimum.memory, maximum.memory, step.memory),
+        _normalize_one(ask.vcores, minimum.vcores, maximum.vcores, step.vcores),
         extra,
     )
 
@@ -178,6 +179,17 @@ class ResourceCalculator:
     def fits(self, ask: Resource, available: Resource) -> bool:
         """Whether `ask` fits in `available` (`fitsIn`): memory alone."""
         return ask.memory <= available.memory
+
+    def normalize(
+        self, ask: Resource, minimum: Resource, maximum: Resource, step: Resource
+    ) -> Resource:
+        """The container a scheduler using this calculator grants for `ask`
+        (`normalize` then `Resources.createResource(memory)`): memory rounded
+        as `normalize` does, one vcore, none of any extra type, whatever the
+        ask said, so vcore and extra-type asks are not honoured."""
+        step_mb = step.memory or minimum.memory
+        memory = _normalize_one(ask.memory, minimum.memory, maximum.memory, step_mb)
+        return Resource(memory, 1 if memory > 0 else 0)
 
 
 def _types(*rs: Resource) -> list[str]:
@@ -240,6 +252,11 @@ class DominantResourceCalculator(ResourceCalculator):
 
     def fits(self, ask: Resource, available: Resource) -> bool:
         return ask.fits_in(available)
+
+    def normalize(
+        self, ask: Resource, minimum: Resource, maximum: Resource, step: Resource
+    ) -> Resource:
+        return normalize(ask, minimum, maximum, step)
 
 
 def calculator(name: str) -> ResourceCalculator:

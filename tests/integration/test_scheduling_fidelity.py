@@ -6,7 +6,9 @@ optionally 1 gpu each) on one node. The DefaultResourceCalculator (and the
 FifoScheduler) place by memory alone, so an <8 GB, 2 vcore> node runs the AM
 and all six maps at once and the job takes ~64 s; the
 DominantResourceCalculator counts vcores, so it runs one map at a time next
-to the AM and the job takes six waves, ~370 s. The FairScheduler, whose
+to the AM and the job takes six waves, ~370 s. The default calculator
+grants no gpus (asks are normalized to memory and one vcore); DRF grants
+and counts them. The FairScheduler, whose
 container fit checks every type, runs two 1-gpu maps at a time on a node
 with two gpus when the queue has no maxResources (unbounded in every type),
 one at a time with `gpu=1` in maxResources.
@@ -158,9 +160,10 @@ GPU_NODE = {"memory": 8192, "vcores": 8, "gpu": 2}
     ids=["fifo", "capacity-default", "capacity-drf"],
 )
 def test_custom_resource_type_with_fifo_and_capacity(tmp_path, capsys, scheduler, props, waves):
-    """Maps asking for a gpu on a node with two: memory-only placement
-    (FIFO, Capacity's default calculator) over-commits gpus and runs all six
-    at once; the DominantResourceCalculator runs two at a time."""
+    """Maps asking for a gpu on a node with two: the DefaultResourceCalculator
+    (FIFO, Capacity's default) grants memory and a vcore and places by
+    memory, so all six run at once; the DominantResourceCalculator grants
+    and counts the gpu, two maps at a time."""
     end, records = replay(tmp_path, scheduler, GPU_NODE, gpu=1, props=props)
     assert waves * 60_000 < end < waves * 60_000 + 8_000
     assert max(running(records)) == 1 + 6 // waves
