@@ -201,6 +201,28 @@ def _types(*rs: Resource) -> list[str]:
     return sorted(names)
 
 
+def _has_all(r: Resource, types: list[str]) -> bool:
+    amounts = dict(r.extra)
+    return all(amounts.get(t, 0) for t in types)
+
+
+def dominance_compare(a: Resource, b: Resource) -> int:
+    """1 if `a` is larger in some type and smaller in none, -1 for the
+    reverse, 0 when equal or when each is larger in some type
+    (`DominantResourceCalculator.compare(lhs, rhs)`)."""
+    greater = a.memory > b.memory or a.vcores > b.vcores
+    less = a.memory < b.memory or a.vcores < b.vcores
+    if a.extra or b.extra:
+        ea, eb = dict(a.extra), dict(b.extra)
+        for t in _types(a, b):
+            x, y = ea.get(t, 0), eb.get(t, 0)
+            greater = greater or x > y
+            less = less or x < y
+    if greater == less:
+        return 0
+    return 1 if greater else -1
+
+
 class DominantResourceCalculator(ResourceCalculator):
     """Every resource type counts (Hadoop's `DominantResourceCalculator`):
     compare by dominant share of the cluster, the largest of a resource's
@@ -221,7 +243,12 @@ class DominantResourceCalculator(ResourceCalculator):
         return shares
 
     def compare(self, cluster: Resource, a: Resource, b: Resource) -> int:
-        types = _types(cluster, a, b) if a.extra or b.extra else []
+        """By dominant share; when the cluster has none of some type (no
+        nodes yet, or a declared type no node has), shares are undefined
+        and Hadoop falls back to `dominance_compare`."""
+        types = _types(cluster, a, b) if a.extra or b.extra or cluster.extra else []
+        if not cluster.memory or not cluster.vcores or (types and not _has_all(cluster, types)):
+            return dominance_compare(a, b)
         sa, sb = self._shares(cluster, a, types), self._shares(cluster, b, types)
         return (sa > sb) - (sa < sb)
 

@@ -87,3 +87,17 @@ def test_dominant_calculator_counts_every_resource_type():
     assert c.compare(cluster, Resource(8192, 1), task) > 0
     # equal dominant shares (1/4): the next shares decide, <1/16, 0> < <1/16, 1/16>
     assert c.compare(cluster, Resource(4096, 1), task) < 0
+
+
+def test_dominant_calculator_without_shares_compares_by_dominance():
+    """A cluster with none of some type (no nodes yet, or a declared gpu
+    type no node has) gives no dominant shares: like Hadoop, compare type
+    by type, 0 when each resource is larger in some type."""
+    c = DominantResourceCalculator()
+    no_gpus = Resource(16384, 16, {"gpu": 0})
+    assert c.compare(no_gpus, Resource(2048, 1), Resource(1024, 8)) == 0
+    assert c.compare(no_gpus, Resource(2048, 2), Resource(1024, 2)) > 0
+    assert c.compare(no_gpus, Resource(1024, 2), Resource(1024, 2, {"gpu": 1})) < 0
+    assert c.compare(Resource(0, 0), Resource(2048, 1), Resource(1024, 8)) == 0
+    # with every type present, dominant shares decide: 8/16 vcores > 2/16 GB
+    assert c.compare(Resource(16384, 16, {"gpu": 2}), Resource(2048, 1), Resource(1024, 8)) < 0

@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 import struct
 
-from emu.resources import MEMORY, VCORES, Resource
+from emu.resources import MEMORY, VCORES, Resource, dominance_compare
 
 LONG_MAX = (1 << 63) - 1
 INT_MAX = (1 << 31) - 1
@@ -143,16 +143,7 @@ def dominant_compare(cluster: Resource, a: Resource, b: Resource, single_type: b
         return 0
     types = types_of(cluster, a, b)
     if any(value(cluster, t) == 0 for t in types):
-        lhs_greater = rhs_greater = False
-        for t in types:
-            x, y = value(a, t), value(b, t)
-            if x < y:
-                rhs_greater = True
-            elif x > y:
-                lhs_greater = True
-        if lhs_greater and rhs_greater:
-            return 0
-        return 1 if lhs_greater else -1 if rhs_greater else 0
+        return dominance_compare(a, b)
     ls = [value(a, t) / value(cluster, t) for t in types]
     rs = [value(b, t) / value(cluster, t) for t in types]
     if single_type:
