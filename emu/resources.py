@@ -5,10 +5,11 @@ types (`yarn.resource-types`), kept as a sorted tuple so most clusters, which
 have none, pay nothing for them. Instances are immutable: the scheduler hot
 path shares them freely and never copies.
 
-Calculators answer the questions schedulers ask ("does it fit", "how many
-times", "which is bigger") the way Hadoop's `DefaultResourceCalculator`
-(memory only, even for fit: vcores and extra types are over-committed) and
-`DominantResourceCalculator` (every type; DRF: compare dominant shares) do.
+Calculators answer the questions schedulers ask ("what is granted for this
+ask", "does it fit", "how many times", "which is bigger") the way Hadoop's
+`DefaultResourceCalculator` (memory only, even for fit: a container gets one
+vcore and vcores are over-committed) and `DominantResourceCalculator` (every
+type; DRF: compare dominant shares) do.
 """
 
 from __future__ import annotations
@@ -154,10 +155,11 @@ def normalize(ask: Resource, minimum: Resource, maximum: Resource, step: Resourc
 
 
 class ResourceCalculator:
-    """Memory only, for every question (Hadoop's `DefaultResourceCalculator`):
-    a container fits where its memory fits, so vcores and extra resource
-    types are over-committed freely, as a CapacityScheduler configured with
-    the default calculator does."""
+    """Memory only, for every question (Hadoop's `DefaultResourceCalculator`,
+    the FifoScheduler's and the CapacityScheduler's default): a container is
+    granted its memory and one vcore whatever it asked for, and fits where
+    its memory fits, so vcores are over-committed and extra resource types
+    are never granted."""
 
     name = "default"
 
