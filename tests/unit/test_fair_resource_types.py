@@ -48,8 +48,12 @@ def gpu_request(h: FSHarness, queue: str, num: int, memory: int = GB, gpu: int =
     return attempt
 
 
+def gpu_of(r: Resource) -> int:
+    return dict(r.extra).get("gpu", 0)
+
+
 def gpus(h: FSHarness, attempt: str) -> int:
-    return dict(h.fsapp(attempt).used.extra).get("gpu", 0)
+    return gpu_of(h.fsapp(attempt).used)
 
 
 async def test_queues_and_apps_without_max_resources_are_unbounded_in_gpu(
@@ -141,3 +145,21 @@ async def test_fair_share_preemption_takes_back_gpus(tmp_path: Path, autojump_cl
     assert gpus(h, greedy) == 2
     h.heartbeat("n1", 4)
     assert gpus(h, starving) == 2
+
+
+async def test_max_am_share_fills_a_zero_gpu_fair_share_from_what_is_free(
+    tmp_path: Path, autojump_clock
+):
+    """Under the memory-only fair policy a queue's fair share has no gpus;
+    computeMaxAMResource fills a zero type with min(free, max share), so an
+    AM asking for a gpu still fits maxAMShare (0.5 of 2 gpus = 1)."""
+    h = FSHarness(GPU, alloc=write_alloc(tmp_path, '<queue name="a"/>'))
+    add_gpu_node(h, "n1", 8 * GB, 8, 2)
+    attempt = h.submit("root.a", am=Resource(GB, 1, {"gpu": 1}))
+    assert attempt is not None
+    h.update()
+    h.heartbeat("n1")
+    queue = h.queue("root.a")
+    assert gpu_of(queue.fair_share) == 0
+    assert gpu_of(queue.max_am_metric) == 1
+    assert gpus(h, attempt) == 1
