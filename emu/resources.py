@@ -118,18 +118,23 @@ class Resource:
 ZERO = Resource(0, 0)
 
 
+def _component_extra(a: Resource, b: Resource, pick: Any) -> dict[str, int]:
+    """`pick` of the two amounts of each extra type either names; a type a
+    resource does not name is 0 of it."""
+    if not a.extra and not b.extra:
+        return {}
+    ea, eb = dict(a.extra), dict(b.extra)
+    return {k: pick(ea.get(k, 0), eb.get(k, 0)) for k in sorted(ea.keys() | eb.keys())}
+
+
 def component_max(a: Resource, b: Resource) -> Resource:
-    extra = dict(a.extra)
-    for k, v in b.extra:
-        extra[k] = max(extra.get(k, 0), v)
-    return Resource(max(a.memory, b.memory), max(a.vcores, b.vcores), extra)
+    """`Resources.componentwiseMax`."""
+    return Resource(max(a.memory, b.memory), max(a.vcores, b.vcores), _component_extra(a, b, max))
 
 
 def component_min(a: Resource, b: Resource) -> Resource:
-    extra = dict(a.extra)
-    for k, v in b.extra:
-        extra[k] = min(extra.get(k, 0), v)
-    return Resource(min(a.memory, b.memory), min(a.vcores, b.vcores), extra)
+    """`Resources.componentwiseMin`."""
+    return Resource(min(a.memory, b.memory), min(a.vcores, b.vcores), _component_extra(a, b, min))
 
 
 def _normalize_one(value: int, lo: int, hi: int, inc: int) -> int:

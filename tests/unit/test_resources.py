@@ -9,6 +9,8 @@ from emu.resources import (
     Resource,
     ResourceCalculator,
     calculator,
+    component_max,
+    component_min,
     normalize,
 )
 
@@ -101,3 +103,12 @@ def test_dominant_calculator_without_shares_compares_by_dominance():
     assert c.compare(Resource(0, 0), Resource(2048, 1), Resource(1024, 8)) == 0
     # with every type present, dominant shares decide: 8/16 vcores > 2/16 GB
     assert c.compare(Resource(16384, 16, {"gpu": 2}), Resource(2048, 1), Resource(1024, 8)) < 0
+
+
+def test_componentwise_min_and_max_count_a_missing_type_as_zero():
+    """Resources.componentwiseMin/Max: either argument may name a type the
+    other does not; the other has 0 of it."""
+    gpus, plain = Resource(4096, 4, {"gpu": 2}), Resource(2048, 8)
+    assert component_min(gpus, plain) == Resource(2048, 4, {"gpu": 0})
+    assert component_min(plain, gpus) == Resource(2048, 4, {"gpu": 0})
+    assert component_max(plain, gpus) == Resource(4096, 8, {"gpu": 2})

@@ -21,17 +21,13 @@ from emu.resources import (
     DominantResourceCalculator,
     Resource,
     ResourceCalculator,
+    component_max,
+    component_min,
 )
 
 
 def _map(r: Resource, fn) -> Resource:
     return Resource(fn(r.memory), fn(r.vcores), tuple((k, fn(v)) for k, v in r.extra))
-
-
-def _zip(a: Resource, b: Resource, fn) -> Resource:
-    ea, eb = dict(a.extra), dict(b.extra)
-    extra = {k: fn(ea.get(k, 0), eb.get(k, 0)) for k in ea.keys() | eb.keys()}
-    return Resource(fn(a.memory, b.memory), fn(a.vcores, b.vcores), extra)
 
 
 def _step(r: Resource, step: Resource, up: bool) -> Resource:
@@ -89,12 +85,12 @@ def rmax(calc: ResourceCalculator, cluster: Resource, a: Resource, b: Resource) 
 
 def cmin(a: Resource, b: Resource) -> Resource:
     """Componentwise minimum."""
-    return _zip(a, b, min)
+    return component_min(a, b)
 
 
 def cmax(a: Resource, b: Resource) -> Resource:
     """Componentwise maximum."""
-    return _zip(a, b, max)
+    return component_max(a, b)
 
 
 def non_negative(r: Resource) -> Resource:
