@@ -5,10 +5,11 @@ types (`yarn.resource-types`), kept as a sorted tuple so most clusters, which
 have none, pay nothing for them. Instances are immutable: the scheduler hot
 path shares them freely and never copies.
 
-Calculators answer the questions schedulers ask ("does it fit", "how many
-times", "which is bigger") the way Hadoop's `DefaultResourceCalculator`
-(memory only) and `DominantResourceCalculator` (DRF: compare dominant shares)
-do.
+Calculators answer the questions schedulers ask ("what is granted for this
+ask", "does it fit", "how many times", "which is bigger") the way Hadoop's
+`DefaultResourceCalculator` (memory only, even for fit: a container gets one
+vcore and vcores are over-committed) and `DominantResourceCalculator` (every
+type; DRF: compare dominant shares) do.
 """
 
 from __future__ import annotations
@@ -115,43 +116,53 @@ class Resource:
 ZERO = Resource(0, 0)
 
 
+def _component_extra(a: Resource, b: Resource, pick: Any) -> dict[str, int]:
+    """`pick` of the two amounts of each extra type either names; a type a
+    resource does not name is 0 of it."""
+    if not a.extra and not b.extra:
+        return {}
+    ea, eb = dict(a.extra), dict(b.extra)
+    return {k: pick(ea.get(k, 0), eb.get(k, 0)) for k in sorted(ea.keys() | eb.keys())}
+
+
 def component_max(a: Resource, b: Resource) -> Resource:
-    extra = dict(a.extra)
-    for k, v in b.extra:
-        extra[k] = max(extra.get(k, 0), v)
-    return Resource(max(a.memory, b.memory), max(a.vcores, b.vcores), extra)
+    """`Resources.componentwiseMax`."""
+    return Resource(max(a.memory, b.memory), max(a.vcores, b.vcores), _component_extra(a, b, max))
 
 
 def component_min(a: Resource, b: Resource) -> Resource:
-    extra = dict(a.extra)
-    for k, v in b.extra:
-        extra[k] = min(extra.get(k, 0), v)
-    return Resource(min(a.memory, b.memory), min(a.vcores, b.vcores), extra)
+    """`Resources.componentwiseMin`."""
+    return Resource(min(a.memory, b.memory), min(a.vcores, b.vcores), _component_extra(a, b, min))
+
+
+def _normalize_one(value: int, lo: int, hi: int, inc: int) -> int:
+    value = max(value, lo)
+    if inc > 0:
+        value = int(math.ceil(value / inc) * inc)
+    return min(value, hi)
 
 
 def normalize(ask: Resource, minimum: Resource, maximum: Resource, step: Resource) -> Resource:
     """Round an ask up to a multiple of the increment, at least the minimum,
-    and at most the maximum, as YARN's `ResourceCalculator.normalize` does."""
-
-    def one(value: int, lo: int, hi: int, inc: int) -> int:
-        value = max(value, lo)
-        if inc > 0:
-            value = int(math.ceil(value / inc) * inc)
-        return min(value, hi)
-
+    and at most the maximum, in every resource type, as YARN's
+    `DominantResourceCalculator.normalize` does."""
     extra = {}
     mins, maxs, steps = dict(minimum.extra), dict(maximum.extra), dict(step.extra)
     for k, v in ask.extra:
-        extra[k] = one(v, mins.get(k, 0), maxs.get(k, v), steps.get(k, 1))
+        extra[k] = _normalize_one(v, mins.get(k, 0), maxs.get(k, v), steps.get(k, 1))
     return Resource(
-        one(ask.memory, minimum.memory, maximum.memory, step.memory),
-        one(ask.vcores, minimum.vcores, maximum.vcores, step.vcores),
+        _normalize_one(ask.memory, minimum.memory, maximum.memory, step.memory),
+        _normalize_one(ask.vcores, minimum.vcores, maximum.vcores, step.vcores),
         extra,
     )
 
 
 class ResourceCalculator:
-    """Memory-only comparisons (Hadoop's `DefaultResourceCalculator`)."""
+    """Memory only, for every question (Hadoop's `DefaultResourceCalculator`,
+    the FifoScheduler's and the CapacityScheduler's default): a container is
+    granted its memory and one vcore whatever it asked for, and fits where
+    its memory fits, so vcores are over-committed and extra resource types
+    are never granted."""
 
     name = "default"
 
@@ -167,49 +178,98 @@ class ResourceCalculator:
         return r.memory / cluster.memory if cluster.memory else 0.0
 
     def divide_and_count(self, available: Resource, required: Resource) -> int:
-        """How many `required` fit in `available`."""
+        """How many `required` fit in `available` (`computeAvailableContainers`)."""
         return available.memory // required.memory if required.memory else 1 << 31
 
     def fits(self, ask: Resource, available: Resource) -> bool:
-        """Whether an ask can be placed. Like YARN, placement always checks
-        every component, even when ordering looks only at memory."""
-        return ask.fits_in(available)
+        """Whether `ask` fits in `available` (`fitsIn`): memory alone."""
+        return ask.memory <= available.memory
 
-    def is_invalid_divisor(self, r: Resource) -> bool:
-        return r.memory == 0
+    def normalize(
+        self, ask: Resource, minimum: Resource, maximum: Resource, step: Resource
+    ) -> Resource:
+        """The container a scheduler using this calculator grants for `ask`
+        (`normalize` then `Resources.createResource(memory)`): memory rounded
+        as `normalize` does, one vcore, none of any extra type, whatever the
+        ask said, so vcore and extra-type asks are not honoured."""
+        step_mb = step.memory or minimum.memory
+        memory = _normalize_one(ask.memory, minimum.memory, maximum.memory, step_mb)
+        return Resource(memory, 1 if memory > 0 else 0)
+
+
+def _types(*rs: Resource) -> list[str]:
+    """The extra resource types named by any of `rs`, in name order; a type a
+    resource does not name counts as 0 of it."""
+    names: set[str] = set()
+    for r in rs:
+        names.update(k for k, _ in r.extra)
+    return sorted(names)
+
+
+def _has_all(r: Resource, types: list[str]) -> bool:
+    amounts = dict(r.extra)
+    return all(amounts.get(t, 0) for t in types)
+
+
+def dominance_compare(a: Resource, b: Resource) -> int:
+    """1 if `a` is larger in some type and smaller in none, -1 for the
+    reverse, 0 when equal or when each is larger in some type
+    (`DominantResourceCalculator.compare(lhs, rhs)`)."""
+    greater = a.memory > b.memory or a.vcores > b.vcores
+    less = a.memory < b.memory or a.vcores < b.vcores
+    if a.extra or b.extra:
+        ea, eb = dict(a.extra), dict(b.extra)
+        for t in _types(a, b):
+            x, y = ea.get(t, 0), eb.get(t, 0)
+            greater = greater or x > y
+            less = less or x < y
+    if greater == less:
+        return 0
+    return 1 if greater else -1
 
 
 class DominantResourceCalculator(ResourceCalculator):
-    """Compare by dominant share of the cluster (Hadoop's
-    `DominantResourceCalculator`): the largest of a resource's per-type
-    shares, ties broken by the next-largest share."""
+    """Every resource type counts (Hadoop's `DominantResourceCalculator`):
+    compare by dominant share of the cluster, the largest of a resource's
+    per-type shares, ties broken by the next-largest share; fit, count and
+    ratio look at memory, vcores and every extra type."""
 
     name = "dominant"
 
-    def _shares(self, cluster: Resource, r: Resource) -> list[float]:
+    def _shares(self, cluster: Resource, r: Resource, extra_types: list[str]) -> list[float]:
         shares = [
             r.memory / cluster.memory if cluster.memory else 0.0,
             r.vcores / cluster.vcores if cluster.vcores else 0.0,
         ]
-        if r.extra:
-            c = dict(cluster.extra)
-            shares.extend(v / c[k] if c.get(k) else 0.0 for k, v in r.extra)
+        if extra_types:
+            c, v = dict(cluster.extra), dict(r.extra)
+            shares.extend(v.get(k, 0) / c[k] if c.get(k) else 0.0 for k in extra_types)
         shares.sort(reverse=True)
         return shares
 
     def compare(self, cluster: Resource, a: Resource, b: Resource) -> int:
-        sa, sb = self._shares(cluster, a), self._shares(cluster, b)
+        """By dominant share; when the cluster has none of some type (no
+        nodes yet, or a declared type no node has), shares are undefined
+        and Hadoop falls back to `dominance_compare`."""
+        types = _types(cluster, a, b) if a.extra or b.extra or cluster.extra else []
+        if not cluster.memory or not cluster.vcores or (types and not _has_all(cluster, types)):
+            return dominance_compare(a, b)
+        sa, sb = self._shares(cluster, a, types), self._shares(cluster, b, types)
         return (sa > sb) - (sa < sb)
 
     def share(self, cluster: Resource, r: Resource) -> float:
-        return self._shares(cluster, r)[0]
+        return self._shares(cluster, r, _types(r))[0]
 
     def ratio(self, a: Resource, b: Resource) -> float:
-        ratios = [
-            a.memory / b.memory if b.memory else (math.inf if a.memory else 0.0),
-            a.vcores / b.vcores if b.vcores else (math.inf if a.vcores else 0.0),
-        ]
-        return max(ratios)
+        def one(x: int, y: int) -> float:
+            return x / y if y else (math.inf if x else 0.0)
+
+        best = max(one(a.memory, b.memory), one(a.vcores, b.vcores))
+        if a.extra or b.extra:
+            ea, eb = dict(a.extra), dict(b.extra)
+            for k in _types(a, b):
+                best = max(best, one(ea.get(k, 0), eb.get(k, 0)))
+        return best
 
     def divide_and_count(self, available: Resource, required: Resource) -> int:
         counts = []
@@ -217,10 +277,18 @@ class DominantResourceCalculator(ResourceCalculator):
             counts.append(available.memory // required.memory)
         if required.vcores:
             counts.append(available.vcores // required.vcores)
+        if required.extra:
+            avail = dict(available.extra)
+            counts.extend(avail.get(k, 0) // v for k, v in required.extra if v)
         return min(counts) if counts else 1 << 31
 
-    def is_invalid_divisor(self, r: Resource) -> bool:
-        return r.memory == 0 or r.vcores == 0
+    def fits(self, ask: Resource, available: Resource) -> bool:
+        return ask.fits_in(available)
+
+    def normalize(
+        self, ask: Resource, minimum: Resource, maximum: Resource, step: Resource
+    ) -> Resource:
+        return normalize(ask, minimum, maximum, step)
 
 
 def calculator(name: str) -> ResourceCalculator:

@@ -17,7 +17,7 @@ from typing import Any
 import structlog
 
 from emu import protocol as P
-from emu.resources import Resource, normalize
+from emu.resources import Resource
 from emu.rm import app as app_sm
 from emu.rm import attempt as attempt_sm
 from emu.rm import node as node_sm
@@ -281,7 +281,9 @@ class RMServices:
                 f"AM resource {am_resource} is negative or exceeds "
                 f"maximum allocation {sched.maximum}",
             )
-        am_resource = normalize(am_resource, sched.minimum, sched.maximum, sched.increment)
+        am_resource = sched.calc.normalize(
+            am_resource, sched.minimum, sched.maximum, sched.increment
+        )
         app = RMApp(
             app_id,
             msg["name"],

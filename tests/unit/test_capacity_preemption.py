@@ -491,6 +491,25 @@ def test_drf_preemption_uses_dominant_shares() -> None:
     assert preempted(q, calc=DominantResourceCalculator()) == [0, 50]
 
 
+def test_drf_ideal_allocation_shares_out_every_resource_type() -> None:
+    """The fixpoint offers each needy queue its guarantee-weighted part of
+    what is left in every resource type (normalizedGuarantee per type), so a
+    queue that needs gpus is assigned gpus: B, guaranteed half of 10 gpus and
+    asking for 5 while A holds all 10, is given 5 in its ideal assignment
+    and A is to give back 5."""
+    cluster = Resource(100, 100, {"gpu": 10})
+    half = Resource(50, 50, {"gpu": 5})
+    pending = Resource(10, 10, {"gpu": 5})
+    a = TempQueue("root.a", half, cluster, Resource(10, 10, {"gpu": 10}))
+    b = TempQueue("root.b", half, cluster, ZERO, pending=pending, pending_deduct_reserved=pending)
+    root = TempQueue("root", cluster, cluster, a.used)
+    root.add_child(a)
+    root.add_child(b)
+    compute_ideal_allocation(DominantResourceCalculator(), cluster, root, cluster, CONF)
+    assert b.ideal_assigned == pending
+    assert dict(a.to_be_preempted.extra) == {"gpu": 5}
+
+
 class _Ctx:
     def __init__(self) -> None:
         self.now = 0

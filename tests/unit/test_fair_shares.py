@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 from emu.resources import MEMORY, VCORES, ZERO, Resource
 from emu.rm.scheduler.fair import policies, shares
-from emu.rm.scheduler.fair.arith import LONG_MAX, UNBOUNDED, f32
+from emu.rm.scheduler.fair.arith import LONG_MAX, f32, unbounded
 
 INT_MAX = (1 << 31) - 1
 
@@ -125,7 +125,7 @@ def test_steady_shares_count_inactive_queues():
         def is_active(self) -> bool:
             return self.active
 
-    qs = [Queue(max_share=UNBOUNDED), Queue(max_share=UNBOUNDED, active=False)]
+    qs = [Queue(max_share=unbounded()), Queue(max_share=unbounded(), active=False)]
     shares.compute_shares(qs, Resource(6144, 6), MEMORY)
     shares.compute_steady_shares(qs, Resource(6144, 6), MEMORY)
     assert [q.fair_share.memory for q in qs] == [6144, 0]

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from emu.protocol import EXIT_ABORTED, EXIT_KILLED_EXPIRED, EXIT_PREEMPTED
-from emu.resources import ZERO, Resource, ResourceCalculator, normalize
+from emu.resources import ZERO, Resource, ResourceCalculator
 from emu.rm import container as csm
 from emu.rm.container import RMContainer
 
@@ -557,7 +557,7 @@ class Scheduler:
     def request_am_container(self, attempt_id: str, am_resource: Resource) -> None:
         sapp = self.apps[attempt_id]
         sapp.am_pending = True
-        capability = normalize(am_resource, self.minimum, self.maximum, self.increment)
+        capability = self.calc.normalize(am_resource, self.minimum, self.maximum, self.increment)
         self._update_asks(sapp, [Ask(AM_PRIORITY, ANY, capability, 1, True)])
 
     def allocate(
@@ -584,7 +584,7 @@ class Scheduler:
                         f"invalid resource request: {cap} exceeds maximum allocation {maximum}"
                         + where
                     )
-                cap = normalize(cap, self.minimum, self.maximum, self.increment)
+                cap = self.calc.normalize(cap, self.minimum, self.maximum, self.increment)
                 parsed.append(
                     Ask(
                         a["priority"],

@@ -31,6 +31,14 @@ What is emulated, with YARN's defaults:
   natural_termination_factor). A refresh can change these or turn the
   monitor off; turning it on or changing its interval needs a restart.
 
+Resource calculators, as in Hadoop: with the default
+(`DefaultResourceCalculator`) every decision - node fit, reservations,
+headroom, queue and user limits, AM limits, preemption - looks at memory
+alone, and asks are granted as memory plus one vcore (vcores are
+over-committed, extra resource types are not granted). With the
+`DominantResourceCalculator` asks are granted as asked and every resource
+type counts: fit in every type, comparisons by dominant share.
+
 Not emulated: node labels, absolute-resource capacities, auto-created
 queues, reservation (plan) queues, user weights, intra-queue preemption.
 

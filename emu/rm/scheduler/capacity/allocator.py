@@ -144,7 +144,7 @@ def _assign_container(
     calc, cluster = sched.calc, sched.cluster
     looking = sched.cs.reservations_continue_looking
     capability = ask.capability
-    if not rm.le(calc, cluster, capability, node.total):
+    if not calc.fits(capability, node.total):
         return LOCALITY_SKIPPED
     should = should_allocate_or_reserve(sched, sapp, priority, capability)
     need = rm.rmax(calc, cluster, capability - headroom, must_unreserve)

@@ -66,7 +66,7 @@ class TempQueue:
     actually_to_be_preempted: Resource = ZERO
     untouchable_extra: Resource = ZERO
     preemptable_extra: Resource = ZERO
-    normalized_guarantee: tuple[float, float] = (0.0, 0.0)
+    normalized_guarantee: dict[str, float] = field(default_factory=dict)
 
     def add_child(self, q: TempQueue) -> None:
         self.children.append(q)
@@ -127,22 +127,26 @@ def _pct_of_guaranteed(q: TempQueue, calc: ResourceCalculator, cluster: Resource
     return rm.divide(calc, cluster, q.ideal_assigned, q.guaranteed)
 
 
-def _reset_capacity(queues: list[TempQueue], ignore_guarantee: bool) -> None:
+def _reset_capacity(queues: list[TempQueue], types: list[str], ignore_guarantee: bool) -> None:
+    """Each queue's part of what is left, per resource type: its guarantee
+    over the sum of the needy queues' guarantees (a type none of them is
+    guaranteed keeps its previous part), or equal parts."""
     if ignore_guarantee:
         share = 1.0 / len(queues)
         for q in queues:
-            q.normalized_guarantee = (share, share)
+            q.normalized_guarantee = dict.fromkeys(types, share)
         return
     active = ZERO
     for q in queues:
         active = active + q.guaranteed
+    total = active.to_wire()
     for q in queues:
-        mem, vc = q.normalized_guarantee
-        if active.memory:
-            mem = q.guaranteed.memory / active.memory
-        if active.vcores:
-            vc = q.guaranteed.vcores / active.vcores
-        q.normalized_guarantee = (mem, vc)
+        parts = dict(q.normalized_guarantee)
+        mine = q.guaranteed.to_wire()
+        for t in types:
+            if total.get(t, 0):
+                parts[t] = mine.get(t, 0) / total[t]
+        q.normalized_guarantee = parts
 
 
 def _fixpoint(
@@ -162,8 +166,9 @@ def _fixpoint(
         unassigned = unassigned - q.ideal_assigned
         if rm.lt(calc, tot_guarant, q.ideal_assigned, q.used + q.pending):
             needy.append(q)
+    types = list(unassigned.to_wire())
     while needy and rm.positive(calc, tot_guarant, unassigned):
-        _reset_capacity(needy, ignore_guarantee)
+        _reset_capacity(needy, types, ignore_guarantee)
         needy.sort(key=lambda q: _pct_of_guaranteed(q, calc, tot_guarant))
         first = _pct_of_guaranteed(needy[0], calc, tot_guarant)
         n = 1

@@ -12,18 +12,22 @@ rounded up to the step; `multiply_down` truncates and rounds down.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 
-from emu.resources import ZERO, DominantResourceCalculator, Resource, ResourceCalculator
+from emu.resources import (
+    MEMORY,
+    VCORES,
+    ZERO,
+    DominantResourceCalculator,
+    Resource,
+    ResourceCalculator,
+    component_max,
+    component_min,
+)
 
 
 def _map(r: Resource, fn) -> Resource:
     return Resource(fn(r.memory), fn(r.vcores), tuple((k, fn(v)) for k, v in r.extra))
-
-
-def _zip(a: Resource, b: Resource, fn) -> Resource:
-    ea, eb = dict(a.extra), dict(b.extra)
-    extra = {k: fn(ea.get(k, 0), eb.get(k, 0)) for k in ea.keys() | eb.keys()}
-    return Resource(fn(a.memory, b.memory), fn(a.vcores, b.vcores), extra)
 
 
 def _step(r: Resource, step: Resource, up: bool) -> Resource:
@@ -68,9 +72,7 @@ def positive(calc: ResourceCalculator, cluster: Resource, r: Resource) -> bool:
 def fits(calc: ResourceCalculator, small: Resource, big: Resource) -> bool:
     """Hadoop's `Resources.fitsIn(rc, small, big)`: memory only for the
     default calculator, every type for DRF."""
-    if isinstance(calc, DominantResourceCalculator):
-        return small.fits_in(big)
-    return small.memory <= big.memory
+    return calc.fits(small, big)
 
 
 def rmin(calc: ResourceCalculator, cluster: Resource, a: Resource, b: Resource) -> Resource:
@@ -83,12 +85,12 @@ def rmax(calc: ResourceCalculator, cluster: Resource, a: Resource, b: Resource) 
 
 def cmin(a: Resource, b: Resource) -> Resource:
     """Componentwise minimum."""
-    return _zip(a, b, min)
+    return component_min(a, b)
 
 
 def cmax(a: Resource, b: Resource) -> Resource:
     """Componentwise maximum."""
-    return _zip(a, b, max)
+    return component_max(a, b)
 
 
 def non_negative(r: Resource) -> Resource:
@@ -110,13 +112,24 @@ def multiply_up(calc: ResourceCalculator, r: Resource, by: float, step: Resource
 
 
 def multiply_up_each(
-    calc: ResourceCalculator, r: Resource, by: tuple[float, float], step: Resource
+    calc: ResourceCalculator, r: Resource, by: Mapping[str, float], step: Resource
 ) -> Resource:
-    """`multiplyAndNormalizeUp` with one factor per resource type (memory, vcores)."""
+    """`multiplyAndNormalizeUp` with one factor per resource type (by YARN
+    resource name; a type without a factor gets 0)."""
     if isinstance(calc, DominantResourceCalculator):
-        scaled = Resource(math.ceil(r.memory * by[0]), math.ceil(r.vcores * by[1]))
+
+        def scale(v: int, f: float) -> int:
+            return math.ceil(v * f)
     else:
-        scaled = Resource(int(r.memory * by[0] + 0.5), int(r.vcores * by[1] + 0.5))
+
+        def scale(v: int, f: float) -> int:
+            return int(v * f + 0.5)
+
+    scaled = Resource(
+        scale(r.memory, by.get(MEMORY, 0.0)),
+        scale(r.vcores, by.get(VCORES, 0.0)),
+        tuple((k, scale(v, by.get(k, 0.0))) for k, v in r.extra),
+    )
     return _step(scaled, step, up=True)
 
 

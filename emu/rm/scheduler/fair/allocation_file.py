@@ -40,7 +40,7 @@ from xml.parsers import expat
 from emu.errors import InputError
 from emu.resources import MEMORY, VCORES, ZERO, Resource
 from emu.rm.scheduler.fair import placement, policies
-from emu.rm.scheduler.fair.arith import INT_MAX, LONG_MAX, f32, jlong
+from emu.rm.scheduler.fair.arith import INT_MAX, LONG_MAX, f32, jlong, unbounded
 from emu.rm.scheduler.fair.placement import ConfiguredQueues, Groups, PlacementPolicy, Rule
 from emu.rm.scheduler.fair.policies import Policy
 
@@ -136,7 +136,9 @@ class ConfigurableResource:
         return f"ConfigurableResource({self.resource or self.fractions})"
 
 
-UNBOUNDED_CONF = ConfigurableResource(Resource(LONG_MAX, LONG_MAX))
+UNBOUNDED_CONF = ConfigurableResource(unbounded())
+"""No maxResources on a cluster without extra resource types; with them, see
+`AllocationConfiguration.for_types`."""
 _BAD = "Error reading resource config--invalid resource definition:"
 _OLD = {unit: re.compile(r"(-?\d+)(\.\d*)?\s*" + unit) for unit in ("mb", "vcores")}
 
@@ -307,6 +309,18 @@ class AllocationConfiguration:
     placement_rules: list[Rule] | None = None
     queue_lines: dict[str, int] = field(default_factory=dict)
 
+    @classmethod
+    def for_types(
+        cls, resource_types: tuple[str, ...], source: str = ""
+    ) -> AllocationConfiguration:
+        """An empty configuration for a cluster declaring `resource_types`: a
+        queue without maxResources is unbounded in every declared type, as
+        `Resources.unbounded()` is in Hadoop."""
+        return cls(
+            source=source,
+            queue_max_resources_default=ConfigurableResource(unbounded(resource_types)),
+        )
+
     def weight(self, q: str) -> float:
         return self.weights.get(q, 1.0)
 
@@ -370,7 +384,7 @@ class _Loader:
     def __init__(self, path: Path, resource_types: tuple[str, ...]) -> None:
         self.path = str(path)
         self.types = resource_types
-        self.conf = AllocationConfiguration(source=self.path)
+        self.conf = AllocationConfiguration.for_types(resource_types, self.path)
         self.leaves: list[str] = []
         self.parents: list[str] = []
 

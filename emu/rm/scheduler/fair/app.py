@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING
 from emu.resources import ZERO, Resource, component_min
 from emu.rm.scheduler.common import ANY, NODE_LOCAL, OFF_SWITCH, RACK_LOCAL, Ask
 from emu.rm.scheduler.fair.arith import (
-    UNBOUNDED,
     f32,
     fits_in,
     floor_int,
@@ -39,7 +38,6 @@ class FSApp:
     """See the module docstring."""
 
     min_share = ZERO
-    max_share = UNBOUNDED
 
     def __init__(self, fs: FairScheduler, sapp: SchedulerApp, queue: FSLeafQueue) -> None:
         self.fs = fs
@@ -47,6 +45,7 @@ class FSApp:
         self.queue = queue
         self.name = sapp.app_id
         self.user = sapp.user
+        self.max_share = fs.unbounded
         self.start_ms = sapp.start_ms
         self._used = ZERO
         self._demand = ZERO

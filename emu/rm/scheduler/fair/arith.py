@@ -15,12 +15,17 @@ from __future__ import annotations
 import math
 import struct
 
-from emu.resources import MEMORY, VCORES, Resource
+from emu.resources import MEMORY, VCORES, Resource, dominance_compare
 
 LONG_MAX = (1 << 63) - 1
 INT_MAX = (1 << 31) - 1
-UNBOUNDED = Resource(LONG_MAX, LONG_MAX)
-"""`Resources.unbounded()`: every component is Long.MAX_VALUE."""
+
+
+def unbounded(types: tuple[str, ...] = ()) -> Resource:
+    """`Resources.unbounded()`: Long.MAX_VALUE in memory, vcores and every
+    declared extra type (`yarn.resource-types`). A type left out would read
+    as 0 and bound the queue or app to none of it."""
+    return Resource(LONG_MAX, LONG_MAX, dict.fromkeys(types, LONG_MAX))
 
 
 def f32(x: float) -> float:
@@ -149,16 +154,7 @@ def dominant_compare(cluster: Resource, a: Resource, b: Resource, single_type: b
         return 0
     types = types_of(cluster, a, b)
     if any(value(cluster, t) == 0 for t in types):
-        lhs_greater = rhs_greater = False
-        for t in types:
-            x, y = value(a, t), value(b, t)
-            if x < y:
-                rhs_greater = True
-            elif x > y:
-                lhs_greater = True
-        if lhs_greater and rhs_greater:
-            return 0
-        return 1 if lhs_greater else -1 if rhs_greater else 0
+        return dominance_compare(a, b)
     ls = [value(a, t) / value(cluster, t) for t in types]
     rs = [value(b, t) / value(cluster, t) for t in types]
     if single_type:

@@ -28,7 +28,14 @@ from emu.rm.scheduler.fair.allocation_file import (
     SUBMIT,
     ConfigurableResource,
 )
-from emu.rm.scheduler.fair.arith import fits_in, is_none, multiply_round_up, subtract_non_negative
+from emu.rm.scheduler.fair.arith import (
+    fits_in,
+    is_none,
+    multiply_round_up,
+    subtract_non_negative,
+    value,
+    with_value,
+)
 from emu.rm.scheduler.fair.policies import Policy
 
 if TYPE_CHECKING:
@@ -313,7 +320,9 @@ class FSLeafQueue(FSQueue):
     # --- AM limits ------------------------------------------------------------------------------
     def max_am_resource(self) -> Resource:
         """Fair share x maxAMShare, rounded up; a zero component of the fair
-        share is replaced by min(cluster available, max share)."""
+        share, extra resource types included, is replaced by min(cluster
+        available, max share) (`computeMaxAMResource` and
+        `QueueMetrics.fillInValuesFromAvailableResources`)."""
         r = self.fair_share
         available = self.fs.root_available
         max_share = self.max_share
@@ -321,6 +330,10 @@ class FSLeafQueue(FSQueue):
             r = Resource(min(available.memory, max_share.memory), r.vcores, r.extra)
         if r.vcores == 0:
             r = Resource(r.memory, min(available.vcores, max_share.vcores), r.extra)
+        if available.extra:
+            for rtype, free in available.extra:
+                if value(r, rtype) == 0:
+                    r = with_value(r, rtype, min(free, value(max_share, rtype)))
         return multiply_round_up(r, self.max_am_share)
 
     def can_run_am(self, am_resource: Resource) -> bool:

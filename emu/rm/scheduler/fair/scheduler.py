@@ -25,7 +25,7 @@ import structlog
 import trio
 
 from emu.errors import InputError
-from emu.resources import ZERO, Resource, ResourceCalculator, component_min
+from emu.resources import ZERO, DominantResourceCalculator, Resource, component_min
 from emu.rm.scheduler.common import Ask, Scheduler, SchedulerError, SchedulerNode
 from emu.rm.scheduler.fair import allocation_file
 from emu.rm.scheduler.fair.allocation_file import AllocationConfiguration
@@ -37,6 +37,7 @@ from emu.rm.scheduler.fair.arith import (
     jdiv,
     multiply,
     subtract_non_negative,
+    unbounded,
 )
 from emu.rm.scheduler.fair.max_running import MaxRunningAppsEnforcer
 from emu.rm.scheduler.fair.placement import PlacementError, PlacementPolicy
@@ -70,7 +71,10 @@ class FairScheduler(Scheduler):
     name = "fair"
 
     def __init__(self, ctx: RMContext) -> None:
-        super().__init__(ctx, ResourceCalculator())
+        # Asks are normalized over every resource type, as
+        # FairScheduler.getNormalizedResource does with the dominant
+        # calculator; placement and ordering use the queues' policies.
+        super().__init__(ctx, DominantResourceCalculator())
         s = ctx.settings
         self.settings = FairSettings.from_conf(ctx.conf, s.minimum_allocation, s.maximum_allocation)
         self.increment = self.settings.increment
@@ -84,7 +88,8 @@ class FairScheduler(Scheduler):
         self.preempt_nodes: dict[str, NodePreemption] = {}
         self.enforcer = MaxRunningAppsEnforcer(self)
         self.preemption = Preemption(self)
-        self.alloc = AllocationConfiguration()
+        self.alloc = AllocationConfiguration.for_types(s.resource_types)
+        self.unbounded = unbounded(s.resource_types)
         self.placement = self._placement_policy()
         self.qm = QueueManager(self)
         self.alloc_mtime: float | None = None
