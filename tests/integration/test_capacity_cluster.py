@@ -5,7 +5,6 @@ admin refresh over the protocol, and a bad configuration through `emu run`."""
 from __future__ import annotations
 
 import io
-import time
 from pathlib import Path
 
 import pytest
@@ -51,9 +50,7 @@ async def test_capacity_preemption_scenario_borrows_then_gives_back(autojump_clo
         am_heartbeat_ms=sc.am_heartbeat_ms,
         on_tick=tick,
     )
-    started = time.perf_counter()
     result = await sim.run()
-    assert time.perf_counter() - started < 5
     assert [(j["job_id"], j["state"], j["final_status"]) for j in result.jobs] == [
         ("batch", "FINISHED", "SUCCEEDED"),
         ("interactive", "FINISHED", "SUCCEEDED"),

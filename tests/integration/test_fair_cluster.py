@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import io
 import os
-import time
 from pathlib import Path
 from typing import Any
 
@@ -63,9 +62,7 @@ async def test_drf_paper_example(autojump_clock):
             share_b = max(b.vcores / 9, b.memory / 18432)
             samples.append((now, a.memory // 4096, b.vcores // 3, share_a, share_b))
 
-    started = time.perf_counter()
     result = await scenario_sim("fair-drf-paper.toml", tick).run()
-    assert time.perf_counter() - started < 5
     assert [j["state"] for j in result.jobs] == ["FINISHED", "FINISHED"]
     assert len(samples) > 500
     assert {(a, b) for _, a, b, _, _ in samples} == {(3, 2)}

@@ -90,4 +90,6 @@ def _fill(fields):
 
 
 def test_unknown_extra_fields_are_tolerated():
-    P.validate({**heartbeat(), "v": 1, "from_the_future": 1})
+    msg = P.validate({**heartbeat(), "v": 1, "from_the_future": 1})
+    assert msg["from_the_future"] == 1
+    assert msg["type"] == "node_heartbeat"

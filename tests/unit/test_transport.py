@@ -159,7 +159,8 @@ async def test_request_timeout(
     async with connect(bound) as conn:
         with pytest.raises(RequestTimeout, match="no reply from"):
             await conn.request(b"anyone?", timeout=timeout)
-    assert time.monotonic() - started < 1.0
+    # far below the 30 s timeout: on mem:// the virtual clock jumped to it
+    assert time.monotonic() - started < 10.0
     assert stats == ServerStats(requests=1, dropped=1)
 
 
