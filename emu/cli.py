@@ -12,6 +12,7 @@ naming the file and the line or key, and exit with code 2.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -37,32 +38,62 @@ def _cmd_run(args: argparse.Namespace) -> int:
         seed=seed,
         am_heartbeat_ms=scenario.am_heartbeat_ms,
     )
-    out = Path(args.output_dir) if args.output_dir else None
+    out = output_dir(args.output_dir) if args.output_dir else None
     if out is not None:
-        out.mkdir(parents=True, exist_ok=True)
         partial = out / "events.jsonl.partial"
-        with partial.open("w") as events:
-            result = run_virtual(sim, events)
+        try:
+            with partial.open("w") as events:
+                result = run_virtual(sim, events)
+        except BaseException:
+            partial.unlink(missing_ok=True)
+            raise
         partial.replace(out / "events.jsonl")
     else:
         result = run_virtual(sim)
-    data = outputs.summary(scenario.name, seed, result.jobs, result.metrics, result.simulated_ms)
+    data = outputs.summary(
+        scenario.name, seed, result.jobs, result.metrics, result.simulated_ms, result.stalled
+    )
     if out is not None:
         outputs.write_jobruntime(out / "jobruntime.csv", result.jobs)
         outputs.write_summary(out / "summary.json", data)
-    print(outputs.format_table(data))
-    print(
+    return report(
+        data,
         f"wall {result.wall_seconds:.2f} s; "
         f"{result.simulated_ms / 1000 / max(result.wall_seconds, 1e-9):.0f} simulated s per wall s"
-        + (f"; outputs in {out}" if out is not None else "")
+        + (f"; outputs in {out}" if out is not None else ""),
     )
-    failed = data["cluster"]["apps_failed"]
-    return 1 if failed else 0
+
+
+def output_dir(path: str) -> Path:
+    """`--output-dir`, created if missing; one error line if it cannot be."""
+    out = Path(path)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise InputError("--output-dir", path, f"cannot create it: {e.strerror}") from None
+    if not os.access(out, os.W_OK | os.X_OK):
+        raise InputError("--output-dir", path, "cannot write there: permission denied")
+    return out
+
+
+def report(data: dict, tail: str) -> int:
+    """Print a run's summary table, `tail`, and the one line that explains
+    most failures; the exit code: 0 when every job succeeded, 1 otherwise
+    (a job failed or was killed, or the run could not make progress)."""
+    from emu.metrics import failures, outputs
+
+    print(outputs.format_table(data))
+    print(tail)
+    if data["failure_hint"]:
+        print(data["failure_hint"])
+    if not data["complete"]:
+        print(f"emu: error: {data['incomplete_reason']}", file=sys.stderr)
+        return 1
+    return 1 if any(failures.failed(r) for r in data["jobs"]) else 0
 
 
 def _cmd_sls(args: argparse.Namespace) -> int:
     from emu import sls
-    from emu.metrics import outputs
     from emu.metrics.invariants import InvariantBroken
 
     tracetype, location = args.tracetype, args.tracelocation
@@ -108,14 +139,12 @@ def _cmd_sls(args: argparse.Namespace) -> int:
         print(f"emu: error: {e}", file=sys.stderr)
         return 1
     result = done.result
-    print(outputs.format_table(done.summary))
-    print(
+    return report(
+        done.summary,
         f"wall {result.wall_seconds:.2f} s; "
         f"{result.simulated_ms / 1000 / max(result.wall_seconds, 1e-9):.0f} "
-        f"simulated s per wall s; outputs in {opts.output_dir}"
+        f"simulated s per wall s; outputs in {opts.output_dir}",
     )
-    c = done.summary["cluster"]
-    return 1 if c["apps_failed"] or c["apps_killed"] else 0
 
 
 def _cmd_rumen2sls(args: argparse.Namespace) -> int:

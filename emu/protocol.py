@@ -32,6 +32,9 @@ BAD_FIELD = "bad_field"
 WRONG_SERVICE = "wrong_service"
 NOT_FOUND = "not_found"
 INVALID = "invalid"
+# An ask the scheduler can never grant (YARN's InvalidResourceRequestException):
+# the AM fails its application with the message.
+INVALID_RESOURCE_REQUEST = "invalid_resource_request"
 INTERNAL = "internal"
 
 # Node actions and AM commands, as in YARN's NodeAction / AMCommand.

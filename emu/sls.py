@@ -457,7 +457,7 @@ def _run_staged(opts: SlsOptions, p: Prepared, staging: _Staging) -> SlsRun:
         raise
     finally:
         recorder.close()
-    if p.at_exit:
+    if p.at_exit and result.stalled is None:
         assert recorder.rm is not None
         inv.check(
             p.at_exit,
@@ -466,7 +466,9 @@ def _run_staged(opts: SlsOptions, p: Prepared, staging: _Staging) -> SlsRun:
             "at exit",
         )
     name = ",".join(Path(t).name for t in opts.traces)
-    data = outputs.summary(name, p.seed, result.jobs, result.metrics, result.simulated_ms)
+    data = outputs.summary(
+        name, p.seed, result.jobs, result.metrics, result.simulated_ms, result.stalled
+    )
     outputs.write_jobruntime(staging.dir / "jobruntime.csv", result.jobs, epoch_ms)
     outputs.write_summary(staging.dir / "summary.json", data)
     return SlsRun(result, recorder, data, epoch_ms)

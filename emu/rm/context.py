@@ -185,6 +185,7 @@ class RMContext:
             started_ms=app.started_ms,
             finished_ms=app.finished_ms,
             attempts=len(app.attempts),
+            diagnostics=app.diagnostics,
         )
 
     def deactivate_node(self, node: RMNode) -> None:

@@ -23,6 +23,7 @@ from emu.rm import attempt as attempt_sm
 from emu.rm import node as node_sm
 from emu.rm.app import RMApp
 from emu.rm.context import RMContext
+from emu.rm.diagnostics import invalid_request
 from emu.rm.node import RMNode
 from emu.rm.scheduler.common import SchedulerError
 
@@ -204,7 +205,7 @@ class RMServices:
                 msg["blacklist_remove"],
             )
         except SchedulerError as e:
-            raise _Refused(P.INVALID, str(e)) from None
+            raise _Refused(P.INVALID_RESOURCE_REQUEST, str(e)) from None
         ctx.dispatcher.drain()
         nodes = ctx.nodes
         allocated = []
@@ -275,13 +276,11 @@ class RMServices:
             raise _Refused(P.INVALID, f"application {app_id} already submitted")
         am_resource = Resource.from_wire(msg["am_resource"])
         sched = ctx.scheduler
-        if am_resource.any_negative() or not am_resource.fits_in(sched.maximum):
-            raise _Refused(
-                P.INVALID,
-                f"AM resource {am_resource} is negative or exceeds "
-                f"maximum allocation {sched.maximum}",
-            )
-        am_resource = normalize(am_resource, sched.minimum, sched.maximum, sched.increment)
+        # YARN's RMAppManager refuses an invalid AM request before the app
+        # exists; emu keeps the app and rejects it with the same message
+        # (RMApp's saved hook), so a replay goes on and every output says why.
+        if invalid_request(am_resource, sched.maximum, sched.maximum) is None:
+            am_resource = normalize(am_resource, sched.minimum, sched.maximum, sched.increment)
         app = RMApp(
             app_id,
             msg["name"],
