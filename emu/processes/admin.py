@@ -29,14 +29,32 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     asub = admin.add_subparsers(dest="admin_command", required=True)
 
     def common(p: argparse.ArgumentParser) -> None:
-        p.add_argument("--rm", required=True, metavar="HOST[:PORT_BASE]")
-        p.add_argument("--keys", metavar="DIR", help="CURVE keys directory")
-        p.add_argument("--timeout", type=float, default=10.0, help="seconds to wait for the RM")
+        p.add_argument(
+            "--rm", required=True, metavar="HOST[:PORT_BASE]", help="the ResourceManager"
+        )
+        p.add_argument(
+            "--keys", metavar="DIR", help="CURVE keys directory (default: no encryption)"
+        )
+        p.add_argument(
+            "--timeout", type=float, default=10.0, help="seconds to wait for the RM (default 10)"
+        )
 
     refresh = asub.add_parser("refresh-queues", help="apply queue configuration changes")
     common(refresh)
-    refresh.add_argument("--file", metavar="XML", help="Hadoop XML with the new properties")
-    refresh.add_argument("-D", dest="overrides", action="append", default=[], metavar="NAME=VALUE")
+    refresh.add_argument(
+        "--file",
+        metavar="XML",
+        help="Hadoop XML with the new properties (default: the RM re-reads its own "
+        "configuration files, as yarn rmadmin -refreshQueues does)",
+    )
+    refresh.add_argument(
+        "-D",
+        dest="overrides",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a property to change (repeatable; default: none)",
+    )
     refresh.set_defaults(func=C.command(refresh_queues))
 
     decom = asub.add_parser("decommission", help="take a node out of service")
@@ -46,9 +64,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
     upd = asub.add_parser("update-node-resource", help="change a node's total resource")
     common(upd)
-    upd.add_argument("node")
-    upd.add_argument("--memory-mb", type=int, required=True)
-    upd.add_argument("--vcores", type=int, required=True)
+    upd.add_argument("node", help="node id (its host name)")
+    upd.add_argument("--memory-mb", type=int, required=True, help="the node's new memory (MB)")
+    upd.add_argument("--vcores", type=int, required=True, help="the node's new vcores")
     upd.set_defaults(func=C.command(update_node_resource))
 
 

@@ -106,39 +106,89 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     up.add_argument("--nodes", type=int, default=4, metavar="N", help="nodes in all (default 4)")
     up.add_argument("--nm-procs", type=int, default=1, metavar="K", help="NM processes (default 1)")
-    up.add_argument("--rate", type=float, default=1.0, help="simulated seconds per wall second")
-    up.add_argument("--host", default="127.0.0.1", help="address everything listens on")
+    up.add_argument(
+        "--rate",
+        type=float,
+        default=1.0,
+        help="simulated seconds per wall second (default 1)",
+    )
+    up.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="address everything listens on (default 127.0.0.1)",
+    )
     up.add_argument(
         "--port-base", type=int, metavar="P", help="RM ports P..P+3 (default: free ones)"
     )
-    up.add_argument("--memory-mb", type=int, default=8192, help="each node's memory (MB)")
-    up.add_argument("--vcores", type=int, default=8, help="each node's vcores")
+    up.add_argument(
+        "--memory-mb",
+        type=int,
+        default=8192,
+        help="each node's memory in MB (default 8192)",
+    )
+    up.add_argument("--vcores", type=int, default=8, help="each node's vcores (default 8)")
     up.add_argument("--name-prefix", default="node", help="node names are P1..PN (default node)")
-    up.add_argument("--conf-dir", metavar="DIR", help="Hadoop configuration for the RM")
-    up.add_argument("--conf", "-D", action="append", default=[], metavar="NAME=VALUE")
-    up.add_argument("--keys", metavar="DIR", help="CURVE keys directory (emu keys generate)")
-    up.add_argument("--trace", action="append", default=[], metavar="FILE", help="replay this")
-    up.add_argument("--tracetype", metavar="SLS|RUMEN|SYNTH|native", help="the trace format")
-    up.add_argument("--output-dir", "-o", metavar="DIR", help="the replay's outputs")
+    up.add_argument(
+        "--conf-dir",
+        metavar="DIR",
+        help="Hadoop configuration for the RM (default: $HADOOP_CONF_DIR, else none)",
+    )
+    up.add_argument(
+        "--conf",
+        "-D",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="set an RM configuration property (repeatable; default: none)",
+    )
+    up.add_argument(
+        "--keys",
+        metavar="DIR",
+        help="CURVE keys directory (emu keys generate; default: no encryption)",
+    )
+    up.add_argument(
+        "--trace",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="replay this file (repeatable; default: no replay, stay up until Ctrl-C)",
+    )
+    up.add_argument(
+        "--tracetype",
+        metavar="SLS|RUMEN|SYNTH|native",
+        help="the trace format (default: native for .toml, else SLS)",
+    )
+    up.add_argument(
+        "--output-dir",
+        "-o",
+        metavar="DIR",
+        help="the replay's outputs (default: not written)",
+    )
     up.add_argument("--work-dir", metavar="DIR", help="logs and statistics (default: a temp dir)")
     up.add_argument(
         "--keep-running", action="store_true", help="after the replay, stay up until Ctrl-C"
     )
     up.add_argument(
-        "--register-timeout", type=float, default=120.0, help="wall seconds to wait for nodes"
+        "--register-timeout",
+        type=float,
+        default=120.0,
+        help="wall seconds to wait for nodes (default 120)",
     )
     up.set_defaults(func=C.command(cluster_up))
     st = csub.add_parser("status", help="print a running cluster's nodes and applications")
-    st.add_argument("--rm", required=True, metavar="HOST[:PORT_BASE]")
-    st.add_argument("--keys", metavar="DIR")
-    st.add_argument("--client-key", metavar="FILE")
+    st.add_argument("--rm", required=True, metavar="HOST[:PORT_BASE]", help="the ResourceManager")
+    st.add_argument("--keys", metavar="DIR", help="CURVE keys directory (default: no encryption)")
+    st.add_argument(
+        "--client-key", metavar="FILE", help="client keypair (default DIR/client.key_secret)"
+    )
     st.add_argument("--json", action="store_true", help="machine-readable output")
-    st.add_argument("--timeout", type=float, default=5.0, help="wall seconds to wait")
+    st.add_argument("--timeout", type=float, default=5.0, help="wall seconds to wait (default 5)")
     st.add_argument(
         "--wait-nodes",
         type=int,
         metavar="N",
-        help="first wait (up to --timeout) until N nodes are active; exit 1 if they are not",
+        help="first wait (up to --timeout) until N nodes are active; exit 1 if they are not "
+        "(default: do not wait)",
     )
     st.set_defaults(func=C.command(cluster_status))
 

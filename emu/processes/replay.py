@@ -57,19 +57,45 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         metavar="SLS|RUMEN|SYNTH|native",
         help="the trace format (default: native for .toml, else SLS)",
     )
-    p.add_argument("--output-dir", "-o", metavar="DIR", help="where to write outputs")
-    p.add_argument("--conf-dir", metavar="DIR", help="Hadoop configuration (sls-runner.xml)")
-    p.add_argument("--conf", "-D", action="append", default=[], metavar="NAME=VALUE")
-    p.add_argument("--seed", type=int, help="SYNTH seed")
-    p.add_argument("--keys", metavar="DIR", help="CURVE keys directory")
+    p.add_argument(
+        "--output-dir",
+        "-o",
+        metavar="DIR",
+        help="where to write outputs (default: print only)",
+    )
+    p.add_argument(
+        "--conf-dir",
+        metavar="DIR",
+        help="Hadoop configuration (sls-runner.xml; default: $HADOOP_CONF_DIR, else none)",
+    )
+    p.add_argument(
+        "--conf",
+        "-D",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="set a configuration property (repeatable; default: none)",
+    )
+    p.add_argument("--seed", type=int, help="SYNTH seed (default: the file's rand_seed)")
+    p.add_argument("--keys", metavar="DIR", help="CURVE keys directory (default: no encryption)")
     p.add_argument(
         "--client-key", metavar="FILE", help="client keypair (default DIR/client.key_secret)"
     )
-    p.add_argument("--poll-ms", type=int, default=1000, help="simulated ms between progress checks")
     p.add_argument(
-        "--connect-timeout", type=float, default=60.0, help="wall seconds to wait for the RM"
+        "--poll-ms",
+        type=int,
+        default=1000,
+        help="simulated ms between progress checks (default 1000)",
     )
-    p.add_argument("--log-level", default="warning", help="debug|info|warning|error")
+    p.add_argument(
+        "--connect-timeout",
+        type=float,
+        default=60.0,
+        help="wall seconds to wait for the RM (default 60)",
+    )
+    p.add_argument(
+        "--log-level", default="warning", help="debug|info|warning|error (default: warning)"
+    )
     p.add_argument("--parent-pid", type=int, help=argparse.SUPPRESS)
     p.set_defaults(func=C.command(main))
 

@@ -61,30 +61,50 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         ("--admin-port", "admin"),
     ):
         p.add_argument(
-            flag, type=int, dest=service, metavar="PORT", help=f"override the {service} port"
+            flag,
+            type=int,
+            dest=service,
+            metavar="PORT",
+            help=f"override the {service} port (default: from --port-base)",
         )
-    p.add_argument("--conf-dir", metavar="DIR", help="Hadoop configuration directory")
+    p.add_argument(
+        "--conf-dir",
+        metavar="DIR",
+        help="Hadoop configuration directory (default: $HADOOP_CONF_DIR, else none)",
+    )
     p.add_argument(
         "--conf",
         "-D",
         action="append",
         default=[],
         metavar="NAME=VALUE",
-        help="set a configuration property (repeatable)",
+        help="set a configuration property (repeatable; default: none)",
     )
     p.add_argument(
         "--rate", type=float, default=1.0, help="simulated seconds per wall second (default 1)"
     )
-    p.add_argument("--keys", metavar="DIR", help="CURVE keys directory (emu keys generate)")
-    p.add_argument("--events", metavar="FILE", help="write the event log (JSON lines) here")
-    p.add_argument("--ready-file", metavar="FILE", help="write the bound addresses here (JSON)")
+    p.add_argument(
+        "--keys",
+        metavar="DIR",
+        help="CURVE keys directory (emu keys generate; default: no encryption)",
+    )
+    p.add_argument(
+        "--events",
+        metavar="FILE",
+        help="write the event log (JSON lines) here (default: not written)",
+    )
+    p.add_argument(
+        "--ready-file",
+        metavar="FILE",
+        help="write the bound addresses here (JSON; default: not written)",
+    )
     p.add_argument(
         "--max-message-bytes",
         type=int,
         metavar="N",
         help="disconnect peers sending larger messages (default 64 MiB)",
     )
-    p.add_argument("--log-level", default="info", help="debug|info|warning|error")
+    p.add_argument("--log-level", default="info", help="debug|info|warning|error (default: info)")
     p.add_argument("--parent-pid", type=int, help=argparse.SUPPRESS)
     p.set_defaults(func=C.command(main))
 
