@@ -61,7 +61,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     if out is not None:
         outputs.write_jobruntime(out / "jobruntime.csv", result.jobs)
         outputs.write_summary(out / "summary.json", data)
-    return report(
+    return outputs.print_report(
         data,
         f"wall {result.wall_seconds:.2f} s; "
         f"{result.simulated_ms / 1000 / max(result.wall_seconds, 1e-9):.0f} simulated s per wall s"
@@ -69,24 +69,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
     )
 
 
-def report(data: dict, tail: str) -> int:
-    """Print a run's summary table, `tail`, and the one line that explains
-    most failures; the exit code: 0 when every job succeeded, 1 otherwise
-    (a job failed or was killed, or the run could not make progress)."""
-    from emu.metrics import failures, outputs
-
-    print(outputs.format_table(data))
-    print(tail)
-    if data["failure_hint"]:
-        print(data["failure_hint"])
-    if not data["complete"]:
-        print(f"emu: error: {data['incomplete_reason']}", file=sys.stderr)
-        return 1
-    return 1 if any(failures.failed(r) for r in data["jobs"]) else 0
-
-
 def _cmd_sls(args: argparse.Namespace) -> int:
     from emu import sls
+    from emu.metrics import outputs
     from emu.metrics.invariants import InvariantBroken
 
     tracetype, location = args.tracetype, args.tracelocation
@@ -132,7 +117,7 @@ def _cmd_sls(args: argparse.Namespace) -> int:
         print(f"emu: error: {e}", file=sys.stderr)
         return 1
     result = done.result
-    return report(
+    return outputs.print_report(
         done.summary,
         f"wall {result.wall_seconds:.2f} s; "
         f"{result.simulated_ms / 1000 / max(result.wall_seconds, 1e-9):.0f} "

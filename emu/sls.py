@@ -199,7 +199,7 @@ def _configured_invariants(conf: Configuration, conf_dir: str | None) -> list[in
     return inv.load(path)
 
 
-def _check_scheduler(conf: Configuration) -> None:
+def check_scheduler(conf: Configuration) -> None:
     """Build the RM once, off the run, so a scheduler that is missing or
     refuses its configuration is reported before any output is made."""
     from emu.rm.actor import ResourceManager, RMAddresses
@@ -233,7 +233,7 @@ def prepare(opts: SlsOptions) -> Prepared:
             conf.sources.get(S.NM_HEARTBEAT_INTERVAL_MS, "default"),
         )
         rm_settings = RMSettings.from_conf(conf)
-    _check_scheduler(conf)
+    check_scheduler(conf)
 
     ongoing = _configured_invariants(conf, conf_dir)
     for path in opts.invariants:

@@ -11,6 +11,7 @@ simulated times, which keeps the file deterministic.
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -80,9 +81,10 @@ def summary(
             "total": metrics["total"],
             "utilization": metrics["utilization"],
             "containers_total": metrics["containers_total"],
-            "apps_completed": metrics["apps_completed"],
-            "apps_failed": metrics["apps_failed"],
-            "apps_killed": metrics["apps_killed"],
+            # This run's own apps (an RM shared with other replays has more).
+            "apps_completed": sum(r["state"] == "FINISHED" for r in rows),
+            "apps_failed": sum(r["state"] == "FAILED" for r in rows),
+            "apps_killed": sum(r["state"] == "KILLED" for r in rows),
             "invalid_transitions": metrics["invalid_transitions"],
         },
         "turnaround_ms": {
@@ -171,3 +173,18 @@ def failure_lines(rows: list[dict[str, Any]], limit: int = 10) -> list[str]:
     if len(bad) > limit:
         lines.append(f"  ... and {len(bad) - limit} more (summary.json lists every one)")
     return lines
+
+
+def print_report(data: dict[str, Any], tail: str) -> int:
+    """Print a run's summary table, `tail`, and the one line that explains
+    most failures; return the exit code: 0 when every job succeeded, 1
+    otherwise (a job failed or was killed, or the run could not make
+    progress, which gets its own `emu: error:` line on stderr)."""
+    print(format_table(data), flush=True)
+    print(tail, flush=True)
+    if data["failure_hint"]:
+        print(data["failure_hint"], flush=True)
+    if not data["complete"]:
+        print(f"emu: error: {data['incomplete_reason']}", file=sys.stderr, flush=True)
+        return 1
+    return 1 if any(failures.failed(r) for r in data["jobs"]) else 0
