@@ -113,7 +113,8 @@ def main(args: argparse.Namespace) -> int:
     C.configure_logging(args.log_level)
     if not args.rate > 0:
         raise InputError("--rate", str(args.rate), "must be a positive number")
-    conf = C.load_configuration(args.conf_dir, C.parse_overrides(args.conf))
+    overrides = C.parse_overrides(args.conf)
+    conf = C.load_configuration(args.conf_dir, overrides)
     RMSettings.from_conf(conf)
     keys = security.load(args.keys, serving=True) if args.keys else None
     security.install(keys)
@@ -168,6 +169,8 @@ def main(args: argparse.Namespace) -> int:
             monitor=True,
             auth=auth,
         )
+        # `emu admin refresh-queues` without properties re-reads these files.
+        rm.ctx.reload_conf = lambda: C.load_configuration(args.conf_dir, overrides)
 
         async def run(nursery: trio.Nursery) -> None:
             if keys is not None:
