@@ -256,7 +256,13 @@ def main(args: argparse.Namespace) -> int:
     by_app = {r["app_id"]: r for r in result["reports"]}
     jobs = []
     for job in workload.jobs:
-        report = dict(by_app[result["app_of_job"][job.job_id]])
+        app_id = result["app_of_job"][job.job_id]
+        if app_id not in by_app:
+            raise RuntimeError(
+                f"the RM has no report of {app_id} (job {job.job_id}) at the end of the replay: "
+                "it restarted without recovery (yarn.resourcemanager.recovery.enabled)"
+            )
+        report = dict(by_app[app_id])
         for key in ("submit_ms", "started_ms", "finished_ms"):
             if report[key] >= 0:
                 report[key] -= t0_ms
