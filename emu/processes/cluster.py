@@ -145,14 +145,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         metavar="DIR",
         help="Hadoop configuration for the RM (default: $HADOOP_CONF_DIR, else none)",
     )
-    up.add_argument(
-        "--conf",
-        "-D",
-        action="append",
-        default=[],
-        metavar="NAME=VALUE",
-        help="set an RM configuration property (repeatable; default: none)",
-    )
+    C.add_conf_option(up, "set an RM configuration property")
     up.add_argument(
         "--keys",
         metavar="DIR",

@@ -69,14 +69,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         metavar="DIR",
         help="Hadoop configuration (sls-runner.xml; default: $HADOOP_CONF_DIR, else none)",
     )
-    p.add_argument(
-        "--conf",
-        "-D",
-        action="append",
-        default=[],
-        metavar="NAME=VALUE",
-        help="set a configuration property (repeatable; default: none)",
-    )
+    C.add_conf_option(p, "set a configuration property")
     p.add_argument("--seed", type=int, help="SYNTH seed (default: the file's rand_seed)")
     p.add_argument("--keys", metavar="DIR", help="CURVE keys directory (default: no encryption)")
     p.add_argument(

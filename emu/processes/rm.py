@@ -72,14 +72,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         metavar="DIR",
         help="Hadoop configuration directory (default: $HADOOP_CONF_DIR, else none)",
     )
-    p.add_argument(
-        "--conf",
-        "-D",
-        action="append",
-        default=[],
-        metavar="NAME=VALUE",
-        help="set a configuration property (repeatable; default: none)",
-    )
+    C.add_conf_option(p, "set a configuration property")
     p.add_argument(
         "--rate", type=float, default=1.0, help="simulated seconds per wall second (default 1)"
     )

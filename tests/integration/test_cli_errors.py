@@ -35,6 +35,17 @@ def emu(*args: object, cwd: Path) -> subprocess.CompletedProcess[str]:
     )
 
 
+def start(cwd: Path, *sls_args: str) -> subprocess.Popen[str]:
+    """`emu sls` with SLS's sample configuration, writing to `cwd`/out."""
+    return subprocess.Popen(
+        [*EMU, "sls", f"--conf-dir={CONF}", *sls_args, "--output-dir=out"],
+        cwd=cwd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
 def one_error_line(done: subprocess.CompletedProcess[str], code: int) -> str:
     assert done.returncode == code, done.stderr
     assert "Traceback" not in done.stderr + done.stdout
@@ -84,14 +95,7 @@ def test_bad_trace_location_and_values_are_one_error_line(tmp_path):
 @pytest.mark.parametrize(("signum", "code"), [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
 def test_signal_during_sls_stops_with_one_line_and_no_staging(signum, code, tmp_path):
     """On scaled wall time the run lasts long enough to be interrupted."""
-    args = ["sls", f"--conf-dir={CONF}", "--tracetype=SYNTH", f"--tracelocation={SYN}"]
-    proc = subprocess.Popen(
-        [*EMU, *args, "--output-dir=out", "--rate=1"],
-        cwd=tmp_path,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    proc = start(tmp_path, "--tracetype=SYNTH", f"--tracelocation={SYN}", "--rate=1")
     deadline = time.monotonic() + 30
     while not list(tmp_path.glob("out/.emu-sls-staging-*")):
         assert time.monotonic() < deadline and proc.poll() is None
@@ -106,14 +110,7 @@ def test_signal_during_sls_stops_with_one_line_and_no_staging(signum, code, tmp_
 
 def test_closed_stdout_is_not_an_error(tmp_path):
     """As under `| head`: the reader is gone before emu writes a line."""
-    args = ["sls", f"--conf-dir={CONF}", "--tracetype=SLS", f"--tracelocation={TRACE}"]
-    proc = subprocess.Popen(
-        [*EMU, *args, "--output-dir=out", "--print-simulation"],
-        cwd=tmp_path,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    proc = start(tmp_path, "--tracetype=SLS", f"--tracelocation={TRACE}", "--print-simulation")
     with proc:
         proc.stdout.close()
         err = proc.stderr.read()
