@@ -43,6 +43,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         seed=seed,
         am_heartbeat_ms=scenario.am_heartbeat_ms,
     )
+    created = bool(args.output_dir) and not Path(args.output_dir).exists()
     out = outdir.make(args.output_dir) if args.output_dir else None
     if out is not None:
         partial = out / "events.jsonl.partial"
@@ -51,6 +52,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
                 result = run_virtual(sim, events)
         except BaseException:
             partial.unlink(missing_ok=True)
+            if created:
+                out.rmdir()
             raise
         partial.replace(out / "events.jsonl")
     else:

@@ -46,14 +46,13 @@ def progress_mark(ctx: RMContext) -> tuple[int, int]:
 
 
 def idle(ctx: RMContext) -> bool:
-    """Some app is unfinished and nothing but AM containers is running."""
-    if all(a.state in app_sm.FINAL for a in ctx.apps.values()):
-        return False
+    """Some app is unfinished and nothing but AM containers is running.
+    Containers first: a busy run has a task container near the front."""
     for c in ctx.containers.values():
         attempt = ctx.attempts.get(c.attempt_id)
         if attempt is None or attempt.am_container_id != c.container_id:
             return False
-    return True
+    return any(a.state not in app_sm.FINAL for a in ctx.apps.values())
 
 
 def explain(ctx: RMContext, waited_ms: int, limit: int = 3) -> str:
