@@ -12,15 +12,21 @@ naming the file and the line or key, and exit with code 2.
 from __future__ import annotations
 
 import argparse
+import os
+import signal
 import sys
+import threading
 from pathlib import Path
+from typing import Any
 
-from emu.errors import InputError
+from emu import __version__
+from emu.errors import InputError, find_in_group
 
 EXIT_INPUT = 2
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
+    from emu import outdir
     from emu.metrics import outputs
     from emu.rm.settings import RMSettings
     from emu.scenario import native
@@ -37,27 +43,33 @@ def _cmd_run(args: argparse.Namespace) -> int:
         seed=seed,
         am_heartbeat_ms=scenario.am_heartbeat_ms,
     )
-    out = Path(args.output_dir) if args.output_dir else None
+    created = bool(args.output_dir) and not Path(args.output_dir).exists()
+    out = outdir.make(args.output_dir) if args.output_dir else None
     if out is not None:
-        out.mkdir(parents=True, exist_ok=True)
         partial = out / "events.jsonl.partial"
-        with partial.open("w") as events:
-            result = run_virtual(sim, events)
+        try:
+            with partial.open("w") as events:
+                result = run_virtual(sim, events)
+        except BaseException:
+            partial.unlink(missing_ok=True)
+            if created:
+                out.rmdir()
+            raise
         partial.replace(out / "events.jsonl")
     else:
         result = run_virtual(sim)
-    data = outputs.summary(scenario.name, seed, result.jobs, result.metrics, result.simulated_ms)
+    data = outputs.summary(
+        scenario.name, seed, result.jobs, result.metrics, result.simulated_ms, result.stalled
+    )
     if out is not None:
         outputs.write_jobruntime(out / "jobruntime.csv", result.jobs)
         outputs.write_summary(out / "summary.json", data)
-    print(outputs.format_table(data))
-    print(
+    return outputs.print_report(
+        data,
         f"wall {result.wall_seconds:.2f} s; "
         f"{result.simulated_ms / 1000 / max(result.wall_seconds, 1e-9):.0f} simulated s per wall s"
-        + (f"; outputs in {out}" if out is not None else "")
+        + (f"; outputs in {out}" if out is not None else ""),
     )
-    failed = data["cluster"]["apps_failed"]
-    return 1 if failed else 0
 
 
 def _cmd_sls(args: argparse.Namespace) -> int:
@@ -108,14 +120,12 @@ def _cmd_sls(args: argparse.Namespace) -> int:
         print(f"emu: error: {e}", file=sys.stderr)
         return 1
     result = done.result
-    print(outputs.format_table(done.summary))
-    print(
+    return outputs.print_report(
+        done.summary,
         f"wall {result.wall_seconds:.2f} s; "
         f"{result.simulated_ms / 1000 / max(result.wall_seconds, 1e-9):.0f} "
-        f"simulated s per wall s; outputs in {opts.output_dir}"
+        f"simulated s per wall s; outputs in {opts.output_dir}",
     )
-    c = done.summary["cluster"]
-    return 1 if c["apps_failed"] or c["apps_killed"] else 0
 
 
 def _cmd_rumen2sls(args: argparse.Namespace) -> int:
@@ -155,6 +165,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Emulate Hadoop YARN resource management: replay workloads against "
         "FIFO, Capacity or Fair scheduling on a virtual clock.",
     )
+    parser.add_argument("--version", action="version", version=f"emu {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     run = sub.add_parser(
         "run",
@@ -165,7 +176,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     run.add_argument("scenario", help="scenario file, e.g. scenarios/three-jobs.toml")
     run.add_argument("--output-dir", "-o", help="where to write outputs (default: print only)")
-    run.add_argument("--seed", type=int, help="overrides the scenario's seed")
+    run.add_argument(
+        "--seed", type=int, help="overrides the scenario's seed (default: the scenario's seed)"
+    )
     run.set_defaults(func=_cmd_run)
 
     sls = sub.add_parser(
@@ -174,10 +187,22 @@ def build_parser() -> argparse.ArgumentParser:
         description=SLS_HELP,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    sls.add_argument("--tracetype", metavar="SLS|RUMEN|SYNTH", help="the trace format")
-    sls.add_argument("--tracelocation", metavar="F1,F2,...", help="trace files, comma-separated")
-    sls.add_argument("--input-rumen", metavar="F1,F2,...", help="deprecated: --tracetype=RUMEN")
-    sls.add_argument("--input-sls", metavar="F1,F2,...", help="deprecated: --tracetype=SLS")
+    sls.add_argument(
+        "--tracetype",
+        metavar="SLS|RUMEN|SYNTH",
+        help="the trace format (no default: required unless --input-*)",
+    )
+    sls.add_argument(
+        "--tracelocation",
+        metavar="F1,F2,...",
+        help="trace files, comma-separated (no default: required unless --input-*)",
+    )
+    sls.add_argument(
+        "--input-rumen", metavar="F1,F2,...", help="deprecated: --tracetype=RUMEN (default: unused)"
+    )
+    sls.add_argument(
+        "--input-sls", metavar="F1,F2,...", help="deprecated: --tracetype=SLS (default: unused)"
+    )
     sls.add_argument("--output-dir", required=True, metavar="DIR", help="where outputs go")
     sls.add_argument(
         "--nodes", metavar="FILE", help="cluster topology file (default: the nodes the trace names)"
@@ -185,7 +210,8 @@ def build_parser() -> argparse.ArgumentParser:
     sls.add_argument(
         "--track-jobs",
         metavar="J1,J2,...",
-        help="trace job ids whose containers and resources are recorded every second",
+        help="trace job ids whose containers and resources are recorded every second "
+        "(default: none)",
     )
     sls.add_argument(
         "--print-simulation",
@@ -195,7 +221,8 @@ def build_parser() -> argparse.ArgumentParser:
     sls.add_argument(
         "--conf-dir",
         metavar="DIR",
-        help="Hadoop configuration directory (default: $HADOOP_CONF_DIR)",
+        help="Hadoop configuration directory (default: $HADOOP_CONF_DIR; if unset, YARN's "
+        "defaults: a CapacityScheduler with only root.default)",
     )
     sls.add_argument(
         "-D",
@@ -204,7 +231,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=[],
         metavar="NAME=VALUE",
         help="set a configuration property over the files (repeatable), e.g. "
-        "-D yarn.resourcemanager.scheduler.class=fifo",
+        "-D yarn.resourcemanager.scheduler.class=fifo (default: none)",
     )
     sls.add_argument(
         "--seed",
@@ -217,14 +244,15 @@ def build_parser() -> argparse.ArgumentParser:
         default=[],
         metavar="FILE",
         help="invariants checked every simulated second and at the end, e.g. Hadoop's "
-        "ongoing-invariants.txt (repeatable)",
+        "ongoing-invariants.txt (repeatable; default: none)",
     )
     sls.add_argument(
         "--exit-invariants",
         action="append",
         default=[],
         metavar="FILE",
-        help="invariants checked once the run ends, e.g. Hadoop's exit-invariants.txt",
+        help="invariants checked once the run ends, e.g. Hadoop's exit-invariants.txt "
+        "(repeatable; default: none)",
     )
     sls.add_argument(
         "--rate",
@@ -254,13 +282,58 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+EXIT_SIGNAL = {signal.SIGINT: 130, signal.SIGTERM: 143}
+# Commands that run a simulation in this process: SIGTERM stops them the way
+# Ctrl-C does (the multi-process commands handle their own signals).
+IN_PROCESS = {"run", "sls", "rumen2sls"}
+
+
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    try:
+        args = build_parser().parse_args(argv)
+    except BrokenPipeError:
+        return _reader_gone()
+    received: list[signal.Signals] = []
+    previous: dict[signal.Signals, Any] = {}
+    if args.command in IN_PROCESS and threading.current_thread() is threading.main_thread():
+        previous[signal.SIGTERM] = signal.signal(
+            signal.SIGTERM, lambda signum, frame: _sigterm(received)
+        )
+        if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+            # A shell starts background jobs with SIGINT ignored; SIGTERM
+            # travels through SIGINT (below), so it must be deliverable.
+            previous[signal.SIGINT] = signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         return args.func(args)
     except InputError as e:
         print(f"emu: error: {e}", file=sys.stderr)
         return EXIT_INPUT
+    except BaseException as e:
+        if find_in_group(e, KeyboardInterrupt) is not None:
+            sig = received[0] if received else signal.SIGINT
+            print(f"emu: stopped by {sig.name}; no outputs written", file=sys.stderr)
+            return EXIT_SIGNAL[sig]
+        if find_in_group(e, BrokenPipeError) is not None:
+            return _reader_gone()
+        raise
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+
+
+def _reader_gone() -> int:
+    """The reader of our output (`| head`) went away: stop quietly, as a
+    Unix tool killed by SIGPIPE does, and keep Python from complaining about
+    the unflushed stdout at exit."""
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    return 128 + signal.SIGPIPE
+
+
+def _sigterm(received: list[signal.Signals]) -> None:
+    """Turn SIGTERM into the KeyboardInterrupt trio delivers safely for
+    SIGINT, remembering which signal it was for the exit code."""
+    received.append(signal.SIGTERM)
+    signal.raise_signal(signal.SIGINT)
 
 
 if __name__ == "__main__":

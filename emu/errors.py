@@ -23,3 +23,16 @@ class InputError(Exception):
         if isinstance(self.where, int):
             return f"{self.path}:{self.where}: {self.message}"
         return f"{self.path}: {self.where}: {self.message}"
+
+
+def find_in_group(exc: BaseException, cls: type[BaseException]) -> BaseException | None:
+    """The first `cls` in `exc` or in the exception groups trio's nurseries
+    wrap it in, so the CLI can report the one error that matters."""
+    if isinstance(exc, cls):
+        return exc
+    if isinstance(exc, BaseExceptionGroup):
+        for sub in exc.exceptions:
+            found = find_in_group(sub, cls)
+            if found is not None:
+                return found
+    return None

@@ -32,6 +32,9 @@ BAD_FIELD = "bad_field"
 WRONG_SERVICE = "wrong_service"
 NOT_FOUND = "not_found"
 INVALID = "invalid"
+# An ask the scheduler can never grant (YARN's InvalidResourceRequestException):
+# the AM fails its application with the message.
+INVALID_RESOURCE_REQUEST = "invalid_resource_request"
 INTERNAL = "internal"
 
 # Node actions and AM commands, as in YARN's NodeAction / AMCommand.
@@ -349,9 +352,12 @@ CATALOGUE: dict[str, Spec] = {
         ADMIN,
         "Admin",
         "ResourceManager",
-        "Reload the scheduler's queue configuration; `properties` override the "
-        "files. Refused with the reason if invalid; the old one keeps running.",
-        {"properties": Opt(dict)},
+        "Reload the scheduler's queue configuration: with neither field, from "
+        "the RM's own files on disk (yarn rmadmin -refreshQueues); `properties` "
+        "override the CapacityScheduler's; `allocations` is a FairScheduler "
+        "allocation file's text. Refused with the reason if invalid; the old "
+        "configuration keeps running.",
+        {"properties": Opt(dict), "allocations": Opt(str)},
         {"ok": bool, "reason": Opt(str)},
     ),
     "decommission_node": Spec(

@@ -24,6 +24,7 @@ from emu.metrics.eventlog import EventLog
 from emu.nm import NMNode, NodeManagerHost
 from emu.replay import Replayer
 from emu.resources import Resource
+from emu.rm import stall
 from emu.rm.actor import ResourceManager, RMAddresses
 from emu.scenario.native import Fault
 from emu.transport import connect
@@ -44,6 +45,9 @@ class RunResult:
     heartbeats: int
     rm_requests: dict[str, int]
     invalid_transitions: dict[str, int]
+    stalled: str | None = None
+    """Why the run stopped before every job ended (it could never make
+    progress); None when every job ended."""
 
 
 @dataclass
@@ -92,13 +96,29 @@ class Simulation:
             ):
                 client = RMClient(conn)
                 replayer = Replayer(client, self.workload, racks, self.am_heartbeat_ms)
+                faults_done = trio.Event()
                 if self.faults:
                     nursery.start_soon(
-                        self._inject, self.faults, nm, am_faults, replayer, RMClient(admin_conn)
+                        self._inject,
+                        self.faults,
+                        nm,
+                        am_faults,
+                        replayer,
+                        RMClient(admin_conn),
+                        faults_done,
                     )
+                else:
+                    faults_done.set()
                 if self.on_tick is not None:
                     nursery.start_soon(self._ticks, rm)
-                reports = await replayer.run()
+                stalled: list[str] = []
+                with trio.CancelScope() as replay_scope:
+                    nursery.start_soon(
+                        self._watch_stall, rm, replayer, faults_done, stalled, replay_scope
+                    )
+                    reports = await replayer.run()
+                if stalled:
+                    reports = await client.list_apps()
                 metrics = await client.cluster_metrics()
                 nodes = await client.list_nodes()
             nursery.cancel_scope.cancel()
@@ -118,6 +138,7 @@ class Simulation:
             heartbeats=nm.heartbeats,
             rm_requests=dict(rm.services.requests),
             invalid_transitions=dict(rm.ctx.invalid_transitions),
+            stalled=stalled[0] if stalled else None,
         )
 
     async def _ticks(self, rm: ResourceManager) -> None:
@@ -126,6 +147,35 @@ class Simulation:
             self.on_tick(rm)
             await trio.sleep(1)
 
+    async def _watch_stall(
+        self,
+        rm: ResourceManager,
+        replayer: Replayer,
+        faults_done: trio.Event,
+        stalled: list[str],
+        replay_scope: trio.CancelScope,
+    ) -> None:
+        """Stop the replay, with the reason in `stalled`, once the RM has been
+        idle (`emu.rm.stall`) for a whole window after the last submission
+        and fault. It only reads the RM, a few times per window."""
+        ctx = rm.ctx
+        window = stall.window_ms(ctx)
+        idle_since: int | None = None
+        mark = stall.progress_mark(ctx)
+        while True:
+            await trio.sleep(window / 4000)
+            now = round(trio.current_time() * 1000)
+            before, mark = mark, stall.progress_mark(ctx)
+            submitted = len(replayer.app_of_job) == len(self.workload.jobs)
+            if mark != before or not (submitted and faults_done.is_set() and stall.idle(ctx)):
+                idle_since = None
+            elif idle_since is None:
+                idle_since = now
+            elif now - idle_since >= window:
+                stalled.append(stall.explain(ctx, now - idle_since))
+                replay_scope.cancel()
+                return
+
     async def _inject(
         self,
         faults: list[Fault],
@@ -133,6 +183,7 @@ class Simulation:
         am_faults: AMFaults,
         replayer: Replayer,
         admin: RMClient,
+        done: trio.Event,
     ) -> None:
         for fault in faults:
             await trio.sleep_until(max(fault.at_ms / 1000, trio.current_time()))
@@ -152,6 +203,7 @@ class Simulation:
                 await replayer.client.call(
                     "kill_application", app_id=replayer.app_of_job[fault.target]
                 )
+        done.set()
 
 
 def run_virtual(sim: Simulation, events_stream: IO[str] | None = None) -> RunResult:

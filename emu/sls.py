@@ -42,12 +42,13 @@ from typing import IO, Any
 
 import trio
 
+from emu import outdir
 from emu.clock import ScaledWallClock, seed_scheduler, virtual_clock
 from emu.config import sls_runner as S
 from emu.config.configuration import Configuration
 from emu.config.hadoop_xml import ALLOCATION_FILE_KEY, fair_allocation_file, load_conf_dir
 from emu.config.sls_runner import SlsSettings
-from emu.errors import InputError
+from emu.errors import InputError, find_in_group
 from emu.metrics import invariants as inv
 from emu.metrics import outputs
 from emu.metrics.sls import SlsRecorder
@@ -198,7 +199,7 @@ def _configured_invariants(conf: Configuration, conf_dir: str | None) -> list[in
     return inv.load(path)
 
 
-def _check_scheduler(conf: Configuration) -> None:
+def check_scheduler(conf: Configuration) -> None:
     """Build the RM once, off the run, so a scheduler that is missing or
     refuses its configuration is reported before any output is made."""
     from emu.rm.actor import ResourceManager, RMAddresses
@@ -232,7 +233,7 @@ def prepare(opts: SlsOptions) -> Prepared:
             conf.sources.get(S.NM_HEARTBEAT_INTERVAL_MS, "default"),
         )
         rm_settings = RMSettings.from_conf(conf)
-    _check_scheduler(conf)
+    check_scheduler(conf)
 
     ongoing = _configured_invariants(conf, conf_dir)
     for path in opts.invariants:
@@ -353,11 +354,8 @@ class _Staging:
     """Outputs are written here and moved into the output directory at the end."""
 
     def __init__(self, out: Path) -> None:
-        if out.exists() and not out.is_dir():
-            raise InputError(str(out), None, "--output-dir exists and is not a directory")
         self.created = not out.exists()
-        out.mkdir(parents=True, exist_ok=True)
-        self.out = out
+        self.out = outdir.make(out)
         self.dir = out / f".emu-sls-staging-{os.getpid()}"
         if self.dir.exists():
             shutil.rmtree(self.dir)
@@ -384,17 +382,6 @@ class _Staging:
         if self.created:
             with contextlib.suppress(OSError):
                 self.out.rmdir()  # only if the failed run left it empty
-
-
-def _find(exc: BaseException, cls: type[BaseException]) -> BaseException | None:
-    if isinstance(exc, cls):
-        return exc
-    if isinstance(exc, BaseExceptionGroup):
-        for sub in exc.exceptions:
-            found = _find(sub, cls)
-            if found is not None:
-                return found
-    return None
 
 
 @dataclass
@@ -451,13 +438,13 @@ def _run_staged(opts: SlsOptions, p: Prepared, staging: _Staging) -> SlsRun:
     try:
         result = trio.run(sim.run, clock=clock)
     except BaseException as e:
-        broken = _find(e, inv.InvariantBroken) or _find(e, InputError)
+        broken = find_in_group(e, inv.InvariantBroken) or find_in_group(e, InputError)
         if broken is not None and broken is not e:
             raise broken from None
         raise
     finally:
         recorder.close()
-    if p.at_exit:
+    if p.at_exit and result.stalled is None:
         assert recorder.rm is not None
         inv.check(
             p.at_exit,
@@ -466,7 +453,9 @@ def _run_staged(opts: SlsOptions, p: Prepared, staging: _Staging) -> SlsRun:
             "at exit",
         )
     name = ",".join(Path(t).name for t in opts.traces)
-    data = outputs.summary(name, p.seed, result.jobs, result.metrics, result.simulated_ms)
+    data = outputs.summary(
+        name, p.seed, result.jobs, result.metrics, result.simulated_ms, result.stalled
+    )
     outputs.write_jobruntime(staging.dir / "jobruntime.csv", result.jobs, epoch_ms)
     outputs.write_summary(staging.dir / "summary.json", data)
     return SlsRun(result, recorder, data, epoch_ms)

@@ -20,7 +20,7 @@ registered, it registers again and re-sends its whole ask table.
 
 from __future__ import annotations
 
-from contextlib import AsyncExitStack
+from contextlib import AsyncExitStack, suppress
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -51,6 +51,12 @@ class AMFaults:
 
 class AMShutdown(Exception):
     """The RM told the AM to go away."""
+
+
+class AMFailed(Exception):
+    """The AM cannot go on (the RM refused an ask as invalid): it unregisters
+    with final status FAILED and this message as diagnostics, as a YARN AM
+    that gets an InvalidResourceRequestException from allocate fails its job."""
 
 
 class ApplicationMaster:
@@ -98,6 +104,8 @@ class ApplicationMaster:
 
     async def _call(self, conn: Connection, mtype: str, **fields: Any) -> dict:
         reply = await self._rpc(conn, mtype, **fields)
+        if reply["type"] == "error" and reply["code"] == P.INVALID_RESOURCE_REQUEST:
+            raise AMFailed(reply["message"])
         if reply["type"] == "error":
             raise AMShutdown(f"{mtype} refused: {reply['code']}: {reply['message']}")
         return reply
@@ -128,11 +136,17 @@ class ApplicationMaster:
                         break
                     await trio.sleep(self.heartbeat_s)
                 await self._finish(rm)
+            except AMFailed as e:
+                log.info("AM failed", attempt=self.attempt_id, why=str(e))
+                with suppress(AMShutdown):
+                    await self._finish(rm, "FAILED", str(e))
             except AMShutdown as e:
                 log.info("AM shut down", attempt=self.attempt_id, why=str(e))
                 return
 
-    async def _finish(self, rm: Connection) -> None:
+    async def _finish(
+        self, rm: Connection, final_status: str = "SUCCEEDED", diagnostics: str = ""
+    ) -> None:
         """finish_am; an RM that restarted since the last allocate first
         needs the AM to register again."""
         for retry in (True, False):
@@ -140,8 +154,8 @@ class ApplicationMaster:
                 rm,
                 "finish_am",
                 attempt_id=self.attempt_id,
-                final_status="SUCCEEDED",
-                diagnostics="",
+                final_status=final_status,
+                diagnostics=diagnostics,
             )
             if reply["type"] != "error":
                 return

@@ -11,8 +11,11 @@ simulated times, which keeps the file deterministic.
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Any
+
+from emu.metrics import failures
 
 JOBRUNTIME_HEADER = "JobID,real_start_time,real_end_time,simulate_start_time,simulate_end_time"
 
@@ -44,21 +47,33 @@ def job_rows(jobs: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 "wait_ms": start - j["submit_ms"] if start >= 0 else None,
                 "turnaround_ms": finish - j["submit_ms"] if finish >= 0 else None,
                 "attempts": j["attempts"],
+                "diagnostics": j.get("diagnostics", ""),
             }
         )
     return rows
 
 
 def summary(
-    name: str, seed: int, jobs: list[dict[str, Any]], metrics: dict[str, Any], simulated_ms: int
+    name: str,
+    seed: int,
+    jobs: list[dict[str, Any]],
+    metrics: dict[str, Any],
+    simulated_ms: int,
+    incomplete: str | None = None,
 ) -> dict[str, Any]:
+    """The run's summary. `incomplete` is why the run stopped before every
+    job ended (it could make no more progress); such a summary says
+    `"complete": false` so it is never mistaken for a finished run."""
     rows = job_rows(jobs)
     turnaround = [r["turnaround_ms"] for r in rows if r["turnaround_ms"] is not None]
     waits = [r["wait_ms"] for r in rows if r["wait_ms"] is not None]
     return {
         "scenario": name,
         "seed": seed,
+        "complete": incomplete is None,
+        "incomplete_reason": incomplete,
         "simulated_ms": simulated_ms,
+        "failure_hint": failures.dominant(rows),
         "jobs": rows,
         "cluster": {
             "nodes": metrics["active_nodes"],
@@ -66,9 +81,10 @@ def summary(
             "total": metrics["total"],
             "utilization": metrics["utilization"],
             "containers_total": metrics["containers_total"],
-            "apps_completed": metrics["apps_completed"],
-            "apps_failed": metrics["apps_failed"],
-            "apps_killed": metrics["apps_killed"],
+            # This run's own apps (an RM shared with other replays has more).
+            "apps_completed": sum(r["state"] == "FINISHED" for r in rows),
+            "apps_failed": sum(r["state"] == "FAILED" for r in rows),
+            "apps_killed": sum(r["state"] == "KILLED" for r in rows),
             "invalid_transitions": metrics["invalid_transitions"],
         },
         "turnaround_ms": {
@@ -140,4 +156,35 @@ def format_table(data: dict[str, Any]) -> str:
         f"utilization memory {u['memory']:.1%}, vcores {u['vcores']:.1%}; "
         f"turnaround mean {sec(t['mean'])} s, p90 {sec(t['p90'])} s",
     ]
+    out += failure_lines(data["jobs"])
     return "\n".join(out)
+
+
+def failure_lines(rows: list[dict[str, Any]], limit: int = 10) -> list[str]:
+    """Each job that did not succeed with its diagnostics, the first `limit`
+    of them (summary.json has all)."""
+    bad = [r for r in rows if failures.failed(r)]
+    if not bad:
+        return []
+    lines = ["", "jobs that did not succeed:"]
+    for r in bad[:limit]:
+        why = r["diagnostics"] or f"still {r['state']}"
+        lines.append(f"  {r['job_id']} ({r['app_id']}) {r['final_status']}: {why}")
+    if len(bad) > limit:
+        lines.append(f"  ... and {len(bad) - limit} more (summary.json lists every one)")
+    return lines
+
+
+def print_report(data: dict[str, Any], tail: str) -> int:
+    """Print a run's summary table, `tail`, and the one line that explains
+    most failures; return the exit code: 0 when every job succeeded, 1
+    otherwise (a job failed or was killed, or the run could not make
+    progress, which gets its own `emu: error:` line on stderr)."""
+    print(format_table(data), flush=True)
+    print(tail, flush=True)
+    if data["failure_hint"]:
+        print(data["failure_hint"], flush=True)
+    if not data["complete"]:
+        print(f"emu: error: {data['incomplete_reason']}", file=sys.stderr, flush=True)
+        return 1
+    return 1 if any(failures.failed(r) for r in data["jobs"]) else 0

@@ -4,8 +4,12 @@
     emu admin decommission --rm HOST NODE
     emu admin update-node-resource --rm HOST NODE --memory-mb M --vcores V
 
-`refresh-queues` sends the properties of `--file` (a Hadoop XML file, e.g. an
-edited capacity-scheduler.xml) and the `-D` overrides; the RM applies them
+`refresh-queues` without `--file` or `-D` has the RM re-read its own
+configuration files from disk, as `yarn rmadmin -refreshQueues` does (the
+CapacityScheduler its capacity-scheduler.xml, the FairScheduler its
+allocation file). `--file` sends either a Hadoop XML file's properties (e.g.
+an edited capacity-scheduler.xml, with `-D` overrides) or, for a
+FairScheduler, an allocation file (fair-scheduler.xml). The RM applies them
 or refuses with the reason and keeps its running configuration. Exit 0 when
 applied, 1 when refused or unreachable, 2 for a bad file.
 """
@@ -13,9 +17,12 @@ applied, 1 when refused or unreachable, 2 for a bad file.
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
+from xml.etree import ElementTree
 
 from emu import security
 from emu.config.hadoop_xml import load_xml
+from emu.errors import InputError
 from emu.processes import common as C
 
 
@@ -29,14 +36,32 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     asub = admin.add_subparsers(dest="admin_command", required=True)
 
     def common(p: argparse.ArgumentParser) -> None:
-        p.add_argument("--rm", required=True, metavar="HOST[:PORT_BASE]")
-        p.add_argument("--keys", metavar="DIR", help="CURVE keys directory")
-        p.add_argument("--timeout", type=float, default=10.0, help="seconds to wait for the RM")
+        p.add_argument(
+            "--rm", required=True, metavar="HOST[:PORT_BASE]", help="the ResourceManager"
+        )
+        p.add_argument(
+            "--keys", metavar="DIR", help="CURVE keys directory (default: no encryption)"
+        )
+        p.add_argument(
+            "--timeout", type=float, default=10.0, help="seconds to wait for the RM (default 10)"
+        )
 
     refresh = asub.add_parser("refresh-queues", help="apply queue configuration changes")
     common(refresh)
-    refresh.add_argument("--file", metavar="XML", help="Hadoop XML with the new properties")
-    refresh.add_argument("-D", dest="overrides", action="append", default=[], metavar="NAME=VALUE")
+    refresh.add_argument(
+        "--file",
+        metavar="XML",
+        help="Hadoop XML with the new properties (default: the RM re-reads its own "
+        "configuration files, as yarn rmadmin -refreshQueues does)",
+    )
+    refresh.add_argument(
+        "-D",
+        dest="overrides",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a property to change (repeatable; default: none)",
+    )
     refresh.set_defaults(func=C.command(refresh_queues))
 
     decom = asub.add_parser("decommission", help="take a node out of service")
@@ -46,9 +71,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
     upd = asub.add_parser("update-node-resource", help="change a node's total resource")
     common(upd)
-    upd.add_argument("node")
-    upd.add_argument("--memory-mb", type=int, required=True)
-    upd.add_argument("--vcores", type=int, required=True)
+    upd.add_argument("node", help="node id (its host name)")
+    upd.add_argument("--memory-mb", type=int, required=True, help="the node's new memory (MB)")
+    upd.add_argument("--vcores", type=int, required=True, help="the node's new vcores")
     upd.set_defaults(func=C.command(update_node_resource))
 
 
@@ -71,13 +96,36 @@ def _report(reply: dict, done: str) -> int:
 
 
 def refresh_queues(args: argparse.Namespace) -> int:
+    """Send properties (a Hadoop configuration file, -D) or a FairScheduler
+    allocation file; with neither, the RM re-reads its own files."""
     properties: dict[str, str] = {}
-    if args.file:
+    fields: dict[str, object] = {}
+    done = "queues refreshed from the RM's configuration files"
+    if args.file and _root_element(args.file) == "allocations":
+        if args.overrides:
+            raise InputError("-D", None, "cannot be combined with an allocation file")
+        fields["allocations"] = Path(args.file).read_text(encoding="utf-8")
+        done = f"queues refreshed from {args.file}"
+    elif args.file:
         conf = load_xml(args.file)
         properties.update({name: conf.get(name) or "" for name in conf})
     properties.update(C.parse_overrides(args.overrides, "-D"))
-    reply = _call(args, "refresh_queues", properties=properties)
-    return _report(reply, f"queues refreshed ({len(properties)} properties)")
+    if properties:
+        fields["properties"] = properties
+        done = f"queues refreshed ({len(properties)} properties)"
+    reply = _call(args, "refresh_queues", **fields)
+    return _report(reply, done)
+
+
+def _root_element(path: str) -> str | None:
+    """The name of an XML file's root element (None if it is not XML);
+    load_xml reports the details of a broken file."""
+    try:
+        for _, element in ElementTree.iterparse(path, events=("start",)):
+            return element.tag
+    except (ElementTree.ParseError, OSError):
+        return None
+    return None
 
 
 def decommission(args: argparse.Namespace) -> int:

@@ -15,6 +15,7 @@ import argparse
 import contextlib
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -104,52 +105,110 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    up.add_argument("--nodes", type=int, default=4, metavar="N", help="nodes in all (default 4)")
-    up.add_argument("--nm-procs", type=int, default=1, metavar="K", help="NM processes (default 1)")
-    up.add_argument("--rate", type=float, default=1.0, help="simulated seconds per wall second")
-    up.add_argument("--host", default="127.0.0.1", help="address everything listens on")
+    up.add_argument(
+        "--nodes",
+        type=int,
+        metavar="N",
+        help="nodes in all (default: a --trace scenario's [cluster], else 4)",
+    )
+    up.add_argument(
+        "--nm-procs",
+        type=int,
+        metavar="K",
+        help="NM processes, one rack each (default: a --trace scenario's racks, else 1)",
+    )
+    up.add_argument(
+        "--rate",
+        type=float,
+        default=1.0,
+        help="simulated seconds per wall second (default 1)",
+    )
+    up.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="address everything listens on (default 127.0.0.1)",
+    )
     up.add_argument(
         "--port-base", type=int, metavar="P", help="RM ports P..P+3 (default: free ones)"
     )
-    up.add_argument("--memory-mb", type=int, default=8192, help="each node's memory (MB)")
-    up.add_argument("--vcores", type=int, default=8, help="each node's vcores")
+    up.add_argument(
+        "--memory-mb",
+        type=int,
+        help="each node's memory in MB (default: a --trace scenario's, else 8192)",
+    )
+    up.add_argument(
+        "--vcores", type=int, help="each node's vcores (default: a --trace scenario's, else 8)"
+    )
     up.add_argument("--name-prefix", default="node", help="node names are P1..PN (default node)")
-    up.add_argument("--conf-dir", metavar="DIR", help="Hadoop configuration for the RM")
-    up.add_argument("--conf", "-D", action="append", default=[], metavar="NAME=VALUE")
-    up.add_argument("--keys", metavar="DIR", help="CURVE keys directory (emu keys generate)")
-    up.add_argument("--trace", action="append", default=[], metavar="FILE", help="replay this")
-    up.add_argument("--tracetype", metavar="SLS|RUMEN|SYNTH|native", help="the trace format")
-    up.add_argument("--output-dir", "-o", metavar="DIR", help="the replay's outputs")
+    up.add_argument(
+        "--conf-dir",
+        metavar="DIR",
+        help="Hadoop configuration for the RM (default: $HADOOP_CONF_DIR, else none)",
+    )
+    C.add_conf_option(up, "set an RM configuration property")
+    up.add_argument(
+        "--keys",
+        metavar="DIR",
+        help="CURVE keys directory (emu keys generate; default: no encryption)",
+    )
+    up.add_argument(
+        "--trace",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="replay this file (repeatable; default: no replay, stay up until Ctrl-C)",
+    )
+    up.add_argument(
+        "--tracetype",
+        metavar="SLS|RUMEN|SYNTH|native",
+        help="the trace format (default: native for .toml, else SLS)",
+    )
+    up.add_argument(
+        "--output-dir",
+        "-o",
+        metavar="DIR",
+        help="the replay's outputs (default: not written)",
+    )
     up.add_argument("--work-dir", metavar="DIR", help="logs and statistics (default: a temp dir)")
     up.add_argument(
         "--keep-running", action="store_true", help="after the replay, stay up until Ctrl-C"
     )
     up.add_argument(
-        "--register-timeout", type=float, default=120.0, help="wall seconds to wait for nodes"
+        "--register-timeout",
+        type=float,
+        default=120.0,
+        help="wall seconds to wait for nodes (default 120)",
     )
     up.set_defaults(func=C.command(cluster_up))
     st = csub.add_parser("status", help="print a running cluster's nodes and applications")
-    st.add_argument("--rm", required=True, metavar="HOST[:PORT_BASE]")
-    st.add_argument("--keys", metavar="DIR")
-    st.add_argument("--client-key", metavar="FILE")
+    st.add_argument("--rm", required=True, metavar="HOST[:PORT_BASE]", help="the ResourceManager")
+    st.add_argument("--keys", metavar="DIR", help="CURVE keys directory (default: no encryption)")
+    st.add_argument(
+        "--client-key", metavar="FILE", help="client keypair (default DIR/client.key_secret)"
+    )
     st.add_argument("--json", action="store_true", help="machine-readable output")
-    st.add_argument("--timeout", type=float, default=5.0, help="wall seconds to wait")
+    st.add_argument("--timeout", type=float, default=5.0, help="wall seconds to wait (default 5)")
     st.add_argument(
         "--wait-nodes",
         type=int,
         metavar="N",
-        help="first wait (up to --timeout) until N nodes are active; exit 1 if they are not",
+        help="first wait (up to --timeout) until N nodes are active; exit 1 if they are not "
+        "(default: do not wait)",
     )
     st.set_defaults(func=C.command(cluster_status))
 
 
 def cluster_up(args: argparse.Namespace) -> int:
+    scenario_conf = _apply_scenario(args)
+    args.conf = [*scenario_conf, *args.conf]
     if args.nodes < 1 or args.nm_procs < 1 or args.nm_procs > args.nodes:
         raise InputError("--nodes/--nm-procs", None, "need 1 <= --nm-procs <= --nodes")
     if not args.rate > 0:
         raise InputError("--rate", str(args.rate), "must be a positive number")
     keys = security.load(args.keys, serving=False) if args.keys else None
     curve = keys.client if keys else None
+    _check_rm_configuration(args)
+    made_work_dir = not args.work_dir
     work = Path(args.work_dir) if args.work_dir else Path(tempfile.mkdtemp(prefix="emu-cluster-"))
     work.mkdir(parents=True, exist_ok=True)
     base = args.port_base or C.free_port_base(args.host)
@@ -184,7 +243,17 @@ def cluster_up(args: argparse.Namespace) -> int:
         rm_child = children.start(
             "rm", emu_argv(*rm_args, *common, "--parent-pid", me), work / "rm.log"
         )
-        C.cluster_metrics(rm.client, curve, 30.0, alive=lambda: rm_child.proc.poll() is None)
+        try:
+            C.cluster_metrics(rm.client, curve, 30.0, alive=lambda: rm_child.proc.poll() is None)
+        except TransportError:
+            if rm_child.proc.poll() is None:
+                raise
+            # The RM said why on its way out: that line, not "it exited".
+            C.warn(
+                _last_error(work / "rm.log")
+                or f"error: the ResourceManager exited with {rm_child.proc.returncode}"
+            )
+            return rm_child.proc.returncode
         C.say(f"emu cluster: RM up at {rm_spec} (rate {args.rate:g}); logs in {work}")
 
         started = time.perf_counter()
@@ -233,7 +302,8 @@ def cluster_up(args: argparse.Namespace) -> int:
             f"({args.nm_procs} NM processes)"
         )
         if args.trace:
-            replay_args: list[object] = ["replay", "--rm", rm_spec, *args.trace]
+            # The scenario's [config] and [cluster] were applied above.
+            replay_args: list[object] = ["replay", "--rm", rm_spec, "--workload-only", *args.trace]
             if args.tracetype:
                 replay_args += ["--tracetype", args.tracetype]
             if args.output_dir:
@@ -248,7 +318,8 @@ def cluster_up(args: argparse.Namespace) -> int:
                 time.sleep(0.5)
             rc = replay.proc.returncode
             if args.keep_running:
-                _wait_forever(children)
+                C.say("emu cluster: replay done; still up, Ctrl-C to stop")
+                _wait_forever(children, exclude=("replay",))
         else:
             C.say("emu cluster: up; Ctrl-C to stop")
             _wait_forever(children)
@@ -263,8 +334,89 @@ def cluster_up(args: argparse.Namespace) -> int:
         # The NM processes write their final statistics as they stop.
         children.stop_all()
         signal.signal(signal.SIGTERM, previous)
+        if made_work_dir and registered_s is None:
+            # The cluster never came up: its logs said what they could above.
+            shutil.rmtree(work, ignore_errors=True)
     _report(stats_files, final, registered_s)
     return rc
+
+
+def _apply_scenario(args: argparse.Namespace) -> list[str]:
+    """Start the cluster a `--trace` scenario file describes: its [config]
+    becomes the RM's configuration (returned as NAME=VALUE items, under the
+    user's own --conf), and its [cluster] the nodes, unless --nodes,
+    --nm-procs, --memory-mb or --vcores say otherwise. Fills in the node
+    options' defaults either way."""
+    from emu.processes.replay import is_scenario
+
+    given = {k: getattr(args, k) for k in ("nodes", "nm_procs", "memory_mb", "vcores")}
+    defaults = {"nodes": 4, "nm_procs": 1, "memory_mb": 8192, "vcores": 8}
+    items: list[str] = []
+    if len(args.trace) == 1 and is_scenario(args.trace[0], args.tracetype):
+        from emu.rm.scheduler.fair.settings import ALLOCATION_FILE, allocation_file_path
+        from emu.scenario import native
+
+        scenario = native.load(args.trace[0])
+        for name in scenario.conf:
+            value = scenario.conf.get(name)
+            if name == ALLOCATION_FILE:
+                value = str(allocation_file_path(scenario.conf)[0])
+            items.append(f"{name}={value}")
+        if all(v is None for v in given.values()):
+            defaults = _uniform_shape(args.trace[0], scenario.nodes)
+    for key, value in given.items():
+        if value is None:
+            setattr(args, key, defaults[key])
+    return items
+
+
+def _uniform_shape(path: str, nodes: list[Any]) -> dict[str, int]:
+    """--nodes/--nm-procs/--memory-mb/--vcores for a scenario's nodes, when
+    `emu cluster up` can start them as they are: equal nodes named node1..N,
+    the same number in each of the racks /rack1../rackK (one NM process per
+    rack, as `up` lays them out)."""
+    racks = sorted({n.rack for n in nodes})
+    per_rack, extra = divmod(len(nodes), len(racks))
+    expected = [(f"node{i + 1}", f"/rack{i // per_rack + 1}") for i in range(len(nodes))]
+    if (
+        extra
+        or [(n.host, n.rack) for n in nodes] != expected
+        or len({n.resource for n in nodes}) > 1
+    ):
+        hosts = ", ".join(n.host for n in nodes[:4]) + (" ..." if len(nodes) > 4 else "")
+        raise InputError(
+            path,
+            "cluster",
+            f"emu cluster up starts equal nodes named node1..N in racks /rack1..K; this "
+            f"scenario's nodes ({hosts}) are not like that. Run it in one process with "
+            "emu run, or give --nodes/--memory-mb/--vcores to replay its jobs on such nodes",
+        )
+    size = nodes[0].resource
+    return {
+        "nodes": len(nodes),
+        "nm_procs": len(racks),
+        "memory_mb": size.memory,
+        "vcores": size.vcores,
+    }
+
+
+def _check_rm_configuration(args: argparse.Namespace) -> None:
+    """Read the RM's configuration and build its scheduler here first, so a
+    bad file is one `emu: error:` line (exit 2) before any process starts."""
+    from emu.rm.settings import RMSettings
+    from emu.sls import check_scheduler
+
+    conf = C.load_configuration(args.conf_dir, C.parse_overrides(args.conf))
+    RMSettings.from_conf(conf)
+    check_scheduler(conf)
+
+
+def _last_error(log: Path) -> str | None:
+    """The last `emu: ...` line a child wrote to its log, without the prefix."""
+    if not log.is_file():
+        return None
+    lines = [x for x in log.read_text(errors="replace").splitlines() if x.startswith("emu: ")]
+    return lines[-1].removeprefix("emu: ") if lines else None
 
 
 def _check_alive(children: Children, exclude: tuple[str, ...] = ()) -> None:
@@ -277,9 +429,9 @@ def _check_alive(children: Children, exclude: tuple[str, ...] = ()) -> None:
         raise RuntimeError(f"{c.name} exited with {c.proc.returncode}; its log ends:\n{tail}")
 
 
-def _wait_forever(children: Children) -> None:
+def _wait_forever(children: Children, exclude: tuple[str, ...] = ()) -> None:
     while True:
-        _check_alive(children)
+        _check_alive(children, exclude)
         time.sleep(1.0)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import functools
 import json
 import logging
@@ -95,6 +96,18 @@ def local_address_towards(host: str) -> str:
 
 
 # --- configuration ----------------------------------------------------------------------
+def add_conf_option(parser: argparse.ArgumentParser, what: str) -> None:
+    """`--conf/-D NAME=VALUE`, repeatable, read by `parse_overrides`."""
+    parser.add_argument(
+        "--conf",
+        "-D",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help=f"{what} (repeatable; default: none)",
+    )
+
+
 def parse_overrides(items: list[str], flag: str = "--conf") -> dict[str, str]:
     out = {}
     for item in items:

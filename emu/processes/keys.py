@@ -23,7 +23,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         description=security.__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    gen.add_argument("directory", metavar="DIR")
+    gen.add_argument("directory", metavar="DIR", help="where to write the keys")
     gen.add_argument(
         "--client",
         action="append",

@@ -43,20 +43,35 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("--rm", required=True, metavar="HOST[:PORT_BASE]", help="the ResourceManager")
-    p.add_argument("--count", type=int, default=1, metavar="N", help="nodes in this process")
-    p.add_argument("--rack", default="/default-rack", help="the nodes' rack")
+    p.add_argument(
+        "--count", type=int, default=1, metavar="N", help="nodes in this process (default 1)"
+    )
+    p.add_argument(
+        "--rack", default="/default-rack", help="the nodes' rack (default /default-rack)"
+    )
     p.add_argument(
         "--name-prefix",
         metavar="P",
         help="node names are P<i> (default: this host's name and a dash)",
     )
     p.add_argument("--first-index", type=int, default=1, metavar="I", help="first i (default 1)")
-    p.add_argument("--memory-mb", type=int, default=8192, help="each node's memory (MB)")
-    p.add_argument("--vcores", type=int, default=8, help="each node's vcores")
+    p.add_argument(
+        "--memory-mb", type=int, default=8192, help="each node's memory in MB (default 8192)"
+    )
+    p.add_argument("--vcores", type=int, default=8, help="each node's vcores (default 8)")
     p.add_argument("--host", default="0.0.0.0", help="address to listen on (default 0.0.0.0)")
     p.add_argument("--port", type=int, default=0, help="port to listen on (default: any)")
-    p.add_argument("--advertise", metavar="HOST", help="address the RM and AMs use to reach us")
-    p.add_argument("--keys", metavar="DIR", help="CURVE keys directory (emu keys generate)")
+    p.add_argument(
+        "--advertise",
+        metavar="HOST",
+        help="address the RM and AMs use to reach us (default: --host, or the "
+        "address on the route to the RM)",
+    )
+    p.add_argument(
+        "--keys",
+        metavar="DIR",
+        help="CURVE keys directory (emu keys generate; default: no encryption)",
+    )
     p.add_argument(
         "--max-in-flight",
         type=int,
@@ -73,12 +88,19 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "each message: less CPU per heartbeat, which a busy RM needs (default 100; 0: "
         "each node's own interval, nodes found due together still share a message)",
     )
-    p.add_argument("--stats-file", metavar="FILE", help="write heartbeat statistics here (JSON)")
-    p.add_argument("--seed", type=int, default=0, help="seed for heartbeat offsets")
     p.add_argument(
-        "--connect-timeout", type=float, default=60.0, help="wall seconds to wait for the RM"
+        "--stats-file",
+        metavar="FILE",
+        help="write heartbeat statistics here (JSON; default: not written)",
     )
-    p.add_argument("--log-level", default="info", help="debug|info|warning|error")
+    p.add_argument("--seed", type=int, default=0, help="seed for heartbeat offsets (default 0)")
+    p.add_argument(
+        "--connect-timeout",
+        type=float,
+        default=60.0,
+        help="wall seconds to wait for the RM (default 60)",
+    )
+    p.add_argument("--log-level", default="info", help="debug|info|warning|error (default: info)")
     p.add_argument("--parent-pid", type=int, help=argparse.SUPPRESS)
     p.set_defaults(func=C.command(main))
 

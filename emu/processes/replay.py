@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import math
 import time
+import tomllib
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -12,7 +13,7 @@ from typing import Any
 import structlog
 import trio
 
-from emu import security
+from emu import outdir, security
 from emu.client import RMClient, RMRequestError
 from emu.clock import ScaledWallClock
 from emu.errors import InputError
@@ -57,26 +58,74 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         metavar="SLS|RUMEN|SYNTH|native",
         help="the trace format (default: native for .toml, else SLS)",
     )
-    p.add_argument("--output-dir", "-o", metavar="DIR", help="where to write outputs")
-    p.add_argument("--conf-dir", metavar="DIR", help="Hadoop configuration (sls-runner.xml)")
-    p.add_argument("--conf", "-D", action="append", default=[], metavar="NAME=VALUE")
-    p.add_argument("--seed", type=int, help="SYNTH seed")
-    p.add_argument("--keys", metavar="DIR", help="CURVE keys directory")
+    p.add_argument(
+        "--output-dir",
+        "-o",
+        metavar="DIR",
+        help="where to write outputs (default: print only)",
+    )
+    p.add_argument(
+        "--conf-dir",
+        metavar="DIR",
+        help="Hadoop configuration (sls-runner.xml; default: $HADOOP_CONF_DIR, else none)",
+    )
+    C.add_conf_option(p, "set a configuration property")
+    p.add_argument("--seed", type=int, help="SYNTH seed (default: the file's rand_seed)")
+    p.add_argument("--keys", metavar="DIR", help="CURVE keys directory (default: no encryption)")
     p.add_argument(
         "--client-key", metavar="FILE", help="client keypair (default DIR/client.key_secret)"
     )
-    p.add_argument("--poll-ms", type=int, default=1000, help="simulated ms between progress checks")
     p.add_argument(
-        "--connect-timeout", type=float, default=60.0, help="wall seconds to wait for the RM"
+        "--poll-ms",
+        type=int,
+        default=1000,
+        help="simulated ms between progress checks (default 1000)",
     )
-    p.add_argument("--log-level", default="warning", help="debug|info|warning|error")
+    p.add_argument(
+        "--connect-timeout",
+        type=float,
+        default=60.0,
+        help="wall seconds to wait for the RM (default 60)",
+    )
+    p.add_argument(
+        "--log-level", default="warning", help="debug|info|warning|error (default: warning)"
+    )
+    p.add_argument(
+        "--workload-only",
+        action="store_true",
+        help="replay a scenario file's jobs even though the running cluster ignores its "
+        "[config] and [cluster] (without it, such a scenario is refused)",
+    )
     p.add_argument("--parent-pid", type=int, help=argparse.SUPPRESS)
     p.set_defaults(func=C.command(main))
 
 
+def is_scenario(path: str, tracetype: str | None) -> bool:
+    """Whether `path` is an emu scenario file (TOML) rather than a trace."""
+    return (tracetype or ("NATIVE" if path.endswith(".toml") else "SLS")).upper() == "NATIVE"
+
+
+def _ignored_by_a_running_cluster(path: str, scenario: Any) -> list[str]:
+    """What of a scenario a replay onto a running cluster cannot apply: its
+    [config] (the RM has its own) and its [cluster] nodes (the cluster has
+    its own); the AM heartbeat in [cluster] travels with each job."""
+    with open(path, "rb") as f:
+        cluster = tomllib.load(f).get("cluster", {})
+    ignored = []
+    names = list(scenario.conf)
+    if names:
+        shown = ", ".join(names[:3]) + (", ..." if len(names) > 3 else "")
+        ignored.append(f"[config] ({shown})")
+    shape = sorted(k for k in cluster if k != "am_heartbeat_ms")
+    if shape:
+        ignored.append(f"[cluster] ({', '.join(shape)})")
+    return ignored
+
+
 def read_workload(args: argparse.Namespace) -> tuple[str, Workload, int, dict[str, str]]:
     """(name, workload, AM heartbeat ms, host -> rack from the trace)."""
-    kind = (args.tracetype or ("NATIVE" if args.traces[0].endswith(".toml") else "SLS")).upper()
+    kind = "NATIVE" if is_scenario(args.traces[0], args.tracetype) else args.tracetype or "SLS"
+    kind = kind.upper()
     if kind not in TRACE_TYPES:
         raise InputError("--tracetype", args.tracetype, f"expected one of {', '.join(TRACE_TYPES)}")
     name = ",".join(Path(t).name for t in args.traces)
@@ -86,6 +135,16 @@ def read_workload(args: argparse.Namespace) -> tuple[str, Workload, int, dict[st
         if len(args.traces) != 1:
             raise InputError("emu replay", None, "give one scenario file")
         scenario = native.load(args.traces[0])
+        ignored = _ignored_by_a_running_cluster(args.traces[0], scenario)
+        if ignored and not args.workload_only:
+            raise InputError(
+                args.traces[0],
+                None,
+                f"a running cluster keeps its own configuration and nodes, so this replay "
+                f"would ignore {' and '.join(ignored)}; start a cluster from the scenario "
+                "with emu cluster up --trace FILE, run it in one process with emu run FILE, "
+                "or pass --workload-only to replay its jobs here anyway",
+            )
         if scenario.faults:
             C.warn("the scenario's faults are ignored by `emu replay` (inject them by hand)")
         racks = {n.host: n.rack for n in scenario.nodes}
@@ -150,7 +209,7 @@ def main(args: argparse.Namespace) -> int:
     )
     security.install(keys)
     epoch, rate = C.cluster_clock(rm.client, keys.client if keys else None, args.connect_timeout)
-    out = Path(args.output_dir) if args.output_dir else None
+    out = outdir.make(args.output_dir) if args.output_dir else None
     result: dict[str, Any] = {}
     wall_start = time.perf_counter()
 
@@ -190,7 +249,13 @@ def main(args: argparse.Namespace) -> int:
     by_app = {r["app_id"]: r for r in result["reports"]}
     jobs = []
     for job in workload.jobs:
-        report = dict(by_app[result["app_of_job"][job.job_id]])
+        app_id = result["app_of_job"][job.job_id]
+        if app_id not in by_app:
+            raise RuntimeError(
+                f"the RM has no report of {app_id} (job {job.job_id}) at the end of the replay: "
+                "it restarted without recovery (yarn.resourcemanager.recovery.enabled)"
+            )
+        report = dict(by_app[app_id])
         for key in ("submit_ms", "started_ms", "finished_ms"):
             if report[key] >= 0:
                 report[key] -= t0_ms
@@ -200,17 +265,14 @@ def main(args: argparse.Namespace) -> int:
     simulated_ms = result["end_ms"] - t0_ms
     data = outputs.summary(name, args.seed or 0, jobs, result["metrics"], simulated_ms)
     if out is not None:
-        out.mkdir(parents=True, exist_ok=True)
         outputs.write_jobruntime(out / "jobruntime.csv", jobs, round(epoch * 1000) + t0_ms)
         outputs.write_summary(out / "summary.json", data)
-    C.say(outputs.format_table(data))
     wall = time.perf_counter() - wall_start
-    C.say(
+    return outputs.print_report(
+        data,
         f"wall {wall:.2f} s at rate {rate:g}; replayed against {rm.client}"
-        + (f"; outputs in {out}" if out is not None else "")
+        + (f"; outputs in {out}" if out is not None else ""),
     )
-    states = [j["state"] for j in jobs]
-    return 0 if all(s == "FINISHED" for s in states) else 1
 
 
 async def _submit_all(replayer: Replayer) -> None:

@@ -61,30 +61,43 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         ("--admin-port", "admin"),
     ):
         p.add_argument(
-            flag, type=int, dest=service, metavar="PORT", help=f"override the {service} port"
+            flag,
+            type=int,
+            dest=service,
+            metavar="PORT",
+            help=f"override the {service} port (default: from --port-base)",
         )
-    p.add_argument("--conf-dir", metavar="DIR", help="Hadoop configuration directory")
     p.add_argument(
-        "--conf",
-        "-D",
-        action="append",
-        default=[],
-        metavar="NAME=VALUE",
-        help="set a configuration property (repeatable)",
+        "--conf-dir",
+        metavar="DIR",
+        help="Hadoop configuration directory (default: $HADOOP_CONF_DIR, else none)",
     )
+    C.add_conf_option(p, "set a configuration property")
     p.add_argument(
         "--rate", type=float, default=1.0, help="simulated seconds per wall second (default 1)"
     )
-    p.add_argument("--keys", metavar="DIR", help="CURVE keys directory (emu keys generate)")
-    p.add_argument("--events", metavar="FILE", help="write the event log (JSON lines) here")
-    p.add_argument("--ready-file", metavar="FILE", help="write the bound addresses here (JSON)")
+    p.add_argument(
+        "--keys",
+        metavar="DIR",
+        help="CURVE keys directory (emu keys generate; default: no encryption)",
+    )
+    p.add_argument(
+        "--events",
+        metavar="FILE",
+        help="write the event log (JSON lines) here (default: not written)",
+    )
+    p.add_argument(
+        "--ready-file",
+        metavar="FILE",
+        help="write the bound addresses here (JSON; default: not written)",
+    )
     p.add_argument(
         "--max-message-bytes",
         type=int,
         metavar="N",
         help="disconnect peers sending larger messages (default 64 MiB)",
     )
-    p.add_argument("--log-level", default="info", help="debug|info|warning|error")
+    p.add_argument("--log-level", default="info", help="debug|info|warning|error (default: info)")
     p.add_argument("--parent-pid", type=int, help=argparse.SUPPRESS)
     p.set_defaults(func=C.command(main))
 
@@ -93,7 +106,8 @@ def main(args: argparse.Namespace) -> int:
     C.configure_logging(args.log_level)
     if not args.rate > 0:
         raise InputError("--rate", str(args.rate), "must be a positive number")
-    conf = C.load_configuration(args.conf_dir, C.parse_overrides(args.conf))
+    overrides = C.parse_overrides(args.conf)
+    conf = C.load_configuration(args.conf_dir, overrides)
     RMSettings.from_conf(conf)
     keys = security.load(args.keys, serving=True) if args.keys else None
     security.install(keys)
@@ -148,6 +162,8 @@ def main(args: argparse.Namespace) -> int:
             monitor=True,
             auth=auth,
         )
+        # `emu admin refresh-queues` without properties re-reads these files.
+        rm.ctx.reload_conf = lambda: C.load_configuration(args.conf_dir, overrides)
 
         async def run(nursery: trio.Nursery) -> None:
             if keys is not None:

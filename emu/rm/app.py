@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from emu.resources import Resource
+from emu.rm.diagnostics import attempts_exhausted, invalid_request
 from emu.rm.statemachine import StateMachine
 
 if TYPE_CHECKING:
@@ -131,6 +132,13 @@ def _save_new(ctx: RMContext, app: RMApp, data: Any) -> None:
 
 
 def _saved(ctx: RMContext, app: RMApp, data: Any) -> None:
+    """Hand the app to the scheduler, unless its AM container could never be
+    granted (RMAppManager's validation of the AM request)."""
+    maximum = ctx.scheduler.maximum
+    refusal = invalid_request(app.am_resource, maximum, maximum)
+    if refusal is not None:
+        ctx.dispatch("app", "APP_REJECTED", app.app_id, refusal)
+        return
     ctx.dispatch("scheduler", "APP_ADDED", app.app_id, app)
 
 
@@ -146,6 +154,7 @@ def _final_save(ctx: RMContext, app: RMApp, target: str, diagnostics: str = "") 
 
 
 def _rejected(ctx: RMContext, app: RMApp, reason: Any) -> None:
+    app.final_status = "FAILED"
     _final_save(ctx, app, FAILED, str(reason))
 
 
@@ -170,12 +179,7 @@ def _attempt_failed(ctx: RMContext, app: RMApp, attempt_id: Any) -> str:
         ctx.start_new_attempt(app)
         return ACCEPTED
     app.final_status = "FAILED"
-    _final_save(
-        ctx,
-        app,
-        FAILED,
-        f"Application failed {failures} times; last: {attempt.diagnostics}",
-    )
+    _final_save(ctx, app, FAILED, attempts_exhausted(app.app_id, failures, attempt.diagnostics))
     return FINAL_SAVING
 
 

@@ -160,7 +160,7 @@ def _launch_failed(ctx: RMContext, a: RMAppAttempt, data: Any) -> None:
 
 
 def _expired(ctx: RMContext, a: RMAppAttempt, data: Any) -> None:
-    _end(ctx, a, "ATTEMPT_FAILED", "ApplicationMaster timed out (stopped calling allocate)")
+    _end(ctx, a, "ATTEMPT_FAILED", f"ApplicationMaster for attempt {a.attempt_id} timed out")
 
 
 def _container_finished(ctx: RMContext, a: RMAppAttempt, c: RMContainer) -> str:
@@ -175,7 +175,9 @@ def _container_finished(ctx: RMContext, a: RMAppAttempt, c: RMContainer) -> str:
             ctx,
             a,
             "ATTEMPT_FAILED",
-            f"AM container {c.container_id} exited with {c.exit_status}: {c.diagnostics}",
+            # RMAppAttemptImpl's message, on one line (YARN breaks it after the code).
+            f"AM Container for {a.attempt_id} exited with  exitCode: {c.exit_status} "
+            f"Failing this attempt.Diagnostics: {c.diagnostics}",
         )
         return FAILED
     a.just_finished.append(c.status())

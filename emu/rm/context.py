@@ -22,6 +22,8 @@ from emu.rm.monitors import ExpiryMonitor
 from emu.rm.settings import RMSettings
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from emu.config.configuration import Configuration
     from emu.metrics.eventlog import EventLog
     from emu.rm.app import RMApp
@@ -69,6 +71,9 @@ class RMContext:
         self.am_service_address = ""
         self.recovery: RMRecovery | None = None
         """Set when RM recovery is on: saves apps and attempts as they change."""
+        self.reload_conf: Callable[[], Configuration] | None = None
+        """Set by an RM process started from configuration files: reads them
+        again from disk, for a refresh of the queues without new properties."""
         self.scheduler: Scheduler
         for kind in MACHINES:
             self.dispatcher.register(kind, self._entity_handler(kind))
@@ -185,6 +190,7 @@ class RMContext:
             started_ms=app.started_ms,
             finished_ms=app.finished_ms,
             attempts=len(app.attempts),
+            diagnostics=app.diagnostics,
         )
 
     def deactivate_node(self, node: RMNode) -> None:

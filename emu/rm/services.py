@@ -10,23 +10,29 @@ transport: `emu.rm.actor` feeds requests in and carries replies out.
 
 from __future__ import annotations
 
+import tempfile
 from collections import Counter
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import structlog
 
 from emu import protocol as P
+from emu.errors import InputError
 from emu.resources import Resource
 from emu.rm import app as app_sm
 from emu.rm import attempt as attempt_sm
 from emu.rm import node as node_sm
 from emu.rm.app import RMApp
 from emu.rm.context import RMContext
+from emu.rm.diagnostics import invalid_request
 from emu.rm.node import RMNode
 from emu.rm.scheduler.common import SchedulerError
 
 log = structlog.get_logger("emu.rm")
+
+CAPACITY_PREFIX = "yarn.scheduler.capacity."
 
 
 class RMServices:
@@ -204,7 +210,7 @@ class RMServices:
                 msg["blacklist_remove"],
             )
         except SchedulerError as e:
-            raise _Refused(P.INVALID, str(e)) from None
+            raise _Refused(P.INVALID_RESOURCE_REQUEST, str(e)) from None
         ctx.dispatcher.drain()
         nodes = ctx.nodes
         allocated = []
@@ -275,15 +281,13 @@ class RMServices:
             raise _Refused(P.INVALID, f"application {app_id} already submitted")
         am_resource = Resource.from_wire(msg["am_resource"])
         sched = ctx.scheduler
-        if am_resource.any_negative() or not am_resource.fits_in(sched.maximum):
-            raise _Refused(
-                P.INVALID,
-                f"AM resource {am_resource} is negative or exceeds "
-                f"maximum allocation {sched.maximum}",
+        # YARN's RMAppManager refuses an invalid AM request before the app
+        # exists; emu keeps the app and rejects it with the same message
+        # (RMApp's saved hook), so a replay goes on and every output says why.
+        if invalid_request(am_resource, sched.maximum, sched.maximum) is None:
+            am_resource = sched.calc.normalize(
+                am_resource, sched.minimum, sched.maximum, sched.increment
             )
-        am_resource = sched.calc.normalize(
-            am_resource, sched.minimum, sched.maximum, sched.increment
-        )
         app = RMApp(
             app_id,
             msg["name"],
@@ -367,8 +371,44 @@ class RMServices:
 
     # --- Admin ----------------------------------------------------------------------------------
     def refresh_queues(self, msg: dict) -> dict:
-        reason = self.ctx.scheduler.refresh(msg.get("properties") or {})
+        reason = self._refresh(msg.get("properties") or {}, msg.get("allocations"))
         return P.reply(msg, ok=reason is None, reason=reason)
+
+    def _refresh(self, properties: dict[str, str], allocations: str | None) -> str | None:
+        """Each scheduler refreshes from what it reads: the CapacityScheduler
+        from yarn.scheduler.capacity.* properties, the FairScheduler from its
+        allocation file; a refresh with neither re-reads the RM's files."""
+        ctx = self.ctx
+        fair = ctx.settings.scheduler == "fair"
+        if allocations is not None:
+            if not fair:
+                return (
+                    f"the {ctx.settings.scheduler} scheduler takes capacity-scheduler.xml "
+                    "properties, not a FairScheduler allocation file"
+                )
+            with tempfile.TemporaryDirectory(prefix="emu-refresh-") as d:
+                path = Path(d) / "fair-scheduler.xml"
+                path.write_text(allocations, encoding="utf-8")
+                return ctx.scheduler.refresh_from(path)  # type: ignore[attr-defined]
+        if fair and properties:
+            return (
+                "the FairScheduler's queues come from its allocation file: give a "
+                "fair-scheduler.xml, or edit the RM's and refresh without --file"
+            )
+        if not properties and ctx.reload_conf is not None and not fair:
+            try:
+                fresh = ctx.reload_conf()
+            except InputError as e:
+                return str(e)
+            properties = {n: fresh.get(n) or "" for n in fresh if n.startswith(CAPACITY_PREFIX)}
+            reason = ctx.scheduler.refresh(properties)
+            if reason is None:
+                return None
+            # Name the file and line of the property the refusal is about.
+            named = [n for n in sorted(properties, key=len, reverse=True) if n in reason]
+            where = fresh.sources.get(named[0]) if named else None
+            return f"{where or 'the RM configuration files'}: {reason}"
+        return ctx.scheduler.refresh(properties)
 
     def decommission_node(self, msg: dict) -> dict:
         node_id = msg["node_id"]

@@ -52,6 +52,8 @@ def read_trace(
     if not paths:
         raise InputError("--tracelocation", None, "no trace file given")
     for p in paths:
+        if Path(p).is_dir():
+            raise InputError(os.fspath(p), None, "is a directory; give the trace file(s) in it")
         if not Path(p).is_file():
             raise InputError(os.fspath(p), None, "no such file")
     if kind == "SLS":

@@ -109,6 +109,10 @@ def load(path: str | Path) -> Scenario:
             data = tomllib.load(f)
     except FileNotFoundError:
         raise InputError(path, None, "no such file") from None
+    except IsADirectoryError:
+        raise InputError(path, None, "is a directory, not a scenario file") from None
+    except OSError as e:
+        raise InputError(path, None, f"cannot read: {e.strerror}") from None
     except tomllib.TOMLDecodeError as e:
         where = re.search(r"at line (\d+)", str(e))
         line = int(where.group(1)) if where else None

@@ -23,6 +23,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from emu import outdir
 from emu.errors import InputError
 from emu.scenario.sls import (
     DEFAULT_QUEUE,
@@ -109,9 +110,13 @@ def convert(
         for rack in sorted(racks)
     ]
 
-    out.mkdir(parents=True, exist_ok=True)
-    jobs_path.write_text("".join(jobs_text), encoding="utf-8")
-    nodes_path.write_text("".join(nodes_text), encoding="utf-8")
+    outdir.make(out)
+    try:
+        jobs_path.write_text("".join(jobs_text), encoding="utf-8")
+        nodes_path.write_text("".join(nodes_text), encoding="utf-8")
+    except OSError as e:
+        jobs_path.unlink(missing_ok=True)
+        raise InputError("--output-dir", str(out), f"cannot write: {e.strerror}") from None
     return jobs_path, nodes_path
 
 

@@ -93,7 +93,11 @@ def read_text(path: str) -> str:
                 data = f.read()
     except FileNotFoundError:
         raise InputError(path, None, "no such file") from None
-    except (OSError, EOFError) as e:
+    except IsADirectoryError:
+        raise InputError(path, None, "is a directory, not a file") from None
+    except OSError as e:
+        raise InputError(path, None, f"cannot read: {e.strerror}") from None
+    except EOFError as e:
         raise InputError(path, None, f"cannot read: {e}") from None
     try:
         return data.decode("utf-8-sig")
@@ -334,6 +338,8 @@ def _read_job(
     if submit_ms < 0:
         raise fields.error("job.start.ms", f"must be >= 0, got {submit_ms}")
     end_ms = fields.integer("job.end.ms", 0) if fields.has("job.end.ms") else None
+    if end_ms is not None and end_ms < 0:
+        raise fields.error("job.end.ms", f"must be >= 0, got {end_ms}")
     count = max(fields.integer("job.count", 1), 1)
     explicit_id = fields.string("job.id", "") if fields.has("job.id") else None
     params: dict[str, Any] = {"am_type": am_type}

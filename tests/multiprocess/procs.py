@@ -25,8 +25,9 @@ RATE = 40.0
 
 def write_scenario(path: Path, jobs: Sequence[dict[str, Any]], am_heartbeat_ms: int = 1000) -> Path:
     """A native scenario with MapReduce jobs: dicts of id, submit_ms, maps,
-    reduces, map_ms, reduce_ms (the cluster section is ignored by replay)."""
-    lines = ['name = "mp"', "[cluster]", "racks = 1", "nodes_per_rack = 1"]
+    reduces, map_ms, reduce_ms. Its [cluster] has only the AM heartbeat: a
+    replay onto a running cluster refuses node or configuration sections."""
+    lines = ['name = "mp"', "[cluster]"]
     lines.append(f"am_heartbeat_ms = {am_heartbeat_ms}")
     for j in jobs:
         lines += [

@@ -98,8 +98,8 @@ async def test_ask_above_maximum_is_refused_and_the_am_keeps_going(autojump_cloc
     app = rm.submit("a")
     start_am(rm, app, "h1")
     reply = rm.allocate(app, [ask(20, ANY, 1, memory=64 * 1024)])
-    assert reply["type"] == "error" and reply["code"] == P.INVALID
-    assert "exceeds maximum" in reply["message"]
+    assert reply["type"] == "error" and reply["code"] == P.INVALID_RESOURCE_REQUEST
+    assert "requested resource is greater than maximum allowed allocation" in reply["message"]
     assert rm.allocate(app, [ask(20, ANY, 1)])["type"] == "allocate_reply"
 
 

@@ -22,6 +22,7 @@ from emu.protocol import EXIT_ABORTED, EXIT_KILLED_EXPIRED, EXIT_PREEMPTED
 from emu.resources import ZERO, Resource, ResourceCalculator
 from emu.rm import container as csm
 from emu.rm.container import RMContainer
+from emu.rm.diagnostics import invalid_request
 
 if TYPE_CHECKING:
     from emu.rm.app import RMApp
@@ -574,16 +575,12 @@ class Scheduler:
             return Allocation([], ZERO)
         if asks:
             parsed = []
-            maximum, where = self.max_allocation(sapp)
+            maximum = self.max_allocation(sapp)[0]
             for a in asks:
                 cap = Resource.from_wire(a["capability"])
-                if cap.any_negative():
-                    raise SchedulerError(f"invalid resource request: negative {cap}")
-                if not cap.fits_in(maximum):
-                    raise SchedulerError(
-                        f"invalid resource request: {cap} exceeds maximum allocation {maximum}"
-                        + where
-                    )
+                refusal = invalid_request(cap, maximum, self.maximum)
+                if refusal is not None:
+                    raise SchedulerError(refusal)
                 cap = self.calc.normalize(cap, self.minimum, self.maximum, self.increment)
                 parsed.append(
                     Ask(

@@ -32,6 +32,7 @@ from emu.config.configuration import Configuration
 from emu.errors import InputError
 from emu.resources import ZERO, Resource, calculator
 from emu.rm.container import RMContainer
+from emu.rm.diagnostics import invalid_request
 from emu.rm.scheduler.capacity import allocator
 from emu.rm.scheduler.capacity import resource_math as rm
 from emu.rm.scheduler.capacity.config import CapacityConf, parse, queue_paths
@@ -106,12 +107,9 @@ class CapacityScheduler(Scheduler):
         refusal = leaf.submission_refusal(app.user, app.app_id)
         if refusal is not None:
             return refusal
-        maximum = leaf.conf.maximum_allocation
-        if not app.am_resource.fits_in(maximum):
-            return (
-                f"Invalid resource request, requested AM resource {app.am_resource} exceeds "
-                f"maximum allocation {maximum} of queue {path}"
-            )
+        refusal = invalid_request(app.am_resource, leaf.conf.maximum_allocation, self.maximum)
+        if refusal is not None:
+            return refusal
         app.queue = path
         self.app_leaf[app.app_id] = leaf
         leaf.count_app(1)

@@ -55,6 +55,8 @@ from emu.rm.scheduler.fair.queues import (
 from emu.rm.scheduler.fair.settings import FairSettings
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from emu.rm.app import RMApp
     from emu.rm.container import RMContainer
     from emu.rm.context import RMContext
@@ -421,6 +423,10 @@ class FairScheduler(Scheduler):
         if not path.is_file():
             return f"allocation file {path} does not exist"
         self.alloc_mtime = path.stat().st_mtime
+        return self._reload(path)
+
+    def refresh_from(self, path: Path) -> str | None:
+        """Apply the allocation file at `path` now (an admin's --file)."""
         return self._reload(path)
 
     # --- reports --------------------------------------------------------------------------------

@@ -1,0 +1,153 @@
+"""Every failure says why: apps carry YARN's diagnostics and final status
+into the summary, the event log and the terminal, and a run that can never
+make progress stops with its reason instead of spinning."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+
+from emu.cli import main
+from emu.metrics import outputs
+from emu.resources import Resource
+from emu.simulation import run_virtual
+from tests.helpers import fifo_conf, mr_job, simulation
+
+
+def run(jobs, conf=None, n_nodes=2, **kw):
+    result = run_virtual(simulation(jobs, n_nodes=n_nodes, conf=conf, **kw))
+    data = outputs.summary("t", 0, result.jobs, result.metrics, result.simulated_ms, result.stalled)
+    return result, {r["job_id"]: r for r in data["jobs"]}, data
+
+
+def capacity_conf(props: dict[str, object]):
+    conf = fifo_conf({"yarn.resourcemanager.scheduler.class": "capacity"})
+    for k, v in props.items():
+        conf.set(k, v)
+    return conf
+
+
+def test_unknown_queue_is_rejected_with_yarns_message_and_one_hint():
+    jobs = [mr_job("j1", queue="no_such_queue"), mr_job("j2", queue="no_such_queue"), mr_job("ok")]
+    _, rows, data = run(jobs, conf=capacity_conf({}))
+    j1 = rows["j1"]
+    assert (j1["state"], j1["final_status"]) == ("FAILED", "FAILED")
+    assert j1["diagnostics"] == (
+        f"Application {j1['app_id']} submitted by user alice to unknown queue: no_such_queue"
+    )
+    assert rows["ok"]["final_status"] == "SUCCEEDED"
+    hint = data["failure_hint"]
+    assert hint.startswith("2 of 3 jobs failed: submitted to a queue the scheduler does not have")
+    assert "define the queue no_such_queue" in hint
+    table = outputs.format_table(data)
+    assert f"j1 ({j1['app_id']}) FAILED: Application {j1['app_id']} submitted" in table
+
+
+def test_no_hint_when_failures_are_a_minority():
+    _, _, data = run([mr_job("j1", queue="nope"), mr_job("a"), mr_job("b")], conf=capacity_conf({}))
+    assert data["failure_hint"] is None
+
+
+def test_am_above_maximum_allocation_fails_the_app_and_the_run_goes_on():
+    big_am = replace(mr_job("big"), am_resource=Resource(16384, 1))
+    _, rows, data = run([big_am, mr_job("ok")])
+    big = rows["big"]
+    assert (big["state"], big["final_status"], big["attempts"]) == ("FAILED", "FAILED", 0)
+    assert big["diagnostics"].startswith(
+        "Invalid resource request! Cannot allocate containers as requested resource is greater "
+        "than maximum allowed allocation. Requested resource type=[memory-mb], "
+        "Requested resource=<memory:16384, vCores:1>, maximum allowed allocation=<memory:8192"
+    )
+    assert rows["ok"]["state"] == "FINISHED" and data["complete"]
+
+
+def test_task_above_maximum_allocation_fails_the_app_through_its_am():
+    job = mr_job("big", maps=1, reduces=0, memory=9000)
+    _, rows, _ = run([job, mr_job("ok")])
+    big = rows["big"]
+    assert (big["state"], big["final_status"]) == ("FINISHED", "FAILED")
+    assert "Requested resource=<memory:9000, vCores:1>" in big["diagnostics"]
+    assert rows["ok"]["final_status"] == "SUCCEEDED"
+
+
+def test_attempts_exhausted_says_how_many_and_why_in_events(tmp_path):
+    from emu.scenario.native import Fault
+
+    conf = fifo_conf(
+        {
+            "yarn.resourcemanager.am.max-attempts": 1,
+            "yarn.am.liveness-monitor.expiry-interval-ms": 10_000,
+        }
+    )
+    sim = simulation([mr_job("hung")], conf=conf, faults=[Fault(5_000, "am_hang", "hung")])
+    with (tmp_path / "events.jsonl").open("w") as f:
+        result = run_virtual(sim, f)
+    (job,) = result.jobs
+    attempt = job["app_id"].replace("application", "appattempt") + "_000001"
+    assert job["diagnostics"] == (
+        f"Application {job['app_id']} failed 1 times due to ApplicationMaster for attempt "
+        f"{attempt} timed out. Failing the application."
+    )
+    events = [json.loads(line) for line in (tmp_path / "events.jsonl").read_text().splitlines()]
+    (summary,) = [e for e in events if e["event"] == "app_summary"]
+    assert summary["diagnostics"] == job["diagnostics"]
+    assert summary["final_status"] == "FAILED"
+
+
+def test_ask_larger_than_every_node_stops_the_run_with_its_reason():
+    """Within the maximum allocation (16 GB) but above every node (8 GB):
+    nothing refuses it, nothing can place it."""
+    conf = fifo_conf({"yarn.scheduler.maximum-allocation-mb": 16384})
+    stuck = mr_job("stuck", maps=1, reduces=0, memory=12288)
+    result, rows, data = run([stuck, mr_job("ok")], conf=conf)
+    assert rows["ok"]["state"] == "FINISHED"
+    assert rows["stuck"]["state"] == "RUNNING"
+    assert data["complete"] is False
+    reason = data["incomplete_reason"]
+    assert f"{rows['stuck']['app_id']} (stuck) asks for containers of <memory:12288" in reason
+    assert "more than any node has (largest: <memory:8192, vCores:8>)" in reason
+    assert result.simulated_ms < 3_600_000
+
+
+def test_queue_whose_maximum_is_below_the_am_stops_the_run():
+    conf = capacity_conf(
+        {
+            "yarn.scheduler.capacity.root.queues": "a,b",
+            "yarn.scheduler.capacity.root.a.capacity": 95,
+            "yarn.scheduler.capacity.root.b.capacity": 5,
+            "yarn.scheduler.capacity.root.b.maximum-capacity": 5,
+        }
+    )
+    jobs = [mr_job("small", queue="b"), mr_job("ok", queue="a")]
+    _, rows, data = run(jobs, conf=conf, n_nodes=1)
+    assert rows["ok"]["state"] == "FINISHED"
+    assert data["complete"] is False
+    reason = data["incomplete_reason"]
+    assert f"{rows['small']['app_id']} (small) asks for its AM container" in reason
+    assert "queue root.b never has room" in reason
+
+
+def test_long_tasks_holding_the_cluster_are_not_a_stall():
+    """Half an hour with nothing allocated while a long task holds the only
+    node is progress waiting to happen, not a stall."""
+    long = mr_job("long", maps=1, reduces=0, map_ms=1_800_000, memory=7168)
+    _, rows, data = run([long, mr_job("next", submit_ms=1000, maps=1, reduces=0)], n_nodes=1)
+    assert data["complete"] is True
+    assert [rows[j]["final_status"] for j in ("long", "next")] == ["SUCCEEDED", "SUCCEEDED"]
+
+
+def test_stalled_cli_run_writes_outputs_marked_incomplete_and_exits_1(tmp_path, capsys):
+    scenario = tmp_path / "stuck.toml"
+    scenario.write_text(
+        "[cluster]\nracks = 1\nnodes_per_rack = 1\nnode_memory_mb = 4096\n"
+        "[config]\n'yarn.resourcemanager.scheduler.class' = 'fifo'\n"
+        "[[jobs]]\nid = 'huge'\n[[jobs.tasks]]\nduration_ms = 1000\nmemory_mb = 6144\n"
+    )
+    out = tmp_path / "out"
+    assert main(["run", str(scenario), "-o", str(out)]) == 1
+    captured = capsys.readouterr()
+    err = captured.err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("emu: error: the run cannot make progress")
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["complete"] is False and "(huge)" in summary["incomplete_reason"]
+    assert (out / "events.jsonl").exists() and (out / "jobruntime.csv").exists()
