@@ -25,10 +25,12 @@ def _cmd_run(args: argparse.Namespace) -> int:
     from emu.rm.settings import RMSettings
     from emu.scenario import native
     from emu.simulation import Simulation, run_virtual
+    from emu.watch import Watch
 
     scenario = native.load(args.scenario)
     RMSettings.from_conf(scenario.conf)
     seed = scenario.seed if args.seed is None else args.seed
+    watch = Watch.from_args(args)
     sim = Simulation(
         conf=scenario.conf,
         nodes=scenario.nodes,
@@ -36,16 +38,20 @@ def _cmd_run(args: argparse.Namespace) -> int:
         faults=scenario.faults,
         seed=seed,
         am_heartbeat_ms=scenario.am_heartbeat_ms,
+        on_tick=watch.start(scenario.workload),
     )
     out = Path(args.output_dir) if args.output_dir else None
-    if out is not None:
-        out.mkdir(parents=True, exist_ok=True)
-        partial = out / "events.jsonl.partial"
-        with partial.open("w") as events:
-            result = run_virtual(sim, events)
-        partial.replace(out / "events.jsonl")
-    else:
-        result = run_virtual(sim)
+    try:
+        if out is not None:
+            out.mkdir(parents=True, exist_ok=True)
+            partial = out / "events.jsonl.partial"
+            with partial.open("w") as events:
+                result = run_virtual(sim, events)
+            partial.replace(out / "events.jsonl")
+        else:
+            result = run_virtual(sim)
+    finally:
+        watch.stop()
     data = outputs.summary(scenario.name, seed, result.jobs, result.metrics, result.simulated_ms)
     if out is not None:
         outputs.write_jobruntime(out / "jobruntime.csv", result.jobs)
@@ -64,6 +70,7 @@ def _cmd_sls(args: argparse.Namespace) -> int:
     from emu import sls
     from emu.metrics import outputs
     from emu.metrics.invariants import InvariantBroken
+    from emu.watch import Watch
 
     tracetype, location = args.tracetype, args.tracelocation
     for flag, kind, value in (
@@ -101,6 +108,7 @@ def _cmd_sls(args: argparse.Namespace) -> int:
         invariants=args.invariants,
         exit_invariants=args.exit_invariants,
         rate=args.rate,
+        watch=Watch.from_args(args),
     )
     try:
         done = sls.run(opts)
@@ -149,6 +157,12 @@ invariant broke; 2 bad input (trace, topology, configuration, invariants).
 """
 
 
+def _add_watch_options(p: argparse.ArgumentParser) -> None:
+    from emu.watch import add_options
+
+    add_options(p)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="emu",
@@ -166,6 +180,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("scenario", help="scenario file, e.g. scenarios/three-jobs.toml")
     run.add_argument("--output-dir", "-o", help="where to write outputs (default: print only)")
     run.add_argument("--seed", type=int, help="overrides the scenario's seed")
+    _add_watch_options(run)
     run.set_defaults(func=_cmd_run)
 
     sls = sub.add_parser(
@@ -233,6 +248,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="run on scaled wall time, R simulated seconds per wall second "
         "(default: virtual time, as fast as possible)",
     )
+    _add_watch_options(sls)
     sls.set_defaults(func=_cmd_sls)
 
     r2s = sub.add_parser(

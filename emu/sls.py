@@ -55,6 +55,7 @@ from emu.rm.settings import SCHEDULER_CLASS, RMSettings
 from emu.scenario import read_trace
 from emu.scenario.topology import read_nodes_file
 from emu.simulation import RunResult, Simulation
+from emu.watch import Observer, Watch, chain
 from emu.workload import NodeSpec, Workload
 
 NM_HEARTBEAT = "yarn.resourcemanager.nodemanagers.heartbeat-interval-ms"
@@ -125,6 +126,8 @@ class SlsOptions:
     invariants: list[str] = field(default_factory=list)
     exit_invariants: list[str] = field(default_factory=list)
     rate: float | None = None
+    watch: Watch | None = None
+    """Progress line and web server (`emu.watch`); they only observe."""
 
 
 @dataclass
@@ -424,6 +427,14 @@ def run(opts: SlsOptions, stdout: IO[str] | None = None) -> SlsRun:
     return done
 
 
+def _observers(
+    recorder: SlsRecorder, watch: Watch | None, workload: Workload, epoch_ms: int
+) -> Observer:
+    """The recorder's tick, then whatever watches the run."""
+    extra = watch.start(workload, epoch_ms) if watch is not None else None
+    return recorder.tick if extra is None else chain(recorder.tick, extra)
+
+
 def _run_staged(opts: SlsOptions, p: Prepared, staging: _Staging) -> SlsRun:
     epoch = time.time() if opts.rate else 0.0
     epoch_ms = round(epoch * 1000)
@@ -443,7 +454,7 @@ def _run_staged(opts: SlsOptions, p: Prepared, staging: _Staging) -> SlsRun:
         seed=p.seed,
         am_heartbeat_ms=p.settings.am_heartbeat_interval_ms,
         node_default=p.settings.nm_resource,
-        on_tick=recorder.tick,
+        on_tick=_observers(recorder, opts.watch, p.workload, epoch_ms),
         on_start=recorder.attach,
     )
     seed_scheduler(p.seed)
@@ -457,6 +468,8 @@ def _run_staged(opts: SlsOptions, p: Prepared, staging: _Staging) -> SlsRun:
         raise
     finally:
         recorder.close()
+        if opts.watch is not None:
+            opts.watch.stop()
     if p.at_exit:
         assert recorder.rm is not None
         inv.check(
