@@ -12,6 +12,7 @@ import contextlib
 import logging
 import threading
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import trio
 from hypercorn.config import Config
@@ -22,6 +23,9 @@ from starlette.routing import Route
 
 from emu.web.api import build_api, with_error_handlers
 from emu.web.live import LiveView
+
+if TYPE_CHECKING:
+    from emu.rm.actor import ResourceManager
 
 DEFAULT_RM_WEB_PORT = 8088
 """yarn.resourcemanager.webapp.address's port."""
@@ -57,7 +61,7 @@ class WebServer:
         self._thread.start()
         self._ready.wait()
         if self._error is not None:
-            raise self._error
+            raise _first_os_error(self._error) or self._error
         return self.url
 
     def _run(self) -> None:
@@ -92,3 +96,36 @@ class WebServer:
             trio.from_thread.run_sync(self._stop.set, trio_token=self._token)
         self._thread.join(timeout=10)
         self._thread = None
+
+
+def _first_os_error(e: BaseException) -> OSError | None:
+    """Hypercorn's bind error, out of the exception groups trio wraps it in."""
+    if isinstance(e, OSError):
+        return e
+    if isinstance(e, BaseExceptionGroup):
+        for sub in e.exceptions:
+            found = _first_os_error(sub)
+            if found is not None:
+                return found
+    return None
+
+
+async def serve_beside_rm(
+    rm: ResourceManager,
+    host: str,
+    port: int,
+    task_status: trio.TaskStatus[str] = trio.TASK_STATUS_IGNORED,
+) -> None:
+    """`emu rm`: the web server in its thread, snapshots published from this
+    (the RM's) loop every wall second. Reports the base URL when serving;
+    raises OSError if the port cannot be bound."""
+    live = LiveView(round(rm.epoch * 1000))
+    server = WebServer(live, host, port)
+    url = await trio.to_thread.run_sync(server.start)
+    try:
+        async with trio.open_nursery() as nursery:
+            await nursery.start(live.publish_loop, rm)
+            task_status.started(url)
+    finally:
+        live.close()
+        await trio.to_thread.run_sync(server.stop)
