@@ -3,6 +3,7 @@
     emu run SCENARIO [--output-dir D] [--seed N]
     emu sls --tracetype=SLS|RUMEN|SYNTH --tracelocation=F1,F2 --output-dir=D [...]
     emu rumen2sls --rumen-file=F --output-dir=D [--output-prefix=sls]
+    emu report OUT_DIR [OUT_DIR ...] -o report.html
     emu rm | nm | replay | cluster up|status | keys generate   (docs/multi-process.md)
 
 Errors in user input (scenario, trace or configuration files) print one line
@@ -15,6 +16,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from emu.config.configuration import Configuration
 from emu.errors import InputError
 
 EXIT_INPUT = 2
@@ -22,15 +24,20 @@ EXIT_INPUT = 2
 
 def _cmd_run(args: argparse.Namespace) -> int:
     from emu.metrics import outputs
+    from emu.metrics.progress import trace_span_ms
+    from emu.metrics.timeline import Timeline, sample_every_s
     from emu.rm.settings import RMSettings
     from emu.scenario import native
     from emu.simulation import Simulation, run_virtual
-    from emu.watch import Watch
+    from emu.watch import Watch, chain
 
     scenario = native.load(args.scenario)
+    _apply_defines(scenario.conf, args.define)
     RMSettings.from_conf(scenario.conf)
     seed = scenario.seed if args.seed is None else args.seed
     watch = Watch.from_args(args)
+    timeline = Timeline(sample_every_s(trace_span_ms(scenario.workload)))
+    watching = watch.start(scenario.workload)
     sim = Simulation(
         conf=scenario.conf,
         nodes=scenario.nodes,
@@ -38,7 +45,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         faults=scenario.faults,
         seed=seed,
         am_heartbeat_ms=scenario.am_heartbeat_ms,
-        on_tick=watch.start(scenario.workload),
+        on_tick=timeline.tick if watching is None else chain(timeline.tick, watching),
     )
     out = Path(args.output_dir) if args.output_dir else None
     try:
@@ -53,6 +60,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     finally:
         watch.stop()
     data = outputs.summary(scenario.name, seed, result.jobs, result.metrics, result.simulated_ms)
+    data["timeline"] = timeline.to_json()
     if out is not None:
         outputs.write_jobruntime(out / "jobruntime.csv", result.jobs)
         outputs.write_summary(out / "summary.json", data)
@@ -64,6 +72,15 @@ def _cmd_run(args: argparse.Namespace) -> int:
     )
     failed = data["cluster"]["apps_failed"]
     return 1 if failed else 0
+
+
+def _apply_defines(conf: Configuration, defines: list[str]) -> None:
+    """`-D NAME=VALUE` over the scenario's [config] (e.g. to pick another scheduler)."""
+    for item in defines:
+        name, eq, value = item.partition("=")
+        if not eq or not name.strip():
+            raise InputError("-D", item, "expected NAME=VALUE")
+        conf.set(name.strip(), value, "-D")
 
 
 def _cmd_sls(args: argparse.Namespace) -> int:
@@ -126,6 +143,35 @@ def _cmd_sls(args: argparse.Namespace) -> int:
     return 1 if c["apps_failed"] or c["apps_killed"] else 0
 
 
+def _cmd_report(args: argparse.Namespace) -> int:
+    from emu.report.html import render
+    from emu.report.runs import load
+
+    runs = [load(d) for d in args.runs]
+    names = [r.name for r in runs]
+    for k, r in enumerate(runs):  # same directory names (a/out, b/out): number them
+        if names.count(r.name) > 1:
+            r.name = f"{r.name} #{k + 1}"
+    out = Path(args.output)
+    out.write_text(render(runs))
+    print(f"wrote {out} ({len(runs)} run{'s' if len(runs) != 1 else ''})")
+    return 0
+
+
+def _add_report_parser(sub: argparse._SubParsersAction) -> None:
+    rep = sub.add_parser(
+        "report",
+        help="one self-contained HTML report comparing runs' outputs",
+        description="Draw one or more runs (emu output directories, or Hadoop SLS's "
+        "realtimetrack.json) into one HTML file that works offline: utilization over time, "
+        "per-queue allocation against fair share or guarantee, job turnaround CDF, wait per "
+        "queue, Jain's fairness index, and a side-by-side table.",
+    )
+    rep.add_argument("runs", nargs="+", metavar="OUT_DIR", help="output directories (or files)")
+    rep.add_argument("-o", "--output", default="report.html", help="default report.html")
+    rep.set_defaults(func=_cmd_report)
+
+
 def _cmd_rumen2sls(args: argparse.Namespace) -> int:
     from emu.scenario.rumen2sls import convert
 
@@ -180,6 +226,15 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("scenario", help="scenario file, e.g. scenarios/three-jobs.toml")
     run.add_argument("--output-dir", "-o", help="where to write outputs (default: print only)")
     run.add_argument("--seed", type=int, help="overrides the scenario's seed")
+    run.add_argument(
+        "-D",
+        dest="define",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="set a configuration property over the scenario's [config] (repeatable), e.g. "
+        "-D yarn.resourcemanager.scheduler.class=fair",
+    )
     _add_watch_options(run)
     run.set_defaults(func=_cmd_run)
 
@@ -263,6 +318,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--output-prefix", default="sls", metavar="PREFIX", help="file name prefix (default sls)"
     )
     r2s.set_defaults(func=_cmd_rumen2sls)
+
+    _add_report_parser(sub)
 
     from emu.processes.commands import add_commands
 

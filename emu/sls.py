@@ -50,7 +50,9 @@ from emu.config.sls_runner import SlsSettings
 from emu.errors import InputError
 from emu.metrics import invariants as inv
 from emu.metrics import outputs
+from emu.metrics.progress import trace_span_ms
 from emu.metrics.sls import SlsRecorder
+from emu.metrics.timeline import Timeline, sample_every_s
 from emu.rm.settings import SCHEDULER_CLASS, RMSettings
 from emu.scenario import read_trace
 from emu.scenario.topology import read_nodes_file
@@ -428,11 +430,16 @@ def run(opts: SlsOptions, stdout: IO[str] | None = None) -> SlsRun:
 
 
 def _observers(
-    recorder: SlsRecorder, watch: Watch | None, workload: Workload, epoch_ms: int
+    recorder: SlsRecorder,
+    timeline: Timeline,
+    watch: Watch | None,
+    workload: Workload,
+    epoch_ms: int,
 ) -> Observer:
-    """The recorder's tick, then whatever watches the run."""
+    """The recorder's and the timeline's ticks, then whatever watches the run."""
     extra = watch.start(workload, epoch_ms) if watch is not None else None
-    return recorder.tick if extra is None else chain(recorder.tick, extra)
+    ticks = [recorder.tick, timeline.tick] + ([extra] if extra is not None else [])
+    return chain(*ticks)
 
 
 def _run_staged(opts: SlsOptions, p: Prepared, staging: _Staging) -> SlsRun:
@@ -446,6 +453,7 @@ def _run_staged(opts: SlsOptions, p: Prepared, staging: _Staging) -> SlsRun:
         epoch_ms=epoch_ms,
         record_every_s=record_every,
     )
+    timeline = Timeline(sample_every_s(trace_span_ms(p.workload)))
     sim = Simulation(
         conf=p.conf,
         nodes=p.nodes,
@@ -454,7 +462,7 @@ def _run_staged(opts: SlsOptions, p: Prepared, staging: _Staging) -> SlsRun:
         seed=p.seed,
         am_heartbeat_ms=p.settings.am_heartbeat_interval_ms,
         node_default=p.settings.nm_resource,
-        on_tick=_observers(recorder, opts.watch, p.workload, epoch_ms),
+        on_tick=_observers(recorder, timeline, opts.watch, p.workload, epoch_ms),
         on_start=recorder.attach,
     )
     seed_scheduler(p.seed)
@@ -480,6 +488,7 @@ def _run_staged(opts: SlsOptions, p: Prepared, staging: _Staging) -> SlsRun:
         )
     name = ",".join(Path(t).name for t in opts.traces)
     data = outputs.summary(name, p.seed, result.jobs, result.metrics, result.simulated_ms)
+    data["timeline"] = timeline.to_json()
     outputs.write_jobruntime(staging.dir / "jobruntime.csv", result.jobs, epoch_ms)
     outputs.write_summary(staging.dir / "summary.json", data)
     return SlsRun(result, recorder, data, epoch_ms)

@@ -11,6 +11,7 @@ simulated times, which keeps the file deterministic.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -92,8 +93,17 @@ def write_jobruntime(path: Path, jobs: list[dict[str, Any]], epoch_ms: int = 0) 
     path.write_text("\n".join(lines) + "\n")
 
 
+_NUMBER_LIST = re.compile(r"\[(\s*(?:-?[0-9.eE+-]+|null)(?:,\s*(?:-?[0-9.eE+-]+|null))*)\s*\]")
+
+
 def write_summary(path: Path, data: dict[str, Any]) -> None:
-    path.write_text(json.dumps(data, indent=2, sort_keys=False) + "\n")
+    """Indented JSON, except that lists of numbers (the timeline's series)
+    stay on one line each, so a long run's summary stays readable."""
+    text = json.dumps(data, indent=2, sort_keys=False)
+    text = _NUMBER_LIST.sub(
+        lambda m: "[" + ", ".join(m.group(1).split()).replace(",,", ",") + "]", text
+    )
+    path.write_text(text + "\n")
 
 
 def format_table(data: dict[str, Any]) -> str:
