@@ -142,7 +142,7 @@ def test_report_renders_an_sls_realtimetrack_json(tmp_path):
 def test_report_input_errors_name_the_path(tmp_path, capsys):
     assert main(["report", str(tmp_path / "nope"), "-o", str(tmp_path / "r.html")]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("emu: error: ") and "nope" in err and "\n" == err[-1]
+    assert err.startswith("emu: error: ") and "nope" in err and err[-1] == "\n"
     bad = tmp_path / "bad"
     bad.mkdir()
     (bad / "summary.json").write_text("{broken")
