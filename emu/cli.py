@@ -31,6 +31,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
     from emu.simulation import Simulation, run_virtual
     from emu.watch import Watch, chain
 
+    if args.rate is not None and not args.rate > 0:
+        raise InputError("--rate", str(args.rate), "must be a positive number")
     scenario = native.load(args.scenario)
     _apply_defines(scenario.conf, args.define)
     RMSettings.from_conf(scenario.conf)
@@ -53,10 +55,10 @@ def _cmd_run(args: argparse.Namespace) -> int:
             out.mkdir(parents=True, exist_ok=True)
             partial = out / "events.jsonl.partial"
             with partial.open("w") as events:
-                result = run_virtual(sim, events)
+                result = run_virtual(sim, events, args.rate)
             partial.replace(out / "events.jsonl")
         else:
-            result = run_virtual(sim)
+            result = run_virtual(sim, rate=args.rate)
     finally:
         watch.stop()
     data = outputs.summary(scenario.name, seed, result.jobs, result.metrics, result.simulated_ms)
@@ -192,8 +194,8 @@ yarn.resourcemanager.scheduler.class (Hadoop class names or fifo/capacity/fair).
 Properties emu does not model are accepted and ignored (--print-simulation
 lists them); yarn.sls.runner.pool.size, yarn.sls.dns.caching.enabled,
 yarn.sls.metrics.web.address.port and yarn.sls.metrics.timer.window.size are
-accepted and mean nothing here (emu runs every NM and AM in one trio loop and
-serves no web page).
+accepted and mean nothing here (emu runs every NM and AM in one trio loop, and
+serves its pages, /simulate and /track, only when asked with --web-port).
 
 Outputs in --output-dir: jobruntime.csv, summary.json, realtimetrack.json,
 metrics/*.csv. They appear only when the run succeeds.
@@ -234,6 +236,13 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="NAME=VALUE",
         help="set a configuration property over the scenario's [config] (repeatable), e.g. "
         "-D yarn.resourcemanager.scheduler.class=fair",
+    )
+    run.add_argument(
+        "--rate",
+        type=float,
+        metavar="R",
+        help="run on scaled wall time, R simulated seconds per wall second, e.g. to watch "
+        "the live pages (default: virtual time, as fast as possible, deterministic)",
     )
     _add_watch_options(run)
     run.set_defaults(func=_cmd_run)

@@ -18,7 +18,7 @@ import trio
 
 from emu.am import AMFaults, run_am
 from emu.client import RMClient
-from emu.clock import seed_scheduler, virtual_clock
+from emu.clock import ScaledWallClock, seed_scheduler, virtual_clock
 from emu.config.configuration import Configuration
 from emu.metrics.eventlog import EventLog
 from emu.nm import NMNode, NodeManagerHost
@@ -154,9 +154,14 @@ class Simulation:
                 )
 
 
-def run_virtual(sim: Simulation, events_stream: IO[str] | None = None) -> RunResult:
-    """Run a simulation on the virtual clock, deterministically for its seed."""
+def run_virtual(
+    sim: Simulation, events_stream: IO[str] | None = None, rate: float | None = None
+) -> RunResult:
+    """Run a simulation on the virtual clock, deterministically for its seed,
+    or with `rate` on scaled wall time (rate simulated seconds per wall second,
+    to watch it go)."""
     if events_stream is not None:
         sim.events = EventLog(events_stream)
     seed_scheduler(sim.seed)
-    return trio.run(sim.run, clock=virtual_clock())
+    clock = ScaledWallClock(time.time(), rate) if rate else virtual_clock()
+    return trio.run(sim.run, clock=clock)

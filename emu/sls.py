@@ -104,7 +104,7 @@ READ_PREFIXES = (
 NO_EFFECT = {
     S.RUNNER_POOL_SIZE: "emu runs every NM and AM in one trio loop, no thread pool",
     S.DNS_CACHING_ENABLED: "emu resolves no host names",
-    S.METRICS_WEB_ADDRESS_PORT: "emu serves no SLS web page; outputs go to --output-dir",
+    S.METRICS_WEB_ADDRESS_PORT: "emu serves /simulate and /track only on --web-port",
     S.METRICS_TIMER_WINDOW_SIZE: "timecosts are per-second means",
     S.METRICS_OUTPUT_DIR: "use --output-dir",
     S.RM_SCHEDULER: "use yarn.resourcemanager.scheduler.class",
