@@ -63,6 +63,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         watch.stop()
     data = outputs.summary(scenario.name, seed, result.jobs, result.metrics, result.simulated_ms)
     data["timeline"] = timeline.to_json()
+    outputs.add_why_pending(data, result.why_pending)
     if out is not None:
         outputs.write_jobruntime(out / "jobruntime.csv", result.jobs)
         outputs.write_summary(out / "summary.json", data)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import IO, Any
 
 import trio
@@ -44,6 +44,9 @@ class RunResult:
     heartbeats: int
     rm_requests: dict[str, int]
     invalid_transitions: dict[str, int]
+    why_pending: dict[str, list[list[Any]]] = field(default_factory=dict)
+    """Apps the scheduler held back, with their recent decisions (see
+    `emu.rm.scheduler.activities`)."""
 
 
 @dataclass
@@ -118,6 +121,7 @@ class Simulation:
             heartbeats=nm.heartbeats,
             rm_requests=dict(rm.services.requests),
             invalid_transitions=dict(rm.ctx.invalid_transitions),
+            why_pending=rm.ctx.scheduler.activities.waits(),
         )
 
     async def _ticks(self, rm: ResourceManager) -> None:

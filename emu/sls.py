@@ -489,6 +489,7 @@ def _run_staged(opts: SlsOptions, p: Prepared, staging: _Staging) -> SlsRun:
     name = ",".join(Path(t).name for t in opts.traces)
     data = outputs.summary(name, p.seed, result.jobs, result.metrics, result.simulated_ms)
     data["timeline"] = timeline.to_json()
+    outputs.add_why_pending(data, result.why_pending)
     outputs.write_jobruntime(staging.dir / "jobruntime.csv", result.jobs, epoch_ms)
     outputs.write_summary(staging.dir / "summary.json", data)
     return SlsRun(result, recorder, data, epoch_ms)

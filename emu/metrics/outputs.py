@@ -15,6 +15,8 @@ import re
 from pathlib import Path
 from typing import Any
 
+from emu.rm.scheduler import activities as act
+
 JOBRUNTIME_HEADER = "JobID,real_start_time,real_end_time,simulate_start_time,simulate_end_time"
 
 
@@ -83,6 +85,20 @@ def summary(
             "max": max(waits, default=0),
         },
     }
+
+
+def add_why_pending(data: dict[str, Any], waits: dict[str, dict[str, list[list[Any]]]]) -> None:
+    """Give each job the scheduler held back `why_pending`: {"before_start":
+    why it waited for its first container, "recent": its last decisions},
+    each [[simulated ms, reason, node], ...] oldest first. A job that waited
+    over a second with no recorded reason was never offered a node (see
+    `activities.ORDER`)."""
+    for row in data["jobs"]:
+        entry = dict(waits.get(row["app_id"]) or {})
+        if "before_start" not in entry and (row["wait_ms"] or 0) > act.INFER_AFTER_MS:
+            entry["before_start"] = [[row["submit_ms"], act.ORDER, ""]]
+        if entry:
+            row["why_pending"] = entry
 
 
 def write_jobruntime(path: Path, jobs: list[dict[str, Any]], epoch_ms: int = 0) -> None:

@@ -64,6 +64,14 @@ def render(runs: list[RunData]) -> str:
         f"{', ' + html.escape(r.scheduler) + ' scheduler' if r.scheduler else ''}</li>"
         for r in runs
     )
+    waited = "".join(
+        f"<tr><td>{html.escape(r.name)}</td><td>{html.escape(j['job'])}</td>"
+        f"<td>{html.escape(j['queue'])}</td><td>{_cell(j['wait_s'])}</td>"
+        f"<td>{html.escape('; '.join(j['why']))}</td></tr>\n"
+        for r in runs
+        for j in r.jobs
+        if j["why"]
+    )
     chart_js = _inline_js((STATIC / "chart.umd.js").read_text())
     report_js = _inline_js((STATIC / "report.js").read_text())
     return f"""<!doctype html>
@@ -95,6 +103,10 @@ over the dominant shares of the leaf queues that have applications, every sample
 <div class="chart"><h2>Mean wait per queue (submission to start)</h2>
 <canvas id="wait"></canvas></div>
 </div>
+<h2>Why jobs waited to start</h2>
+<table id="why-pending">
+<tr><th>run</th><th>job</th><th>queue</th><th>wait s</th><th>reasons (first seen first)</th></tr>
+{waited}</table>
 <h2>Per-queue allocation (solid) against fair share or guarantee (dashed)</h2>
 <div class="grid">
 {per_run}

@@ -124,6 +124,7 @@ def _from_summary(path: Path, name: str) -> RunData:
                     "turnaround_s": (
                         None if j["turnaround_ms"] is None else j["turnaround_ms"] / 1000
                     ),
+                    "why": _reasons(j.get("why_pending")),
                 }
             )
         except (KeyError, TypeError) as e:
@@ -147,6 +148,17 @@ def _from_summary(path: Path, name: str) -> RunData:
                 "share_gb": [m / GB for m in s["share_memory"]],
             }
     return run
+
+
+def _reasons(why: Any) -> list[str]:
+    """Why a job waited to start: its distinct reasons, first seen first."""
+    if not isinstance(why, dict):
+        return []
+    seen: list[str] = []
+    for entry in why.get("before_start") or []:
+        if isinstance(entry, list) and len(entry) >= 2 and entry[1] not in seen:
+            seen.append(str(entry[1]))
+    return seen
 
 
 def _from_realtimetrack(path: Path, name: str) -> RunData:

@@ -187,6 +187,10 @@ def build_api(live: LiveView) -> list[Route]:
         location = f"{request.base_url}ws/v1/cluster/apps/{fields['app_id']}"
         return Response(status_code=202, headers={"Location": location})
 
+    async def activities(request: Request) -> JSONResponse:
+        a = app_of(request)
+        return JSONResponse({"appActivities": snap().activities[a["id"]]})
+
     async def statistics(request: Request) -> JSONResponse:
         states = _csv_upper(request.query_params.get("states")) or list(app_sm.STATES)
         bad = [s for s in states if s not in app_sm.STATES]
@@ -217,6 +221,7 @@ def build_api(live: LiveView) -> list[Route]:
         Route(base + "/info", info),
         Route(base + "/metrics", metrics),
         Route(base + "/scheduler", scheduler),
+        Route(base + "/scheduler/app-activities/{app_id}", activities),
         Route(base + "/nodes", nodes),
         Route(base + "/nodes/{node_id}", node),
         Route(base + "/apps", apps, methods=["GET"]),

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from emu import __version__
 from emu.rm import app as app_sm
+from emu.rm.scheduler import activities as act
 
 if TYPE_CHECKING:
     from emu.rm.actor import ResourceManager
@@ -48,6 +49,8 @@ class Snapshot:
     containers: dict[str, list[dict[str, Any]]]
     queues: list[dict[str, Any]] = field(default_factory=list)
     """The scheduler's flat queue reports (for the live pages)."""
+    activities: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """Per app, YARN's AppActivitiesInfo (`/scheduler/app-activities/{id}`)."""
 
     def app(self, app_id: str) -> dict[str, Any] | None:
         for a in self.apps:
@@ -96,6 +99,7 @@ def snapshot(rm: ResourceManager, epoch_ms: int = 0) -> Snapshot:
         attempts=attempts,
         containers=containers,
         queues=queues,
+        activities={a["id"]: _app_activities(rm, a, epoch_ms) for a in apps},
     )
 
 
@@ -281,6 +285,31 @@ def _container_info(rm: ResourceManager, cid: str, now: int, epoch_ms: int) -> d
         "nodeId": c.node_id,
         "nodeHttpAddress": c.node_id,
         "executionType": "GUARANTEED",
+    }
+
+
+def _app_activities(rm: ResourceManager, app: dict[str, Any], epoch_ms: int) -> dict[str, Any]:
+    """AppActivitiesInfo: the app's recent scheduling decisions, newest first,
+    as YARN lists them (allocationState ALLOCATED, RESERVED or SKIPPED, and the
+    reason as the diagnostic)."""
+    decisions = rm.ctx.scheduler.activities.of(app["id"])
+    if not decisions and app["state"] in ("SUBMITTED", "ACCEPTED"):
+        waited = rm.ctx.now_ms() - (app["startedTime"] - epoch_ms)
+        if waited > act.INFER_AFTER_MS:
+            decisions = [(app["startedTime"] - epoch_ms, act.ORDER, "")]
+    return {
+        "applicationId": app["id"],
+        "allocations": [
+            {
+                "nodeId": node,
+                "timestamp": epoch_ms + t,
+                "queueName": app["queue"],
+                "appPriority": app["priority"],
+                "allocationState": act.STATES.get(reason, "SKIPPED"),
+                "diagnostic": reason,
+            }
+            for t, reason, node in reversed(decisions)
+        ],
     }
 
 

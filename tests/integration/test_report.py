@@ -148,3 +148,23 @@ def test_report_input_errors_name_the_path(tmp_path, capsys):
     (bad / "summary.json").write_text("{broken")
     assert main(["report", str(bad), "-o", str(tmp_path / "r.html")]) == 2
     assert "summary.json" in capsys.readouterr().err
+
+
+def test_why_pending_names_the_reasons_in_summary_and_report(runs, tmp_path):
+    cap = json.loads((runs["capacity"] / "summary.json").read_text())
+    fifo = json.loads((runs["fifo"] / "summary.json").read_text())
+    reasons = {e[1] for j in cap["jobs"] for e in j.get("why_pending", {}).get("before_start", [])}
+    assert "queue at max capacity" in reasons
+    # FIFO: prod jobs wait behind dev's; the scheduler never offers them a node.
+    prod = [j for j in fifo["jobs"] if j["job_id"].startswith("prod")]
+    assert all(j["wait_ms"] > 60_000 for j in prod)
+    assert all(
+        j["why_pending"]["before_start"][0][1].startswith("not offered a node") for j in prod
+    )
+    started = [j for j in fifo["jobs"] if j["wait_ms"] <= 1000]
+    assert all("before_start" not in j.get("why_pending", {}) for j in started)
+    report = tmp_path / "r.html"
+    assert main(["report", str(runs["capacity"]), str(runs["fifo"]), "-o", str(report)]) == 0
+    page = report.read_text()
+    table = page.split('<table id="why-pending">', 1)[1].split("</table>", 1)[0]
+    assert "queue at max capacity" in table and "prod_1" in table

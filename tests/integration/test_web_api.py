@@ -75,6 +75,11 @@ def test_yarn_api_client_reads_and_drives_a_running_replay(conf_dir, tmp_path):
     attempts = rm.cluster_application_attempts(job1["id"]).data["appAttempts"]["appAttempt"]
     assert attempts[0]["id"] == 1 and attempts[0]["appAttemptId"].startswith("appattempt_")
     assert rm.cluster_application_state(job1["id"]).data["state"] in ("RUNNING", "FINISHED")
+    acts = httpx.get(f"{url}/ws/v1/cluster/scheduler/app-activities/{job1['id']}").json()
+    allocations = acts["appActivities"]["allocations"]
+    assert acts["appActivities"]["applicationId"] == job1["id"]
+    assert "ALLOCATED" in {a["allocationState"] for a in allocations}
+    assert all(a["diagnostic"] and a["queueName"] == job1["queue"] for a in allocations)
 
     # A new application: created, submitted and killed through the REST API.
     new = rm.cluster_new_application().data

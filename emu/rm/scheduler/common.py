@@ -22,6 +22,7 @@ from emu.protocol import EXIT_ABORTED, EXIT_KILLED_EXPIRED, EXIT_PREEMPTED
 from emu.resources import ZERO, Resource, ResourceCalculator, normalize
 from emu.rm import container as csm
 from emu.rm.container import RMContainer
+from emu.rm.scheduler.activities import Activities
 
 if TYPE_CHECKING:
     from emu.rm.app import RMApp
@@ -349,6 +350,8 @@ class Scheduler:
         self.capacity_mb_ms = 0
         self.capacity_vcores_ms = 0
         self.last_usage_ms = 0
+        self.activities = Activities(ctx.now_ms)
+        """Why apps wait: recent decisions per app (`activities`)."""
 
     # --- events ------------------------------------------------------------------
     def handle(self, event: Event) -> None:
