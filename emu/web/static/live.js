@@ -96,7 +96,6 @@ window.addEventListener("DOMContentLoaded", () => {
   charts.memory = lineChart("memory", "GB");
   charts.vcores = lineChart("vcores", "vcores");
   charts.queues = lineChart("queues", "GB");
-  window.emuCharts = charts;
   refresh();
   setInterval(refresh, 1000);
 });
