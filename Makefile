@@ -48,7 +48,7 @@ screenshots: $(STAMP)
 	  $(VENV)/bin/emu run scenarios/compare-schedulers.toml --progress never \
 	    -D yarn.resourcemanager.scheduler.class=$$s -o $(SHOTS)/$$s >/dev/null || exit 1; done
 	$(VENV)/bin/emu report $(SHOTS)/fifo $(SHOTS)/capacity $(SHOTS)/fair -o $(SHOTS)/report.html
-	$(CHROMIUM) --window-size=1400,1900 --virtual-time-budget=2000 \
+	$(CHROMIUM) --window-size=1400,2500 --virtual-time-budget=2000 \
 	  --screenshot=$(CURDIR)/docs/img/report.png file://$(CURDIR)/$(SHOTS)/report.html
 	$(VENV)/bin/emu run scenarios/compare-schedulers.toml --progress never --rate 25 \
 	  -D yarn.resourcemanager.scheduler.class=fair --web-port $(WEB_PORT) >/dev/null 2>&1 & \

@@ -88,7 +88,7 @@ class Timeline:
                 }
             series["memory"].append(mem)
             series["vcores"].append(vc)
-            series["share_memory"].append(_share_memory(q, cluster.memory, self.scheduler))
+            series["share_memory"].append(share_memory(q, cluster.memory, self.scheduler))
             series["pending_memory"].append((q.get("pending") or {}).get("memory-mb", 0))
             if q.get("apps_running", 0) + q.get("apps_pending", 0) > 0:
                 dominant.append(
@@ -118,7 +118,9 @@ class Timeline:
         }
 
 
-def _share_memory(q: dict[str, Any], cluster_mb: int, scheduler: str) -> int:
+def share_memory(q: dict[str, Any], cluster_mb: int, scheduler: str) -> int:
+    """A leaf queue's share of memory, from its report: the fair share
+    (fair), the guarantee (capacity), the whole cluster (FIFO's one queue)."""
     if scheduler == "fair":
         return (q.get("fair_share") or {}).get("memory-mb", 0)
     if scheduler == "capacity":

@@ -30,6 +30,7 @@ import structlog
 import trio
 
 from emu import protocol as P
+from emu.metrics.timeline import share_memory
 from emu.web.view import Snapshot, snapshot
 
 if TYPE_CHECKING:
@@ -133,11 +134,10 @@ def _history_point(snap: Snapshot) -> dict[str, Any]:
         if q.get("type", "leaf") != "leaf":
             continue
         used = q.get("used") or q.get("allocated") or {}
-        fair = q.get("fair_share") or {}
         queues[q["name"]] = {
             "allocatedMB": used.get("memory-mb", 0),
             "allocatedVCores": used.get("vcores", 0),
-            "fairShareMB": fair.get("memory-mb"),
+            "shareMB": share_memory(q, m["totalMB"], snap.scheduler_kind),
         }
     return {
         "time": snap.sim_ms,

@@ -18,7 +18,9 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
+from emu.metrics.timeline import share_memory
 from emu.web.live import LiveView
+from emu.web.view import Snapshot
 
 STATIC = resources.files("emu.web") / "static"
 STATIC_TYPES = {".js": "text/javascript", ".md": "text/plain", ".css": "text/css"}
@@ -41,13 +43,13 @@ _SIMULATE = """<h1>Simulation</h1>
 <div class="chart"><h2>Running applications and containers</h2><canvas id="running"></canvas></div>
 <div class="chart"><h2>Cluster memory (GB)</h2><canvas id="memory"></canvas></div>
 <div class="chart"><h2>Cluster vcores</h2><canvas id="vcores"></canvas></div>
-<div class="chart"><h2>Queue allocated memory (GB), dashed: fair share</h2>
+<div class="chart"><h2>Queue allocated memory (GB), dashed: fair share or guarantee</h2>
 <canvas id="queues"></canvas></div>
 </div>"""
 
 _TRACK = """<h1>Tracking</h1>
 <div class="grid">
-<div class="chart"><h2>Queue allocated memory (GB), dashed: fair share</h2>
+<div class="chart"><h2>Queue allocated memory (GB), dashed: fair share or guarantee</h2>
 <canvas id="queues"></canvas></div>
 <div><h2>Queues</h2><table id="queue-table"></table></div>
 </div>
@@ -88,7 +90,9 @@ def page_routes(live: LiveView) -> list[Route]:
                 "time": snap.sim_ms,
                 "history": list(live.history),
                 "metrics": snap.metrics,
-                "queues": [_queue_row(q) for q in snap.queues if q.get("type", "leaf") == "leaf"],
+                "queues": [
+                    _queue_row(q, snap) for q in snap.queues if q.get("type", "leaf") == "leaf"
+                ],
                 "apps": [_app_row(a) for a in snap.apps if a["state"] == "RUNNING"],
             }
         )
@@ -106,13 +110,13 @@ def _mb(wire: dict[str, int] | None) -> int | None:
     return None if wire is None else wire.get("memory-mb", 0)
 
 
-def _queue_row(q: dict[str, Any]) -> dict[str, Any]:
+def _queue_row(q: dict[str, Any], snap: Snapshot) -> dict[str, Any]:
+    kind = snap.scheduler_kind
+    share = {"fair": "fairShareMB", "capacity": "guaranteedMB"}.get(kind, "capacityMB")
     return {
         "queue": q["name"],
         "allocatedMB": _mb(q.get("used") or q.get("allocated")),
-        "fairShareMB": _mb(q.get("fair_share")),
-        "steadyFairShareMB": _mb(q.get("steady_fair_share")),
-        "guaranteedPercent": q.get("absolute_capacity"),
+        share: share_memory(q, snap.metrics["totalMB"], kind),
         "appsRunning": q.get("apps_running", 0),
         "appsPending": q.get("apps_pending", 0),
         "pendingMB": _mb(q.get("pending")),

@@ -40,6 +40,8 @@ class Snapshot:
     """Everything the REST API serves, as of one moment of the run."""
 
     sim_ms: int
+    scheduler_kind: str
+    """fifo, capacity or fair."""
     cluster_info: dict[str, Any]
     metrics: dict[str, Any]
     scheduler: dict[str, Any]
@@ -91,6 +93,7 @@ def snapshot(rm: ResourceManager, epoch_ms: int = 0) -> Snapshot:
         containers.setdefault(c.attempt_id, []).append(_container_info(rm, cid, now, epoch_ms))
     return Snapshot(
         sim_ms=now,
+        scheduler_kind=ctx.settings.scheduler,
         cluster_info=_cluster_info(rm, epoch_ms),
         metrics=_metrics_info(metrics, node_reports, ctx.containers),
         scheduler=_scheduler_info(rm, queues, metrics),

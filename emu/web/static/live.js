@@ -42,10 +42,8 @@ function queueSeries(history) {
   names.forEach((q, i) => {
     const color = COLORS[i % COLORS.length];
     out.push({ label: q, color, data: pts(history, h => (h.queues[q] || {}).allocatedMB / 1024 || 0) });
-    if (history.some(h => h.queues[q] && h.queues[q].fairShareMB != null)) {
-      out.push({ label: q + " fair share", color, dash: true,
-                 data: pts(history, h => ((h.queues[q] || {}).fairShareMB || 0) / 1024) });
-    }
+    out.push({ label: q + " share", color, dash: true,
+               data: pts(history, h => ((h.queues[q] || {}).shareMB || 0) / 1024) });
   });
   return out;
 }
