@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: install run test bench bench-quick lint format docs clean
+.PHONY: install run test bench bench-quick lint format docs clean screenshots
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -39,3 +39,23 @@ docs: $(STAMP)
 
 clean:
 	rm -rf $(VENV) out .pytest_cache .ruff_cache
+
+# README pictures from a shipped scenario: `emu report` over FIFO, Capacity
+# and Fair, and the live /simulate page during a run (needs chromium).
+SHOTS    := out/screenshots
+CHROMIUM ?= chromium --headless --no-sandbox --disable-gpu --hide-scrollbars
+WEB_PORT ?= 18188
+screenshots: $(STAMP)
+	rm -rf $(SHOTS) && mkdir -p $(SHOTS) docs/img
+	for s in fifo capacity fair; do \
+	  $(VENV)/bin/emu run scenarios/compare-schedulers.toml --progress never \
+	    -D yarn.resourcemanager.scheduler.class=$$s -o $(SHOTS)/$$s >/dev/null || exit 1; done
+	$(VENV)/bin/emu report $(SHOTS)/fifo $(SHOTS)/capacity $(SHOTS)/fair -o $(SHOTS)/report.html
+	$(CHROMIUM) --window-size=1400,2500 --virtual-time-budget=2000 \
+	  --screenshot=$(CURDIR)/docs/img/report.png file://$(CURDIR)/$(SHOTS)/report.html
+	$(VENV)/bin/emu run scenarios/compare-schedulers.toml --progress never --rate 25 \
+	  -D yarn.resourcemanager.scheduler.class=fair --web-port $(WEB_PORT) >/dev/null 2>&1 & \
+	  pid=$$!; sleep 9; \
+	  $(CHROMIUM) --window-size=1400,820 --virtual-time-budget=3000 \
+	    --screenshot=$(CURDIR)/docs/img/live-simulate.png http://127.0.0.1:$(WEB_PORT)/simulate; \
+	  wait $$pid

@@ -25,7 +25,13 @@ General layout (each line is one boundary worth keeping):
 - `processes/` the multi-process commands: `emu rm`, `emu nm`, `emu replay`,
                `emu cluster`, `emu keys`, `emu admin`; `rm/recovery` is the
                RM's state store; `security` the CURVE keys and ZAP handler.
-- `metrics/`   event log, summaries, SLS-compatible outputs.
+- `metrics/`   event log, summaries (with the timeline of queue shares and
+               fairness), SLS-compatible outputs, the progress line.
+- `web/`       watching a run: the read-only cluster view (`view`), the YARN
+               REST API and live pages on hypercorn+starlette in a thread of
+               their own (`api`, `pages`, `server`), fed by `live`.
+- `report/`    `emu report`: run outputs -> one self-contained HTML file.
+- `watch`      what `--progress`/`--web-port` start around a replay.
 - `cli`        the `emu` command.
 """
 

@@ -3,6 +3,7 @@
     emu run SCENARIO [--output-dir D] [--seed N]
     emu sls --tracetype=SLS|RUMEN|SYNTH --tracelocation=F1,F2 --output-dir=D [...]
     emu rumen2sls --rumen-file=F --output-dir=D [--output-prefix=sls]
+    emu report OUT_DIR [OUT_DIR ...] -o report.html
     emu rm | nm | replay | cluster up|status | keys generate   (docs/multi-process.md)
 
 Errors in user input (scenario, trace or configuration files) print one line
@@ -20,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from emu import __version__
+from emu.config.configuration import Configuration
 from emu.errors import InputError, find_in_group
 
 EXIT_INPUT = 2
@@ -28,13 +30,22 @@ EXIT_INPUT = 2
 def _cmd_run(args: argparse.Namespace) -> int:
     from emu import outdir
     from emu.metrics import outputs
+    from emu.metrics.progress import trace_span_ms
+    from emu.metrics.timeline import Timeline, sample_every_s
     from emu.rm.settings import RMSettings
     from emu.scenario import native
     from emu.simulation import Simulation, run_virtual
+    from emu.watch import Watch, chain
 
+    if args.rate is not None and not args.rate > 0:
+        raise InputError("--rate", str(args.rate), "must be a positive number")
     scenario = native.load(args.scenario)
+    _apply_defines(scenario.conf, args.define)
     RMSettings.from_conf(scenario.conf)
     seed = scenario.seed if args.seed is None else args.seed
+    watch = Watch.from_args(args)
+    timeline = Timeline(sample_every_s(trace_span_ms(scenario.workload)))
+    watching = watch.start(scenario.workload)
     sim = Simulation(
         conf=scenario.conf,
         nodes=scenario.nodes,
@@ -42,25 +53,31 @@ def _cmd_run(args: argparse.Namespace) -> int:
         faults=scenario.faults,
         seed=seed,
         am_heartbeat_ms=scenario.am_heartbeat_ms,
+        on_tick=timeline.tick if watching is None else chain(timeline.tick, watching),
     )
     created = bool(args.output_dir) and not Path(args.output_dir).exists()
     out = outdir.make(args.output_dir) if args.output_dir else None
-    if out is not None:
-        partial = out / "events.jsonl.partial"
-        try:
-            with partial.open("w") as events:
-                result = run_virtual(sim, events)
-        except BaseException:
-            partial.unlink(missing_ok=True)
-            if created:
-                out.rmdir()
-            raise
-        partial.replace(out / "events.jsonl")
-    else:
-        result = run_virtual(sim)
+    try:
+        if out is not None:
+            partial = out / "events.jsonl.partial"
+            try:
+                with partial.open("w") as events:
+                    result = run_virtual(sim, events, args.rate)
+            except BaseException:
+                partial.unlink(missing_ok=True)
+                if created:
+                    out.rmdir()
+                raise
+            partial.replace(out / "events.jsonl")
+        else:
+            result = run_virtual(sim, rate=args.rate)
+    finally:
+        watch.stop()
     data = outputs.summary(
         scenario.name, seed, result.jobs, result.metrics, result.simulated_ms, result.stalled
     )
+    data["timeline"] = timeline.to_json()
+    outputs.add_why_pending(data, result.why_pending)
     if out is not None:
         outputs.write_jobruntime(out / "jobruntime.csv", result.jobs)
         outputs.write_summary(out / "summary.json", data)
@@ -72,10 +89,20 @@ def _cmd_run(args: argparse.Namespace) -> int:
     )
 
 
+def _apply_defines(conf: Configuration, defines: list[str]) -> None:
+    """`-D NAME=VALUE` over the scenario's [config] (e.g. to pick another scheduler)."""
+    for item in defines:
+        name, eq, value = item.partition("=")
+        if not eq or not name.strip():
+            raise InputError("-D", item, "expected NAME=VALUE")
+        conf.set(name.strip(), value, "-D")
+
+
 def _cmd_sls(args: argparse.Namespace) -> int:
     from emu import sls
     from emu.metrics import outputs
     from emu.metrics.invariants import InvariantBroken
+    from emu.watch import Watch
 
     tracetype, location = args.tracetype, args.tracelocation
     for flag, kind, value in (
@@ -113,6 +140,7 @@ def _cmd_sls(args: argparse.Namespace) -> int:
         invariants=args.invariants,
         exit_invariants=args.exit_invariants,
         rate=args.rate,
+        watch=Watch.from_args(args),
     )
     try:
         done = sls.run(opts)
@@ -126,6 +154,35 @@ def _cmd_sls(args: argparse.Namespace) -> int:
         f"{result.simulated_ms / 1000 / max(result.wall_seconds, 1e-9):.0f} "
         f"simulated s per wall s; outputs in {opts.output_dir}",
     )
+
+
+def _cmd_report(args: argparse.Namespace) -> int:
+    from emu.report.html import render
+    from emu.report.runs import load
+
+    runs = [load(d) for d in args.runs]
+    names = [r.name for r in runs]
+    for k, r in enumerate(runs):  # same directory names (a/out, b/out): number them
+        if names.count(r.name) > 1:
+            r.name = f"{r.name} #{k + 1}"
+    out = Path(args.output)
+    out.write_text(render(runs))
+    print(f"wrote {out} ({len(runs)} run{'s' if len(runs) != 1 else ''})")
+    return 0
+
+
+def _add_report_parser(sub: argparse._SubParsersAction) -> None:
+    rep = sub.add_parser(
+        "report",
+        help="one self-contained HTML report comparing runs' outputs",
+        description="Draw one or more runs (emu output directories, or Hadoop SLS's "
+        "realtimetrack.json) into one HTML file that works offline: utilization over time, "
+        "per-queue allocation against fair share or guarantee, job turnaround CDF, wait per "
+        "queue, Jain's fairness index, and a side-by-side table.",
+    )
+    rep.add_argument("runs", nargs="+", metavar="OUT_DIR", help="output directories (or files)")
+    rep.add_argument("-o", "--output", default="report.html", help="default report.html")
+    rep.set_defaults(func=_cmd_report)
 
 
 def _cmd_rumen2sls(args: argparse.Namespace) -> int:
@@ -148,8 +205,8 @@ yarn.resourcemanager.scheduler.class (Hadoop class names or fifo/capacity/fair).
 Properties emu does not model are accepted and ignored (--print-simulation
 lists them); yarn.sls.runner.pool.size, yarn.sls.dns.caching.enabled,
 yarn.sls.metrics.web.address.port and yarn.sls.metrics.timer.window.size are
-accepted and mean nothing here (emu runs every NM and AM in one trio loop and
-serves no web page).
+accepted and mean nothing here (emu runs every NM and AM in one trio loop, and
+serves its pages, /simulate and /track, only when asked with --web-port).
 
 Outputs in --output-dir: jobruntime.csv, summary.json, realtimetrack.json,
 metrics/*.csv. They appear only when the run succeeds.
@@ -157,6 +214,12 @@ metrics/*.csv. They appear only when the run succeeds.
 Exit codes: 0 every job finished; 1 a job failed or was killed, or an
 invariant broke; 2 bad input (trace, topology, configuration, invariants).
 """
+
+
+def _add_watch_options(p: argparse.ArgumentParser) -> None:
+    from emu.watch import add_options
+
+    add_options(p)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -179,6 +242,23 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--seed", type=int, help="overrides the scenario's seed (default: the scenario's seed)"
     )
+    run.add_argument(
+        "-D",
+        dest="define",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="set a configuration property over the scenario's [config] (repeatable), e.g. "
+        "-D yarn.resourcemanager.scheduler.class=fair (default: none)",
+    )
+    run.add_argument(
+        "--rate",
+        type=float,
+        metavar="R",
+        help="run on scaled wall time, R simulated seconds per wall second, e.g. to watch "
+        "the live pages (default: virtual time, as fast as possible, deterministic)",
+    )
+    _add_watch_options(run)
     run.set_defaults(func=_cmd_run)
 
     sls = sub.add_parser(
@@ -261,6 +341,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="run on scaled wall time, R simulated seconds per wall second "
         "(default: virtual time, as fast as possible)",
     )
+    _add_watch_options(sls)
     sls.set_defaults(func=_cmd_sls)
 
     r2s = sub.add_parser(
@@ -275,6 +356,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--output-prefix", default="sls", metavar="PREFIX", help="file name prefix (default sls)"
     )
     r2s.set_defaults(func=_cmd_rumen2sls)
+
+    _add_report_parser(sub)
 
     from emu.processes.commands import add_commands
 

@@ -11,14 +11,14 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import IO, Any
 
 import trio
 
 from emu.am import AMFaults, run_am
 from emu.client import RMClient
-from emu.clock import seed_scheduler, virtual_clock
+from emu.clock import ScaledWallClock, seed_scheduler, virtual_clock
 from emu.config.configuration import Configuration
 from emu.metrics.eventlog import EventLog
 from emu.nm import NMNode, NodeManagerHost
@@ -48,6 +48,9 @@ class RunResult:
     stalled: str | None = None
     """Why the run stopped before every job ended (it could never make
     progress); None when every job ended."""
+    why_pending: dict[str, list[list[Any]]] = field(default_factory=dict)
+    """Apps the scheduler held back, with their recent decisions (see
+    `emu.rm.scheduler.activities`)."""
 
 
 @dataclass
@@ -139,6 +142,7 @@ class Simulation:
             rm_requests=dict(rm.services.requests),
             invalid_transitions=dict(rm.ctx.invalid_transitions),
             stalled=stalled[0] if stalled else None,
+            why_pending=rm.ctx.scheduler.activities.waits(),
         )
 
     async def _ticks(self, rm: ResourceManager) -> None:
@@ -206,9 +210,14 @@ class Simulation:
         done.set()
 
 
-def run_virtual(sim: Simulation, events_stream: IO[str] | None = None) -> RunResult:
-    """Run a simulation on the virtual clock, deterministically for its seed."""
+def run_virtual(
+    sim: Simulation, events_stream: IO[str] | None = None, rate: float | None = None
+) -> RunResult:
+    """Run a simulation on the virtual clock, deterministically for its seed,
+    or with `rate` on scaled wall time (rate simulated seconds per wall second,
+    to watch it go)."""
     if events_stream is not None:
         sim.events = EventLog(events_stream)
     seed_scheduler(sim.seed)
-    return trio.run(sim.run, clock=virtual_clock())
+    clock = ScaledWallClock(time.time(), rate) if rate else virtual_clock()
+    return trio.run(sim.run, clock=clock)

@@ -51,11 +51,14 @@ from emu.config.sls_runner import SlsSettings
 from emu.errors import InputError, find_in_group
 from emu.metrics import invariants as inv
 from emu.metrics import outputs
+from emu.metrics.progress import trace_span_ms
 from emu.metrics.sls import SlsRecorder
+from emu.metrics.timeline import Timeline, sample_every_s
 from emu.rm.settings import SCHEDULER_CLASS, RMSettings
 from emu.scenario import read_trace
 from emu.scenario.topology import read_nodes_file
 from emu.simulation import RunResult, Simulation
+from emu.watch import Observer, Watch, chain
 from emu.workload import NodeSpec, Workload
 
 NM_HEARTBEAT = "yarn.resourcemanager.nodemanagers.heartbeat-interval-ms"
@@ -102,7 +105,7 @@ READ_PREFIXES = (
 NO_EFFECT = {
     S.RUNNER_POOL_SIZE: "emu runs every NM and AM in one trio loop, no thread pool",
     S.DNS_CACHING_ENABLED: "emu resolves no host names",
-    S.METRICS_WEB_ADDRESS_PORT: "emu serves no SLS web page; outputs go to --output-dir",
+    S.METRICS_WEB_ADDRESS_PORT: "emu serves /simulate and /track only on --web-port",
     S.METRICS_TIMER_WINDOW_SIZE: "timecosts are per-second means",
     S.METRICS_OUTPUT_DIR: "use --output-dir",
     S.RM_SCHEDULER: "use yarn.resourcemanager.scheduler.class",
@@ -126,6 +129,8 @@ class SlsOptions:
     invariants: list[str] = field(default_factory=list)
     exit_invariants: list[str] = field(default_factory=list)
     rate: float | None = None
+    watch: Watch | None = None
+    """Progress line and web server (`emu.watch`); they only observe."""
 
 
 @dataclass
@@ -411,6 +416,19 @@ def run(opts: SlsOptions, stdout: IO[str] | None = None) -> SlsRun:
     return done
 
 
+def _observers(
+    recorder: SlsRecorder,
+    timeline: Timeline,
+    watch: Watch | None,
+    workload: Workload,
+    epoch_ms: int,
+) -> Observer:
+    """The recorder's and the timeline's ticks, then whatever watches the run."""
+    extra = watch.start(workload, epoch_ms) if watch is not None else None
+    ticks = [recorder.tick, timeline.tick] + ([extra] if extra is not None else [])
+    return chain(*ticks)
+
+
 def _run_staged(opts: SlsOptions, p: Prepared, staging: _Staging) -> SlsRun:
     epoch = time.time() if opts.rate else 0.0
     epoch_ms = round(epoch * 1000)
@@ -422,6 +440,7 @@ def _run_staged(opts: SlsOptions, p: Prepared, staging: _Staging) -> SlsRun:
         epoch_ms=epoch_ms,
         record_every_s=record_every,
     )
+    timeline = Timeline(sample_every_s(trace_span_ms(p.workload)))
     sim = Simulation(
         conf=p.conf,
         nodes=p.nodes,
@@ -430,7 +449,7 @@ def _run_staged(opts: SlsOptions, p: Prepared, staging: _Staging) -> SlsRun:
         seed=p.seed,
         am_heartbeat_ms=p.settings.am_heartbeat_interval_ms,
         node_default=p.settings.nm_resource,
-        on_tick=recorder.tick,
+        on_tick=_observers(recorder, timeline, opts.watch, p.workload, epoch_ms),
         on_start=recorder.attach,
     )
     seed_scheduler(p.seed)
@@ -444,6 +463,8 @@ def _run_staged(opts: SlsOptions, p: Prepared, staging: _Staging) -> SlsRun:
         raise
     finally:
         recorder.close()
+        if opts.watch is not None:
+            opts.watch.stop()
     if p.at_exit and result.stalled is None:
         assert recorder.rm is not None
         inv.check(
@@ -456,6 +477,8 @@ def _run_staged(opts: SlsOptions, p: Prepared, staging: _Staging) -> SlsRun:
     data = outputs.summary(
         name, p.seed, result.jobs, result.metrics, result.simulated_ms, result.stalled
     )
+    data["timeline"] = timeline.to_json()
+    outputs.add_why_pending(data, result.why_pending)
     outputs.write_jobruntime(staging.dir / "jobruntime.csv", result.jobs, epoch_ms)
     outputs.write_summary(staging.dir / "summary.json", data)
     return SlsRun(result, recorder, data, epoch_ms)

@@ -11,11 +11,13 @@ simulated times, which keeps the file deterministic.
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Any
 
 from emu.metrics import failures
+from emu.rm.scheduler import activities as act
 
 JOBRUNTIME_HEADER = "JobID,real_start_time,real_end_time,simulate_start_time,simulate_end_time"
 
@@ -100,6 +102,20 @@ def summary(
     }
 
 
+def add_why_pending(data: dict[str, Any], waits: dict[str, dict[str, list[list[Any]]]]) -> None:
+    """Give each job the scheduler held back `why_pending`: {"before_start":
+    why it waited for its first container, "recent": its last decisions},
+    each [[simulated ms, reason, node], ...] oldest first. A job that waited
+    over a second with no recorded reason was never offered a node (see
+    `activities.ORDER`)."""
+    for row in data["jobs"]:
+        entry = dict(waits.get(row["app_id"]) or {})
+        if "before_start" not in entry and (row["wait_ms"] or 0) > act.INFER_AFTER_MS:
+            entry["before_start"] = [[row["submit_ms"], act.ORDER, ""]]
+        if entry:
+            row["why_pending"] = entry
+
+
 def write_jobruntime(path: Path, jobs: list[dict[str, Any]], epoch_ms: int = 0) -> None:
     lines = [JOBRUNTIME_HEADER]
     for j in jobs:
@@ -108,8 +124,17 @@ def write_jobruntime(path: Path, jobs: list[dict[str, Any]], epoch_ms: int = 0) 
     path.write_text("\n".join(lines) + "\n")
 
 
+_NUMBER_LIST = re.compile(r"\[(\s*(?:-?[0-9.eE+-]+|null)(?:,\s*(?:-?[0-9.eE+-]+|null))*)\s*\]")
+
+
 def write_summary(path: Path, data: dict[str, Any]) -> None:
-    path.write_text(json.dumps(data, indent=2, sort_keys=False) + "\n")
+    """Indented JSON, except that lists of numbers (the timeline's series)
+    stay on one line each, so a long run's summary stays readable."""
+    text = json.dumps(data, indent=2, sort_keys=False)
+    text = _NUMBER_LIST.sub(
+        lambda m: "[" + ", ".join(m.group(1).split()).replace(",,", ",") + "]", text
+    )
+    path.write_text(text + "\n")
 
 
 def format_table(data: dict[str, Any]) -> str:

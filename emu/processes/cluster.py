@@ -171,6 +171,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     up.add_argument("--work-dir", metavar="DIR", help="logs and statistics (default: a temp dir)")
     up.add_argument(
+        "--web-port",
+        type=int,
+        default=8088,
+        metavar="PORT",
+        help="the RM's REST API and live pages (default 8088; 0 = any free port, -1 = off)",
+    )
+    up.add_argument(
         "--keep-running", action="store_true", help="after the replay, stay up until Ctrl-C"
     )
     up.add_argument(
@@ -196,6 +203,20 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "(default: do not wait)",
     )
     st.set_defaults(func=C.command(cluster_status))
+
+
+def _say_web_url(ready: Path) -> None:
+    """The RM's web address, from the ready file it writes once serving
+    (moments after its protocol ports answer)."""
+    deadline = time.monotonic() + 10
+    while not ready.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    try:
+        web = json.loads(ready.read_text()).get("web")
+    except (OSError, ValueError):
+        return
+    if web:
+        C.say(f"emu cluster: web UI {web}/cluster  live {web}/simulate  REST {web}/ws/v1/cluster")
 
 
 def cluster_up(args: argparse.Namespace) -> int:
@@ -236,6 +257,7 @@ def cluster_up(args: argparse.Namespace) -> int:
             "--rate",
             args.rate,
         ]
+        rm_args += ["--web-port", args.web_port, "--ready-file", work / "rm.json"]
         if args.conf_dir:
             rm_args += ["--conf-dir", args.conf_dir]
         for item in args.conf:
@@ -255,6 +277,7 @@ def cluster_up(args: argparse.Namespace) -> int:
             )
             return rm_child.proc.returncode
         C.say(f"emu cluster: RM up at {rm_spec} (rate {args.rate:g}); logs in {work}")
+        _say_web_url(work / "rm.json")
 
         started = time.perf_counter()
         per, extra = divmod(args.nodes, args.nm_procs)

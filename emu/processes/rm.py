@@ -98,8 +98,44 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="disconnect peers sending larger messages (default 64 MiB)",
     )
     p.add_argument("--log-level", default="info", help="debug|info|warning|error (default: info)")
+    _add_web_options(p)
     p.add_argument("--parent-pid", type=int, help=argparse.SUPPRESS)
     p.set_defaults(func=C.command(main))
+
+
+def _add_web_options(p: argparse.ArgumentParser) -> None:
+    from emu.web.server import DEFAULT_RM_WEB_PORT
+
+    p.add_argument(
+        "--web-port",
+        type=int,
+        default=DEFAULT_RM_WEB_PORT,
+        metavar="PORT",
+        help="YARN's REST API (/ws/v1/cluster/...) and the live pages (/simulate, /track) "
+        f"(default {DEFAULT_RM_WEB_PORT}, YARN's; 0 = any free port, -1 = off)",
+    )
+    p.add_argument(
+        "--web-host",
+        default="127.0.0.1",
+        metavar="ADDR",
+        help="address the web server listens on (default 127.0.0.1: the REST API can "
+        "submit and kill applications and has no authentication)",
+    )
+
+
+async def _start_web(nursery: trio.Nursery, rm: ResourceManager, args: argparse.Namespace) -> str:
+    """The web server beside the RM; a port in use is a warning, not a failure
+    (the RM's protocol ports are what the cluster needs)."""
+    from emu.web.server import serve_beside_rm
+
+    if args.web_port < 0:
+        return ""
+    try:
+        url: str = await nursery.start(serve_beside_rm, rm, args.web_host, args.web_port)
+    except OSError as e:
+        C.warn(f"web server not started on {args.web_host}:{args.web_port}: {e}")
+        return ""
+    return url
 
 
 def main(args: argparse.Namespace) -> int:
@@ -170,6 +206,7 @@ def main(args: argparse.Namespace) -> int:
                 assert auth is not None
                 await nursery.start(security.zap_handler, keys.allowed, auth)
             bound = await nursery.start(rm.run)
+            web = await _start_web(nursery, rm, args)
             info = {
                 "pid": os.getpid(),
                 "epoch": epoch,
@@ -181,6 +218,7 @@ def main(args: argparse.Namespace) -> int:
                 "admin": bound.admin,
                 "recovery": rm.ctx.recovery.metrics() if rm.ctx.recovery is not None else None,
                 "curve": keys is not None,
+                "web": web,
             }
             if args.ready_file:
                 C.write_json_atomic(Path(args.ready_file), info)

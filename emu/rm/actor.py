@@ -186,6 +186,12 @@ class ResourceManager:
             out["recovery"] = self.ctx.recovery.metrics()
         return out
 
+    async def local_request(self, service: str, msg: dict) -> dict:
+        """A request from inside this process (the REST API), encoded and
+        handled exactly as one from the wire, so it is validated, counted,
+        recovered and wakes the AM launcher like any other."""
+        return P.decode(await self._handler(service)(P.encode(msg)))
+
     def _handler(self, service: str):
         services = self.services
         handle_request = self._handle

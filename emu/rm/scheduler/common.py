@@ -23,6 +23,7 @@ from emu.resources import ZERO, Resource, ResourceCalculator
 from emu.rm import container as csm
 from emu.rm.container import RMContainer
 from emu.rm.diagnostics import invalid_request
+from emu.rm.scheduler.activities import Activities
 
 if TYPE_CHECKING:
     from emu.rm.app import RMApp
@@ -350,6 +351,8 @@ class Scheduler:
         self.capacity_mb_ms = 0
         self.capacity_vcores_ms = 0
         self.last_usage_ms = 0
+        self.activities = Activities(ctx.now_ms)
+        """Why apps wait: recent decisions per app (`activities`)."""
 
     # --- events ------------------------------------------------------------------
     def handle(self, event: Event) -> None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from emu.resources import ResourceCalculator
+from emu.rm.scheduler import activities as act
 from emu.rm.scheduler.common import (
     NODE_LOCAL,
     OFF_SWITCH,
@@ -50,6 +51,7 @@ class FifoScheduler(Scheduler):
 
     def schedule(self, node: SchedulerNode) -> None:
         minimum, count = self.minimum, self.calc.divide_and_count
+        record = self.activities.record
         for sapp in list(self._order):
             if not sapp.info.priorities:
                 continue
@@ -57,7 +59,9 @@ class FifoScheduler(Scheduler):
                 continue
             for priority in list(sapp.info.priorities):
                 if self._assign_on_node(sapp, node, priority) == 0:
+                    record(sapp.app_id, act.NO_FIT, node.node_id)
                     break
+                record(sapp.app_id, act.ALLOCATED, node.node_id)
             if count(node.available, minimum) < 1:
                 break
 

@@ -46,6 +46,8 @@ if TYPE_CHECKING:
 ALLOCATED, RESERVED = "ALLOCATED", "RESERVED"
 PRIORITY_SKIPPED, APP_SKIPPED = "PRIORITY_SKIPPED", "APP_SKIPPED"
 QUEUE_SKIPPED, LOCALITY_SKIPPED = "QUEUE_SKIPPED", "LOCALITY_SKIPPED"
+LOCALITY_WAIT = "LOCALITY_WAIT"
+"""Like APP_SKIPPED, because delay scheduling holds the app for a better node."""
 
 
 def assign_app(
@@ -99,7 +101,7 @@ def _assign_on_node(
             continue
         if not _delay_allows(sched, sapp, priority, node_type):
             if node_type == OFF_SWITCH:
-                return APP_SKIPPED, node_type
+                return LOCALITY_WAIT, node_type
             continue
         outcome = _assign_container(
             sched, sapp, node, priority, ask, node_type, headroom, must_unreserve

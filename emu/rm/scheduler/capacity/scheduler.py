@@ -33,6 +33,7 @@ from emu.errors import InputError
 from emu.resources import ZERO, Resource, calculator
 from emu.rm.container import RMContainer
 from emu.rm.diagnostics import invalid_request
+from emu.rm.scheduler import activities as act
 from emu.rm.scheduler.capacity import allocator
 from emu.rm.scheduler.capacity import resource_math as rm
 from emu.rm.scheduler.capacity.config import CapacityConf, parse, queue_paths
@@ -71,6 +72,16 @@ class Assignment:
 
 
 NOTHING = Assignment()
+
+
+_REASONS = {
+    allocator.ALLOCATED: act.ALLOCATED,
+    allocator.RESERVED: act.RESERVED,
+    allocator.LOCALITY_WAIT: act.LOCALITY,
+    allocator.QUEUE_SKIPPED: act.QUEUE_MAX,
+}
+"""Why an app got (or did not get) a container, by allocator outcome; any
+other outcome means nothing it asks for fits this node."""
 
 
 class CapacityScheduler(Scheduler):
@@ -172,6 +183,8 @@ class CapacityScheduler(Scheduler):
             return
         for sapp in leaf.activate(self, self.current_limit(leaf)):
             self._set_demand(sapp, leaf, sapp.info.has_pending())
+        for sapp in leaf.pending:  # activation holds apps back only for AM limits
+            self.activities.record(sapp.app_id, act.AM_LIMIT)
 
     def _activate_all(self) -> None:
         for q in self.tree.values():
@@ -319,6 +332,7 @@ class CapacityScheduler(Scheduler):
         user_limit = leaf.user_limit(self)
         users = leaf.users
         check_queue, headroom = True, ZERO
+        record = self.activities.record
         for sapp in self._scheduling_order(leaf):
             if not sapp.info.priorities:
                 continue
@@ -326,18 +340,21 @@ class CapacityScheduler(Scheduler):
             if check_queue:
                 ok, headroom = self._can_assign(leaf, limit, reserved)
                 if not ok:
+                    record(sapp.app_id, act.QUEUE_MAX, node.node_id)
                     return NOTHING
                 check_queue = looking and not reserved.is_zero()
             must_unreserve = ZERO
             user_used = users[sapp.user].used
             if rm.gt(calc, cluster, user_used, user_limit):
                 if not (looking and rm.le(calc, cluster, user_used - reserved, user_limit)):
+                    record(sapp.app_id, act.USER_LIMIT, node.node_id)
                     continue
                 must_unreserve = user_used - user_limit
             outcome, locality = allocator.assign_app(self, sapp, node, headroom, must_unreserve)
+            record(sapp.app_id, _REASONS.get(outcome, act.NO_FIT), node.node_id)
             if outcome in (allocator.ALLOCATED, allocator.RESERVED):
                 return Assignment(outcome, locality)
-            if outcome == allocator.APP_SKIPPED:
+            if outcome in (allocator.APP_SKIPPED, allocator.LOCALITY_WAIT):
                 continue
             if outcome == allocator.QUEUE_SKIPPED:
                 return Assignment(QUEUE_LIMIT, locality, headroom)

@@ -14,6 +14,7 @@ import math
 from typing import TYPE_CHECKING
 
 from emu.resources import ZERO, Resource, component_min
+from emu.rm.scheduler import activities as act
 from emu.rm.scheduler.common import ANY, NODE_LOCAL, OFF_SWITCH, RACK_LOCAL, Ask
 from emu.rm.scheduler.fair.arith import (
     f32,
@@ -129,9 +130,28 @@ class FSApp:
 
     def assign_container(self, node: SchedulerNode) -> Resource:
         """Offer `node` to this app (FSAppAttempt.assignContainer)."""
+        record = self.fs.activities.record
         if self.over_am_share_limit():
+            record(self.sapp.app_id, act.AM_LIMIT, node.node_id)
             return NONE
-        return self._assign(node, False)
+        assigned = self._assign(node, False)
+        if assigned == CONTAINER_RESERVED:
+            record(self.sapp.app_id, act.RESERVED, node.node_id)
+        elif assigned != NONE:
+            record(self.sapp.app_id, act.ALLOCATED, node.node_id)
+        else:
+            record(self.sapp.app_id, self._why_not(node), node.node_id)
+        return assigned
+
+    def _why_not(self, node: SchedulerNode) -> str:
+        """Nothing placed on `node`: delay scheduling held the app back if its
+        next ask would have fit here, else nothing it asks for fits."""
+        info = self.sapp.info
+        for p in info.priorities:
+            any_ask = info.get(p, ANY)
+            if any_ask is not None and any_ask.num > 0:
+                return act.LOCALITY if fits_in(any_ask.capability, node.available) else act.NO_FIT
+        return act.NO_FIT
 
     def _assign(self, node: SchedulerNode, reserved: bool) -> Resource:
         info = self.sapp.info

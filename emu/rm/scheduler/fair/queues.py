@@ -21,6 +21,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from emu.resources import ZERO, Resource, component_max, component_min
+from emu.rm.scheduler import activities as act
 from emu.rm.scheduler import shortcuts
 from emu.rm.scheduler.fair.allocation_file import (
     ADMINISTER,
@@ -308,6 +309,11 @@ class FSLeafQueue(FSQueue):
 
     def assign_container(self, node: SchedulerNode) -> Resource:
         if not self.precheck(node):
+            if node.reserved is None:  # at maxResources: say so for its oldest waiting app
+                for app in self.runnable:
+                    if not is_none(app.demand - app.usage):
+                        self.fs.activities.record(app.sapp.app_id, act.QUEUE_MAX, node.node_id)
+                        break
             return NONE
         for app in self.apps_with_demand(True):
             if app.blacklisted(node):

@@ -25,7 +25,13 @@ import structlog
 import trio
 
 from emu.errors import InputError
-from emu.resources import ZERO, DominantResourceCalculator, Resource, component_min
+from emu.resources import (
+    ZERO,
+    DominantResourceCalculator,
+    Resource,
+    component_min,
+)
+from emu.rm.scheduler import activities as act
 from emu.rm.scheduler.common import Ask, Scheduler, SchedulerError, SchedulerNode
 from emu.rm.scheduler.fair import allocation_file
 from emu.rm.scheduler.fair.allocation_file import AllocationConfiguration
@@ -200,6 +206,7 @@ class FairScheduler(Scheduler):
             self.enforcer.track_runnable(app)
         else:
             self.enforcer.track_non_runnable(app)
+            self.activities.record(sapp.app_id, act.MAX_RUNNING)
 
     def attempt_removed(self, sapp: SchedulerApp) -> None:
         app = self.fsapps.pop(sapp.attempt_id, None)

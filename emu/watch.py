@@ -1,0 +1,110 @@
+"""How a replay is watched while it runs: the progress line and the web server.
+
+`emu run` and `emu sls` add the options (`add_options`) and wrap their run
+in a `Watch`: `start(workload, epoch_ms)` starts what was asked for and
+returns the observer to call every simulated second (None when nothing
+watches, so the run is assembled exactly as before); `stop()` clears the
+progress line, publishes the final snapshot and stops the server. Every
+observer only reads the RM, so outputs are the same with or without them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from emu.errors import InputError
+from emu.metrics.progress import MODES, Progress
+
+if TYPE_CHECKING:
+    from emu.rm.actor import ResourceManager
+    from emu.web.live import LiveView
+    from emu.web.server import WebServer
+    from emu.workload import Workload
+
+Observer = Callable[["ResourceManager"], None]
+
+
+def add_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--progress",
+        choices=MODES,
+        default="auto",
+        help="a progress line on stderr every 2 wall seconds once a run has taken 2 s: "
+        "auto = only when stderr is a terminal (default), always, never",
+    )
+    p.add_argument(
+        "--web-port",
+        type=int,
+        metavar="PORT",
+        help="serve YARN's REST API (/ws/v1/cluster/...) and the live pages "
+        "(/simulate, /track) on this port while the run goes on "
+        "(0 = any free port; default: no web server)",
+    )
+    p.add_argument(
+        "--web-host",
+        default="127.0.0.1",
+        metavar="ADDR",
+        help="address the web server listens on (default 127.0.0.1)",
+    )
+
+
+def chain(*observers: Observer) -> Observer:
+    """One observer calling each of `observers` in order."""
+
+    def tick(rm: ResourceManager) -> None:
+        for observe in observers:
+            observe(rm)
+
+    return tick
+
+
+class Watch:
+    """What `--progress` and `--web-port` asked for, for one run."""
+
+    def __init__(
+        self, progress: str = "auto", web_port: int | None = None, web_host: str = "127.0.0.1"
+    ) -> None:
+        if web_port is not None and not 0 <= web_port <= 65535:
+            raise InputError("--web-port", str(web_port), "must be a port number 0-65535")
+        self.progress_mode = progress
+        self.web_port = web_port
+        self.web_host = web_host
+        self.progress: Progress | None = None
+        self.live: LiveView | None = None
+        self.server: WebServer | None = None
+
+    @classmethod
+    def from_args(cls, args: argparse.Namespace) -> Watch:
+        return cls(args.progress, args.web_port, args.web_host)
+
+    def start(self, workload: Workload, epoch_ms: int = 0) -> Observer | None:
+        observers: list[Observer] = []
+        self.progress = Progress.for_mode(self.progress_mode, workload)
+        if self.progress is not None:
+            observers.append(self.progress.tick)
+        if self.web_port is not None:
+            from emu.web.live import LiveView
+            from emu.web.server import WebServer
+
+            self.live = LiveView(epoch_ms, total_jobs=len(workload.jobs))
+            self.server = WebServer(self.live, self.web_host, self.web_port)
+            try:
+                url = self.server.start()
+            except OSError as e:
+                raise InputError("--web-port", str(self.web_port), f"cannot listen: {e}") from None
+            print(f"emu: web: {url}/cluster  {url}/simulate  {url}/ws/v1/cluster", file=sys.stderr)
+            observers.append(self.live.tick)
+        if not observers:
+            return None
+        return observers[0] if len(observers) == 1 else chain(*observers)
+
+    def stop(self) -> None:
+        if self.progress is not None:
+            self.progress.close()
+        if self.live is not None:
+            self.live.close()
+        if self.server is not None:
+            self.server.stop()

@@ -1,0 +1,136 @@
+"""The live pages: `/simulate` and `/track` (as Hadoop SLS serves them on its
+web port) and `/cluster` (the page YARN clients probe to find an active RM).
+
+The pages are static HTML plus `static/live.js`, which polls
+`/ws/v1/emu/track` every second and draws with Chart.js, vendored in
+`static/` with its license so the pages work offline. `/ws/v1/emu/track`
+is emu's own endpoint: the run's recent history (one point per published
+snapshot: cluster and per-queue allocation, fair shares, running apps and
+containers) and the current per-queue and running-app tables.
+"""
+
+from __future__ import annotations
+
+from importlib import resources
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.routing import Route
+
+from emu.metrics.timeline import share_memory
+from emu.web.live import LiveView
+from emu.web.view import Snapshot
+
+STATIC = resources.files("emu.web") / "static"
+STATIC_TYPES = {".js": "text/javascript", ".md": "text/plain", ".css": "text/css"}
+
+_PAGE = """<!doctype html>
+<html><head><meta charset="utf-8"><title>emu — {title}</title>
+<link rel="stylesheet" href="/static/live.css">
+<script src="/static/chart.umd.js"></script>
+<script src="/static/live.js"></script></head>
+<body data-page="{page}">
+<nav><b>emu</b> <a href="/cluster">cluster</a> <a href="/simulate">simulate</a>
+<a href="/track">track</a> <a href="/ws/v1/cluster/metrics">REST</a>
+<span id="status">waiting for the run…</span></nav>
+{body}
+</body></html>
+"""
+
+_SIMULATE = """<h1>Simulation</h1>
+<div class="grid">
+<div class="chart"><h2>Running applications and containers</h2><canvas id="running"></canvas></div>
+<div class="chart"><h2>Cluster memory (GB)</h2><canvas id="memory"></canvas></div>
+<div class="chart"><h2>Cluster vcores</h2><canvas id="vcores"></canvas></div>
+<div class="chart"><h2>Queue allocated memory (GB), dashed: fair share or guarantee</h2>
+<canvas id="queues"></canvas></div>
+</div>"""
+
+_TRACK = """<h1>Tracking</h1>
+<div class="grid">
+<div class="chart"><h2>Queue allocated memory (GB), dashed: fair share or guarantee</h2>
+<canvas id="queues"></canvas></div>
+<div><h2>Queues</h2><table id="queue-table"></table></div>
+</div>
+<h2>Running applications</h2><table id="app-table"></table>"""
+
+_CLUSTER = """<h1>Cluster</h1><table id="metrics-table"></table>
+<p>Live pages: <a href="/simulate">/simulate</a>, <a href="/track">/track</a>.
+REST API: <a href="/ws/v1/cluster/info">/ws/v1/cluster/info</a>,
+<a href="/ws/v1/cluster/metrics">metrics</a>, <a href="/ws/v1/cluster/scheduler">scheduler</a>,
+<a href="/ws/v1/cluster/nodes">nodes</a>, <a href="/ws/v1/cluster/apps">apps</a>.</p>"""
+
+
+def page_routes(live: LiveView) -> list[Route]:
+    def page(name: str, title: str, body: str) -> Any:
+        html = _PAGE.format(title=title, page=name, body=body)
+
+        async def handler(request: Request) -> HTMLResponse:
+            return HTMLResponse(html)
+
+        return handler
+
+    async def static(request: Request) -> Response:
+        name = request.path_params["name"]
+        suffix = "." + name.rsplit(".", 1)[-1]
+        f = STATIC / name
+        if "/" in name or suffix not in STATIC_TYPES or not f.is_file():
+            return Response("not found", status_code=404)
+        return Response(f.read_bytes(), media_type=STATIC_TYPES[suffix])
+
+    async def track(request: Request) -> JSONResponse:
+        snap = live.latest
+        if snap is None:
+            return JSONResponse({"running": False, "finished": False, "history": []})
+        return JSONResponse(
+            {
+                "running": not live.finished,
+                "finished": live.finished,
+                "time": snap.sim_ms,
+                "history": list(live.history),
+                "metrics": snap.metrics,
+                "queues": [
+                    _queue_row(q, snap) for q in snap.queues if q.get("type", "leaf") == "leaf"
+                ],
+                "apps": [_app_row(a) for a in snap.apps if a["state"] == "RUNNING"],
+            }
+        )
+
+    return [
+        Route("/cluster", page("cluster", "cluster", _CLUSTER)),
+        Route("/simulate", page("simulate", "simulate", _SIMULATE)),
+        Route("/track", page("track", "track", _TRACK)),
+        Route("/static/{name}", static),
+        Route("/ws/v1/emu/track", track),
+    ]
+
+
+def _mb(wire: dict[str, int] | None) -> int | None:
+    return None if wire is None else wire.get("memory-mb", 0)
+
+
+def _queue_row(q: dict[str, Any], snap: Snapshot) -> dict[str, Any]:
+    kind = snap.scheduler_kind
+    share = {"fair": "fairShareMB", "capacity": "guaranteedMB"}.get(kind, "capacityMB")
+    return {
+        "queue": q["name"],
+        "allocatedMB": _mb(q.get("used") or q.get("allocated")),
+        share: share_memory(q, snap.metrics["totalMB"], kind),
+        "appsRunning": q.get("apps_running", 0),
+        "appsPending": q.get("apps_pending", 0),
+        "pendingMB": _mb(q.get("pending")),
+    }
+
+
+def _app_row(a: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "id": a["id"],
+        "name": a["name"],
+        "queue": a["queue"],
+        "user": a["user"],
+        "allocatedMB": a["allocatedMB"],
+        "allocatedVCores": a["allocatedVCores"],
+        "runningContainers": a["runningContainers"],
+        "elapsedTime": a["elapsedTime"],
+    }

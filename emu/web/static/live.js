@@ -1,0 +1,99 @@
+// emu's live pages: poll /ws/v1/emu/track every second and redraw.
+// Chart.js (chart.umd.js, MIT) is served from the same directory.
+"use strict";
+const COLORS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b",
+  "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"];
+const charts = {};
+
+function lineChart(id, yTitle) {
+  const el = document.getElementById(id);
+  if (!el) return null;
+  return new Chart(el, {
+    type: "line",
+    data: { labels: [], datasets: [] },
+    options: {
+      animation: false, maintainAspectRatio: false, parsing: false, normalized: true,
+      elements: { point: { radius: 0 } },
+      scales: { x: { type: "linear", title: { display: true, text: "simulated seconds" } },
+                y: { beginAtZero: true, title: { display: true, text: yTitle } } },
+    },
+  });
+}
+
+function setSeries(chart, series) {
+  if (!chart) return;
+  chart.data.datasets = series.map((s, i) => ({
+    label: s.label, data: s.data, borderColor: s.color || COLORS[i % COLORS.length],
+    backgroundColor: s.color || COLORS[i % COLORS.length], borderDash: s.dash ? [6, 4] : [],
+    borderWidth: 1.5, fill: false,
+  }));
+  chart.update();
+  // How many points are drawn: lets a headless browser check the chart has data.
+  chart.canvas.dataset.points = series.reduce((n, s) => n + s.data.length, 0);
+}
+
+function pts(history, f) {
+  return history.map(h => ({ x: h.time / 1000, y: f(h) }));
+}
+
+function queueSeries(history) {
+  const names = [...new Set(history.flatMap(h => Object.keys(h.queues)))].sort();
+  const out = [];
+  names.forEach((q, i) => {
+    const color = COLORS[i % COLORS.length];
+    out.push({ label: q, color, data: pts(history, h => (h.queues[q] || {}).allocatedMB / 1024 || 0) });
+    out.push({ label: q + " share", color, dash: true,
+               data: pts(history, h => ((h.queues[q] || {}).shareMB || 0) / 1024) });
+  });
+  return out;
+}
+
+function table(id, rows) {
+  const el = document.getElementById(id);
+  if (!el) return;
+  if (!rows.length) { el.innerHTML = "<tr><td>none</td></tr>"; return; }
+  const keys = Object.keys(rows[0]);
+  const esc = v => String(v == null ? "" : v).replace(/[&<>]/g, c => ({"&": "&amp;", "<": "&lt;", ">": "&gt;"}[c]));
+  el.innerHTML = "<tr>" + keys.map(k => "<th>" + esc(k) + "</th>").join("") + "</tr>" +
+    rows.map(r => "<tr>" + keys.map(k => "<td>" + esc(r[k]) + "</td>").join("") + "</tr>").join("");
+}
+
+async function refresh() {
+  let data;
+  try {
+    data = await (await fetch("/ws/v1/emu/track")).json();
+  } catch (e) {
+    document.getElementById("status").textContent = "the run is gone";
+    return;
+  }
+  const h = data.history || [];
+  document.getElementById("status").textContent = data.time == null ? "waiting for the run…" :
+    (data.finished ? "run finished" : "running") + " — simulated " + (data.time / 1000).toFixed(0) + " s";
+  setSeries(charts.running, [
+    { label: "running apps", data: pts(h, p => p.appsRunning) },
+    { label: "running containers", data: pts(h, p => p.containersAllocated) },
+  ]);
+  setSeries(charts.memory, [
+    { label: "allocated", data: pts(h, p => p.allocatedMB / 1024) },
+    { label: "available", data: pts(h, p => p.availableMB / 1024) },
+  ]);
+  setSeries(charts.vcores, [
+    { label: "allocated", data: pts(h, p => p.allocatedVCores) },
+    { label: "available", data: pts(h, p => p.availableVCores) },
+  ]);
+  setSeries(charts.queues, queueSeries(h));
+  table("queue-table", data.queues || []);
+  table("app-table", data.apps || []);
+  if (data.metrics) {
+    table("metrics-table", Object.entries(data.metrics).map(([k, v]) => ({ metric: k, value: v })));
+  }
+}
+
+window.addEventListener("DOMContentLoaded", () => {
+  charts.running = lineChart("running", "count");
+  charts.memory = lineChart("memory", "GB");
+  charts.vcores = lineChart("vcores", "vcores");
+  charts.queues = lineChart("queues", "GB");
+  refresh();
+  setInterval(refresh, 1000);
+});
