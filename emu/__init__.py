@@ -13,8 +13,10 @@ General layout (each line is one boundary worth keeping):
                transports), `services` (requests -> events -> replies),
                `dispatcher`, `statemachine` and the four entity tables
                (`app`, `attempt`, `container`, `node`), `monitors`, and
-               `scheduler/` (`common` + fifo/capacity/fair). Schedulers see
-               only RM entities.
+               `scheduler/` (`common` + fifo/capacity/fair; `shortcuts`
+               is the one switch for output-preserving hot-path shortcuts;
+               `activities` records why apps wait). Schedulers see only RM
+               entities.
 - `nm`         NodeManager actors, many per process, one timer heap.
 - `am/`        ApplicationMaster engine and per-type policies.
 - `client`, `replay`   the client actor: submits a workload's timeline.
@@ -32,6 +34,8 @@ General layout (each line is one boundary worth keeping):
                their own (`api`, `pages`, `server`), fed by `live`.
 - `report/`    `emu report`: run outputs -> one self-contained HTML file.
 - `watch`      what `--progress`/`--web-port` start around a replay.
+- `bench/`     `make bench`: a seeded generator of the benchmark inputs
+               (`workload`) and the figures beside their targets (`figures`).
 - `cli`        the `emu` command.
 """
 
