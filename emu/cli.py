@@ -41,8 +41,12 @@ def _cmd_run(args: argparse.Namespace) -> int:
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)
         partial = out / "events.jsonl.partial"
-        with partial.open("w") as events:
-            result = run_virtual(sim, events)
+        try:
+            with partial.open("w") as events:
+                result = run_virtual(sim, events)
+        except BaseException:
+            partial.unlink(missing_ok=True)  # no half-written file that looks like a result
+            raise
         partial.replace(out / "events.jsonl")
     else:
         result = run_virtual(sim)

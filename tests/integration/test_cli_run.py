@@ -44,7 +44,7 @@ BAD = {
     ),
     "negative": (
         "[[jobs]]\nid = 'j'\n[[jobs.tasks]]\nduration_ms = -5\n",
-        r"duration_ms: must be >= 0",
+        r"duration_ms: must be >= 1",
     ),
     "unknown_key": ("colour = 'red'\n", r"colour: unknown key"),
     "fault_node": (
