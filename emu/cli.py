@@ -22,6 +22,7 @@ EXIT_INPUT = 2
 
 def _cmd_run(args: argparse.Namespace) -> int:
     from emu.metrics import outputs
+    from emu.metrics.cluster_invariants import ClusterInvariantBroken
     from emu.rm.settings import RMSettings
     from emu.scenario import native
     from emu.simulation import Simulation, run_virtual
@@ -36,20 +37,25 @@ def _cmd_run(args: argparse.Namespace) -> int:
         faults=scenario.faults,
         seed=seed,
         am_heartbeat_ms=scenario.am_heartbeat_ms,
+        check_invariants=args.invariants,
     )
     out = Path(args.output_dir) if args.output_dir else None
-    if out is not None:
-        out.mkdir(parents=True, exist_ok=True)
-        partial = out / "events.jsonl.partial"
-        try:
-            with partial.open("w") as events:
-                result = run_virtual(sim, events)
-        except BaseException:
-            partial.unlink(missing_ok=True)  # no half-written file that looks like a result
-            raise
-        partial.replace(out / "events.jsonl")
-    else:
-        result = run_virtual(sim)
+    try:
+        if out is not None:
+            out.mkdir(parents=True, exist_ok=True)
+            partial = out / "events.jsonl.partial"
+            try:
+                with partial.open("w") as events:
+                    result = run_virtual(sim, events)
+            except BaseException:
+                partial.unlink(missing_ok=True)  # no half-written file that looks like a result
+                raise
+            partial.replace(out / "events.jsonl")
+        else:
+            result = run_virtual(sim)
+    except ClusterInvariantBroken as e:
+        print(f"emu: error: {e}", file=sys.stderr)
+        return 1
     data = outputs.summary(scenario.name, seed, result.jobs, result.metrics, result.simulated_ms)
     if out is not None:
         outputs.write_jobruntime(out / "jobruntime.csv", result.jobs)
@@ -67,6 +73,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
 def _cmd_sls(args: argparse.Namespace) -> int:
     from emu import sls
     from emu.metrics import outputs
+    from emu.metrics.cluster_invariants import ClusterInvariantBroken
     from emu.metrics.invariants import InvariantBroken
 
     tracetype, location = args.tracetype, args.tracelocation
@@ -102,13 +109,14 @@ def _cmd_sls(args: argparse.Namespace) -> int:
         conf_dir=args.conf_dir,
         overrides=overrides,
         seed=args.seed,
-        invariants=args.invariants,
+        invariants=[f for f in args.invariants if f],
         exit_invariants=args.exit_invariants,
         rate=args.rate,
+        check_state=bool(args.invariants),
     )
     try:
         done = sls.run(opts)
-    except InvariantBroken as e:
+    except (InvariantBroken, ClusterInvariantBroken) as e:
         print(f"emu: error: {e}", file=sys.stderr)
         return 1
     result = done.result
@@ -170,6 +178,13 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("scenario", help="scenario file, e.g. scenarios/three-jobs.toml")
     run.add_argument("--output-dir", "-o", help="where to write outputs (default: print only)")
     run.add_argument("--seed", type=int, help="overrides the scenario's seed")
+    run.add_argument(
+        "--invariants",
+        action="store_true",
+        help="check the RM's state invariants every simulated second and at the end "
+        "(no container twice, no node over capacity, queue usage = its apps', nothing "
+        "negative, every app ended); exit 1 at the first broken one",
+    )
     run.set_defaults(func=_cmd_run)
 
     sls = sub.add_parser(
@@ -218,10 +233,13 @@ def build_parser() -> argparse.ArgumentParser:
     sls.add_argument(
         "--invariants",
         action="append",
+        nargs="?",
+        const="",
         default=[],
         metavar="FILE",
         help="invariants checked every simulated second and at the end, e.g. Hadoop's "
-        "ongoing-invariants.txt (repeatable)",
+        "ongoing-invariants.txt (repeatable); given at all, with or without a file, it "
+        "also checks the RM's state invariants as `emu run --invariants` does",
     )
     sls.add_argument(
         "--exit-invariants",

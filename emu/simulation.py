@@ -20,6 +20,7 @@ from emu.am import AMFaults, run_am
 from emu.client import RMClient
 from emu.clock import seed_scheduler, virtual_clock
 from emu.config.configuration import Configuration
+from emu.metrics.cluster_invariants import ClusterInvariantBroken, check_final, check_state
 from emu.metrics.eventlog import EventLog
 from emu.nm import NMNode, NodeManagerHost
 from emu.replay import Replayer
@@ -62,6 +63,11 @@ class Simulation:
     scheduler wrapper hooks in here)."""
     rm_addresses: RMAddresses | None = None
     nm_address: str = "mem://nm-0"
+    check_invariants: bool = False
+    """Check the RM's state invariants (emu.metrics.cluster_invariants) every
+    `invariant_interval_ms` and at the end; a broken one ends the run with
+    ClusterInvariantBroken."""
+    invariant_interval_ms: int = 1000
 
     async def run(self) -> RunResult:
         started = time.perf_counter()
@@ -80,6 +86,7 @@ class Simulation:
             for n in self.nodes
         ]
         racks = {n.host: n.rack for n in self.nodes}
+        broken: list[ClusterInvariantBroken] = []
         async with trio.open_nursery() as nursery:
             addrs = await nursery.start(rm.run)
             nm = NodeManagerHost(
@@ -98,10 +105,16 @@ class Simulation:
                     )
                 if self.on_tick is not None:
                     nursery.start_soon(self._ticks, rm)
+                if self.check_invariants:
+                    nursery.start_soon(self._watch_invariants, rm, nursery.cancel_scope, broken)
                 reports = await replayer.run()
                 metrics = await client.cluster_metrics()
                 nodes = await client.list_nodes()
             nursery.cancel_scope.cancel()
+        if broken:
+            raise broken[0]
+        if self.check_invariants:
+            check_final(rm.ctx)
         by_app = {r["app_id"]: r for r in reports}
         jobs = []
         for job in self.workload.jobs:
@@ -119,6 +132,20 @@ class Simulation:
             rm_requests=dict(rm.services.requests),
             invalid_transitions=dict(rm.ctx.invalid_transitions),
         )
+
+    async def _watch_invariants(
+        self, rm: ResourceManager, scope: trio.CancelScope, broken: list[ClusterInvariantBroken]
+    ) -> None:
+        """Check the RM's state between events; the first broken invariant
+        stops the run (raised once the nursery has unwound)."""
+        while True:
+            await trio.sleep(self.invariant_interval_ms / 1000)
+            try:
+                check_state(rm.ctx)
+            except ClusterInvariantBroken as e:
+                broken.append(e)
+                scope.cancel()
+                return
 
     async def _ticks(self, rm: ResourceManager) -> None:
         assert self.on_tick is not None

@@ -125,6 +125,8 @@ class SlsOptions:
     invariants: list[str] = field(default_factory=list)
     exit_invariants: list[str] = field(default_factory=list)
     rate: float | None = None
+    check_state: bool = False
+    """Also check the RM's state invariants (emu.metrics.cluster_invariants)."""
 
 
 @dataclass
@@ -445,6 +447,7 @@ def _run_staged(opts: SlsOptions, p: Prepared, staging: _Staging) -> SlsRun:
         node_default=p.settings.nm_resource,
         on_tick=recorder.tick,
         on_start=recorder.attach,
+        check_invariants=opts.check_state,
     )
     seed_scheduler(p.seed)
     clock = ScaledWallClock(epoch=epoch, rate=opts.rate) if opts.rate else virtual_clock()

@@ -50,6 +50,7 @@ async def test_capacity_preemption_scenario_borrows_then_gives_back(autojump_clo
         seed=sc.seed,
         am_heartbeat_ms=sc.am_heartbeat_ms,
         on_tick=tick,
+        check_invariants=True,
     )
     started = time.perf_counter()
     result = await sim.run()
