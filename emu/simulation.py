@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import IO, Any
 
 import trio
@@ -68,6 +68,8 @@ class Simulation:
     `invariant_interval_ms` and at the end; a broken one ends the run with
     ClusterInvariantBroken."""
     invariant_interval_ms: int = 1000
+    nm_host: NodeManagerHost | None = field(default=None, init=False)
+    """The NodeManager host serving every node, once the run has built it."""
 
     async def run(self) -> RunResult:
         started = time.perf_counter()
@@ -92,6 +94,7 @@ class Simulation:
             nm = NodeManagerHost(
                 nm_nodes, addrs.resource_tracker, self.nm_address, am_runner, self.seed
             )
+            self.nm_host = nm
             await nursery.start(nm.run)
             async with (
                 connect(addrs.client, identity="replayer") as conn,
