@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: install run test bench lint format docs clean
+.PHONY: install run test bench fuzz soak lint format docs clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -22,6 +22,10 @@ test: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) -m emu.bench
+
+# 100,000 bad requests to each of the five endpoints alongside a replay; prints the counts.
+fuzz: $(STAMP)
+	$(PY) -m tests.fuzzing --count 100000
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check emu tests

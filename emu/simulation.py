@@ -69,7 +69,9 @@ class Simulation:
     ClusterInvariantBroken."""
     invariant_interval_ms: int = 1000
     nm_host: NodeManagerHost | None = field(default=None, init=False)
-    """The NodeManager host serving every node, once the run has built it."""
+    """The NodeManager host serving every node, once it serves."""
+    rm_bound: RMAddresses | None = field(default=None, init=False)
+    """Where the RM's services listen, once they do (port 0 resolved)."""
 
     async def run(self) -> RunResult:
         started = time.perf_counter()
@@ -90,12 +92,12 @@ class Simulation:
         racks = {n.host: n.rack for n in self.nodes}
         broken: list[ClusterInvariantBroken] = []
         async with trio.open_nursery() as nursery:
-            addrs = await nursery.start(rm.run)
+            addrs = self.rm_bound = await nursery.start(rm.run)
             nm = NodeManagerHost(
                 nm_nodes, addrs.resource_tracker, self.nm_address, am_runner, self.seed
             )
-            self.nm_host = nm
             await nursery.start(nm.run)
+            self.nm_host = nm
             async with (
                 connect(addrs.client, identity="replayer") as conn,
                 connect(addrs.admin, identity="admin") as admin_conn,

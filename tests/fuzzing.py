@@ -29,7 +29,7 @@ import msgpack
 import trio
 
 from emu import protocol as P
-from emu.clock import seed_scheduler, virtual_clock
+from emu.clock import ScaledWallClock, seed_scheduler, virtual_clock
 from emu.rm.actor import RMAddresses
 from emu.simulation import RunResult, Simulation, run_virtual
 from emu.transport import connect
@@ -176,13 +176,17 @@ def workload_sim(**kw: Any) -> Simulation:
 async def _send_noise(
     count: int,
     seed: int,
-    addresses: dict[str, str],
+    sim: Simulation,
     reports: dict[str, EndpointReport],
     instants: int = 100,
 ) -> None:
     """`count` requests per endpoint in `instants` bursts, one burst every
     simulated second at x.0005 s, when no actor's timer fires."""
     rng = random.Random(seed)
+    while sim.rm_bound is None or sim.nm_host is None:
+        await trio.sleep(0.0005)
+    addresses = dict(sim.rm_bound.items())
+    addresses[P.CONTAINER_MANAGEMENT] = sim.nm_host.bound_address
     per_burst = -(-count // instants)
     request_id = 10**9
     async with (
@@ -212,25 +216,32 @@ async def _send_noise(
                     report.codes[reply["code"] if reply["type"] == "error" else "no_error"] += 1
 
 
-def campaign(count: int, seed: int = 1) -> Campaign:
-    """Replay `workload_sim` with `count` noise requests per endpoint."""
-    sim = workload_sim()
+def campaign(count: int, seed: int = 1, zmq_rate: float | None = None) -> Campaign:
+    """Replay `workload_sim` with `count` noise requests per endpoint:
+    in-process on the virtual clock, or with `zmq_rate` over ZeroMQ on
+    loopback on the scaled wall clock at that rate."""
+    if zmq_rate is None:
+        sim = workload_sim()
+        clock: trio.abc.Clock = virtual_clock()
+    else:
+        ports = dict.fromkeys(("resource_tracker", "am_protocol", "client", "admin"), 0)
+        sim = workload_sim(
+            rm_addresses=RMAddresses.tcp("127.0.0.1", ports), nm_address="tcp://127.0.0.1:0"
+        )
+        clock = ScaledWallClock(time.time(), zmq_rate)
     rms: list[Any] = []
     sim.on_start = rms.append
     reports = {service: EndpointReport() for service in ENDPOINTS}
-    rm_addresses = RMAddresses.in_memory()
-    addresses = dict(rm_addresses.items())
-    addresses[P.CONTAINER_MANAGEMENT] = sim.nm_address
 
     async def main() -> RunResult:
         async with trio.open_nursery() as nursery:
-            nursery.start_soon(_send_noise, count, seed, addresses, reports)
+            nursery.start_soon(_send_noise, count, seed, sim, reports)
             result = await sim.run()
             nursery.cancel_scope.cancel()
         return result
 
     seed_scheduler(sim.seed)
-    result = trio.run(main, clock=virtual_clock())
+    result = trio.run(main, clock=clock)
     rm = rms[0]
     return Campaign(
         result=result,

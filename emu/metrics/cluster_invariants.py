@@ -8,7 +8,8 @@ never break however messages, faults and timings interleave:
   node (the node its record names) and held by at most one attempt;
 - no node holds more than its capacity, in the resource types the
   scheduler's calculator enforces (`calc.fits`: the CapacityScheduler's
-  memory-only DefaultResourceCalculator may let vcores over-commit);
+  memory-only DefaultResourceCalculator may let vcores over-commit), except
+  containers placed before an admin shrank the node (YARN lets those run);
 - each queue's allocation equals the sum of the containers charged to it,
   and each attempt's the sum of its own;
 - no allocated, pending or reserved amount, and no count, is negative;
@@ -45,7 +46,7 @@ class ClusterInvariantBroken(Exception):
 
 def check_state(ctx: RMContext) -> None:
     """Check every running invariant now; raise ClusterInvariantBroken."""
-    problem = _containers(ctx) or _nodes(ctx.scheduler) or _queues(ctx.scheduler)
+    problem = _containers(ctx) or _nodes(ctx) or _queues(ctx.scheduler)
     if problem is not None:
         raise ClusterInvariantBroken(problem, ctx.now_ms())
 
@@ -90,7 +91,8 @@ def _containers(ctx: RMContext) -> str | None:
     return None
 
 
-def _nodes(scheduler: Scheduler) -> str | None:
+def _nodes(ctx: RMContext) -> str | None:
+    scheduler = ctx.scheduler
     calc = scheduler.calc
     for node_id, node in scheduler.nodes.items():
         used = ZERO
@@ -101,6 +103,10 @@ def _nodes(scheduler: Scheduler) -> str | None:
         if node.allocated.any_negative():
             return f"{node_id} has negative allocation {node.allocated!r}"
         if not calc.fits(node.allocated, node.total):
+            rmnode = ctx.nodes.get(node_id)
+            shrunk_ms = rmnode.resource_updated_ms if rmnode is not None else -1
+            if all(c.allocated_ms <= shrunk_ms for c in node.containers.values()):
+                continue
             return (
                 f"{node_id} holds {node.allocated!r}, above its capacity {node.total!r} "
                 f"({calc.name} calculator)"
