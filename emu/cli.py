@@ -56,7 +56,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
     except ClusterInvariantBroken as e:
         print(f"emu: error: {e}", file=sys.stderr)
         return 1
-    data = outputs.summary(scenario.name, seed, result.jobs, result.metrics, result.simulated_ms)
+    data = outputs.summary(
+        scenario.name, seed, result.jobs, result.metrics, result.simulated_ms, result.faults
+    )
     if out is not None:
         outputs.write_jobruntime(out / "jobruntime.csv", result.jobs)
         outputs.write_summary(out / "summary.json", data)

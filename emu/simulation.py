@@ -22,6 +22,7 @@ from emu.clock import seed_scheduler, virtual_clock
 from emu.config.configuration import Configuration
 from emu.metrics.cluster_invariants import ClusterInvariantBroken, check_final, check_state
 from emu.metrics.eventlog import EventLog
+from emu.metrics.fault_report import FaultReport, ObservedEventLog
 from emu.nm import NMNode, NodeManagerHost
 from emu.replay import Replayer
 from emu.resources import Resource
@@ -45,6 +46,8 @@ class RunResult:
     heartbeats: int
     rm_requests: dict[str, int]
     invalid_transitions: dict[str, int]
+    faults: dict[str, Any] = field(default_factory=dict)
+    """What was injected and what recovered (emu.metrics.fault_report)."""
 
 
 @dataclass
@@ -75,8 +78,11 @@ class Simulation:
 
     async def run(self) -> RunResult:
         started = time.perf_counter()
+        fault_report = FaultReport()
         rm = ResourceManager(
-            self.conf, self.rm_addresses or RMAddresses.in_memory(), self.events or EventLog()
+            self.conf,
+            self.rm_addresses or RMAddresses.in_memory(),
+            ObservedEventLog(self.events or EventLog(), fault_report.observe),
         )
         if self.on_start is not None:
             self.on_start(rm)
@@ -106,7 +112,13 @@ class Simulation:
                 replayer = Replayer(client, self.workload, racks, self.am_heartbeat_ms)
                 if self.faults:
                     nursery.start_soon(
-                        self._inject, self.faults, nm, am_faults, replayer, RMClient(admin_conn)
+                        self._inject,
+                        self.faults,
+                        nm,
+                        am_faults,
+                        replayer,
+                        RMClient(admin_conn),
+                        fault_report,
                     )
                 if self.on_tick is not None:
                     nursery.start_soon(self._ticks, rm)
@@ -136,6 +148,7 @@ class Simulation:
             heartbeats=nm.heartbeats,
             rm_requests=dict(rm.services.requests),
             invalid_transitions=dict(rm.ctx.invalid_transitions),
+            faults=fault_report.to_dict(jobs, am_faults.tasks_rerun),
         )
 
     async def _watch_invariants(
@@ -165,9 +178,11 @@ class Simulation:
         am_faults: AMFaults,
         replayer: Replayer,
         admin: RMClient,
+        report: FaultReport,
     ) -> None:
         for fault in faults:
             await trio.sleep_until(max(fault.at_ms / 1000, trio.current_time()))
+            report.injected[fault.kind] += 1
             if rm_events := self.events:
                 rm_events.emit("fault", kind=fault.kind, target=fault.target)
             if fault.kind == "nm_crash":
@@ -176,6 +191,8 @@ class Simulation:
                 nm.restart_node(fault.target)
             elif fault.kind == "am_hang":
                 am_faults.hang_jobs.add(fault.target)
+            elif fault.kind == "am_crash":
+                am_faults.crash_jobs.add(fault.target)
             elif fault.kind == "decommission":
                 await admin.call("decommission_node", node_id=fault.target)
             elif fault.kind == "kill_app":

@@ -14,6 +14,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from emu.metrics.fault_report import describe
+
 JOBRUNTIME_HEADER = "JobID,real_start_time,real_end_time,simulate_start_time,simulate_end_time"
 
 
@@ -50,12 +52,19 @@ def job_rows(jobs: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def summary(
-    name: str, seed: int, jobs: list[dict[str, Any]], metrics: dict[str, Any], simulated_ms: int
+    name: str,
+    seed: int,
+    jobs: list[dict[str, Any]],
+    metrics: dict[str, Any],
+    simulated_ms: int,
+    faults: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
+    """The run's summary; `faults` (emu.metrics.fault_report) is included
+    when the run could inject any."""
     rows = job_rows(jobs)
     turnaround = [r["turnaround_ms"] for r in rows if r["turnaround_ms"] is not None]
     waits = [r["wait_ms"] for r in rows if r["wait_ms"] is not None]
-    return {
+    data: dict[str, Any] = {
         "scenario": name,
         "seed": seed,
         "simulated_ms": simulated_ms,
@@ -82,6 +91,9 @@ def summary(
             "max": max(waits, default=0),
         },
     }
+    if faults is not None:
+        data["faults"] = faults
+    return data
 
 
 def write_jobruntime(path: Path, jobs: list[dict[str, Any]], epoch_ms: int = 0) -> None:
@@ -140,4 +152,7 @@ def format_table(data: dict[str, Any]) -> str:
         f"utilization memory {u['memory']:.1%}, vcores {u['vcores']:.1%}; "
         f"turnaround mean {sec(t['mean'])} s, p90 {sec(t['p90'])} s",
     ]
+    faults = data.get("faults")
+    if faults and (faults["injected"] or any(faults["recovered"].values())):
+        out.append(describe(faults))
     return "\n".join(out)

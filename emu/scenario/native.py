@@ -23,7 +23,8 @@ from emu.scenario.limits import JAVA_INT_MAX, JAVA_LONG_MAX, MAX_TASKS, shorten
 from emu.scenario.queues import check_capacity_queues
 from emu.workload import JobSpec, NodeSpec, TaskSpec, Workload
 
-FAULT_KINDS = ("nm_crash", "nm_restart", "am_hang", "kill_app", "decommission")
+FAULT_KINDS = ("nm_crash", "nm_restart", "am_hang", "am_crash", "kill_app", "decommission")
+JOB_FAULTS = ("am_hang", "am_crash", "kill_app")
 DEFAULT_PRIORITY = {"map": 20, "reduce": 10}
 # Nodes one scenario may generate (10x DESIGN.md's largest in-process goal).
 MAX_NODES = 100_000
@@ -33,7 +34,7 @@ TOP_KEYS = {"name", "description", "seed", "cluster", "config", "jobs", "faults"
 @dataclass(frozen=True)
 class Fault:
     """Something that goes wrong at `at_ms`: `target` is a host (nm_*,
-    decommission) or a job id (am_hang, kill_app)."""
+    decommission) or a job id (am_hang, am_crash, kill_app)."""
 
     at_ms: int
     kind: str
@@ -190,7 +191,7 @@ def load(path: str | Path) -> Scenario:
             raise r.fail(
                 p + "kind", f"unknown fault {kind!r} (expected one of {', '.join(FAULT_KINDS)})"
             )
-        key = "job" if kind in ("am_hang", "kill_app") else "node"
+        key = "job" if kind in JOB_FAULTS else "node"
         target = r.str_(f, key, p)
         if key == "node" and target not in hosts:
             raise r.fail(p + "node", f"no node {target!r} in the cluster")
