@@ -27,6 +27,11 @@ bench: $(STAMP)
 fuzz: $(STAMP)
 	$(PY) -m tests.fuzzing --count 100000
 
+# HOURS simulated hours at 1,000 nodes with faults; memory sampled, invariants on.
+HOURS ?= 24
+soak: $(STAMP)
+	$(PY) -m emu.soak --hours $(HOURS)
+
 lint: $(STAMP)
 	$(VENV)/bin/ruff check emu tests
 	$(VENV)/bin/ruff format --check emu tests

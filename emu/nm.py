@@ -596,7 +596,10 @@ class NodeManagerHost:
             try:
                 await self.am_runner(am, node.node_id)
             except Exception as e:
-                log.exception("AM failed", container=c.container_id)
+                if getattr(e, "injected", False):  # a fault the harness asked for, not a bug
+                    log.info("AM crashed", container=c.container_id, why=str(e))
+                else:
+                    log.exception("AM failed", container=c.container_id)
                 exit_status, diagnostics = 1, f"AM failed: {type(e).__name__}: {e}"
         if c.am_scope.cancelled_caught or node.containers.get(c.container_id) is not c:
             return

@@ -55,7 +55,11 @@ class AMFaults:
 
 
 class AMCrash(Exception):
-    """An injected AM crash: the AM container exits with a failure."""
+    """An injected AM crash: the AM container exits with a failure. The NM
+    (which must not import AM code) logs it without a traceback because it
+    is `injected`."""
+
+    injected = True
 
 
 class AMShutdown(Exception):
