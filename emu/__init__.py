@@ -25,7 +25,9 @@ General layout (each line is one boundary worth keeping):
 - `processes/` the multi-process commands: `emu rm`, `emu nm`, `emu replay`,
                `emu cluster`, `emu keys`, `emu admin`; `rm/recovery` is the
                RM's state store; `security` the CURVE keys and ZAP handler.
-- `metrics/`   event log, summaries, SLS-compatible outputs.
+- `metrics/`   event log, summaries, SLS-compatible outputs, invariants
+               (Hadoop's metric files; the RM's own state), fault reports.
+- `bench`, `soak`  `make bench` and `make soak`.
 - `cli`        the `emu` command.
 """
 

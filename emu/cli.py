@@ -183,7 +183,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--invariants",
         action="store_true",
-        help="check the RM's state invariants every simulated second and at the end "
+        help="check the RM's state invariants every 5 simulated seconds and at the end "
         "(no container twice, no node over capacity, queue usage = its apps', nothing "
         "negative, every app ended); exit 1 at the first broken one",
     )

@@ -109,7 +109,7 @@ async def test_a_simulation_stops_at_the_first_broken_invariant(autojump_clock):
             q = rm.ctx.scheduler.queues["default"]
             q.allocated_containers += 1
 
-    sim = simulation([mr_job("j1")], on_tick=corrupt)
+    sim = simulation([mr_job("j1")], on_tick=corrupt, invariant_interval_ms=1000)
     with pytest.raises(ClusterInvariantBroken) as e:
         await sim.run()
     assert 30_000 <= e.value.time_ms <= 31_000
