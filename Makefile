@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: install run test bench bench-quick lint format docs clean screenshots
+.PHONY: install run test bench bench-quick fuzz soak lint format docs clean screenshots
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -25,6 +25,15 @@ bench: $(STAMP)
 
 bench-quick: $(STAMP)
 	$(PY) -m emu.bench --quick
+
+# 100,000 bad requests to each of the five endpoints alongside a replay; prints the counts.
+fuzz: $(STAMP)
+	$(PY) -m tests.fuzzing --count 100000
+
+# HOURS simulated hours at 1,000 nodes with faults; memory sampled, invariants on.
+HOURS ?= 24
+soak: $(STAMP)
+	$(PY) -m emu.soak --hours $(HOURS)
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check emu tests

@@ -28,7 +28,9 @@ General layout (each line is one boundary worth keeping):
                `emu cluster`, `emu keys`, `emu admin`; `rm/recovery` is the
                RM's state store; `security` the CURVE keys and ZAP handler.
 - `metrics/`   event log, summaries (with the timeline of queue shares and
-               fairness), SLS-compatible outputs, the progress line.
+               fairness), SLS-compatible outputs, the progress line,
+               invariants (Hadoop's metric files; the RM's own state), fault
+               reports.
 - `web/`       watching a run: the read-only cluster view (`view`), the YARN
                REST API and live pages on hypercorn+starlette in a thread of
                their own (`api`, `pages`, `server`), fed by `live`.
@@ -36,6 +38,7 @@ General layout (each line is one boundary worth keeping):
 - `watch`      what `--progress`/`--web-port` start around a replay.
 - `bench/`     `make bench`: a seeded generator of the benchmark inputs
                (`workload`) and the figures beside their targets (`figures`).
+- `soak`       `make soak`: hours at 1,000 nodes with faults, memory sampled.
 - `cli`        the `emu` command.
 """
 

@@ -30,6 +30,7 @@ EXIT_INPUT = 2
 def _cmd_run(args: argparse.Namespace) -> int:
     from emu import outdir
     from emu.metrics import outputs
+    from emu.metrics.cluster_invariants import ClusterInvariantBroken
     from emu.metrics.progress import trace_span_ms
     from emu.metrics.timeline import Timeline, sample_every_s
     from emu.rm.settings import RMSettings
@@ -54,6 +55,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         seed=seed,
         am_heartbeat_ms=scenario.am_heartbeat_ms,
         on_tick=timeline.tick if watching is None else chain(timeline.tick, watching),
+        check_invariants=args.invariants,
     )
     created = bool(args.output_dir) and not Path(args.output_dir).exists()
     out = outdir.make(args.output_dir) if args.output_dir else None
@@ -64,17 +66,26 @@ def _cmd_run(args: argparse.Namespace) -> int:
                 with partial.open("w") as events:
                     result = run_virtual(sim, events, args.rate)
             except BaseException:
-                partial.unlink(missing_ok=True)
+                partial.unlink(missing_ok=True)  # no half-written file that looks like a result
                 if created:
                     out.rmdir()
                 raise
             partial.replace(out / "events.jsonl")
         else:
             result = run_virtual(sim, rate=args.rate)
+    except ClusterInvariantBroken as e:
+        print(f"emu: error: {e}", file=sys.stderr)
+        return 1
     finally:
         watch.stop()
     data = outputs.summary(
-        scenario.name, seed, result.jobs, result.metrics, result.simulated_ms, result.stalled
+        scenario.name,
+        seed,
+        result.jobs,
+        result.metrics,
+        result.simulated_ms,
+        incomplete=result.stalled,
+        faults=result.faults,
     )
     data["timeline"] = timeline.to_json()
     outputs.add_why_pending(data, result.why_pending)
@@ -101,6 +112,7 @@ def _apply_defines(conf: Configuration, defines: list[str]) -> None:
 def _cmd_sls(args: argparse.Namespace) -> int:
     from emu import sls
     from emu.metrics import outputs
+    from emu.metrics.cluster_invariants import ClusterInvariantBroken
     from emu.metrics.invariants import InvariantBroken
     from emu.watch import Watch
 
@@ -137,14 +149,15 @@ def _cmd_sls(args: argparse.Namespace) -> int:
         conf_dir=args.conf_dir,
         overrides=overrides,
         seed=args.seed,
-        invariants=args.invariants,
+        invariants=[f for f in args.invariants if f],
         exit_invariants=args.exit_invariants,
         rate=args.rate,
         watch=Watch.from_args(args),
+        check_state=bool(args.invariants),
     )
     try:
         done = sls.run(opts)
-    except InvariantBroken as e:
+    except (InvariantBroken, ClusterInvariantBroken) as e:
         print(f"emu: error: {e}", file=sys.stderr)
         return 1
     result = done.result
@@ -259,6 +272,13 @@ def build_parser() -> argparse.ArgumentParser:
         "the live pages (default: virtual time, as fast as possible, deterministic)",
     )
     _add_watch_options(run)
+    run.add_argument(
+        "--invariants",
+        action="store_true",
+        help="check the RM's state invariants every 5 simulated seconds and at the end "
+        "(no container twice, no node over capacity, queue usage = its apps', nothing "
+        "negative, every app ended); exit 1 at the first broken one",
+    )
     run.set_defaults(func=_cmd_run)
 
     sls = sub.add_parser(
@@ -321,10 +341,13 @@ def build_parser() -> argparse.ArgumentParser:
     sls.add_argument(
         "--invariants",
         action="append",
+        nargs="?",
+        const="",
         default=[],
         metavar="FILE",
         help="invariants checked every simulated second and at the end, e.g. Hadoop's "
-        "ongoing-invariants.txt (repeatable; default: none)",
+        "ongoing-invariants.txt (repeatable; default: none); given at all, with or without "
+        "a file, it also checks the RM's state invariants as `emu run --invariants` does",
     )
     sls.add_argument(
         "--exit-invariants",

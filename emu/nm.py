@@ -32,6 +32,7 @@ import heapq
 import math
 import random
 import time
+from collections import Counter
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from functools import partial
@@ -204,6 +205,8 @@ class NodeManagerHost:
         self.rate = 0.0
         self.heartbeats = 0
         self.errors = 0
+        self.refused: Counter[str] = Counter()
+        """Container-management requests answered with an error, by code."""
         self._heap: list[tuple[float, int, str, int]] = []
         self._seq = 0
         self._nursery: trio.Nursery | None = None
@@ -531,17 +534,15 @@ class NodeManagerHost:
         try:
             msg = P.decode(payload)
         except P.ProtocolError as e:
-            return P.encode(P.error(e.code, e.message, e.request_id))
+            return self._refuse(e.code, e.message, e.request_id)
         mtype = msg["type"]
         if mtype not in P.SERVICES[P.CONTAINER_MANAGEMENT]:
-            return P.encode(
-                P.error(P.WRONG_SERVICE, f"{mtype} is not served by a NodeManager", msg.get("id"))
+            return self._refuse(
+                P.WRONG_SERVICE, f"{mtype} is not served by a NodeManager", msg.get("id")
             )
         node = self.by_id.get(msg["node_id"])
         if node is None or node.stopped or not node.registered:
-            return P.encode(
-                P.error(P.NOT_FOUND, f"no running node {msg['node_id']} here", msg["id"])
-            )
+            return self._refuse(P.NOT_FOUND, f"no running node {msg['node_id']} here", msg["id"])
         if mtype == "start_containers":
             return P.encode(self._start(node, msg))
         ok, failed = [], []
@@ -552,6 +553,10 @@ class NodeManagerHost:
             else:
                 failed.append({"container_id": cid, "reason": "no such container"})
         return P.encode(P.reply(msg, succeeded=ok, failed=failed))
+
+    def _refuse(self, code: str, message: str, request_id: int | None) -> bytes:
+        self.refused[code] += 1
+        return P.encode(P.error(code, message, request_id))
 
     def _start(self, node: NMNode, msg: dict) -> dict:
         now_ms = round(trio.current_time() * 1000)
@@ -591,7 +596,10 @@ class NodeManagerHost:
             try:
                 await self.am_runner(am, node.node_id)
             except Exception as e:
-                log.exception("AM failed", container=c.container_id)
+                if getattr(e, "injected", False):  # a fault the harness asked for, not a bug
+                    log.info("AM crashed", container=c.container_id, why=str(e))
+                else:
+                    log.exception("AM failed", container=c.container_id)
                 exit_status, diagnostics = 1, f"AM failed: {type(e).__name__}: {e}"
         if c.am_scope.cancelled_caught or node.containers.get(c.container_id) is not c:
             return

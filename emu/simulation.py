@@ -20,7 +20,9 @@ from emu.am import AMFaults, run_am
 from emu.client import RMClient
 from emu.clock import ScaledWallClock, seed_scheduler, virtual_clock
 from emu.config.configuration import Configuration
+from emu.metrics.cluster_invariants import ClusterInvariantBroken, check_final, check_state
 from emu.metrics.eventlog import EventLog
+from emu.metrics.fault_report import FaultReport, ObservedEventLog
 from emu.nm import NMNode, NodeManagerHost
 from emu.replay import Replayer
 from emu.resources import Resource
@@ -51,6 +53,8 @@ class RunResult:
     why_pending: dict[str, list[list[Any]]] = field(default_factory=dict)
     """Apps the scheduler held back, with their recent decisions (see
     `emu.rm.scheduler.activities`)."""
+    faults: dict[str, Any] = field(default_factory=dict)
+    """What was injected and what recovered (emu.metrics.fault_report)."""
 
 
 @dataclass
@@ -69,11 +73,24 @@ class Simulation:
     scheduler wrapper hooks in here)."""
     rm_addresses: RMAddresses | None = None
     nm_address: str = "mem://nm-0"
+    check_invariants: bool = False
+    """Check the RM's state invariants (emu.metrics.cluster_invariants) every
+    `invariant_interval_ms` and at the end; a broken one ends the run with
+    ClusterInvariantBroken. Every 5 simulated seconds costs a few percent of
+    a small run's time (every second: about 20 %)."""
+    invariant_interval_ms: int = 5000
+    nm_host: NodeManagerHost | None = field(default=None, init=False)
+    """The NodeManager host serving every node, once it serves."""
+    rm_bound: RMAddresses | None = field(default=None, init=False)
+    """Where the RM's services listen, once they do (port 0 resolved)."""
 
     async def run(self) -> RunResult:
         started = time.perf_counter()
+        fault_report = FaultReport()
         rm = ResourceManager(
-            self.conf, self.rm_addresses or RMAddresses.in_memory(), self.events or EventLog()
+            self.conf,
+            self.rm_addresses or RMAddresses.in_memory(),
+            ObservedEventLog(self.events or EventLog(), fault_report.observe),
         )
         if self.on_start is not None:
             self.on_start(rm)
@@ -87,12 +104,14 @@ class Simulation:
             for n in self.nodes
         ]
         racks = {n.host: n.rack for n in self.nodes}
+        broken: list[ClusterInvariantBroken] = []
         async with trio.open_nursery() as nursery:
-            addrs = await nursery.start(rm.run)
+            addrs = self.rm_bound = await nursery.start(rm.run)
             nm = NodeManagerHost(
                 nm_nodes, addrs.resource_tracker, self.nm_address, am_runner, self.seed
             )
             await nursery.start(nm.run)
+            self.nm_host = nm
             async with (
                 connect(addrs.client, identity="replayer") as conn,
                 connect(addrs.admin, identity="admin") as admin_conn,
@@ -108,12 +127,15 @@ class Simulation:
                         am_faults,
                         replayer,
                         RMClient(admin_conn),
+                        fault_report,
                         faults_done,
                     )
                 else:
                     faults_done.set()
                 if self.on_tick is not None:
                     nursery.start_soon(self._ticks, rm)
+                if self.check_invariants:
+                    nursery.start_soon(self._watch_invariants, rm, nursery.cancel_scope, broken)
                 stalled: list[str] = []
                 with trio.CancelScope() as replay_scope:
                     nursery.start_soon(
@@ -125,6 +147,10 @@ class Simulation:
                 metrics = await client.cluster_metrics()
                 nodes = await client.list_nodes()
             nursery.cancel_scope.cancel()
+        if broken:
+            raise broken[0]
+        if self.check_invariants and not stalled:
+            check_final(rm.ctx)
         by_app = {r["app_id"]: r for r in reports}
         jobs = []
         for job in self.workload.jobs:
@@ -143,7 +169,22 @@ class Simulation:
             invalid_transitions=dict(rm.ctx.invalid_transitions),
             stalled=stalled[0] if stalled else None,
             why_pending=rm.ctx.scheduler.activities.waits(),
+            faults=fault_report.to_dict(jobs, am_faults.tasks_rerun),
         )
+
+    async def _watch_invariants(
+        self, rm: ResourceManager, scope: trio.CancelScope, broken: list[ClusterInvariantBroken]
+    ) -> None:
+        """Check the RM's state between events; the first broken invariant
+        stops the run (raised once the nursery has unwound)."""
+        while True:
+            await trio.sleep(self.invariant_interval_ms / 1000)
+            try:
+                check_state(rm.ctx)
+            except ClusterInvariantBroken as e:
+                broken.append(e)
+                scope.cancel()
+                return
 
     async def _ticks(self, rm: ResourceManager) -> None:
         assert self.on_tick is not None
@@ -187,10 +228,12 @@ class Simulation:
         am_faults: AMFaults,
         replayer: Replayer,
         admin: RMClient,
+        report: FaultReport,
         done: trio.Event,
     ) -> None:
         for fault in faults:
             await trio.sleep_until(max(fault.at_ms / 1000, trio.current_time()))
+            report.injected[fault.kind] += 1
             if rm_events := self.events:
                 rm_events.emit("fault", kind=fault.kind, target=fault.target)
             if fault.kind == "nm_crash":
@@ -199,6 +242,8 @@ class Simulation:
                 nm.restart_node(fault.target)
             elif fault.kind == "am_hang":
                 am_faults.hang_jobs.add(fault.target)
+            elif fault.kind == "am_crash":
+                am_faults.crash_jobs.add(fault.target)
             elif fault.kind == "decommission":
                 await admin.call("decommission_node", node_id=fault.target)
             elif fault.kind == "kill_app":

@@ -131,6 +131,8 @@ class SlsOptions:
     rate: float | None = None
     watch: Watch | None = None
     """Progress line and web server (`emu.watch`); they only observe."""
+    check_state: bool = False
+    """Also check the RM's state invariants (emu.metrics.cluster_invariants)."""
 
 
 @dataclass
@@ -451,6 +453,7 @@ def _run_staged(opts: SlsOptions, p: Prepared, staging: _Staging) -> SlsRun:
         node_default=p.settings.nm_resource,
         on_tick=_observers(recorder, timeline, opts.watch, p.workload, epoch_ms),
         on_start=recorder.attach,
+        check_invariants=opts.check_state,
     )
     seed_scheduler(p.seed)
     clock = ScaledWallClock(epoch=epoch, rate=opts.rate) if opts.rate else virtual_clock()

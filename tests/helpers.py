@@ -40,6 +40,9 @@ def fifo_conf(props: dict[str, object] | None = None) -> Configuration:
 
 
 def simulation(jobs: list[JobSpec], n_nodes: int = 4, faults=None, conf=None, **kw) -> Simulation:
+    """A cluster of `n_nodes` with the RM's state invariants checked as it
+    runs and at the end (emu.metrics.cluster_invariants)."""
+    kw.setdefault("check_invariants", True)
     return Simulation(
         conf=conf or fifo_conf(),
         nodes=nodes(n_nodes),

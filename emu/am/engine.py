@@ -44,9 +44,22 @@ DEFAULT_RACK = "/default-rack"
 @dataclass
 class AMFaults:
     """Faults injected into the AMs of this process by a replay harness:
-    the current AM of each job in `hang_jobs` stops calling allocate (once)."""
+    the current AM of each job in `hang_jobs` stops calling allocate, and of
+    each job in `crash_jobs` dies (each once). `tasks_rerun` counts, for the
+    harness's fault report, tasks whose container was lost, preempted or
+    killed and that were asked for again."""
 
     hang_jobs: set[str] = field(default_factory=set)
+    crash_jobs: set[str] = field(default_factory=set)
+    tasks_rerun: int = 0
+
+
+class AMCrash(Exception):
+    """An injected AM crash: the AM container exits with a failure. The NM
+    (which must not import AM code) logs it without a traceback because it
+    is `injected`."""
+
+    injected = True
 
 
 class AMShutdown(Exception):
@@ -132,6 +145,9 @@ class ApplicationMaster:
                         self.faults.hang_jobs.discard(self.job.job_id)
                         log.info("AM hangs (injected fault)", attempt=self.attempt_id)
                         await trio.sleep_forever()
+                    if self.job.job_id in self.faults.crash_jobs:
+                        self.faults.crash_jobs.discard(self.job.job_id)
+                        raise AMCrash(f"AM of {self.job.job_id} crashed (injected fault)")
                     if await self._heartbeat(rm, nms, stack):
                         break
                     await trio.sleep(self.heartbeat_s)
@@ -226,6 +242,7 @@ class ApplicationMaster:
             else:
                 self.state[i] = PENDING
                 self.lost += 1
+                self.faults.tasks_rerun += 1
         for c in reply["allocated"]:
             self._expect_placed(c)
         if reply["allocated"]:

@@ -18,9 +18,10 @@ mapping:
   next, then other properties; an unbound reference stays literal, a
   self-reference leaves the value unexpanded, more than 20 rounds is an error.
 
-Hadoop itself silently skips a `<property>` without a `<name>`; here it is an
-error naming the line, because such a file is almost always a typo that would
-otherwise change the run without a word. Each property's source is recorded
+Hadoop itself silently skips a `<property>` without a `<name>` and ignores
+one whose name misspells a namespace emu reads (`emu.config.property_names`);
+here each is an error naming the line, because such a file is almost always
+a typo that would otherwise change the run without a word. Each property's source is recorded
 as `path:line` so a bad value is reported at the line to fix.
 
 The FairScheduler allocation file (`fair-scheduler.xml`) is a different
@@ -40,6 +41,7 @@ from pathlib import Path
 from xml.parsers import expat
 
 from emu.config.configuration import Configuration
+from emu.config.property_names import check_name
 from emu.errors import InputError
 
 PROPERTY_FILES = ("sls-runner.xml", "yarn-site.xml", "capacity-scheduler.xml")
@@ -139,6 +141,9 @@ class _Parser:
             self.current = None
             if not prop.name:
                 raise InputError(str(self.path), prop.line, "<property> without a <name>")
+            typo = check_name(prop.name)
+            if typo is not None:
+                raise InputError(str(self.path), prop.line, typo)
             if not self.in_fallback or self.include_missing:
                 self.results.append(prop)
         elif local == "include":

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from emu.metrics import failures
+from emu.metrics.fault_report import describe
 from emu.rm.scheduler import activities as act
 
 JOBRUNTIME_HEADER = "JobID,real_start_time,real_end_time,simulate_start_time,simulate_end_time"
@@ -62,14 +63,16 @@ def summary(
     metrics: dict[str, Any],
     simulated_ms: int,
     incomplete: str | None = None,
+    faults: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The run's summary. `incomplete` is why the run stopped before every
     job ended (it could make no more progress); such a summary says
-    `"complete": false` so it is never mistaken for a finished run."""
+    `"complete": false` so it is never mistaken for a finished run. `faults`
+    (emu.metrics.fault_report) is included when the run could inject any."""
     rows = job_rows(jobs)
     turnaround = [r["turnaround_ms"] for r in rows if r["turnaround_ms"] is not None]
     waits = [r["wait_ms"] for r in rows if r["wait_ms"] is not None]
-    return {
+    data: dict[str, Any] = {
         "scenario": name,
         "seed": seed,
         "complete": incomplete is None,
@@ -100,6 +103,9 @@ def summary(
             "max": max(waits, default=0),
         },
     }
+    if faults is not None:
+        data["faults"] = faults
+    return data
 
 
 def add_why_pending(data: dict[str, Any], waits: dict[str, dict[str, list[list[Any]]]]) -> None:
@@ -182,6 +188,9 @@ def format_table(data: dict[str, Any]) -> str:
         f"turnaround mean {sec(t['mean'])} s, p90 {sec(t['p90'])} s",
     ]
     out += failure_lines(data["jobs"])
+    faults = data.get("faults")
+    if faults and (faults["injected"] or any(faults["recovered"].values())):
+        out.append(describe(faults))
     return "\n".join(out)
 
 
@@ -202,9 +211,11 @@ def failure_lines(rows: list[dict[str, Any]], limit: int = 10) -> list[str]:
 
 def print_report(data: dict[str, Any], tail: str) -> int:
     """Print a run's summary table, `tail`, and the one line that explains
-    most failures; return the exit code: 0 when every job succeeded, 1
-    otherwise (a job failed or was killed, or the run could not make
-    progress, which gets its own `emu: error:` line on stderr)."""
+    most failures; return the exit code: 0 when every job succeeded or was
+    killed on purpose (a kill is a user's or a fault's decision, not a
+    failure of the run), 1 otherwise (a job failed or never ended, or the
+    run could not make progress, which gets its own `emu: error:` line on
+    stderr)."""
     print(format_table(data), flush=True)
     print(tail, flush=True)
     if data["failure_hint"]:
@@ -212,4 +223,5 @@ def print_report(data: dict[str, Any], tail: str) -> int:
     if not data["complete"]:
         print(f"emu: error: {data['incomplete_reason']}", file=sys.stderr, flush=True)
         return 1
-    return 1 if any(failures.failed(r) for r in data["jobs"]) else 0
+    broken = [r for r in data["jobs"] if failures.failed(r) and r["final_status"] != "KILLED"]
+    return 1 if broken else 0

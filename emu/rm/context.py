@@ -173,6 +173,10 @@ class RMContext:
     def app_completed(self, app: RMApp, final_state: str) -> None:
         """The app reached a final state: the scheduler forgets it, nodes that
         ran it are told to clean up."""
+        # Only AM launches read the submission context (the AM's task plan),
+        # and a finished app launches none: a long run keeps thousands of
+        # finished apps' reports, not their plans (found by `make soak`).
+        app.context = {}
         self.dispatch("scheduler", "APP_REMOVED", app.app_id, final_state)
         self.final_apps[final_state] += 1
         for node_id in sorted(self.nodes):

@@ -38,6 +38,7 @@ class RMNode:
         "rack",
         "registered_ms",
         "resource",
+        "resource_updated_ms",
         "response_id",
         "running_apps",
         "state",
@@ -68,6 +69,9 @@ class RMNode:
         self.apps_to_cleanup: list[str] = []
         self.running_apps: set[str] = set()
         self.health_report = ""
+        self.resource_updated_ms = -1
+        """When an admin last changed the resource: containers placed before
+        may run on over a smaller total, as in YARN (nothing new is placed)."""
 
     def report(self, used: Resource, num_containers: int) -> dict[str, Any]:
         return {
@@ -136,6 +140,7 @@ def _deactivate_unhealthy(ctx: RMContext, n: RMNode, data: Any) -> None:
 
 def _resource_update(ctx: RMContext, n: RMNode, data: Any) -> None:
     n.resource = data
+    n.resource_updated_ms = ctx.now_ms()
     ctx.dispatch("scheduler", "NODE_RESOURCE_UPDATE", n.node_id, n)
 
 

@@ -10,6 +10,7 @@ transport: `emu.rm.actor` feeds requests in and carries replies out.
 
 from __future__ import annotations
 
+import re
 import tempfile
 from collections import Counter
 from collections.abc import Callable
@@ -31,6 +32,7 @@ from emu.rm.node import RMNode
 from emu.rm.scheduler.common import SchedulerError
 
 log = structlog.get_logger("emu.rm")
+_APP_ID = re.compile(r"application_\d+_\d+")
 
 CAPACITY_PREFIX = "yarn.scheduler.capacity."
 
@@ -77,6 +79,20 @@ class RMServices:
         ctx = self.ctx
         node_id = msg["node_id"]
         resource = Resource.from_wire(msg["resource"])
+        minimum = ctx.settings.minimum_allocation
+        if resource.memory < minimum.memory or resource.vcores < minimum.vcores:
+            # YARN's ResourceTrackerService.registerNodeManager: a node that
+            # cannot hold the smallest container is told to shut down.
+            self.errors["node_below_minimum"] += 1
+            return P.reply(
+                msg,
+                action=P.SHUTDOWN,
+                next_heartbeat_ms=0,
+                epoch=self.epoch,
+                rate=self.rate,
+                diagnostics=f"NodeManager from {msg['host']} doesn't satisfy minimum "
+                f"allocations: {resource!r} < {minimum!r}",
+            )
         now = ctx.now_ms()
         existing = ctx.nodes.get(node_id)
         if existing is not None:
@@ -277,6 +293,9 @@ class RMServices:
     def submit_application(self, msg: dict) -> dict:
         ctx = self.ctx
         app_id = msg["app_id"]
+        if _APP_ID.fullmatch(app_id) is None:
+            # YARN's ApplicationId is a typed (cluster timestamp, sequence) record.
+            raise _Refused(P.INVALID, f"{app_id!r} is not an application id")
         if app_id in ctx.apps:
             raise _Refused(P.INVALID, f"application {app_id} already submitted")
         am_resource = Resource.from_wire(msg["am_resource"])
@@ -346,6 +365,7 @@ class RMServices:
             "containers_total": sched.container_total,
             "utilization": sched.utilization(),
             "invalid_transitions": sum(ctx.invalid_transitions.values()),
+            "unknown_container_reports": dict(sorted(ctx.scheduler.unknown_reports.items())),
             "dispatcher_max_depth": ctx.dispatcher.max_depth,
         }
 

@@ -16,19 +16,25 @@ from pathlib import Path
 from typing import Any
 
 from emu.config.configuration import Configuration
+from emu.config.property_names import check_name
 from emu.errors import InputError
 from emu.resources import Resource
+from emu.scenario.limits import JAVA_INT_MAX, JAVA_LONG_MAX, MAX_TASKS, shorten
+from emu.scenario.queues import check_capacity_queues
 from emu.workload import JobSpec, NodeSpec, TaskSpec, Workload
 
-FAULT_KINDS = ("nm_crash", "nm_restart", "am_hang", "kill_app", "decommission")
+FAULT_KINDS = ("nm_crash", "nm_restart", "am_hang", "am_crash", "kill_app", "decommission")
+JOB_FAULTS = ("am_hang", "am_crash", "kill_app")
 DEFAULT_PRIORITY = {"map": 20, "reduce": 10}
+# Nodes one scenario may generate (10x DESIGN.md's largest in-process goal).
+MAX_NODES = 100_000
 TOP_KEYS = {"name", "description", "seed", "cluster", "config", "jobs", "faults", "trace"}
 
 
 @dataclass(frozen=True)
 class Fault:
     """Something that goes wrong at `at_ms`: `target` is a host (nm_*,
-    decommission) or a job id (am_hang, kill_app)."""
+    decommission) or a job id (am_hang, am_crash, kill_app)."""
 
     at_ms: int
     kind: str
@@ -72,6 +78,7 @@ class _Reader:
         path: str,
         default: int | None = None,
         minimum: int = 0,
+        maximum: int = JAVA_LONG_MAX,
     ) -> int:
         if key not in data:
             if default is None:
@@ -82,6 +89,8 @@ class _Reader:
             raise self.fail(f"{path}{key}", f"expected an integer, got {v!r}")
         if v < minimum:
             raise self.fail(f"{path}{key}", f"must be >= {minimum}, got {v}")
+        if v > maximum:
+            raise self.fail(f"{path}{key}", f"must be <= {maximum}, got {shorten(str(v))}")
         return v
 
     def str_(self, data: dict[str, Any], key: str, path: str, default: str | None = None) -> str:
@@ -110,7 +119,9 @@ def load(path: str | Path) -> Scenario:
     except FileNotFoundError:
         raise InputError(path, None, "no such file") from None
     except IsADirectoryError:
-        raise InputError(path, None, "is a directory, not a scenario file") from None
+        raise InputError(path, None, "is a directory, expected a scenario file") from None
+    except UnicodeDecodeError as e:
+        raise InputError(path, None, f"not UTF-8 text (byte {e.start})") from None
     except OSError as e:
         raise InputError(path, None, f"cannot read: {e.strerror}") from None
     except tomllib.TOMLDecodeError as e:
@@ -131,6 +142,9 @@ def load(path: str | Path) -> Scenario:
         set(data.get("config", {})) if isinstance(data.get("config"), dict) else set(),
     )
     for k, v in config.items():
+        typo = check_name(k)
+        if typo is not None:
+            raise r.fail(f"config.{k}", typo)
         if isinstance(v, dict | list):
             raise r.fail(
                 f"config.{k}", "a Hadoop property value must be a string, number or boolean"
@@ -143,22 +157,27 @@ def load(path: str | Path) -> Scenario:
         {"racks", "nodes_per_rack", "node_memory_mb", "node_vcores", "nodes", "am_heartbeat_ms"},
     )
     mem = r.int_(cluster, "node_memory_mb", "cluster.", 8192, 1)
-    vcores = r.int_(cluster, "node_vcores", "cluster.", 8, 1)
+    vcores = r.int_(cluster, "node_vcores", "cluster.", 8, 1, JAVA_INT_MAX)
     nodes = _nodes(r, cluster, mem, vcores)
     am_hb = r.int_(cluster, "am_heartbeat_ms", "cluster.", 1000, 1)
 
-    jobs: list[JobSpec] = []
+    keyed: list[tuple[str, JobSpec]] = []
     for j, job in enumerate(r.list_(data, "jobs", "")):
-        jobs.extend(_jobs(r, job, f"jobs[{j}]."))
+        keyed.extend((f"jobs[{j}].queue", spec) for spec in _jobs(r, job, f"jobs[{j}]."))
     trace = data.get("trace")
     if trace is not None:
-        jobs.extend(_trace_jobs(r, trace, Path(path).parent))
+        keyed.extend(
+            (f"trace.files: job {spec.job_id}", spec)
+            for spec in _trace_jobs(r, trace, Path(path).parent)
+        )
+    jobs = [spec for _, spec in keyed]
     ids = [j.job_id for j in jobs]
     dup = sorted({i for i in ids if ids.count(i) > 1})
     if dup:
         raise r.fail("jobs", f"duplicate job id {dup[0]!r}")
     if not jobs:
         raise r.fail("jobs", "the scenario has no jobs")
+    check_capacity_queues(path, conf, keyed)
     jobs.sort(key=lambda j: (j.submit_ms, j.job_id))
 
     hosts = {n.host for n in nodes}
@@ -172,7 +191,7 @@ def load(path: str | Path) -> Scenario:
             raise r.fail(
                 p + "kind", f"unknown fault {kind!r} (expected one of {', '.join(FAULT_KINDS)})"
             )
-        key = "job" if kind in ("am_hang", "kill_app") else "node"
+        key = "job" if kind in JOB_FAULTS else "node"
         target = r.str_(f, key, p)
         if key == "node" and target not in hosts:
             raise r.fail(p + "node", f"no node {target!r} in the cluster")
@@ -205,15 +224,20 @@ def _nodes(r: _Reader, cluster: dict[str, Any], mem: int, vcores: int) -> list[N
                 NodeSpec(
                     r.str_(n, "host", p),
                     rack if rack.startswith("/") else "/" + rack,
-                    Resource(r.int_(n, "memory_mb", p, mem, 1), r.int_(n, "vcores", p, vcores, 1)),
+                    Resource(
+                        r.int_(n, "memory_mb", p, mem, 1),
+                        r.int_(n, "vcores", p, vcores, 1, JAVA_INT_MAX),
+                    ),
                 )
             )
         hosts = [n.host for n in nodes]
         if len(set(hosts)) != len(hosts):
             raise r.fail("cluster.nodes", "duplicate host name")
         return nodes
-    racks = r.int_(cluster, "racks", "cluster.", 1, 1)
-    per_rack = r.int_(cluster, "nodes_per_rack", "cluster.", 4, 1)
+    racks = r.int_(cluster, "racks", "cluster.", 1, 1, JAVA_INT_MAX)
+    per_rack = r.int_(cluster, "nodes_per_rack", "cluster.", 4, 1, JAVA_INT_MAX)
+    if racks * per_rack > MAX_NODES:
+        raise r.fail("cluster", f"{racks * per_rack} nodes: emu runs at most {MAX_NODES}")
     return [
         NodeSpec(f"node{k * per_rack + i + 1}", f"/rack{k + 1}", Resource(mem, vcores))
         for k in range(racks)
@@ -246,18 +270,27 @@ def _jobs(r: _Reader, job: Any, p: str) -> list[JobSpec]:
         spec = TaskSpec(
             task_type=kind,
             priority=r.int_(task, "priority", tp, DEFAULT_PRIORITY.get(kind, 20)),
-            duration_ms=r.int_(task, "duration_ms", tp),
+            duration_ms=r.int_(task, "duration_ms", tp, minimum=1),
             resource=Resource(
-                r.int_(task, "memory_mb", tp, 1024, 1), r.int_(task, "vcores", tp, 1, 1)
+                r.int_(task, "memory_mb", tp, 1024, 1),
+                r.int_(task, "vcores", tp, 1, 1, JAVA_INT_MAX),
             ),
             hosts=tuple(str(h) for h in r.list_(task, "hosts", tp)),
             request_delay_ms=r.int_(task, "request_delay_ms", tp, 0),
         )
-        tasks.extend([spec] * r.int_(task, "count", tp, 1, 1))
+        count = r.int_(task, "count", tp, 1, 1, JAVA_INT_MAX)
+        if len(tasks) + count > MAX_TASKS:
+            raise r.fail(tp + "count", f"{count} tasks: a job holds at most {MAX_TASKS}")
+        tasks.extend([spec] * count)
     if not tasks:
         raise r.fail(p + "tasks", "a job needs at least one task")
-    count = r.int_(job, "count", p, 1, 1)
+    count = r.int_(job, "count", p, 1, 1, JAVA_INT_MAX)
+    if count * len(tasks) > MAX_TASKS:
+        raise r.fail(p + "count", f"{count} jobs of {len(tasks)} tasks: more than {MAX_TASKS}")
     submit = r.int_(job, "submit_ms", p, 0)
+    end_ms = r.int_(job, "end_ms", p, -1) if "end_ms" in job else None
+    if end_ms is not None and end_ms <= submit:
+        raise r.fail(p + "end_ms", f"{end_ms} is not after submit_ms {submit}")
     base = JobSpec(
         job_id=job_id,
         am_type=am_type,
@@ -265,10 +298,10 @@ def _jobs(r: _Reader, job: Any, p: str) -> list[JobSpec]:
         queue=r.str_(job, "queue", p, "default"),
         user=r.str_(job, "user", p, "default"),
         am_resource=Resource(
-            r.int_(job, "am_memory_mb", p, 1024, 1), r.int_(job, "am_vcores", p, 1, 1)
+            r.int_(job, "am_memory_mb", p, 1024, 1), r.int_(job, "am_vcores", p, 1, 1, JAVA_INT_MAX)
         ),
         tasks=tuple(tasks),
-        end_ms=job.get("end_ms"),
+        end_ms=end_ms,
         priority=r.int_(job, "priority", p, 0),
     )
     if count == 1:

@@ -71,6 +71,10 @@ def read_rumen(
                 raise job.error("submitTime", "missing")
             submit = job.integer("submitTime", 0)
             finish = job.integer("finishTime", submit)
+            if finish < submit and finish >= 0:
+                raise job.error(
+                    "finishTime", f"{finish} is before submitTime {submit} ({finish - submit} ms)"
+                )
             if baseline is None:
                 baseline = submit
             start_ms, end_ms = submit - baseline, finish - baseline

@@ -44,6 +44,7 @@ The helpers here (`iter_json_objects`, `JsonFields`, `split_host_path`,
 from __future__ import annotations
 
 import bisect
+import contextlib
 import gzip
 import json
 import os
@@ -53,6 +54,7 @@ from typing import Any
 
 from emu.errors import InputError
 from emu.resources import MEMORY, VCORES, Resource
+from emu.scenario.limits import JAVA_LONG_MAX, JAVA_LONG_MIN, shorten
 from emu.workload import JobSpec, NodeSpec, TaskSpec, Workload
 
 DEFAULT_RACK = "/default-rack"
@@ -94,7 +96,7 @@ def read_text(path: str) -> str:
     except FileNotFoundError:
         raise InputError(path, None, "no such file") from None
     except IsADirectoryError:
-        raise InputError(path, None, "is a directory, not a file") from None
+        raise InputError(path, None, "is a directory, expected a file") from None
     except OSError as e:
         raise InputError(path, None, f"cannot read: {e.strerror}") from None
     except EOFError as e:
@@ -218,16 +220,21 @@ class JsonFields:
 
 
 def _as_int(fields: JsonFields, key: str, value: Any, default: int) -> int:
+    """SLS reads these with Java's Long.parseLong: beyond a long is an error
+    there too, and here it would only fail later, deep in the run."""
     if value is None:
         return default
+    number: int | None = None
     if isinstance(value, int) and not isinstance(value, bool):
-        return value
-    if isinstance(value, str):
-        try:
-            return int(value.strip())
-        except ValueError:
-            pass
-    raise fields.error(key, f"expected an integer, got {_kind(value)}")
+        number = value
+    elif isinstance(value, str):
+        with contextlib.suppress(ValueError):
+            number = int(value.strip())
+    if number is None:
+        raise fields.error(key, f"expected an integer, got {_kind(value)}")
+    if not JAVA_LONG_MIN <= number <= JAVA_LONG_MAX:
+        raise fields.error(key, f"{shorten(str(number))} is out of range (a Java long)")
+    return number
 
 
 def split_host_path(name: str) -> tuple[str, str]:
@@ -378,6 +385,8 @@ def _read_task(task: JsonFields, nodes: TraceNodes, container_default: Resource)
     elif task.has("container.start.ms") and task.has("container.end.ms"):
         start = task.integer("container.start.ms", 0)
         end = task.integer("container.end.ms", 0)
+        if start < 0:
+            raise task.error("container.start.ms", f"must be >= 0, got {start}")
         duration, key = end - start, "container.end.ms"
         if duration < 0:
             raise task.error(

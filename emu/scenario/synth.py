@@ -68,6 +68,7 @@ from typing import Any
 
 from emu.errors import InputError
 from emu.resources import Resource
+from emu.scenario.limits import JAVA_INT_MAX
 from emu.scenario.sls import (
     DEFAULT_QUEUE,
     DEFAULT_USER,
@@ -291,9 +292,12 @@ def _make_job(
 
 
 def _non_negative(fields: JsonFields, key: str) -> int:
+    """A count SynthTraceJobProducer holds in a Java int."""
     value = fields.integer(key, 0)
     if value < 0:
         raise fields.error(key, f"must be >= 0, got {value}")
+    if value > JAVA_INT_MAX:
+        raise fields.error(key, f"must be <= {JAVA_INT_MAX} (a Java int), got {value}")
     return value
 
 
@@ -394,9 +398,13 @@ def _flat_task(
 
 
 def _dist(jc: JsonFields, stem: str) -> Sample:
-    return Sample(
-        val=jc.number(f"{stem}_avg", 0.0), std=jc.number(f"{stem}_stddev", 0.0), dist="LOGNORM"
-    )
+    """A log-normal count or time: its average is a count or a duration, so
+    a negative one is a typo (Hadoop would sample NaN and run zero-length
+    tasks without a word)."""
+    avg = jc.number(f"{stem}_avg", 0.0)
+    if not avg >= 0:
+        raise jc.error(f"{stem}_avg", f"must be >= 0, got {avg:g}")
+    return Sample(val=avg, std=jc.number(f"{stem}_stddev", 0.0), dist="LOGNORM")
 
 
 def _task(t: JsonFields) -> _TaskDef:

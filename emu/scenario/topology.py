@@ -78,6 +78,10 @@ def _resource(node: JsonFields, base: Resource) -> Resource | None:
     res = Resource(memory, vcores, {**dict(base.extra), **amounts})
     if res.any_negative():
         raise node.error(None, f"negative resource {res!r}")
+    if res.memory == 0 or res.vcores == 0:
+        raise node.error(
+            MEMORY if res.memory == 0 else VCORES, f"a node needs memory and vcores, got {res!r}"
+        )
     return res
 
 

@@ -49,6 +49,7 @@ async def test_capacity_preemption_scenario_borrows_then_gives_back(autojump_clo
         seed=sc.seed,
         am_heartbeat_ms=sc.am_heartbeat_ms,
         on_tick=tick,
+        check_invariants=True,
     )
     result = await sim.run()
     assert [(j["job_id"], j["state"], j["final_status"]) for j in result.jobs] == [

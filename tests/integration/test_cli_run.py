@@ -44,7 +44,7 @@ BAD = {
     ),
     "negative": (
         "[[jobs]]\nid = 'j'\n[[jobs.tasks]]\nduration_ms = -5\n",
-        r"duration_ms: must be >= 0",
+        r"duration_ms: must be >= 1",
     ),
     "unknown_key": ("colour = 'red'\n", r"colour: unknown key"),
     "fault_node": (
@@ -78,3 +78,34 @@ def test_bad_scenario_gets_one_error_line_and_exit_2(case, tmp_path, capsys):
 def test_missing_scenario_file(tmp_path, capsys):
     assert main(["run", str(tmp_path / "none.toml")]) == 2
     assert "no such file" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("name", ["lost-node.toml", "capacity-preemption.toml"])
+def test_invariants_hold_and_change_no_output(name, tmp_path, capsys):
+    """`--invariants` checks the RM's state as the run goes; the outputs are
+    byte-identical to a run without it."""
+    scenario = str(ROOT / "scenarios" / name)
+    assert main(["run", scenario, "-o", str(tmp_path / "plain")]) == 0
+    assert main(["run", scenario, "--invariants", "-o", str(tmp_path / "checked")]) == 0
+    for f in ("jobruntime.csv", "summary.json", "events.jsonl"):
+        assert (tmp_path / "plain" / f).read_bytes() == (tmp_path / "checked" / f).read_bytes()
+
+
+def test_a_broken_invariant_is_one_error_line_and_exit_1(tmp_path, capsys, monkeypatch):
+    from emu.metrics import cluster_invariants
+
+    real = cluster_invariants.check_state
+
+    def corrupted(ctx):
+        if ctx.now_ms() >= 50_000:
+            for node in ctx.scheduler.nodes.values():
+                node.allocated = node.allocated + node.total
+        real(ctx)
+
+    monkeypatch.setattr("emu.simulation.check_state", corrupted)
+    scenario = str(ROOT / "scenarios" / "three-jobs.toml")
+    assert main(["run", scenario, "--invariants", "-o", str(tmp_path)]) == 1
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1
+    assert err[0].startswith("emu: error: invariant broken at simulated time 50.000 s: node")
+    assert not (tmp_path / "summary.json").exists()

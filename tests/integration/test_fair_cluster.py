@@ -33,6 +33,7 @@ def scenario_sim(name: str, on_tick: Any = None, **kw: Any) -> Simulation:
         seed=sc.seed,
         am_heartbeat_ms=sc.am_heartbeat_ms,
         on_tick=on_tick,
+        check_invariants=True,
         **kw,
     )
 
@@ -149,7 +150,9 @@ def small_sim(conf: dict[str, Any], jobs: list[tuple[str, str, str]]) -> Simulat
         for i, (job_id, queue, user) in enumerate(jobs)
     ]
     nodes = [NodeSpec(f"node{i}", "/rack1", Resource(8192, 8)) for i in (1, 2)]
-    return Simulation(conf=c, nodes=nodes, workload=Workload(specs), faults=[])
+    return Simulation(
+        conf=c, nodes=nodes, workload=Workload(specs), faults=[], check_invariants=True
+    )
 
 
 @pytest.mark.parametrize(

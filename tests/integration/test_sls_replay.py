@@ -65,7 +65,9 @@ def conf_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def sls(conf_dir: Path, out: Path, *args: str) -> int:
-    return main(["sls", f"--conf-dir={conf_dir}", *FIFO, f"--output-dir={out}", *args])
+    return main(
+        ["sls", f"--conf-dir={conf_dir}", *FIFO, f"--output-dir={out}", "--invariants", *args]
+    )
 
 
 def check_outputs(

@@ -270,3 +270,43 @@ def test_rm_restart_without_recovery_is_reported_and_nms_rejoin(
     assert replay.proc.returncode == 1
     assert "restarted without recovery" in cluster.log("replay")
     assert cluster.nm_stats("nma")["restarts"] >= 1
+
+
+def test_nm_process_killed_and_rm_restarted_in_one_run(cluster_factory, tmp_path: Path) -> None:
+    """Two faults across processes in one replay: kill -9 of an NM process
+    (its nodes go LOST, their work runs again elsewhere), then an RM restart
+    with recovery (no app lost). Every job still finishes."""
+    store = tmp_path / "rmstore"
+    cluster = cluster_factory(
+        rate=20.0,
+        conf={
+            "yarn.resourcemanager.recovery.enabled": "true",
+            "yarn.resourcemanager.fs.state-store.uri": f"file://{store}",
+            "yarn.nm.liveness-monitor.expiry-interval-ms": 30_000,
+            "yarn.am.liveness-monitor.expiry-interval-ms": 120_000,
+            "yarn.resourcemanager.am.max-attempts": 4,
+        },
+    )
+    cluster.start_rm()
+    cluster.start_nm("nma", 2)
+    victim = cluster.start_nm("nmb", 2)
+    cluster.wait_nodes(4)
+    jobs = [{**j, "map_ms": 40_000, "maps": 6} for j in JOBS]
+    replay = cluster.replay(write_scenario(tmp_path / "jobs.toml", jobs))
+    cluster.wait(
+        lambda m: m["apps_running"] >= 2 and m["containers_allocated"] >= 4, 30, "running apps"
+    )
+    cluster.kill(victim)
+    cluster.wait(lambda m: m["lost_nodes"] >= 2, 30, "the victim's nodes to be LOST")
+    before = {a["app_id"] for a in cluster.apps()}
+    assert cluster.rm is not None
+    cluster.kill(cluster.rm)
+    time.sleep(1.0)
+    cluster.start_rm()
+    assert cluster.metrics()["recovery"]["restarts"] == 1
+
+    summary = cluster.wait_replay(replay, timeout=100)
+    assert [j["state"] for j in summary["jobs"]] == ["FINISHED"] * 4
+    apps = cluster.apps()
+    assert len(apps) == 4 and before <= {a["app_id"] for a in apps}
+    assert cluster.nodes()["nma-1"] == cluster.nodes()["nma-2"] == "RUNNING"

@@ -15,6 +15,7 @@ what was placed since the previous call, nothing more.
 from __future__ import annotations
 
 import bisect
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -345,6 +346,9 @@ class Scheduler:
         self.queues: dict[str, QueueMetrics] = {}
         self.container_total = 0
         self.app_order = 0
+        self.unknown_reports: Counter[str] = Counter()
+        """NM container statuses for containers the RM does not hold (late
+        reports of containers it already ended, or strays), by reported state."""
         self.usage_since_ms = 0
         self.allocated_mb_ms = 0
         self.allocated_vcores_ms = 0
@@ -394,16 +398,24 @@ class Scheduler:
     def on_NODE_UPDATE(self, node_id: str, data: tuple[list[str], list[dict]]) -> None:
         launched, completed = data
         containers = self.ctx.containers
+        unknown = self.unknown_reports
         for cid in launched:
             c = containers.get(cid)
             if c is not None:
                 self.ctx.fire("container", c, "LAUNCHED")
+            else:
+                # YARN's containerLaunchedOnNode: "Some unknown container
+                # sneaked into the system. Kill it."
+                unknown["running"] += 1
+                self.ctx.dispatch("node", "CLEANUP_CONTAINER", node_id, cid)
         for st in completed:
             c = containers.get(st["container_id"])
             if c is not None and c.node_id == node_id:
                 self.complete_container(
                     c, st["exit_status"], st.get("diagnostics") or "", "FINISHED", cleanup=False
                 )
+            else:
+                unknown["completed"] += 1
         node = self.nodes.get(node_id)
         if node is not None:
             self.schedule(node)
