@@ -93,9 +93,9 @@ class ApplicationMaster:
         self.resyncs = 0
         self.rm_retries = 0
 
-    def _req(self, mtype: str, **fields: Any) -> bytes:
+    def _req(self, mtype: str, **fields: Any) -> P.Frame | bytes:
         self.request_id += 1
-        return P.encode(P.request(mtype, self.request_id, **fields))
+        return P.frame(P.request(mtype, self.request_id, **fields))
 
     async def _rpc(self, conn: Connection, mtype: str, **fields: Any) -> dict:
         """One request to the RM, sent again (same content) until it is answered."""
