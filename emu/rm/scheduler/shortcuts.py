@@ -15,6 +15,9 @@ Shortcuts today (FairScheduler):
 - a queue's max share is kept until the cluster, the configured maximum or
   the min share is replaced.
 
+FifoScheduler: a node update visits only the attempts with outstanding
+asks (kept in submission order as their demand changes), not every one.
+
 Beyond the schedulers, the same switch turns the protocol's frames on and
 off: with them, `mem://` messages reach their receiver as validated maps
 without a msgpack round trip (`emu.protocol.Frame`).
