@@ -39,6 +39,7 @@ WAIT, PENDING, RUNNING, DONE = 0, 1, 2, 3
 REQUEST_TIMEOUT_S = 60.0
 NM_REQUEST_TIMEOUT_S = 10.0
 DEFAULT_RACK = "/default-rack"
+_NO_RACKS: frozenset[str] = frozenset()
 
 
 @dataclass
@@ -80,8 +81,10 @@ class ApplicationMaster:
         self._pending: dict[int, list[int]] | None = None
         self._desired_table: dict[int, dict[str, tuple[int, tuple]]] | None = None
         # The racks of each task's preferred hosts, for matching containers.
+        # One shared empty set for the (usual) tasks without preferred hosts.
         self.task_racks = [
-            frozenset(self.racks.get(h, DEFAULT_RACK) for h in t.hosts) for t in self.tasks
+            frozenset(self.racks.get(h, DEFAULT_RACK) for h in t.hosts) if t.hosts else _NO_RACKS
+            for t in self.tasks
         ]
         self.container_task: dict[str, int] = {}
         self.sent: dict[int, dict[str, tuple[int, tuple]]] = {}
