@@ -29,7 +29,7 @@ class RMClient:
 
     async def call(self, mtype: str, **fields: Any) -> dict[str, Any]:
         self._id += 1
-        payload = P.encode(P.request(mtype, self._id, **fields))
+        payload = P.frame(P.request(mtype, self._id, **fields))
         reply = P.decode(await self.conn.request(payload, timeout=self.timeout))
         if reply["type"] == "error":
             raise RMRequestError(reply["code"], reply["message"])

@@ -46,6 +46,7 @@ from emu.resources import Resource
 from emu.timeouts import network_timeout
 from emu.transport import (
     Connection,
+    Payload,
     ServerStats,
     TransportError,
     connect,
@@ -261,7 +262,7 @@ class NodeManagerHost:
             labels=list(node.labels),
         )
         try:
-            reply = P.decode(await rm.request(P.encode(req), timeout=self._timeout))
+            reply = P.decode(await rm.request(P.frame(req), timeout=self._timeout))
         except (TransportError, P.ProtocolError) as e:
             log.warning("register failed", node=node.node_id, error=str(e))
             self._schedule(node, trio.current_time() + REGISTER_RETRY_S)
@@ -420,10 +421,10 @@ class NodeManagerHost:
         latency = self.latency
         try:
             if latency is None:
-                reply = P.decode(await rm.request(P.encode(req), timeout=self._timeout))
+                reply = P.decode(await rm.request(P.frame(req), timeout=self._timeout))
             else:
                 sent = time.perf_counter()
-                raw = await rm.request(P.encode(req), timeout=self._timeout)
+                raw = await rm.request(P.frame(req), timeout=self._timeout)
                 latency.add(time.perf_counter() - sent)
                 reply = P.decode(raw)
         except (TransportError, P.ProtocolError) as e:
@@ -440,7 +441,7 @@ class NodeManagerHost:
         )
         sent = time.perf_counter()
         try:
-            reply = P.decode(await rm.request(P.encode(req), timeout=self._timeout))
+            reply = P.decode(await rm.request(P.frame(req), timeout=self._timeout))
         except (TransportError, P.ProtocolError) as e:
             for node in nodes:
                 self._heartbeat_failed(node, str(e))
@@ -457,9 +458,9 @@ class NodeManagerHost:
                 self._schedule(node, trio.current_time())
             return
         for node, sub in zip(nodes, reply["replies"], strict=True):
-            sub["v"] = P.VERSION
             try:
-                self._heartbeat_reply(node, P.validate(sub))
+                # A copy with the version: `sub` may be the RM's own map.
+                self._heartbeat_reply(node, P.validate({**sub, "v": P.VERSION}))
             except P.ProtocolError as e:
                 self._heartbeat_failed(node, str(e))
 
@@ -530,7 +531,7 @@ class NodeManagerHost:
         return self._seq
 
     # --- container management ----------------------------------------------------------------
-    async def _handle(self, payload: bytes) -> bytes:
+    async def _handle(self, payload: Payload) -> Payload:
         try:
             msg = P.decode(payload)
         except P.ProtocolError as e:
@@ -544,7 +545,7 @@ class NodeManagerHost:
         if node is None or node.stopped or not node.registered:
             return self._refuse(P.NOT_FOUND, f"no running node {msg['node_id']} here", msg["id"])
         if mtype == "start_containers":
-            return P.encode(self._start(node, msg))
+            return P.frame(self._start(node, msg))
         ok, failed = [], []
         for cid in msg["container_ids"]:
             if cid in node.containers:
@@ -552,11 +553,11 @@ class NodeManagerHost:
                 ok.append(cid)
             else:
                 failed.append({"container_id": cid, "reason": "no such container"})
-        return P.encode(P.reply(msg, succeeded=ok, failed=failed))
+        return P.frame(P.reply(msg, succeeded=ok, failed=failed))
 
-    def _refuse(self, code: str, message: str, request_id: int | None) -> bytes:
+    def _refuse(self, code: str, message: str, request_id: int | None) -> P.Frame | bytes:
         self.refused[code] += 1
-        return P.encode(P.error(code, message, request_id))
+        return P.frame(P.error(code, message, request_id))
 
     def _start(self, node: NMNode, msg: dict) -> dict:
         now_ms = round(trio.current_time() * 1000)

@@ -2,8 +2,10 @@
 
 A message is a msgpack map `{"v": 1, "type": <name>, ...fields}`. Requests
 carry an integer `id`; the reply echoes it and has type `<name>_reply`, or is
-an error `{"type": "error", "id", "code", "message"}`. The same bytes travel
-in one process (`mem://`) and over ZeroMQ.
+an error `{"type": "error", "id", "code", "message"}`. Over ZeroMQ the
+bytes travel; in one process (`mem://`) actors send `frame(msg)`, a `Frame`
+that the in-process transport hands over as it is, so neither side pays for
+msgpack while the receiver still validates the map (see `Frame`).
 
 `CATALOGUE` maps each request type to its `Spec`: who sends it to whom, the
 request's fields and the reply's fields, with their types. `decode` validates
@@ -17,6 +19,7 @@ no actor.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from typing import Any
 
@@ -523,8 +526,54 @@ def encode(msg: dict) -> bytes:
     return msgpack.packb(msg, use_bin_type=True)
 
 
-def decode(data: bytes) -> dict:
-    """A validated message map from bytes; ProtocolError if it is not one."""
+class Frame:
+    """A message map on its way to a receiver, not yet (maybe never) encoded.
+
+    `bytes(frame)` is its msgpack encoding, so a transport that must send
+    bytes (ZeroMQ) gets exactly what `encode` gives; the in-process transport
+    hands the frame itself over and `decode` validates the map it carries, as
+    it would a decoded one. The sender and the receiver then hold the same
+    objects: a sender builds each message afresh and leaves it alone once
+    sent, a receiver copies what it means to change.
+    """
+
+    __slots__ = ("msg",)
+
+    def __init__(self, msg: dict) -> None:
+        self.msg = msg
+
+    def __bytes__(self) -> bytes:
+        return msgpack.packb(self.msg, use_bin_type=True)
+
+
+# Off with the scheduler shortcuts (EMU_SHORTCUTS=0, emu.rm.scheduler.shortcuts),
+# which also switch it for a run.
+_frames = os.environ.get("EMU_SHORTCUTS", "1") != "0"
+
+
+def set_frames(on: bool) -> bool:
+    """Whether `frame` skips encoding (on by default); off, every message is
+    encoded and decoded as bytes even in one process. Returns the setting it
+    replaces, for a caller to put back."""
+    global _frames
+    before, _frames = _frames, on
+    return before
+
+
+def frame(msg: dict) -> Frame | bytes:
+    """What an actor sends for a message map (adds the version): a `Frame`,
+    or its bytes when frames are off."""
+    msg["v"] = VERSION
+    if _frames:
+        return Frame(msg)
+    return msgpack.packb(msg, use_bin_type=True)
+
+
+def decode(data: bytes | Frame) -> dict:
+    """A validated message map from bytes or a `Frame`; ProtocolError if it
+    is not one."""
+    if type(data) is Frame:
+        return validate(data.msg)
     try:
         msg = msgpack.unpackb(data, raw=False, strict_map_key=False)
     except Exception as e:

@@ -39,6 +39,7 @@ WAIT, PENDING, RUNNING, DONE = 0, 1, 2, 3
 REQUEST_TIMEOUT_S = 60.0
 NM_REQUEST_TIMEOUT_S = 10.0
 DEFAULT_RACK = "/default-rack"
+_NO_RACKS: frozenset[str] = frozenset()
 
 
 @dataclass
@@ -87,6 +88,23 @@ class ApplicationMaster:
         self.faults = faults or AMFaults()
         self.tasks = self.job.tasks
         self.state = [WAIT] * len(self.tasks)
+        # Kept as the states change, so a heartbeat where nothing happened
+        # costs no pass over the tasks: which are done (the policy's view)
+        # and how many, how many still wait, the pending tasks by priority
+        # (rebuilt once a task becomes pending; entries that left PENDING are
+        # skipped when read) and the ask table they call for.
+        self.done = [False] * len(self.tasks)
+        self.done_count = 0
+        self.waiting = len(self.tasks)
+        self._last_release: list[int] | None = None
+        self._pending: dict[int, list[int]] | None = None
+        self._desired_table: dict[int, dict[str, tuple[int, tuple]]] | None = None
+        # The racks of each task's preferred hosts, for matching containers.
+        # One shared empty set for the (usual) tasks without preferred hosts.
+        self.task_racks = [
+            frozenset(self.racks.get(h, DEFAULT_RACK) for h in t.hosts) if t.hosts else _NO_RACKS
+            for t in self.tasks
+        ]
         self.container_task: dict[str, int] = {}
         self.sent: dict[int, dict[str, tuple[int, tuple]]] = {}
         self.releases: list[str] = []
@@ -97,9 +115,9 @@ class ApplicationMaster:
         self.resyncs = 0
         self.rm_retries = 0
 
-    def _req(self, mtype: str, **fields: Any) -> bytes:
+    def _req(self, mtype: str, **fields: Any) -> P.Frame | bytes:
         self.request_id += 1
-        return P.encode(P.request(mtype, self.request_id, **fields))
+        return P.frame(P.request(mtype, self.request_id, **fields))
 
     async def _rpc(self, conn: Connection, mtype: str, **fields: Any) -> dict:
         """One request to the RM, sent again (same content) until it is answered."""
@@ -179,15 +197,34 @@ class ApplicationMaster:
                 raise AMShutdown(f"finish_am refused: {reply['code']}: {reply['message']}")
             await self._register(rm, again=True)
 
+    def _set_state(self, i: int, new: int) -> None:
+        """Move task `i` to `new`, keeping the derived bookkeeping right."""
+        old = self.state[i]
+        self.state[i] = new
+        if old == WAIT:
+            self.waiting -= 1
+        if new == DONE:
+            self.done[i] = True
+            self.done_count += 1
+        if new == PENDING:
+            self._pending = None
+        if PENDING in (old, new):
+            self._desired_table = None
+
     # --- one allocate round ------------------------------------------------------------------
     async def _heartbeat(
         self, rm: Connection, nms: dict[str, Connection], stack: AsyncExitStack
     ) -> bool:
-        elapsed = round((trio.current_time() - self.start_time) * 1000)
-        done = [s == DONE for s in self.state]
-        for i in self.policy.release(self.tasks, done, elapsed):
-            if self.state[i] == WAIT:
-                self.state[i] = PENDING
+        if self.waiting:
+            elapsed = round((trio.current_time() - self.start_time) * 1000)
+            released = self.policy.release(self.tasks, self.done, elapsed)
+            # A policy handing back the very list it gave last time (as the
+            # MapReduce one does) releases nothing new: no task returns to WAIT.
+            if released is not self._last_release:
+                self._last_release = released
+                for i in released:
+                    if self.state[i] == WAIT:
+                        self._set_state(i, PENDING)
         desired = self._desired()
         if self._outstanding() and self._changes_any(desired):
             # Asks are absolute. Restating `*` while the RM may hold
@@ -197,7 +234,7 @@ class ApplicationMaster:
                 return False
             desired = self._desired()
         await self._round(rm, nms, stack, self._ask_changes(desired))
-        return all(s == DONE for s in self.state)
+        return self.done_count == len(self.state)
 
     async def _round(
         self,
@@ -208,7 +245,7 @@ class ApplicationMaster:
     ) -> bool:
         """One allocate call and its consequences; False after a RESYNC."""
         releases, self.releases = self.releases, []
-        done = sum(s == DONE for s in self.state)
+        done = self.done_count
         reply = await self._call(
             rm,
             "allocate",
@@ -238,9 +275,9 @@ class ApplicationMaster:
             if i is None or self.state[i] != RUNNING:
                 continue
             if st["exit_status"] == P.EXIT_SUCCESS:
-                self.state[i] = DONE
+                self._set_state(i, DONE)
             else:
-                self.state[i] = PENDING
+                self._set_state(i, PENDING)
                 self.lost += 1
                 self.faults.tasks_rerun += 1
         for c in reply["allocated"]:
@@ -249,16 +286,31 @@ class ApplicationMaster:
             await self._launch(reply["allocated"], nms, stack)
         return True
 
+    def _pending_by_priority(self) -> dict[int, list[int]]:
+        """Pending task indices by priority, in task order; may still hold
+        tasks that have left PENDING since (readers skip them), never misses
+        one that became pending."""
+        if self._pending is None:
+            by_priority: dict[int, list[int]] = {}
+            for i, s in enumerate(self.state):
+                if s == PENDING:
+                    by_priority.setdefault(self.tasks[i].priority, []).append(i)
+            self._pending = by_priority
+        return self._pending
+
     def _desired(self) -> dict[int, dict[str, tuple[int, tuple]]]:
         """The ask table the pending tasks call for, by priority and name.
         Tasks of one priority are asked for one capability at a time (the
-        first pending task's): asks are keyed by priority and name only."""
-        by_priority: dict[int, list[int]] = {}
-        for i, s in enumerate(self.state):
-            if s == PENDING:
-                by_priority.setdefault(self.tasks[i].priority, []).append(i)
+        first pending task's): asks are keyed by priority and name only.
+        Kept until a task enters or leaves PENDING; callers only read it."""
+        if self._desired_table is not None:
+            return self._desired_table
+        state = self.state
         current: dict[int, dict[str, tuple[int, tuple]]] = {}
-        for priority, idxs in by_priority.items():
+        for priority, listed in self._pending_by_priority().items():
+            idxs = [i for i in listed if state[i] == PENDING]
+            if not idxs:
+                continue
             first = self.tasks[idxs[0]].resource
             group = [i for i in idxs if self.tasks[i].resource == first]
             cap = tuple(sorted(first.to_wire().items()))
@@ -272,6 +324,7 @@ class ApplicationMaster:
                 for rack in racks:
                     table.setdefault(rack, [0, cap])[0] += 1
             current[priority] = {k: (v[0], v[1]) for k, v in table.items()}
+        self._desired_table = current
         return current
 
     def _outstanding(self) -> bool:
@@ -347,13 +400,13 @@ class ApplicationMaster:
         host = container["node_id"]
         rack = self.racks.get(host, DEFAULT_RACK)
         rack_match = any_match = None
-        for i, s in enumerate(self.state):
-            if s != PENDING or self.tasks[i].priority != priority:
+        state = self.state
+        for i in self._pending_by_priority().get(priority, ()):
+            if state[i] != PENDING:
                 continue
-            hosts = self.tasks[i].hosts
-            if host in hosts:
+            if host in self.tasks[i].hosts:
                 return i
-            if rack_match is None and any(self.racks.get(h, DEFAULT_RACK) == rack for h in hosts):
+            if rack_match is None and rack in self.task_racks[i]:
                 rack_match = i
             if any_match is None:
                 any_match = i
@@ -368,7 +421,7 @@ class ApplicationMaster:
             if i is None:
                 self.releases.append(c["container_id"])
                 continue
-            self.state[i] = RUNNING
+            self._set_state(i, RUNNING)
             self.container_task[c["container_id"]] = i
             task = self.tasks[i]
             per_node.setdefault((c["nm_address"], c["node_id"]), []).append(
@@ -403,7 +456,7 @@ class ApplicationMaster:
                 failed = [x["container_id"] for x in launches]
             for cid in failed:
                 i = self.container_task.pop(cid)
-                self.state[i] = PENDING
+                self._set_state(i, PENDING)
                 self.releases.append(cid)
 
     def attempt_app_id(self) -> str:

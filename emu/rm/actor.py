@@ -36,6 +36,7 @@ from emu.rm.settings import RMSettings
 from emu.timeouts import network_timeout
 from emu.transport import (
     Connection,
+    Payload,
     ServerStats,
     TransportError,
     connect,
@@ -196,13 +197,13 @@ class ResourceManager:
         services = self.services
         handle_request = self._handle
 
-        async def handle(payload: bytes) -> bytes:
+        async def handle(payload: Payload) -> Payload:
             try:
                 msg = P.decode(payload)
             except P.ProtocolError as e:
-                return P.encode(services.error_reply(e))
+                return P.frame(services.error_reply(e))
             if msg["type"] not in P.CATALOGUE:
-                return P.encode(
+                return P.frame(
                     services.error_reply(
                         P.ProtocolError(
                             P.UNKNOWN_TYPE, f"{msg['type']} is not a request", msg.get("id")
@@ -225,7 +226,7 @@ class ResourceManager:
                 self._launch_wakeup.set()
             if msg["type"] == "cluster_metrics" and reply["type"] == "cluster_metrics_reply":
                 reply["metrics"].update(self.process_metrics())
-            return P.encode(reply)
+            return P.frame(reply)
 
         return handle
 
@@ -262,7 +263,7 @@ class ResourceManager:
                         req = P.request("start_containers", 0, node_id=node_id, containers=[launch])
                         reply = P.decode(
                             await conn.request(
-                                P.encode(req),
+                                P.frame(req),
                                 timeout=network_timeout(nm_address, LAUNCH_TIMEOUT_S, 5.0),
                             )
                         )

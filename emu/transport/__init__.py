@@ -17,6 +17,7 @@ serving, DEALER requesting).
 from emu.transport.base import (
     Connection,
     Handler,
+    Payload,
     RequestTimeout,
     ServerStats,
     TransportError,
@@ -28,6 +29,7 @@ from emu.transport.base import (
 __all__ = [
     "Connection",
     "Handler",
+    "Payload",
     "RequestTimeout",
     "ServerStats",
     "TransportError",

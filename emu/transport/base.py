@@ -3,7 +3,9 @@
 Actors only ever call `serve` and `connect`; whether the bytes travel through
 trio memory channels (`mem://`) or ZeroMQ (`tcp://`, `ipc://`) is decided by
 the address, so the same actor code runs in a single-process replay and
-spread over hosts. Payloads are opaque bytes here: encoding and validation
+spread over hosts. Payloads are opaque here: bytes, or an object that
+`bytes()` encodes, which the in-process transport hands over unencoded and
+ZeroMQ encodes on sending (the protocol's frames). Encoding and validation
 belong to the protocol layer.
 """
 
@@ -14,7 +16,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from types import ModuleType
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING, NoReturn, SupportsBytes
 
 import structlog
 import trio
@@ -24,8 +26,11 @@ if TYPE_CHECKING:
 
     from emu.transport.zmq import Curve
 
-Handler = Callable[[bytes], Awaitable[bytes | None]]
-"""Called once per request with its payload; returns the reply bytes.
+Payload = bytes | SupportsBytes
+"""What travels: bytes, or an object `bytes()` encodes (sent as is in-process)."""
+
+Handler = Callable[[Payload], Awaitable[Payload | None]]
+"""Called once per request with its payload; returns the reply payload.
 
 None means no reply at all: the requester hears nothing and times out, as
 it would if the message had been lost.
@@ -68,8 +73,8 @@ class Connection(ABC):
     address: str
     identity: str
 
-    async def request(self, payload: bytes, timeout: float | None = None) -> bytes:
-        """Send `payload` and return the reply bytes.
+    async def request(self, payload: Payload, timeout: float | None = None) -> Payload:
+        """Send `payload` and return the reply payload.
 
         Raises `RequestTimeout` after `timeout` seconds of trio time (so on the
         virtual clock the timeout is virtual too), `TransportError` if the
@@ -84,7 +89,7 @@ class Connection(ABC):
             raise RequestTimeout(f"no reply from {self.address} within {timeout}s") from None
 
     @abstractmethod
-    async def _request(self, payload: bytes) -> bytes:
+    async def _request(self, payload: Payload) -> Payload:
         """Deliver one request and wait, without a deadline, for its reply."""
 
 
@@ -97,13 +102,13 @@ class Pending:
 
     __slots__ = ("done", "error", "payload", "reply")
 
-    def __init__(self, payload: bytes = b"") -> None:
+    def __init__(self, payload: Payload = b"") -> None:
         self.payload = payload
-        self.reply = b""
+        self.reply: Payload = b""
         self.error: TransportError | None = None
         self.done = trio.Event()
 
-    def resolve(self, reply: bytes) -> None:
+    def resolve(self, reply: Payload) -> None:
         """Hand the reply to the waiting requester."""
         self.reply = reply
         self.done.set()
@@ -113,7 +118,7 @@ class Pending:
         self.error = error
         self.done.set()
 
-    async def wait(self) -> bytes:
+    async def wait(self) -> Payload:
         """Wait for `resolve` or `fail`; return the reply or raise the error."""
         await self.done.wait()
         if self.error is not None:
@@ -122,13 +127,14 @@ class Pending:
 
 
 async def handle_request(
-    handler: Handler, payload: bytes, stats: ServerStats, address: str
-) -> bytes | None:
+    handler: Handler, payload: Payload, stats: ServerStats, address: str
+) -> Payload | None:
     """Run the handler on one request, keeping the server alive whatever it does.
 
     Every implementation calls this so the counters mean the same thing over
     every transport. A handler exception or a non-bytes result is logged and
     counted and yields no reply: one bad request must never stop the server.
+    A reply is bytes or an object with `__bytes__`, as a request is.
     """
     stats.requests += 1
     try:
@@ -140,7 +146,7 @@ async def handle_request(
     if reply is None:
         stats.dropped += 1
         return None
-    if not isinstance(reply, bytes):
+    if not isinstance(reply, bytes) and not hasattr(type(reply), "__bytes__"):
         stats.handler_errors += 1
         _log.error("transport.handler_bad_reply", address=address, reply_type=type(reply).__name__)
         return None

@@ -2,8 +2,8 @@
 
 The single-process replay runs every actor in one trio loop on the virtual
 clock, where ZeroMQ cannot be used (its I/O threads are invisible to trio's
-autojump). The payloads are still the encoded bytes, so replay exercises the
-same encode/decode path as a distributed run.
+autojump). Payloads are handed over as they are: bytes stay bytes, and the
+protocol's frames reach the receiver unencoded.
 
 This is the hot path of a large simulation. When the server is idle (not
 handling a request, none queued), a request runs the handler inline in the
@@ -25,6 +25,7 @@ import trio
 from emu.transport.base import (
     Connection,
     Handler,
+    Payload,
     Pending,
     ServerStats,
     TransportError,
@@ -159,7 +160,7 @@ class MemConnection(Connection):
         self._name = address.removeprefix(_SCHEME)
         self._closed = False
 
-    async def _request(self, payload: bytes) -> bytes:
+    async def _request(self, payload: Payload) -> Payload:
         if self._closed:
             raise TransportError(f"connection to {self.address} closed")
         server = _servers().get(self._name)

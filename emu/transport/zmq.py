@@ -28,6 +28,7 @@ import zmq
 from emu.transport.base import (
     Connection,
     Handler,
+    Payload,
     Pending,
     ServerStats,
     TransportError,
@@ -212,6 +213,8 @@ async def serve(
                 # A ROUTER never blocks on send: a reply to a peer that is
                 # gone or at its high-water mark is discarded, and that
                 # requester times out, as with a lost reply on the network.
+                if type(reply) is not bytes:
+                    reply = bytes(reply)
                 sock.send_multipart((identity, request_id, reply), _NOBLOCK)
     finally:
         await events.aclose()
@@ -240,7 +243,7 @@ class ZmqConnection(Connection):
         # Set while some requester waits for room in the send queue.
         self._writable: trio.Event | None = None
 
-    async def _request(self, payload: bytes) -> bytes:
+    async def _request(self, payload: Payload) -> Payload:
         if self._closed:
             raise TransportError(f"connection to {self.address} closed")
         self._next_id += 1
@@ -248,7 +251,7 @@ class ZmqConnection(Connection):
         pending = Pending()
         self._waiting[request_id] = pending
         try:
-            await self._send((request_id, payload))
+            await self._send((request_id, payload if type(payload) is bytes else bytes(payload)))
             return await pending.wait()
         finally:
             # A reply arriving after a timeout finds no entry and is dropped.

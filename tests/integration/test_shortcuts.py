@@ -1,4 +1,5 @@
-"""Scheduler shortcuts change speed, never outputs: Hadoop's reference traces
+"""Shortcuts (the schedulers' and the protocol's in-process frames, one
+switch) change speed, never outputs: Hadoop's reference traces
 and a small version of the benchmark workload, replayed with the shortcuts
 on and off under FIFO, Capacity and Fair, give byte-identical
 jobruntime.csv, summary.json and realtimetrack.json (less the wall-time

@@ -93,3 +93,41 @@ def test_unknown_extra_fields_are_tolerated():
     msg = P.validate({**heartbeat(), "v": 1, "from_the_future": 1})
     assert msg["from_the_future"] == 1
     assert msg["type"] == "node_heartbeat"
+
+
+@pytest.fixture
+def frames_on():
+    before = P.set_frames(True)
+    yield
+    P.set_frames(before)
+
+
+def test_a_frame_encodes_to_the_same_bytes_and_decodes_to_its_own_map(frames_on):
+    msg = heartbeat(containers=[{"container_id": "c1", "state": "RUNNING", "exit_status": -1000}])
+    f = P.frame(msg)
+    assert isinstance(f, P.Frame)
+    assert bytes(f) == P.encode(heartbeat(containers=msg["containers"]))
+    assert P.decode(f) is msg  # handed over, not copied
+    assert P.decode(bytes(f)) == msg
+
+
+def test_a_frame_is_validated_as_its_bytes_would_be(frames_on):
+    ill_typed = P.frame(heartbeat(response_id="0"))
+    with pytest.raises(P.ProtocolError, match="response_id: expected int") as e:
+        P.decode(ill_typed)
+    assert e.value.request_id == 7
+    with pytest.raises(P.ProtocolError) as from_bytes:
+        P.decode(bytes(ill_typed))
+    assert (from_bytes.value.code, from_bytes.value.message) == (e.value.code, e.value.message)
+    unknown = P.Frame({"v": 1, "type": "no_such_thing", "id": 1})
+    with pytest.raises(P.ProtocolError) as e:
+        P.decode(unknown)
+    assert e.value.code == P.UNKNOWN_TYPE
+
+
+def test_frames_off_gives_bytes():
+    before = P.set_frames(False)
+    try:
+        assert P.frame(heartbeat()) == P.encode(heartbeat())
+    finally:
+        P.set_frames(before)

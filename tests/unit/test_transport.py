@@ -393,3 +393,34 @@ async def test_mem_stopped_server_fails_pending_requests(nursery: trio.Nursery) 
     assert failures == ["server at mem://stopping stopped"] * 3
     # The name is free again.
     await start_server(nursery, "mem://stopping", echo)
+
+
+class _Frame:
+    """A payload that is not bytes yet, as the protocol's frames."""
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+
+    def __bytes__(self) -> bytes:
+        return self.data
+
+
+async def test_an_encodable_payload_is_handed_over_in_process_and_encoded_over_zeromq(
+    address: str, nursery: trio.Nursery
+) -> None:
+    seen: list[object] = []
+
+    async def keep(payload: object) -> _Frame:
+        seen.append(payload)
+        return _Frame(b"reply")
+
+    stats = ServerStats()
+    bound = await start_server(nursery, address, keep, stats)
+    request = _Frame(b"request")
+    async with connect(bound) as conn:
+        reply = await conn.request(request, timeout=5)
+    if address.startswith("mem://"):
+        assert seen == [request] and isinstance(reply, _Frame) and reply.data == b"reply"
+    else:
+        assert seen == [b"request"] and reply == b"reply"
+    assert (stats.requests, stats.replies, stats.handler_errors) == (1, 1, 0)

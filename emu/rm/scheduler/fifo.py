@@ -10,10 +10,12 @@ its lower priorities on this node ("do not assign out of order").
 
 from __future__ import annotations
 
+import bisect
 from typing import TYPE_CHECKING
 
 from emu.resources import ResourceCalculator
 from emu.rm.scheduler import activities as act
+from emu.rm.scheduler import shortcuts
 from emu.rm.scheduler.common import (
     NODE_LOCAL,
     OFF_SWITCH,
@@ -37,6 +39,12 @@ class FifoScheduler(Scheduler):
         super().__init__(ctx, ResourceCalculator())
         self.queue_metrics(DEFAULT_QUEUE)
         self._order: list[SchedulerApp] = []
+        # Shortcut: the attempts with outstanding asks, in `_order`'s order
+        # (submission order, ties by arrival as its stable sort keeps them),
+        # so a node update visits those alone instead of every attempt.
+        self._rank: dict[str, tuple[int, int]] = {}
+        self._arrivals = 0
+        self._needy: list[tuple[tuple[int, int], str]] = []
 
     def place_app(self, app: RMApp) -> str | None:
         app.queue = DEFAULT_QUEUE
@@ -45,14 +53,34 @@ class FifoScheduler(Scheduler):
     def attempt_added(self, sapp: SchedulerApp) -> None:
         self._order.append(sapp)
         self._order.sort(key=lambda a: a.order)
+        self._arrivals += 1
+        self._rank[sapp.attempt_id] = (sapp.order, self._arrivals)
 
     def attempt_removed(self, sapp: SchedulerApp) -> None:
         self._order.remove(sapp)
+        self._set_needy(sapp, False)
+        del self._rank[sapp.attempt_id]
+
+    def demand_changed(self, sapp: SchedulerApp) -> None:
+        self._set_needy(sapp, sapp.info.has_pending())
+
+    def _set_needy(self, sapp: SchedulerApp, on: bool) -> None:
+        entry = (self._rank[sapp.attempt_id], sapp.attempt_id)
+        i = bisect.bisect_left(self._needy, entry)
+        present = i < len(self._needy) and self._needy[i] == entry
+        if on and not present:
+            self._needy.insert(i, entry)
+        elif present and not on:
+            del self._needy[i]
 
     def schedule(self, node: SchedulerNode) -> None:
         minimum, count = self.minimum, self.calc.divide_and_count
         record = self.activities.record
-        for sapp in list(self._order):
+        if shortcuts.enabled():
+            apps = [self.apps[attempt_id] for _, attempt_id in self._needy]
+        else:
+            apps = list(self._order)
+        for sapp in apps:
             if not sapp.info.priorities:
                 continue
             if node.host in sapp.blacklist or node.rack in sapp.blacklist:

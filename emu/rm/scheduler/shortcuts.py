@@ -14,11 +14,20 @@ Shortcuts today (FairScheduler):
   is a plain lexicographic order (no needy item, positive weights);
 - a queue's max share is kept until the cluster, the configured maximum or
   the min share is replaced.
+
+FifoScheduler: a node update visits only the attempts with outstanding
+asks (kept in submission order as their demand changes), not every one.
+
+Beyond the schedulers, the same switch turns the protocol's frames on and
+off: with them, `mem://` messages reach their receiver as validated maps
+without a msgpack round trip (`emu.protocol.Frame`).
 """
 
 from __future__ import annotations
 
 import os
+
+from emu import protocol as P
 
 _enabled = os.environ.get("EMU_SHORTCUTS", "1") != "0"
 
@@ -32,3 +41,4 @@ def set_enabled(on: bool) -> None:
     """Turn the shortcuts on or off for what runs next in this process."""
     global _enabled
     _enabled = on
+    P.set_frames(on)

@@ -46,10 +46,6 @@ def _tie(s1: Any, s2: Any) -> int:
     return res
 
 
-def _without_item(k: tuple[Any, ...]) -> tuple[Any, ...]:
-    return k[:-1]
-
-
 class Policy:
     """What every policy offers; see the module docstring."""
 
@@ -98,17 +94,19 @@ class FairSharePolicy(Policy):
     def sort(self, items: Iterable[Any], cluster: Resource) -> list[Any]:
         """The comparator's order through a sort key when no item is needy
         and every weight is positive (always so for apps, whose min share is
-        zero): the same order, without a Python call per comparison."""
+        zero): the same order, without a Python call per comparison. Each
+        key ends with the item's position, so ties keep the input order (as
+        a stable sort would) and the items themselves are never compared."""
         if not shortcuts.enabled():
             return super().sort(items, cluster)
         keyed = []
-        for s in items:
+        for i, s in enumerate(items):
             w = s.weight
             m = s.min_share.memory
             if w <= 0.0 or (m > 0 and s.usage.memory < min(m, s.demand.memory)):
                 return super().sort(items, cluster)
-            keyed.append((s.demand.memory == 0, s.usage.memory / w, s.start_ms, s.name, s))
-        keyed.sort(key=_without_item)
+            keyed.append((s.demand.memory == 0, s.usage.memory / w, s.start_ms, s.name, i, s))
+        keyed.sort()
         return [k[-1] for k in keyed]
 
     def compute_shares(self, schedulables: Sequence[Any], total: Resource) -> None:
@@ -160,12 +158,13 @@ class DominantResourceFairnessPolicy(Policy):
         (weighted dominant share, then the other share, then start time and
         name) when it is a plain lexicographic order: two resource types, a
         cluster with both, positive weights and no needy item. Apps always
-        qualify (min share zero); otherwise the comparator decides."""
+        qualify (min share zero); otherwise the comparator decides. Keys end
+        with the item's position, as the fair policy's."""
         cm, cv = cluster.memory, cluster.vcores
         if cluster.extra or cm <= 0 or cv <= 0 or not shortcuts.enabled():
             return super().sort(items, cluster)
         keyed = []
-        for s in items:
+        for i, s in enumerate(items):
             u, w, ms = s.usage, s.weight, s.min_share
             if w <= 0.0:
                 return super().sort(items, cluster)
@@ -173,12 +172,12 @@ class DominantResourceFairnessPolicy(Policy):
             if cpu > mem:
                 if u.vcores < ms.vcores:
                     return super().sort(items, cluster)
-                keyed.append((cpu / w, mem / w, s.start_ms, s.name, s))
+                keyed.append((cpu / w, mem / w, s.start_ms, s.name, i, s))
             else:
                 if u.memory < ms.memory:
                     return super().sort(items, cluster)
-                keyed.append((mem / w, cpu / w, s.start_ms, s.name, s))
-        keyed.sort(key=_without_item)
+                keyed.append((mem / w, cpu / w, s.start_ms, s.name, i, s))
+        keyed.sort()
         return [k[-1] for k in keyed]
 
     def compute_shares(self, schedulables: Sequence[Any], total: Resource) -> None:

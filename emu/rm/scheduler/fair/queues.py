@@ -67,7 +67,9 @@ class FSQueue:
     is_leaf = False
 
     def __init__(self, name: str, fs: FairScheduler, parent: FSParentQueue | None) -> None:
-        self._max_share: tuple[tuple[Any, ...], Resource] | None = None
+        # (cluster, max_conf, min_share, max share): kept while the three
+        # inputs are the same objects.
+        self._max_share: tuple[Resource, Any, Resource, Resource] | None = None
         self.name = name
         self.fs = fs
         self.parent = parent
@@ -126,16 +128,19 @@ class FSQueue:
         """The configured max (percentages of the current cluster), at least the
         min share; asked on every node update, so kept until one of the three
         inputs is replaced."""
-        key = (self.fs.cluster, self.max_conf, self.min_share)
+        cluster, max_conf, min_share = self.fs.cluster, self.max_conf, self.min_share
         cached = self._max_share
         if (
-            cached is None
-            or any(a is not b for a, b in zip(cached[0], key, strict=True))
-            or not shortcuts.enabled()
+            cached is not None
+            and cached[0] is cluster
+            and cached[1] is max_conf
+            and cached[2] is min_share
+            and shortcuts.enabled()
         ):
-            value = component_max(self.max_conf.get(self.fs.cluster), self.min_share)
-            cached = self._max_share = (key, value)
-        return cached[1]
+            return cached[3]
+        value = component_max(max_conf.get(cluster), min_share)
+        self._max_share = (cluster, max_conf, min_share, value)
+        return value
 
     def has_access(self, kind: str, user: str, groups: tuple[str, ...]) -> bool:
         """ACLs are inherited: access to a queue or any of its ancestors grants it."""
