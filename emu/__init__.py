@@ -12,8 +12,10 @@ General layout (each line is one boundary worth keeping):
 - `rm/`        the ResourceManager: `actor` (the only RM module that touches
                transports), `services` (requests -> events -> replies),
                `dispatcher`, `statemachine` and the four entity tables
-               (`app`, `attempt`, `container`, `node`), `monitors`, and
-               `scheduler/` (`common` + fifo/capacity/fair; `shortcuts`
+               (`app`, `attempt`, `container`, `node`, each with StrEnums
+               of its states and events), `monitors`, and `scheduler/`
+               (`events`: the SchedulerEvent enum;
+               `common` + fifo/capacity/fair; `shortcuts`
                is the one switch for output-preserving hot-path shortcuts;
                `activities` records why apps wait). Schedulers see only RM
                entities.

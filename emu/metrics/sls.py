@@ -52,6 +52,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 from emu.metrics import invariants as inv
 from emu.rm.scheduler.common import ANY, NODE_LOCAL, OFF_SWITCH, RACK_LOCAL
+from emu.rm.scheduler.events import SchedulerEvent
 
 if TYPE_CHECKING:
     from emu.rm.actor import ResourceManager
@@ -61,19 +62,7 @@ GB = 1024.0
 # The scheduler events emu's schedulers handle (Hadoop's SchedulerEventType
 # names); SLS writes a timecost for every type in every record, so the keys
 # of each realtimetrack record are known from the first one on.
-SCHEDULER_EVENTS = (
-    "NODE_ADDED",
-    "NODE_REMOVED",
-    "NODE_UPDATE",
-    "NODE_RESOURCE_UPDATE",
-    "APP_ADDED",
-    "APP_REMOVED",
-    "APP_ATTEMPT_ADDED",
-    "APP_ATTEMPT_REMOVED",
-    "CONTAINER_EXPIRED",
-    "RELEASE_CONTAINER",
-    "KILL_PREEMPTED",
-)
+SCHEDULER_EVENTS = tuple(e.value for e in SchedulerEvent)
 TRACKED_JOB_FIELDS = (
     "live.containers",
     "reserved.containers",

@@ -12,40 +12,65 @@ saved, and its last attempt is resumed rather than replaced.
 
 from __future__ import annotations
 
+from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
 from emu.resources import Resource
+from emu.rm import attempt as attempt_sm
 from emu.rm.diagnostics import attempts_exhausted, invalid_request
+from emu.rm.scheduler.events import SchedulerEvent
 from emu.rm.statemachine import StateMachine
 
 if TYPE_CHECKING:
     from emu.rm.context import RMContext
 
+
+class AppState(StrEnum):
+    """YARN's RMAppState."""
+
+    NEW = "NEW"
+    NEW_SAVING = "NEW_SAVING"
+    SUBMITTED = "SUBMITTED"
+    ACCEPTED = "ACCEPTED"
+    RUNNING = "RUNNING"
+    FINAL_SAVING = "FINAL_SAVING"
+    FINISHING = "FINISHING"
+    FINISHED = "FINISHED"
+    FAILED = "FAILED"
+    KILLED = "KILLED"
+
+
+class AppEvent(StrEnum):
+    """YARN's RMAppEventType names."""
+
+    START = "START"
+    RECOVER = "RECOVER"
+    KILL = "KILL"
+    APP_NEW_SAVED = "APP_NEW_SAVED"
+    APP_ACCEPTED = "APP_ACCEPTED"
+    APP_REJECTED = "APP_REJECTED"
+    ATTEMPT_REGISTERED = "ATTEMPT_REGISTERED"
+    ATTEMPT_FAILED = "ATTEMPT_FAILED"
+    ATTEMPT_UNREGISTERED = "ATTEMPT_UNREGISTERED"
+    APP_UPDATE_SAVED = "APP_UPDATE_SAVED"
+    ATTEMPT_FINISHED = "ATTEMPT_FINISHED"
+    ATTEMPT_KILLED = "ATTEMPT_KILLED"
+
+
+S = AppState
 NEW, NEW_SAVING, SUBMITTED, ACCEPTED, RUNNING = (
-    "NEW",
-    "NEW_SAVING",
-    "SUBMITTED",
-    "ACCEPTED",
-    "RUNNING",
+    S.NEW,
+    S.NEW_SAVING,
+    S.SUBMITTED,
+    S.ACCEPTED,
+    S.RUNNING,
 )
 FINAL_SAVING, FINISHING, FINISHED, FAILED, KILLED = (
-    "FINAL_SAVING",
-    "FINISHING",
-    "FINISHED",
-    "FAILED",
-    "KILLED",
-)
-STATES = (
-    NEW,
-    NEW_SAVING,
-    SUBMITTED,
-    ACCEPTED,
-    RUNNING,
-    FINAL_SAVING,
-    FINISHING,
-    FINISHED,
-    FAILED,
-    KILLED,
+    S.FINAL_SAVING,
+    S.FINISHING,
+    S.FINISHED,
+    S.FAILED,
+    S.KILLED,
 )
 FINAL = (FINISHED, FAILED, KILLED)
 
@@ -128,7 +153,7 @@ class RMApp:
 
 
 def _save_new(ctx: RMContext, app: RMApp, data: Any) -> None:
-    ctx.dispatch("app", "APP_NEW_SAVED", app.app_id)
+    ctx.dispatch("app", AppEvent.APP_NEW_SAVED, app.app_id)
 
 
 def _saved(ctx: RMContext, app: RMApp, data: Any) -> None:
@@ -137,9 +162,9 @@ def _saved(ctx: RMContext, app: RMApp, data: Any) -> None:
     maximum = ctx.scheduler.maximum
     refusal = invalid_request(app.am_resource, maximum, maximum)
     if refusal is not None:
-        ctx.dispatch("app", "APP_REJECTED", app.app_id, refusal)
+        ctx.dispatch("app", AppEvent.APP_REJECTED, app.app_id, refusal)
         return
-    ctx.dispatch("scheduler", "APP_ADDED", app.app_id, app)
+    ctx.dispatch("scheduler", SchedulerEvent.APP_ADDED, app.app_id, app)
 
 
 def _accepted(ctx: RMContext, app: RMApp, data: Any) -> None:
@@ -150,7 +175,7 @@ def _final_save(ctx: RMContext, app: RMApp, target: str, diagnostics: str = "") 
     app.final_target = target
     if diagnostics:
         app.diagnostics = diagnostics
-    ctx.dispatch("app", "APP_UPDATE_SAVED", app.app_id)
+    ctx.dispatch("app", AppEvent.APP_UPDATE_SAVED, app.app_id)
 
 
 def _rejected(ctx: RMContext, app: RMApp, reason: Any) -> None:
@@ -186,7 +211,7 @@ def _attempt_failed(ctx: RMContext, app: RMApp, attempt_id: Any) -> str:
 def _kill(ctx: RMContext, app: RMApp, data: Any) -> None:
     app.final_status = "KILLED"
     if app.current_attempt is not None:
-        ctx.dispatch("attempt", "KILL", app.current_attempt)
+        ctx.dispatch("attempt", attempt_sm.AttemptEvent.KILL, app.current_attempt)
     _final_save(ctx, app, KILLED, "Application killed by user")
 
 
@@ -215,48 +240,50 @@ def _finished(ctx: RMContext, app: RMApp, data: Any) -> None:
     ctx.app_completed(app, FINISHED)
 
 
+E = AppEvent
 _LATE = (
-    "KILL",
-    "ATTEMPT_FINISHED",
-    "ATTEMPT_FAILED",
-    "ATTEMPT_KILLED",
-    "ATTEMPT_REGISTERED",
-    "ATTEMPT_UNREGISTERED",
-    "APP_UPDATE_SAVED",
-    "APP_ACCEPTED",
-    "APP_REJECTED",
+    E.KILL,
+    E.ATTEMPT_FINISHED,
+    E.ATTEMPT_FAILED,
+    E.ATTEMPT_KILLED,
+    E.ATTEMPT_REGISTERED,
+    E.ATTEMPT_UNREGISTERED,
+    E.APP_UPDATE_SAVED,
+    E.APP_ACCEPTED,
+    E.APP_REJECTED,
 )
 
 MACHINE = StateMachine(
     "App",
-    STATES,
+    AppState,
+    AppEvent,
     NEW,
     FINAL,
     [
-        (NEW, "START", NEW_SAVING, _save_new),
-        (NEW, "RECOVER", SUBMITTED, _saved),
-        (NEW, "KILL", KILLED, _killed_before_scheduling),
-        (NEW_SAVING, "APP_NEW_SAVED", SUBMITTED, _saved),
-        (NEW_SAVING, "KILL", KILLED, _killed_before_scheduling),
-        (SUBMITTED, "APP_ACCEPTED", ACCEPTED, _accepted),
-        (SUBMITTED, "APP_REJECTED", FINAL_SAVING, _rejected),
-        ((SUBMITTED, ACCEPTED, RUNNING), "KILL", FINAL_SAVING, _kill),
-        ((ACCEPTED, RUNNING), "ATTEMPT_REGISTERED", RUNNING, _registered),
-        ((ACCEPTED, RUNNING), "ATTEMPT_FAILED", (ACCEPTED, FINAL_SAVING), _attempt_failed),
-        (RUNNING, "ATTEMPT_UNREGISTERED", FINAL_SAVING, _unregistered),
+        (NEW, E.START, NEW_SAVING, _save_new),
+        (NEW, E.RECOVER, SUBMITTED, _saved),
+        (NEW, E.KILL, KILLED, _killed_before_scheduling),
+        (NEW_SAVING, E.APP_NEW_SAVED, SUBMITTED, _saved),
+        (NEW_SAVING, E.KILL, KILLED, _killed_before_scheduling),
+        (SUBMITTED, E.APP_ACCEPTED, ACCEPTED, _accepted),
+        (SUBMITTED, E.APP_REJECTED, FINAL_SAVING, _rejected),
+        ((SUBMITTED, ACCEPTED, RUNNING), E.KILL, FINAL_SAVING, _kill),
+        ((ACCEPTED, RUNNING), E.ATTEMPT_REGISTERED, RUNNING, _registered),
+        ((ACCEPTED, RUNNING), E.ATTEMPT_FAILED, (ACCEPTED, FINAL_SAVING), _attempt_failed),
+        (RUNNING, E.ATTEMPT_UNREGISTERED, FINAL_SAVING, _unregistered),
         (
             FINAL_SAVING,
-            "APP_UPDATE_SAVED",
+            E.APP_UPDATE_SAVED,
             (FINISHING, FINISHED, FAILED, KILLED),
             _update_saved,
         ),
-        (FINAL_SAVING, "ATTEMPT_FINISHED", FINAL_SAVING, _attempt_finished_while_saving),
-        (FINISHING, "ATTEMPT_FINISHED", FINISHED, _finished),
-        (FINISHING, "ATTEMPT_FAILED", FINISHED, _finished),
+        (FINAL_SAVING, E.ATTEMPT_FINISHED, FINAL_SAVING, _attempt_finished_while_saving),
+        (FINISHING, E.ATTEMPT_FINISHED, FINISHED, _finished),
+        (FINISHING, E.ATTEMPT_FAILED, FINISHED, _finished),
     ],
     ignored={
-        FINAL_SAVING: ("KILL", "ATTEMPT_FAILED", "ATTEMPT_KILLED", "ATTEMPT_REGISTERED"),
-        FINISHING: ("KILL", "ATTEMPT_KILLED"),
+        FINAL_SAVING: (E.KILL, E.ATTEMPT_FAILED, E.ATTEMPT_KILLED, E.ATTEMPT_REGISTERED),
+        FINISHING: (E.KILL, E.ATTEMPT_KILLED),
         **{s: _LATE for s in FINAL},
     },
 )

@@ -13,30 +13,55 @@ otherwise it asks for its AM container again.
 
 from __future__ import annotations
 
+from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
 from emu import protocol as P
+from emu.rm import app as app_sm
+from emu.rm import container as container_sm
+from emu.rm.scheduler.events import SchedulerEvent
 from emu.rm.statemachine import StateMachine
 
 if TYPE_CHECKING:
     from emu.rm.container import RMContainer
     from emu.rm.context import RMContext
 
-NEW, SUBMITTED, SCHEDULED, ALLOCATED = "NEW", "SUBMITTED", "SCHEDULED", "ALLOCATED"
-LAUNCHED, RUNNING, FINISHING = "LAUNCHED", "RUNNING", "FINISHING"
-FINISHED, FAILED, KILLED = "FINISHED", "FAILED", "KILLED"
-STATES = (
-    NEW,
-    SUBMITTED,
-    SCHEDULED,
-    ALLOCATED,
-    LAUNCHED,
-    RUNNING,
-    FINISHING,
-    FINISHED,
-    FAILED,
-    KILLED,
-)
+
+class AttemptState(StrEnum):
+    """YARN's RMAppAttemptState."""
+
+    NEW = "NEW"
+    SUBMITTED = "SUBMITTED"
+    SCHEDULED = "SCHEDULED"
+    ALLOCATED = "ALLOCATED"
+    LAUNCHED = "LAUNCHED"
+    RUNNING = "RUNNING"
+    FINISHING = "FINISHING"
+    FINISHED = "FINISHED"
+    FAILED = "FAILED"
+    KILLED = "KILLED"
+
+
+class AttemptEvent(StrEnum):
+    """YARN's RMAppAttemptEventType names."""
+
+    START = "START"
+    RECOVER = "RECOVER"
+    KILL = "KILL"
+    ATTEMPT_ADDED = "ATTEMPT_ADDED"
+    CONTAINER_ALLOCATED = "CONTAINER_ALLOCATED"
+    LAUNCHED = "LAUNCHED"
+    LAUNCH_FAILED = "LAUNCH_FAILED"
+    CONTAINER_FINISHED = "CONTAINER_FINISHED"
+    REGISTERED = "REGISTERED"
+    EXPIRE = "EXPIRE"
+    UNREGISTERED = "UNREGISTERED"
+
+
+S = AttemptState
+NEW, SUBMITTED, SCHEDULED, ALLOCATED = S.NEW, S.SUBMITTED, S.SCHEDULED, S.ALLOCATED
+LAUNCHED, RUNNING, FINISHING = S.LAUNCHED, S.RUNNING, S.FINISHING
+FINISHED, FAILED, KILLED = S.FINISHED, S.FAILED, S.KILLED
 FINAL = (FINISHED, FAILED, KILLED)
 
 
@@ -92,12 +117,12 @@ class RMAppAttempt:
 
 
 def _start(ctx: RMContext, a: RMAppAttempt, data: Any) -> None:
-    ctx.dispatch("scheduler", "APP_ATTEMPT_ADDED", a.attempt_id, a)
+    ctx.dispatch("scheduler", SchedulerEvent.APP_ATTEMPT_ADDED, a.attempt_id, a)
 
 
 def _recover(ctx: RMContext, a: RMAppAttempt, data: Any) -> str:
     """Rejoin the scheduler; wait for the AM if one may be running."""
-    ctx.dispatch("scheduler", "APP_ATTEMPT_ADDED", a.attempt_id, a)
+    ctx.dispatch("scheduler", SchedulerEvent.APP_ATTEMPT_ADDED, a.attempt_id, a)
     if not a.am_container_id:
         return SUBMITTED
     ctx.am_liveness.register(a.attempt_id, ctx.now_ms())
@@ -112,7 +137,7 @@ def _schedule(ctx: RMContext, a: RMAppAttempt, data: Any) -> None:
 def _am_allocated(ctx: RMContext, a: RMAppAttempt, container_id: Any) -> None:
     """The attempt itself acquires its AM container and has the RM launch it."""
     container = ctx.containers[container_id]
-    ctx.fire("container", container, "ACQUIRED")
+    ctx.fire("container", container, container_sm.ContainerEvent.ACQUIRED)
     a.am_container_id = container_id
     ctx.request_am_launch(a, container)
 
@@ -126,7 +151,7 @@ def _registered(ctx: RMContext, a: RMAppAttempt, data: Any) -> None:
     a.registered_ms = ctx.now_ms()
     a.am_host = data or ""
     ctx.am_liveness.ping(a.attempt_id, a.registered_ms)
-    ctx.dispatch("app", "ATTEMPT_REGISTERED", a.app_id, a.attempt_id)
+    ctx.dispatch("app", app_sm.AppEvent.ATTEMPT_REGISTERED, a.app_id, a.attempt_id)
 
 
 def _registered_before_launch_reply(ctx: RMContext, a: RMAppAttempt, data: Any) -> None:
@@ -139,7 +164,7 @@ def _registered_before_launch_reply(ctx: RMContext, a: RMAppAttempt, data: Any) 
 def _unregistered(ctx: RMContext, a: RMAppAttempt, data: Any) -> None:
     a.final_status, a.diagnostics = data
     ctx.am_liveness.unregister(a.attempt_id)
-    ctx.dispatch("app", "ATTEMPT_UNREGISTERED", a.app_id, a.attempt_id)
+    ctx.dispatch("app", app_sm.AppEvent.ATTEMPT_UNREGISTERED, a.app_id, a.attempt_id)
 
 
 def _end(ctx: RMContext, a: RMAppAttempt, app_event: str, diagnostics: str) -> None:
@@ -147,20 +172,25 @@ def _end(ctx: RMContext, a: RMAppAttempt, app_event: str, diagnostics: str) -> N
     if diagnostics and not a.diagnostics:
         a.diagnostics = diagnostics
     ctx.am_liveness.unregister(a.attempt_id)
-    ctx.dispatch("scheduler", "APP_ATTEMPT_REMOVED", a.attempt_id, a)
+    ctx.dispatch("scheduler", SchedulerEvent.APP_ATTEMPT_REMOVED, a.attempt_id, a)
     ctx.dispatch("app", app_event, a.app_id, a.attempt_id)
 
 
 def _killed(ctx: RMContext, a: RMAppAttempt, data: Any) -> None:
-    _end(ctx, a, "ATTEMPT_KILLED", "attempt killed")
+    _end(ctx, a, app_sm.AppEvent.ATTEMPT_KILLED, "attempt killed")
 
 
 def _launch_failed(ctx: RMContext, a: RMAppAttempt, data: Any) -> None:
-    _end(ctx, a, "ATTEMPT_FAILED", f"AM container launch failed: {data}")
+    _end(ctx, a, app_sm.AppEvent.ATTEMPT_FAILED, f"AM container launch failed: {data}")
 
 
 def _expired(ctx: RMContext, a: RMAppAttempt, data: Any) -> None:
-    _end(ctx, a, "ATTEMPT_FAILED", f"ApplicationMaster for attempt {a.attempt_id} timed out")
+    _end(
+        ctx,
+        a,
+        app_sm.AppEvent.ATTEMPT_FAILED,
+        f"ApplicationMaster for attempt {a.attempt_id} timed out",
+    )
 
 
 def _container_finished(ctx: RMContext, a: RMAppAttempt, c: RMContainer) -> str:
@@ -168,13 +198,13 @@ def _container_finished(ctx: RMContext, a: RMAppAttempt, c: RMContainer) -> str:
     queued for the AM's next allocate."""
     if c.container_id == a.am_container_id:
         if a.state == FINISHING:
-            _end(ctx, a, "ATTEMPT_FINISHED", "")
+            _end(ctx, a, app_sm.AppEvent.ATTEMPT_FINISHED, "")
             return FINISHED
         a.counts_as_failure = c.exit_status not in NOT_THE_AMS_FAULT
         _end(
             ctx,
             a,
-            "ATTEMPT_FAILED",
+            app_sm.AppEvent.ATTEMPT_FAILED,
             # RMAppAttemptImpl's message, on one line (YARN breaks it after the code).
             f"AM Container for {a.attempt_id} exited with  exitCode: {c.exit_status} "
             f"Failing this attempt.Diagnostics: {c.diagnostics}",
@@ -185,42 +215,44 @@ def _container_finished(ctx: RMContext, a: RMAppAttempt, c: RMContainer) -> str:
 
 
 def _am_expired_after_unregister(ctx: RMContext, a: RMAppAttempt, data: Any) -> None:
-    _end(ctx, a, "ATTEMPT_FINISHED", "")
+    _end(ctx, a, app_sm.AppEvent.ATTEMPT_FINISHED, "")
 
 
-_LATE = ("CONTAINER_FINISHED", "EXPIRE", "KILL", "LAUNCHED", "LAUNCH_FAILED", "CONTAINER_ALLOCATED")
+E = AttemptEvent
+_LATE = (E.CONTAINER_FINISHED, E.EXPIRE, E.KILL, E.LAUNCHED, E.LAUNCH_FAILED, E.CONTAINER_ALLOCATED)
 
 MACHINE = StateMachine(
     "AppAttempt",
-    STATES,
+    AttemptState,
+    AttemptEvent,
     NEW,
     FINAL,
     [
-        (NEW, "START", SUBMITTED, _start),
-        (NEW, "RECOVER", (SUBMITTED, LAUNCHED), _recover),
-        (NEW, "KILL", KILLED, None),
-        (SUBMITTED, "ATTEMPT_ADDED", SCHEDULED, _schedule),
-        (SCHEDULED, "CONTAINER_ALLOCATED", ALLOCATED, _am_allocated),
-        (ALLOCATED, "LAUNCHED", LAUNCHED, _launched),
-        (ALLOCATED, "LAUNCH_FAILED", FAILED, _launch_failed),
+        (NEW, E.START, SUBMITTED, _start),
+        (NEW, E.RECOVER, (SUBMITTED, LAUNCHED), _recover),
+        (NEW, E.KILL, KILLED, None),
+        (SUBMITTED, E.ATTEMPT_ADDED, SCHEDULED, _schedule),
+        (SCHEDULED, E.CONTAINER_ALLOCATED, ALLOCATED, _am_allocated),
+        (ALLOCATED, E.LAUNCHED, LAUNCHED, _launched),
+        (ALLOCATED, E.LAUNCH_FAILED, FAILED, _launch_failed),
         (
             (SCHEDULED, ALLOCATED, LAUNCHED, RUNNING),
-            "CONTAINER_FINISHED",
+            E.CONTAINER_FINISHED,
             (SCHEDULED, ALLOCATED, LAUNCHED, RUNNING, FAILED),
             _container_finished,
         ),
-        (LAUNCHED, "REGISTERED", RUNNING, _registered),
-        (ALLOCATED, "REGISTERED", RUNNING, _registered_before_launch_reply),
-        ((LAUNCHED, RUNNING), "EXPIRE", FAILED, _expired),
-        (RUNNING, "UNREGISTERED", FINISHING, _unregistered),
-        (FINISHING, "CONTAINER_FINISHED", (FINISHING, FINISHED), _container_finished),
-        (FINISHING, "EXPIRE", FINISHED, _am_expired_after_unregister),
-        ((SUBMITTED, SCHEDULED, ALLOCATED, LAUNCHED, RUNNING), "KILL", KILLED, _killed),
+        (LAUNCHED, E.REGISTERED, RUNNING, _registered),
+        (ALLOCATED, E.REGISTERED, RUNNING, _registered_before_launch_reply),
+        ((LAUNCHED, RUNNING), E.EXPIRE, FAILED, _expired),
+        (RUNNING, E.UNREGISTERED, FINISHING, _unregistered),
+        (FINISHING, E.CONTAINER_FINISHED, (FINISHING, FINISHED), _container_finished),
+        (FINISHING, E.EXPIRE, FINISHED, _am_expired_after_unregister),
+        ((SUBMITTED, SCHEDULED, ALLOCATED, LAUNCHED, RUNNING), E.KILL, KILLED, _killed),
     ],
     ignored={
-        LAUNCHED: ("ATTEMPT_ADDED",),
-        RUNNING: ("LAUNCHED", "LAUNCH_FAILED"),
-        FINISHING: ("KILL", "LAUNCHED"),
+        LAUNCHED: (E.ATTEMPT_ADDED,),
+        RUNNING: (E.LAUNCHED, E.LAUNCH_FAILED),
+        FINISHING: (E.KILL, E.LAUNCHED),
         **{s: _LATE for s in FINAL},
     },
 )

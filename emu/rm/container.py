@@ -7,18 +7,49 @@ through the dispatcher, and keep the allocation-expiry monitor current.
 
 from __future__ import annotations
 
+from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
 from emu.protocol import EXIT_KILLED_EXPIRED
 from emu.resources import Resource
+from emu.rm import attempt as attempt_sm
 from emu.rm.statemachine import StateMachine
 
 if TYPE_CHECKING:
     from emu.rm.context import RMContext
 
-NEW, RESERVED, ALLOCATED, ACQUIRED, RUNNING = "NEW", "RESERVED", "ALLOCATED", "ACQUIRED", "RUNNING"
-COMPLETED, RELEASED, KILLED, EXPIRED = "COMPLETED", "RELEASED", "KILLED", "EXPIRED"
-STATES = (NEW, RESERVED, ALLOCATED, ACQUIRED, RUNNING, COMPLETED, RELEASED, KILLED, EXPIRED)
+
+class ContainerState(StrEnum):
+    """YARN's RMContainerState."""
+
+    NEW = "NEW"
+    RESERVED = "RESERVED"
+    ALLOCATED = "ALLOCATED"
+    ACQUIRED = "ACQUIRED"
+    RUNNING = "RUNNING"
+    COMPLETED = "COMPLETED"
+    RELEASED = "RELEASED"
+    KILLED = "KILLED"
+    EXPIRED = "EXPIRED"
+
+
+class ContainerEvent(StrEnum):
+    """YARN's RMContainerEventType names."""
+
+    START = "START"
+    RECOVER = "RECOVER"
+    RESERVED = "RESERVED"
+    KILL = "KILL"
+    ACQUIRED = "ACQUIRED"
+    EXPIRE = "EXPIRE"
+    RELEASED = "RELEASED"
+    LAUNCHED = "LAUNCHED"
+    FINISHED = "FINISHED"
+
+
+S = ContainerState
+NEW, RESERVED, ALLOCATED, ACQUIRED, RUNNING = S.NEW, S.RESERVED, S.ALLOCATED, S.ACQUIRED, S.RUNNING
+COMPLETED, RELEASED, KILLED, EXPIRED = S.COMPLETED, S.RELEASED, S.KILLED, S.EXPIRED
 FINAL = (COMPLETED, RELEASED, KILLED, EXPIRED)
 
 
@@ -80,7 +111,9 @@ class RMContainer:
 def _allocated(ctx: RMContext, c: RMContainer, data: Any) -> None:
     ctx.container_expiry.register(c.container_id, ctx.now_ms())
     if c.is_am:
-        ctx.dispatch("attempt", "CONTAINER_ALLOCATED", c.attempt_id, c.container_id)
+        ctx.dispatch(
+            "attempt", attempt_sm.AttemptEvent.CONTAINER_ALLOCATED, c.attempt_id, c.container_id
+        )
 
 
 def _launched(ctx: RMContext, c: RMContainer, data: Any) -> None:
@@ -92,44 +125,46 @@ def _finished(ctx: RMContext, c: RMContainer, data: Any) -> None:
     ctx.container_expiry.unregister(c.container_id)
     c.exit_status, c.diagnostics = data
     c.finished_ms = ctx.now_ms()
-    ctx.dispatch("attempt", "CONTAINER_FINISHED", c.attempt_id, c)
+    ctx.dispatch("attempt", attempt_sm.AttemptEvent.CONTAINER_FINISHED, c.attempt_id, c)
 
 
 def _expired(ctx: RMContext, c: RMContainer, data: Any) -> None:
     _finished(ctx, c, (EXIT_KILLED_EXPIRED, "Container expired since it was unused"))
 
 
-_TERMINAL_LATE = ("FINISHED", "KILL", "RELEASED", "EXPIRE", "LAUNCHED", "ACQUIRED")
+E = ContainerEvent
+_TERMINAL_LATE = (E.FINISHED, E.KILL, E.RELEASED, E.EXPIRE, E.LAUNCHED, E.ACQUIRED)
 
 MACHINE = StateMachine(
     "Container",
-    STATES,
+    ContainerState,
+    ContainerEvent,
     NEW,
     FINAL,
     [
-        (NEW, "START", ALLOCATED, _allocated),
-        (NEW, "RECOVER", RUNNING, None),
-        (NEW, "RESERVED", RESERVED, None),
-        (NEW, "KILL", KILLED, _finished),
-        (RESERVED, "RESERVED", RESERVED, None),
-        (RESERVED, "START", ALLOCATED, _allocated),
-        (RESERVED, "KILL", KILLED, None),
-        (RESERVED, "RELEASED", RELEASED, None),
-        (ALLOCATED, "ACQUIRED", ACQUIRED, None),
-        (ALLOCATED, "EXPIRE", EXPIRED, _expired),
-        (ALLOCATED, "KILL", KILLED, _finished),
-        (ALLOCATED, "RELEASED", RELEASED, _finished),
-        (ACQUIRED, "LAUNCHED", RUNNING, _launched),
-        (ACQUIRED, "FINISHED", COMPLETED, _finished),
-        (ACQUIRED, "RELEASED", RELEASED, _finished),
-        (ACQUIRED, "KILL", KILLED, _finished),
-        (ACQUIRED, "EXPIRE", EXPIRED, _expired),
-        (RUNNING, "FINISHED", COMPLETED, _finished),
-        (RUNNING, "RELEASED", RELEASED, _finished),
-        (RUNNING, "KILL", KILLED, _finished),
+        (NEW, E.START, ALLOCATED, _allocated),
+        (NEW, E.RECOVER, RUNNING, None),
+        (NEW, E.RESERVED, RESERVED, None),
+        (NEW, E.KILL, KILLED, _finished),
+        (RESERVED, E.RESERVED, RESERVED, None),
+        (RESERVED, E.START, ALLOCATED, _allocated),
+        (RESERVED, E.KILL, KILLED, None),
+        (RESERVED, E.RELEASED, RELEASED, None),
+        (ALLOCATED, E.ACQUIRED, ACQUIRED, None),
+        (ALLOCATED, E.EXPIRE, EXPIRED, _expired),
+        (ALLOCATED, E.KILL, KILLED, _finished),
+        (ALLOCATED, E.RELEASED, RELEASED, _finished),
+        (ACQUIRED, E.LAUNCHED, RUNNING, _launched),
+        (ACQUIRED, E.FINISHED, COMPLETED, _finished),
+        (ACQUIRED, E.RELEASED, RELEASED, _finished),
+        (ACQUIRED, E.KILL, KILLED, _finished),
+        (ACQUIRED, E.EXPIRE, EXPIRED, _expired),
+        (RUNNING, E.FINISHED, COMPLETED, _finished),
+        (RUNNING, E.RELEASED, RELEASED, _finished),
+        (RUNNING, E.KILL, KILLED, _finished),
     ],
     ignored={
-        RUNNING: ("ACQUIRED", "LAUNCHED", "EXPIRE"),
+        RUNNING: (E.ACQUIRED, E.LAUNCHED, E.EXPIRE),
         **{s: _TERMINAL_LATE for s in FINAL},
     },
 )

@@ -19,6 +19,7 @@ from emu.rm import container as container_sm
 from emu.rm import node as node_sm
 from emu.rm.dispatcher import Dispatcher, Event
 from emu.rm.monitors import ExpiryMonitor
+from emu.rm.scheduler.events import SchedulerEvent
 from emu.rm.settings import RMSettings
 
 if TYPE_CHECKING:
@@ -148,7 +149,7 @@ class RMContext:
         attempt_id = f"appattempt_{self.cluster_timestamp}_{seq}_{number:06d}"
         self.attempts[attempt_id] = RMAppAttempt(attempt_id, app.app_id, number, self.now_ms())
         app.attempts.append(attempt_id)
-        self.dispatch("attempt", "START", attempt_id)
+        self.dispatch("attempt", attempt_sm.AttemptEvent.START, attempt_id)
 
     def request_am_launch(self, attempt: RMAppAttempt, container: RMContainer) -> None:
         """Queue the AM container's launch for the actor layer (YARN's AMLauncher)."""
@@ -177,11 +178,11 @@ class RMContext:
         # and a finished app launches none: a long run keeps thousands of
         # finished apps' reports, not their plans (found by `make soak`).
         app.context = {}
-        self.dispatch("scheduler", "APP_REMOVED", app.app_id, final_state)
+        self.dispatch("scheduler", SchedulerEvent.APP_REMOVED, app.app_id, final_state)
         self.final_apps[final_state] += 1
         for node_id in sorted(self.nodes):
             if app.app_id in self.nodes[node_id].running_apps:
-                self.dispatch("node", "CLEANUP_APP", node_id, app.app_id)
+                self.dispatch("node", node_sm.NodeEvent.CLEANUP_APP, node_id, app.app_id)
         self.events.emit(
             "app_summary",
             id=app.app_id,

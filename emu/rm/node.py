@@ -8,18 +8,46 @@ and drain into the next heartbeat reply.
 
 from __future__ import annotations
 
+from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
 from emu.resources import Resource
+from emu.rm.scheduler.events import SchedulerEvent
 from emu.rm.statemachine import StateMachine
 
 if TYPE_CHECKING:
     from emu.rm.context import RMContext
 
-NEW, RUNNING, UNHEALTHY, DECOMMISSIONING = "NEW", "RUNNING", "UNHEALTHY", "DECOMMISSIONING"
-DECOMMISSIONED, LOST, REBOOTED, SHUTDOWN = "DECOMMISSIONED", "LOST", "REBOOTED", "SHUTDOWN"
-STATES = (NEW, RUNNING, UNHEALTHY, DECOMMISSIONING, DECOMMISSIONED, LOST, REBOOTED, SHUTDOWN)
-FINAL = (DECOMMISSIONED, LOST, REBOOTED, SHUTDOWN)
+
+class NodeState(StrEnum):
+    """YARN's NodeState, less what nothing here enters (DECOMMISSIONING,
+    REBOOTED: emu has no graceful decommission and no NM reboot command)."""
+
+    NEW = "NEW"
+    RUNNING = "RUNNING"
+    UNHEALTHY = "UNHEALTHY"
+    DECOMMISSIONED = "DECOMMISSIONED"
+    LOST = "LOST"
+    SHUTDOWN = "SHUTDOWN"
+
+
+class NodeEvent(StrEnum):
+    """RMNodeEventType names for the events the RM raises about a node."""
+
+    STARTED = "STARTED"
+    STATUS_UPDATE = "STATUS_UPDATE"
+    RESOURCE_UPDATE = "RESOURCE_UPDATE"
+    EXPIRE = "EXPIRE"
+    DECOMMISSION = "DECOMMISSION"
+    SHUTDOWN = "SHUTDOWN"
+    CLEANUP_CONTAINER = "CLEANUP_CONTAINER"
+    CLEANUP_APP = "CLEANUP_APP"
+    RECONNECTED = "RECONNECTED"
+
+
+NEW, RUNNING, UNHEALTHY = NodeState.NEW, NodeState.RUNNING, NodeState.UNHEALTHY
+DECOMMISSIONED, LOST, SHUTDOWN = NodeState.DECOMMISSIONED, NodeState.LOST, NodeState.SHUTDOWN
+FINAL = (DECOMMISSIONED, LOST, SHUTDOWN)
 
 
 class RMNode:
@@ -91,17 +119,17 @@ class RMNode:
 
 def _started(ctx: RMContext, n: RMNode, data: Any) -> None:
     ctx.nm_liveness.register(n.node_id, ctx.now_ms())
-    ctx.dispatch("scheduler", "NODE_ADDED", n.node_id, n)
+    ctx.dispatch("scheduler", SchedulerEvent.NODE_ADDED, n.node_id, n)
 
 
 def _status(ctx: RMContext, n: RMNode, data: Any) -> str:
     """data = (healthy, launched ids, completed statuses)."""
     healthy, launched, completed = data
     if healthy:
-        ctx.dispatch("scheduler", "NODE_UPDATE", n.node_id, (launched, completed))
+        ctx.dispatch("scheduler", SchedulerEvent.NODE_UPDATE, n.node_id, (launched, completed))
         return RUNNING
-    ctx.dispatch("scheduler", "NODE_UPDATE", n.node_id, (launched, completed))
-    ctx.dispatch("scheduler", "NODE_REMOVED", n.node_id, n)
+    ctx.dispatch("scheduler", SchedulerEvent.NODE_UPDATE, n.node_id, (launched, completed))
+    ctx.dispatch("scheduler", SchedulerEvent.NODE_REMOVED, n.node_id, n)
     return UNHEALTHY
 
 
@@ -110,25 +138,16 @@ def _status_unhealthy(ctx: RMContext, n: RMNode, data: Any) -> str:
     if not completed and not launched and not healthy:
         return UNHEALTHY
     if healthy:
-        ctx.dispatch("scheduler", "NODE_ADDED", n.node_id, n)
-        ctx.dispatch("scheduler", "NODE_UPDATE", n.node_id, (launched, completed))
+        ctx.dispatch("scheduler", SchedulerEvent.NODE_ADDED, n.node_id, n)
+        ctx.dispatch("scheduler", SchedulerEvent.NODE_UPDATE, n.node_id, (launched, completed))
         return RUNNING
     return UNHEALTHY
-
-
-def _status_decommissioning(ctx: RMContext, n: RMNode, data: Any) -> str:
-    _, launched, completed = data
-    ctx.dispatch("scheduler", "NODE_UPDATE", n.node_id, (launched, completed))
-    if ctx.scheduler.node_container_count(n.node_id) <= len(completed):
-        _deactivate(ctx, n, None)
-        return DECOMMISSIONED
-    return DECOMMISSIONING
 
 
 def _deactivate(ctx: RMContext, n: RMNode, data: Any) -> None:
     """The node leaves the cluster: the scheduler forgets it and its containers."""
     ctx.nm_liveness.unregister(n.node_id)
-    ctx.dispatch("scheduler", "NODE_REMOVED", n.node_id, n)
+    ctx.dispatch("scheduler", SchedulerEvent.NODE_REMOVED, n.node_id, n)
     ctx.deactivate_node(n)
 
 
@@ -141,7 +160,7 @@ def _deactivate_unhealthy(ctx: RMContext, n: RMNode, data: Any) -> None:
 def _resource_update(ctx: RMContext, n: RMNode, data: Any) -> None:
     n.resource = data
     n.resource_updated_ms = ctx.now_ms()
-    ctx.dispatch("scheduler", "NODE_RESOURCE_UPDATE", n.node_id, n)
+    ctx.dispatch("scheduler", SchedulerEvent.NODE_RESOURCE_UPDATE, n.node_id, n)
 
 
 def _cleanup_container(ctx: RMContext, n: RMNode, data: Any) -> None:
@@ -156,56 +175,45 @@ def _cleanup_app(ctx: RMContext, n: RMNode, data: Any) -> None:
 def _reconnected(ctx: RMContext, n: RMNode, data: Any) -> None:
     """Same node registered again while we thought it ran: YARN's
     ReconnectNodeTransition removes and re-adds it, dropping its containers."""
-    ctx.dispatch("scheduler", "NODE_REMOVED", n.node_id, n)
+    ctx.dispatch("scheduler", SchedulerEvent.NODE_REMOVED, n.node_id, n)
     n.resource = data
-    ctx.dispatch("scheduler", "NODE_ADDED", n.node_id, n)
+    ctx.dispatch("scheduler", SchedulerEvent.NODE_ADDED, n.node_id, n)
 
 
-_ACTIVE = (RUNNING, UNHEALTHY, DECOMMISSIONING)
+E = NodeEvent
+_ACTIVE = (RUNNING, UNHEALTHY)
 _LATE = (
-    "STATUS_UPDATE",
-    "EXPIRE",
-    "CLEANUP_CONTAINER",
-    "CLEANUP_APP",
-    "DECOMMISSION",
-    "RESOURCE_UPDATE",
-    "SHUTDOWN",
-    "REBOOTING",
-    "GRACEFUL_DECOMMISSION",
-    "RECOMMISSION",
+    E.STATUS_UPDATE,
+    E.EXPIRE,
+    E.CLEANUP_CONTAINER,
+    E.CLEANUP_APP,
+    E.DECOMMISSION,
+    E.RESOURCE_UPDATE,
+    E.SHUTDOWN,
 )
 
 MACHINE = StateMachine(
     "Node",
-    STATES,
+    NodeState,
+    NodeEvent,
     NEW,
     FINAL,
     [
-        (NEW, "STARTED", RUNNING, _started),
-        (NEW, "RESOURCE_UPDATE", NEW, None),
-        (RUNNING, "STATUS_UPDATE", (RUNNING, UNHEALTHY), _status),
-        (UNHEALTHY, "STATUS_UPDATE", (UNHEALTHY, RUNNING), _status_unhealthy),
-        (
-            DECOMMISSIONING,
-            "STATUS_UPDATE",
-            (DECOMMISSIONING, DECOMMISSIONED),
-            _status_decommissioning,
-        ),
-        ((RUNNING, DECOMMISSIONING), "EXPIRE", LOST, _deactivate),
-        (UNHEALTHY, "EXPIRE", LOST, _deactivate_unhealthy),
-        ((RUNNING, DECOMMISSIONING), "DECOMMISSION", DECOMMISSIONED, _deactivate),
-        (UNHEALTHY, "DECOMMISSION", DECOMMISSIONED, _deactivate_unhealthy),
-        ((RUNNING, UNHEALTHY), "GRACEFUL_DECOMMISSION", DECOMMISSIONING, None),
-        (DECOMMISSIONING, "RECOMMISSION", RUNNING, None),
-        ((RUNNING, DECOMMISSIONING), "REBOOTING", REBOOTED, _deactivate),
-        (UNHEALTHY, "REBOOTING", REBOOTED, _deactivate_unhealthy),
-        ((RUNNING, DECOMMISSIONING), "SHUTDOWN", SHUTDOWN, _deactivate),
-        (UNHEALTHY, "SHUTDOWN", SHUTDOWN, _deactivate_unhealthy),
-        ((RUNNING, DECOMMISSIONING), "RESOURCE_UPDATE", RUNNING, _resource_update),
-        (UNHEALTHY, "RESOURCE_UPDATE", UNHEALTHY, _resource_update),
-        (_ACTIVE, "CLEANUP_CONTAINER", None, _cleanup_container),
-        (_ACTIVE, "CLEANUP_APP", None, _cleanup_app),
-        (RUNNING, "RECONNECTED", RUNNING, _reconnected),
+        (NEW, E.STARTED, RUNNING, _started),
+        (NEW, E.RESOURCE_UPDATE, NEW, None),
+        (RUNNING, E.STATUS_UPDATE, (RUNNING, UNHEALTHY), _status),
+        (UNHEALTHY, E.STATUS_UPDATE, (UNHEALTHY, RUNNING), _status_unhealthy),
+        (RUNNING, E.EXPIRE, LOST, _deactivate),
+        (UNHEALTHY, E.EXPIRE, LOST, _deactivate_unhealthy),
+        (RUNNING, E.DECOMMISSION, DECOMMISSIONED, _deactivate),
+        (UNHEALTHY, E.DECOMMISSION, DECOMMISSIONED, _deactivate_unhealthy),
+        (RUNNING, E.SHUTDOWN, SHUTDOWN, _deactivate),
+        (UNHEALTHY, E.SHUTDOWN, SHUTDOWN, _deactivate_unhealthy),
+        (RUNNING, E.RESOURCE_UPDATE, RUNNING, _resource_update),
+        (UNHEALTHY, E.RESOURCE_UPDATE, UNHEALTHY, _resource_update),
+        (_ACTIVE, E.CLEANUP_CONTAINER, None, _cleanup_container),
+        (_ACTIVE, E.CLEANUP_APP, None, _cleanup_app),
+        (RUNNING, E.RECONNECTED, RUNNING, _reconnected),
     ],
     ignored={s: _LATE for s in FINAL},
 )

@@ -57,6 +57,7 @@ from emu.errors import InputError
 from emu.resources import Resource
 from emu.rm import app as app_sm
 from emu.rm import attempt as attempt_sm
+from emu.rm import node as node_sm
 from emu.rm.app import RMApp
 from emu.rm.attempt import RMAppAttempt
 from emu.rm.container import RMContainer
@@ -297,7 +298,7 @@ class RMRecovery:
         attempt_id = self.resumable.pop(app.app_id, None)
         if attempt_id is None:
             return False
-        self.ctx.dispatch("attempt", "RECOVER", attempt_id)
+        self.ctx.dispatch("attempt", attempt_sm.AttemptEvent.RECOVER, attempt_id)
         return True
 
     # --- restoring -----------------------------------------------------------------------
@@ -353,7 +354,7 @@ class RMRecovery:
                 if last.am_container_id:
                     self.live_recovered.add(last.attempt_id)
             self.recovered_apps += 1
-            ctx.dispatch("app", "RECOVER", app.app_id)
+            ctx.dispatch("app", app_sm.AppEvent.RECOVER, app.app_id)
         ctx.dispatcher.drain()
         ctx.app_seq = max(ctx.app_seq, max_seq, self.meta.get("app_seq_reserved", 0))
         base = self.restarts * CONTAINER_EPOCH
@@ -453,7 +454,7 @@ class RMRecovery:
                 continue
             if fresh and c is None and self._recover_container(node_id, st):
                 continue
-            ctx.dispatch("node", "CLEANUP_CONTAINER", node_id, cid)
+            ctx.dispatch("node", node_sm.NodeEvent.CLEANUP_CONTAINER, node_id, cid)
 
     def _heartbeat_statuses(self, msg: dict) -> None:
         """Containers of recovered attempts the RM has not heard of yet:
@@ -519,7 +520,7 @@ class RMRecovery:
             cid, attempt_id, a.app_id, node_id, Resource(), 0, "OFF_SWITCH", True, ctx.now_ms()
         )
         c.exit_status, c.diagnostics = status["exit_status"], status["diagnostics"]
-        ctx.dispatch("attempt", "CONTAINER_FINISHED", attempt_id, c)
+        ctx.dispatch("attempt", attempt_sm.AttemptEvent.CONTAINER_FINISHED, attempt_id, c)
 
     def metrics(self) -> dict[str, Any]:
         return {

@@ -30,6 +30,7 @@ from emu.rm.context import RMContext
 from emu.rm.diagnostics import invalid_request
 from emu.rm.node import RMNode
 from emu.rm.scheduler.common import SchedulerError
+from emu.rm.scheduler.events import SchedulerEvent
 
 log = structlog.get_logger("emu.rm")
 _APP_ID = re.compile(r"application_\d+_\d+")
@@ -100,7 +101,7 @@ class RMServices:
             existing.response_id = 0
             existing.last_reply = None
             ctx.nm_liveness.ping(node_id, now)
-            ctx.dispatch("node", "RECONNECTED", node_id, resource)
+            ctx.dispatch("node", node_sm.NodeEvent.RECONNECTED, node_id, resource)
         else:
             old = ctx.inactive_nodes.pop(node_id, None)
             if old is not None and old.state == node_sm.DECOMMISSIONED:
@@ -118,7 +119,7 @@ class RMServices:
                 now,
             )
             ctx.nodes[node_id] = node
-            ctx.dispatch("node", "STARTED", node_id)
+            ctx.dispatch("node", node_sm.NodeEvent.STARTED, node_id)
         return P.reply(
             msg,
             action=P.NORMAL,
@@ -153,7 +154,9 @@ class RMServices:
             else:
                 launched.append(st["container_id"])
         node.health_report = msg.get("health_report") or ""
-        ctx.dispatch("node", "STATUS_UPDATE", node_id, (msg["healthy"], launched, completed))
+        ctx.dispatch(
+            "node", node_sm.NodeEvent.STATUS_UPDATE, node_id, (msg["healthy"], launched, completed)
+        )
         ctx.dispatcher.drain()
         node.response_id = rid + 1
         action = P.SHUTDOWN if node.state in node_sm.FINAL else P.NORMAL
@@ -179,7 +182,7 @@ class RMServices:
         node = self.ctx.nodes.get(msg["node_id"])
         if node is None:
             raise _Refused(P.NOT_FOUND, f"unknown node {msg['node_id']}")
-        self.ctx.dispatch("node", "SHUTDOWN", node.node_id)
+        self.ctx.dispatch("node", node_sm.NodeEvent.SHUTDOWN, node.node_id)
         return P.reply(msg)
 
     # --- ApplicationMasterProtocol ------------------------------------------------------
@@ -194,7 +197,7 @@ class RMServices:
         a = self._attempt(msg)
         if a.state not in (attempt_sm.LAUNCHED, attempt_sm.ALLOCATED):
             raise _Refused(P.INVALID, f"attempt {a.attempt_id} cannot register in state {a.state}")
-        ctx.dispatch("attempt", "REGISTERED", a.attempt_id, msg["host"])
+        ctx.dispatch("attempt", attempt_sm.AttemptEvent.REGISTERED, a.attempt_id, msg["host"])
         ctx.dispatcher.drain()
         app = ctx.apps[a.app_id]
         return P.reply(
@@ -280,7 +283,10 @@ class RMServices:
         if status not in ("SUCCEEDED", "FAILED", "KILLED", "UNDEFINED"):
             raise _Refused(P.INVALID, f"unknown final status {status!r}")
         self.ctx.dispatch(
-            "attempt", "UNREGISTERED", a.attempt_id, (status, msg.get("diagnostics") or "")
+            "attempt",
+            attempt_sm.AttemptEvent.UNREGISTERED,
+            a.attempt_id,
+            (status, msg.get("diagnostics") or ""),
         )
         return P.reply(msg, unregistered=True)
 
@@ -320,7 +326,7 @@ class RMServices:
             ctx.now_ms(),
         )
         ctx.apps[app_id] = app
-        ctx.dispatch("app", "START", app_id)
+        ctx.dispatch("app", app_sm.AppEvent.START, app_id)
         return P.reply(msg, app_id=app_id)
 
     def _app(self, msg: dict) -> RMApp:
@@ -333,7 +339,7 @@ class RMServices:
         app = self._app(msg)
         if app.state in app_sm.FINAL:
             return P.reply(msg, killed=False)
-        self.ctx.dispatch("app", "KILL", app.app_id)
+        self.ctx.dispatch("app", app_sm.AppEvent.KILL, app.app_id)
         return P.reply(msg, killed=True)
 
     def application_report(self, msg: dict) -> dict:
@@ -434,7 +440,7 @@ class RMServices:
         node_id = msg["node_id"]
         if node_id not in self.ctx.nodes:
             raise _Refused(P.NOT_FOUND, f"unknown or inactive node {node_id}")
-        self.ctx.dispatch("node", "DECOMMISSION", node_id)
+        self.ctx.dispatch("node", node_sm.NodeEvent.DECOMMISSION, node_id)
         return P.reply(msg, ok=True)
 
     def update_node_resource(self, msg: dict) -> dict:
@@ -444,7 +450,7 @@ class RMServices:
         resource = Resource.from_wire(msg["resource"])
         if resource.any_negative():
             raise _Refused(P.INVALID, f"negative resource {resource}")
-        self.ctx.dispatch("node", "RESOURCE_UPDATE", node_id, resource)
+        self.ctx.dispatch("node", node_sm.NodeEvent.RESOURCE_UPDATE, node_id, resource)
         return P.reply(msg, ok=True)
 
     # --- periodic work and launch outcomes -------------------------------------------------------
@@ -455,15 +461,15 @@ class RMServices:
         if name == "nm":
             gone = ctx.nm_liveness.expired(now)
             for node_id in gone:
-                ctx.dispatch("node", "EXPIRE", node_id)
+                ctx.dispatch("node", node_sm.NodeEvent.EXPIRE, node_id)
         elif name == "am":
             gone = ctx.am_liveness.expired(now)
             for attempt_id in gone:
-                ctx.dispatch("attempt", "EXPIRE", attempt_id)
+                ctx.dispatch("attempt", attempt_sm.AttemptEvent.EXPIRE, attempt_id)
         else:
             gone = ctx.container_expiry.expired(now)
             for cid in gone:
-                ctx.dispatch("scheduler", "CONTAINER_EXPIRED", cid)
+                ctx.dispatch("scheduler", SchedulerEvent.CONTAINER_EXPIRED, cid)
         ctx.dispatcher.drain()
         return gone
 
@@ -478,9 +484,9 @@ class RMServices:
 
     def am_launch_result(self, attempt_id: str, error: str | None) -> None:
         if error is None:
-            self.ctx.dispatch("attempt", "LAUNCHED", attempt_id)
+            self.ctx.dispatch("attempt", attempt_sm.AttemptEvent.LAUNCHED, attempt_id)
         else:
-            self.ctx.dispatch("attempt", "LAUNCH_FAILED", attempt_id, error)
+            self.ctx.dispatch("attempt", attempt_sm.AttemptEvent.LAUNCH_FAILED, attempt_id, error)
         self.ctx.dispatcher.drain()
 
 

@@ -5,6 +5,9 @@ where `next` is one state or a tuple of states (then the hook returns which,
 like YARN's MultipleArcTransition). Tables are validated when they are
 defined, so a broken table fails at import rather than hours into a replay:
 
+- states and events are members of the entity's `StrEnum`s (a misspelt name
+  is an AttributeError, a plain string is refused), and every event member
+  has at least one transition or ignorable entry (no event nothing handles);
 - the initial state must be declared;
 - every state must be reachable from the initial state;
 - a final state has no transitions out except declared ignorable self-loops
@@ -17,9 +20,9 @@ InvalidStateTransitionException and the RM logs it; we never crash.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any
 
 Hook = Callable[[Any, Any, Any], Any]
@@ -35,19 +38,12 @@ class Arc:
     to: str | tuple[str, ...]
 
 
-@dataclass
-class StateMachineStats:
-    """Per-machine counters: transitions taken and invalid events refused."""
-
-    transitions: int = 0
-    invalid: Counter = field(default_factory=Counter)
-
-
 class StateMachine:
     """One entity kind's transition table.
 
-    `transitions` is an iterable of `(from_states, events, to, hook)`, where
-    `from_states` and `events` may be a single name or a tuple of names;
+    `states` and `events` are the entity's enums; `transitions` is an
+    iterable of `(from_states, events, to, hook)`, where `from_states` and
+    `events` may be a single member or a tuple of members;
     `to` None means each from-state loops back to itself.
     `ignored` maps states to events accepted there with no effect.
     """
@@ -55,7 +51,8 @@ class StateMachine:
     def __init__(
         self,
         name: str,
-        states: Iterable[str],
+        states: type[StrEnum],
+        events: type[StrEnum],
         initial: str,
         final: Iterable[str],
         transitions: Iterable[tuple[Any, Any, Any, Hook | None]],
@@ -63,14 +60,13 @@ class StateMachine:
     ) -> None:
         self.name = name
         self.states = tuple(states)
+        self.events = tuple(events)
         self.initial = initial
         self.final = frozenset(final)
         self.table: dict[tuple[str, str], Arc] = {}
-        self.stats = StateMachineStats()
-        self.on_invalid: Callable[[str, Any, str, str], None] | None = None
-        for from_states, events, to, hook in transitions:
+        for from_states, on, to, hook in transitions:
             for s in _names(from_states):
-                for e in _names(events):
+                for e in _names(on):
                     key = (s, e)
                     if key in self.table:
                         raise StateMachineDefinitionError(f"{name}: duplicate transition {key}")
@@ -80,16 +76,25 @@ class StateMachine:
                         target = to if isinstance(to, str) else tuple(to)
                     self.table[key] = Arc(hook, target)
         self.ignored: dict[tuple[str, str], Arc] = {}
-        for s, events in (ignored or {}).items():
-            for e in _names(events):
+        for s, late in (ignored or {}).items():
+            for e in _names(late):
                 if (s, e) in self.table:
                     raise StateMachineDefinitionError(f"{name}: {s}/{e} both ignored and handled")
                 self.ignored[(s, e)] = Arc(None, s)
-        self._validate()
-        self.events = tuple(sorted({e for _, e in self.table} | {e for _, e in self.ignored}))
+        self._validate(states, events)
 
-    def _validate(self) -> None:
+    def _validate(self, state_enum: type[StrEnum], event_enum: type[StrEnum]) -> None:
         states = set(self.states)
+        keys = [*self.table, *self.ignored]
+        for _, e in keys:
+            if not isinstance(e, event_enum):
+                raise StateMachineDefinitionError(
+                    f"{self.name}: {e!r} is not a {event_enum.__name__}"
+                )
+        handled = {e for _, e in keys}
+        unused = [e.value for e in event_enum if e not in handled]
+        if unused:
+            raise StateMachineDefinitionError(f"{self.name}: events nothing handles {unused}")
         if self.initial not in states:
             raise StateMachineDefinitionError(
                 f"{self.name}: initial state {self.initial!r} unknown"
@@ -99,8 +104,10 @@ class StateMachine:
         for (s, e), arc in [*self.table.items(), *self.ignored.items()]:
             targets = (arc.to,) if isinstance(arc.to, str) else arc.to
             for t in (s, *targets):
-                if t not in states:
-                    raise StateMachineDefinitionError(f"{self.name}: {s}/{e} names unknown {t!r}")
+                if not isinstance(t, state_enum):
+                    raise StateMachineDefinitionError(
+                        f"{self.name}: {t!r} is not a {state_enum.__name__}"
+                    )
             if s in self.final and (s, e) in self.table:
                 raise StateMachineDefinitionError(
                     f"{self.name}: transition out of final state {s} on {e}"
@@ -130,12 +137,7 @@ class StateMachine:
         state = entity.state
         arc = self.table.get((state, event))
         if arc is None:
-            if (state, event) in self.ignored:
-                return True
-            self.stats.invalid[(state, event)] += 1
-            if self.on_invalid is not None:
-                self.on_invalid(self.name, entity, state, event)
-            return False
+            return (state, event) in self.ignored
         chosen = arc.hook(ctx, entity, data) if arc.hook is not None else None
         if isinstance(arc.to, str):
             entity.state = arc.to
@@ -145,7 +147,6 @@ class StateMachine:
                     f"{self.name}: hook for {state}/{event} chose {chosen!r}, not one of {arc.to}"
                 )
             entity.state = chosen
-        self.stats.transitions += 1
         return True
 
     def markdown(self) -> str:

@@ -21,10 +21,14 @@ from typing import TYPE_CHECKING, Any
 
 from emu.protocol import EXIT_ABORTED, EXIT_KILLED_EXPIRED, EXIT_PREEMPTED
 from emu.resources import ZERO, Resource, ResourceCalculator
+from emu.rm import app as app_sm
+from emu.rm import attempt as attempt_sm
 from emu.rm import container as csm
+from emu.rm import node as node_sm
 from emu.rm.container import RMContainer
 from emu.rm.diagnostics import invalid_request
 from emu.rm.scheduler.activities import Activities
+from emu.rm.scheduler.events import check_handlers
 
 if TYPE_CHECKING:
     from emu.rm.app import RMApp
@@ -381,7 +385,7 @@ class Scheduler:
                 node.containers[cid],
                 EXIT_ABORTED,
                 f"Container released on a *lost* node {node_id}",
-                "KILL",
+                csm.ContainerEvent.KILL,
                 cleanup=False,
             )
         self.cluster = self.cluster - node.total
@@ -402,17 +406,21 @@ class Scheduler:
         for cid in launched:
             c = containers.get(cid)
             if c is not None:
-                self.ctx.fire("container", c, "LAUNCHED")
+                self.ctx.fire("container", c, csm.ContainerEvent.LAUNCHED)
             else:
                 # YARN's containerLaunchedOnNode: "Some unknown container
                 # sneaked into the system. Kill it."
                 unknown["running"] += 1
-                self.ctx.dispatch("node", "CLEANUP_CONTAINER", node_id, cid)
+                self.ctx.dispatch("node", node_sm.NodeEvent.CLEANUP_CONTAINER, node_id, cid)
         for st in completed:
             c = containers.get(st["container_id"])
             if c is not None and c.node_id == node_id:
                 self.complete_container(
-                    c, st["exit_status"], st.get("diagnostics") or "", "FINISHED", cleanup=False
+                    c,
+                    st["exit_status"],
+                    st.get("diagnostics") or "",
+                    csm.ContainerEvent.FINISHED,
+                    cleanup=False,
                 )
             else:
                 unknown["completed"] += 1
@@ -423,13 +431,13 @@ class Scheduler:
     def on_APP_ADDED(self, app_id: str, app: RMApp) -> None:
         reason = self.place_app(app)
         if reason is not None:
-            self.ctx.dispatch("app", "APP_REJECTED", app_id, reason)
+            self.ctx.dispatch("app", app_sm.AppEvent.APP_REJECTED, app_id, reason)
             return
         self.app_queue[app_id] = app.queue
         q = self.queue_metrics(app.queue)
         q.apps_submitted += 1
         q.apps_pending += 1
-        self.ctx.dispatch("app", "APP_ACCEPTED", app_id)
+        self.ctx.dispatch("app", app_sm.AppEvent.APP_ACCEPTED, app_id)
 
     def on_APP_ATTEMPT_ADDED(self, attempt_id: str, attempt: RMAppAttempt) -> None:
         app = self.ctx.apps[attempt.app_id]
@@ -452,7 +460,7 @@ class Scheduler:
         )
         self.apps[attempt_id] = sapp
         self.attempt_added(sapp)
-        self.ctx.dispatch("attempt", "ATTEMPT_ADDED", attempt_id)
+        self.ctx.dispatch("attempt", attempt_sm.AttemptEvent.ATTEMPT_ADDED, attempt_id)
 
     def on_APP_ATTEMPT_REMOVED(self, attempt_id: str, attempt: RMAppAttempt) -> None:
         sapp = self.apps.get(attempt_id)
@@ -464,7 +472,10 @@ class Scheduler:
                 self.unreserve(sapp, node)
         for cid in sorted(sapp.live):
             self.complete_container(
-                sapp.live[cid], EXIT_ABORTED, "Container of a completed attempt", "KILL"
+                sapp.live[cid],
+                EXIT_ABORTED,
+                "Container of a completed attempt",
+                csm.ContainerEvent.KILL,
             )
         del self.apps[attempt_id]
         q = self.queue_metrics(sapp.queue)
@@ -482,9 +493,9 @@ class Scheduler:
             q.apps_running = max(0, q.apps_running - 1)
         else:
             q.apps_pending = max(0, q.apps_pending - 1)
-        if final == "FAILED":
+        if final == app_sm.FAILED:
             q.apps_failed += 1
-        elif final == "KILLED":
+        elif final == app_sm.KILLED:
             q.apps_killed += 1
         else:
             q.apps_completed += 1
@@ -494,14 +505,10 @@ class Scheduler:
         c = self.ctx.containers.get(container_id)
         if c is not None:
             self.complete_container(
-                c, EXIT_KILLED_EXPIRED, "Container expired since it was unused", "EXPIRE"
-            )
-
-    def on_RELEASE_CONTAINER(self, container_id: str, data: Any) -> None:
-        c = self.ctx.containers.get(container_id)
-        if c is not None:
-            self.complete_container(
-                c, EXIT_ABORTED, "Container released by application", "RELEASED"
+                c,
+                EXIT_KILLED_EXPIRED,
+                "Container expired since it was unused",
+                csm.ContainerEvent.EXPIRE,
             )
 
     def on_KILL_PREEMPTED(self, container_id: str, data: Any) -> None:
@@ -511,7 +518,9 @@ class Scheduler:
         queue = self._queue_of(c)
         if queue is not None:
             self.queue_metrics(queue).preempted_containers += 1
-        self.complete_container(c, EXIT_PREEMPTED, "Container preempted by scheduler", "KILL")
+        self.complete_container(
+            c, EXIT_PREEMPTED, "Container preempted by scheduler", csm.ContainerEvent.KILL
+        )
 
     # --- subclass hooks ------------------------------------------------------------
     def place_app(self, app: RMApp) -> str | None:
@@ -611,7 +620,10 @@ class Scheduler:
             c = sapp.live.get(cid)
             if c is not None:
                 self.complete_container(
-                    c, EXIT_ABORTED, "Container released by application", "RELEASED"
+                    c,
+                    EXIT_ABORTED,
+                    "Container released by application",
+                    csm.ContainerEvent.RELEASED,
                 )
         if blacklist_add:
             sapp.blacklist.update(blacklist_add)
@@ -641,7 +653,7 @@ class Scheduler:
         taken, sapp.newly_allocated = sapp.newly_allocated, []
         fire = self.ctx.fire
         for c in taken:
-            fire("container", c, "ACQUIRED")
+            fire("container", c, csm.ContainerEvent.ACQUIRED)
         return taken
 
     def node_container_count(self, node_id: str) -> int:
@@ -663,7 +675,7 @@ class Scheduler:
         q.pending = q.pending - before + sapp.info.pending
         if not is_am:
             sapp.newly_allocated.append(c)
-        ctx.fire("container", c, "START")
+        ctx.fire("container", c, csm.ContainerEvent.START)
         if not sapp.info.has_pending():
             self.demand_changed(sapp)
         return c
@@ -699,7 +711,7 @@ class Scheduler:
             ctx.now_ms(),
         )
         self._charge_container(sapp, node, c)
-        ctx.fire("container", c, "RECOVER")
+        ctx.fire("container", c, csm.ContainerEvent.RECOVER)
         self.container_recovered(c, sapp)
         return c
 
@@ -769,7 +781,7 @@ class Scheduler:
             and c.state in (csm.ALLOCATED, csm.ACQUIRED, csm.RUNNING)
             and c.node_id in ctx.nodes
         ):
-            ctx.dispatch("node", "CLEANUP_CONTAINER", c.node_id, c.container_id)
+            ctx.dispatch("node", node_sm.NodeEvent.CLEANUP_CONTAINER, c.node_id, c.container_id)
         ctx.fire("container", c, event, (exit_status, diagnostics))
         self.container_completed(c, sapp)
 
@@ -810,7 +822,7 @@ class Scheduler:
         cannot starve it (YARN's node reservation)."""
         ctx = self.ctx
         c = self._new_container(sapp, node, priority, OFF_SWITCH, ask)
-        ctx.fire("container", c, "RESERVED")
+        ctx.fire("container", c, csm.ContainerEvent.RESERVED)
         node.reserved = c
         sapp.reservations[node.node_id] = c
         q = self.queue_metrics(sapp.queue)
@@ -828,7 +840,7 @@ class Scheduler:
         if queue is not None:
             q = self.queue_metrics(queue)
             q.reserved = q.reserved - c.resource
-        self.ctx.fire("container", c, "RELEASED")
+        self.ctx.fire("container", c, csm.ContainerEvent.RELEASED)
 
     # --- utilization integral (exact, for summaries) -------------------------------------------
     def _account_usage(self) -> None:
@@ -852,6 +864,9 @@ class Scheduler:
                 else 0.0
             ),
         }
+
+
+check_handlers(Scheduler)
 
 
 def _app_seq(app_id: str) -> int:

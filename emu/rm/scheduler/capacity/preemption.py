@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING
 from emu.resources import ZERO, Resource, ResourceCalculator
 from emu.rm.scheduler.capacity import resource_math as rm
 from emu.rm.scheduler.capacity.config import PreemptionConf
+from emu.rm.scheduler.events import SchedulerEvent
 
 if TYPE_CHECKING:
     from emu.rm.container import RMContainer
@@ -339,7 +340,7 @@ class PreemptionPolicy:
                 since = self.marked.get(cid)
                 if since is not None and since + max_wait <= now:
                     del self.marked[cid]
-                    sched.ctx.dispatch("scheduler", "KILL_PREEMPTED", cid)
+                    sched.ctx.dispatch("scheduler", SchedulerEvent.KILL_PREEMPTED, cid)
                 elif since is None:
                     self.marked[cid] = now
                     if sapp is not None:

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING
 
 from emu.resources import ZERO, Resource, component_min
 from emu.rm.scheduler.common import ANY
+from emu.rm.scheduler.events import SchedulerEvent
 from emu.rm.scheduler.fair.arith import INT_MAX, fits_in, is_none, subtract_non_negative
 
 if TYPE_CHECKING:
@@ -150,7 +151,7 @@ class Preemption:
         self.kills = [k for k in self.kills if k[0] > now]
         for _, cid in due:
             if cid in self.fs.ctx.containers:
-                self.fs.ctx.dispatch("scheduler", "KILL_PREEMPTED", cid)
+                self.fs.ctx.dispatch("scheduler", SchedulerEvent.KILL_PREEMPTED, cid)
 
     def identify(self, app: FSApp) -> list[RMContainer]:
         fs = self.fs
