@@ -25,6 +25,9 @@ from emu.rm import app as app_sm
 from emu.web.live import LiveView, RunEnded
 from emu.web.view import Snapshot, resource_info
 
+APP_STATES = tuple(app_sm.AppState)
+"""Every RMAppState name, in YARN's order (the REST filters' valid values)."""
+
 WEBAPP = "org.apache.hadoop.yarn.webapp."
 DEFAULT_USER = "dr.who"
 """YARN's hadoop.http.staticuser.user: who a request without user.name is."""
@@ -192,8 +195,8 @@ def build_api(live: LiveView) -> list[Route]:
         return JSONResponse({"appActivities": snap().activities[a["id"]]})
 
     async def statistics(request: Request) -> JSONResponse:
-        states = _csv_upper(request.query_params.get("states")) or list(app_sm.STATES)
-        bad = [s for s in states if s not in app_sm.STATES]
+        states = _csv_upper(request.query_params.get("states")) or list(APP_STATES)
+        bad = [s for s in states if s not in APP_STATES]
         if bad:
             raise bad_request(f"Invalid application-state {bad[0]} specified")
         types = [t.lower() for t in _csv(request.query_params.get("applicationTypes"))]
@@ -293,10 +296,10 @@ def filter_apps(apps: list[dict[str, Any]], params: Any) -> list[dict[str, Any]]
     windows, limit."""
     states = _csv_upper(params.get("states")) + _csv_upper(params.get("state"))
     for s in states:
-        if s not in app_sm.STATES:
+        if s not in APP_STATES:
             raise bad_request(
                 f"Invalid application-state {s} specified. It should be one of "
-                + ", ".join(app_sm.STATES)
+                + ", ".join(APP_STATES)
             )
     final_status = params.get("finalStatus")
     user, queue, name = params.get("user"), params.get("queue"), params.get("name")
