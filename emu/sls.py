@@ -36,6 +36,7 @@ import shutil
 import sys
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import IO, Any
@@ -431,6 +432,28 @@ def _observers(
     return chain(*ticks)
 
 
+def simulation_for(
+    p: Prepared,
+    on_tick: Callable[[Any], None] | None = None,
+    on_start: Callable[[Any], None] | None = None,
+    check_invariants: bool = False,
+) -> Simulation:
+    """The in-process cluster `emu sls` replays a prepared trace on (the
+    benchmark runs the same one, with its own observer)."""
+    return Simulation(
+        conf=p.conf,
+        nodes=p.nodes,
+        workload=p.workload,
+        faults=[],
+        seed=p.seed,
+        am_heartbeat_ms=p.settings.am_heartbeat_interval_ms,
+        node_default=p.settings.nm_resource,
+        on_tick=on_tick,
+        on_start=on_start,
+        check_invariants=check_invariants,
+    )
+
+
 def _run_staged(opts: SlsOptions, p: Prepared, staging: _Staging) -> SlsRun:
     epoch = time.time() if opts.rate else 0.0
     epoch_ms = round(epoch * 1000)
@@ -443,14 +466,8 @@ def _run_staged(opts: SlsOptions, p: Prepared, staging: _Staging) -> SlsRun:
         record_every_s=record_every,
     )
     timeline = Timeline(sample_every_s(trace_span_ms(p.workload)))
-    sim = Simulation(
-        conf=p.conf,
-        nodes=p.nodes,
-        workload=p.workload,
-        faults=[],
-        seed=p.seed,
-        am_heartbeat_ms=p.settings.am_heartbeat_interval_ms,
-        node_default=p.settings.nm_resource,
+    sim = simulation_for(
+        p,
         on_tick=_observers(recorder, timeline, opts.watch, p.workload, epoch_ms),
         on_start=recorder.attach,
         check_invariants=opts.check_state,

@@ -34,8 +34,7 @@ import trio
 
 from emu.bench import workload as W
 from emu.clock import seed_scheduler, virtual_clock
-from emu.simulation import Simulation
-from emu.sls import SlsOptions, prepare
+from emu.sls import SlsOptions, prepare, simulation_for
 
 
 @dataclass
@@ -121,16 +120,7 @@ def run_trace(inputs: Path, scheduler: str, trace: str = "trace.json") -> RunSta
             )
         )
 
-    sim = Simulation(
-        conf=p.conf,
-        nodes=p.nodes,
-        workload=p.workload,
-        faults=[],
-        seed=p.seed,
-        am_heartbeat_ms=p.settings.am_heartbeat_interval_ms,
-        node_default=p.settings.nm_resource,
-        on_tick=tick,
-    )
+    sim = simulation_for(p, on_tick=tick)
     base = _rss_mb()
     seed_scheduler(p.seed)
     started = time.perf_counter()
