@@ -25,12 +25,14 @@ simulated time and the entities involved.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from emu.resources import ZERO, Resource
 from emu.rm import app as app_sm
 
 if TYPE_CHECKING:
+    from emu.rm.container import RMContainer
     from emu.rm.context import RMContext
     from emu.rm.scheduler.common import Scheduler
 
@@ -91,13 +93,18 @@ def _containers(ctx: RMContext) -> str | None:
     return None
 
 
+def _sum(containers: Iterable[RMContainer]) -> Resource:
+    total = ZERO
+    for c in containers:
+        total = total + c.resource
+    return total
+
+
 def _nodes(ctx: RMContext) -> str | None:
     scheduler = ctx.scheduler
     calc = scheduler.calc
     for node_id, node in scheduler.nodes.items():
-        used = ZERO
-        for c in node.containers.values():
-            used = used + c.resource
+        used = _sum(node.containers.values())
         if not _same(used, node.allocated):
             return f"{node_id} counts {node.allocated!r} allocated, its containers {used!r}"
         if node.allocated.any_negative():
@@ -118,9 +125,7 @@ def _queues(scheduler: Scheduler) -> str | None:
     charged: dict[str, Resource] = defaultdict(lambda: ZERO)
     counts: dict[str, int] = defaultdict(int)
     for attempt_id, sapp in scheduler.apps.items():
-        used = ZERO
-        for c in sapp.live.values():
-            used = used + c.resource
+        used = _sum(sapp.live.values())
         if not _same(used, sapp.used):
             return f"{attempt_id} counts {sapp.used!r} used, its containers {used!r}"
         if sapp.pending.any_negative():

@@ -33,6 +33,7 @@ from emu.rm.scheduler.fair.arith import (
     fits_in,
     is_none,
     multiply_round_up,
+    same,
     subtract_non_negative,
     value,
     with_value,
@@ -316,7 +317,7 @@ class FSLeafQueue(FSQueue):
         if not self.precheck(node):
             if node.reserved is None:  # at maxResources: say so for its oldest waiting app
                 for app in self.runnable:
-                    if not is_none(app.demand - app.usage):
+                    if not same(app.demand, app.usage):
                         self.fs.activities.record(app.sapp.app_id, act.QUEUE_MAX, node.node_id)
                         break
             return NONE
