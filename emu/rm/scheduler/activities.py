@@ -42,7 +42,7 @@ class Activities:
     the most recent `keep` decisions, the first `keep` made before the app's
     first container are kept apart: they say why it waited to start."""
 
-    __slots__ = ("_before_start", "_last", "_log", "_waited", "keep", "now_ms")
+    __slots__ = ("_before_start", "_last", "_log", "_waited", "keep", "now_ms", "writes")
 
     def __init__(self, now_ms: Callable[[], int], keep: int = KEEP) -> None:
         self.now_ms = now_ms
@@ -51,12 +51,16 @@ class Activities:
         self._log: dict[str, deque[tuple[int, str, str]]] = {}
         self._before_start: dict[str, list[tuple[int, str, str]]] = {}
         self._waited: dict[str, list[tuple[int, str, str]]] = {}
+        self.writes = 0
+        """Decisions stored so far: a scheduler compares it before and after
+        a pass to tell a pass that recorded nothing new."""
 
     def record(self, app_id: str, reason: str, node: str = "") -> None:
         last = self._last.get(app_id)
         if last == reason:
             return
         self._last[app_id] = reason
+        self.writes += 1
         entry = (self.now_ms(), reason, node)
         log = self._log.get(app_id)
         if log is None:

@@ -546,6 +546,14 @@ class Scheduler:
     def schedule(self, node: SchedulerNode) -> None:
         raise NotImplementedError
 
+    def skip_quiet_node_update(self, node_id: str) -> bool:
+        """Shortcut asked by the RM for a heartbeat that reports no
+        container: True if a NODE_UPDATE on `node_id` now provably changes
+        nothing (no placement, reservation, counter or recorded decision),
+        after doing in O(1) whatever residue the skipped pass would have
+        left. False (the safe answer, and this default) runs the pass."""
+        return False
+
     def headroom(self, sapp: SchedulerApp) -> Resource:
         return self.cluster - self.used
 

@@ -73,6 +73,10 @@ class FifoScheduler(Scheduler):
         elif present and not on:
             del self._needy[i]
 
+    def skip_quiet_node_update(self, node_id: str) -> bool:
+        """No attempt has an outstanding ask: the pass would visit none."""
+        return not self._needy and node_id in self.nodes
+
     def schedule(self, node: SchedulerNode) -> None:
         minimum, count = self.minimum, self.calc.divide_and_count
         record = self.activities.record

@@ -91,7 +91,10 @@ class FSApp:
 
     def _track_demand(self) -> None:
         """Keep the queue's set of runnable apps with unmet demand current, so
-        a node update visits only those instead of every app of the queue."""
+        a node update visits only those instead of every app of the queue.
+        Any change here may change what an offer does: the scheduler's
+        quiet epoch moves on (see FairScheduler.skip_quiet_node_update)."""
+        self.fs.quiet_epoch += 1
         if self.runnable and not same(self._demand, self._used):
             self.queue.wanting[self] = None
         else:

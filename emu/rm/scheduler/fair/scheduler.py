@@ -32,6 +32,7 @@ from emu.resources import (
     component_min,
 )
 from emu.rm.scheduler import activities as act
+from emu.rm.scheduler import shortcuts
 from emu.rm.scheduler.common import Ask, Scheduler, SchedulerError, SchedulerNode
 from emu.rm.scheduler.fair import allocation_file
 from emu.rm.scheduler.fair.allocation_file import AllocationConfiguration
@@ -91,6 +92,11 @@ class FairScheduler(Scheduler):
             self.increment, self.settings.reservation_threshold_multiple
         )
         self.root_available = ZERO
+        self.quiet_epoch = 0
+        """Moves on with every change that may alter what a node update with
+        no container statuses does (an app's usage, demand, runnability or
+        asks, shares, queues, the cluster): see skip_quiet_node_update."""
+        self._quiet_at: tuple[int, int] | None = None
         self.fsapps: dict[str, FSApp] = {}
         self.rack_sizes: dict[str, int] = {}
         self.preempt_nodes: dict[str, NodePreemption] = {}
@@ -128,6 +134,7 @@ class FairScheduler(Scheduler):
 
     def _apply(self, alloc: AllocationConfiguration) -> None:
         """Commit a loaded allocation file (the reload listener)."""
+        self.quiet_epoch += 1
         self.alloc = alloc
         self.placement = self._placement_policy()
         self.qm.update_allocation_configuration()
@@ -240,6 +247,7 @@ class FairScheduler(Scheduler):
         self._recompute_steady_shares()
 
     def _recompute_steady_shares(self) -> None:
+        self.quiet_epoch += 1
         root = self.qm.root
         root.steady_fair_share = self.cluster
         root.recompute_steady_shares()
@@ -295,8 +303,58 @@ class FairScheduler(Scheduler):
             state.allocated(c.attempt_id, c.resource)
         self.update_root_available()
 
+    def demand_changed(self, sapp: SchedulerApp) -> None:
+        self.quiet_epoch += 1
+
     # --- scheduling -----------------------------------------------------------------------------
+    def skip_quiet_node_update(self, node_id: str) -> bool:
+        """Shortcut: since a pass was last seen to change nothing on any node
+        (`_note_quiet`), nothing that could alter a pass has changed, and this
+        node holds no reservation and no preemption claim: its pass would
+        offer it to the same apps with no asks and record the same decisions
+        again. The pass's one residue, the root's available resource, is
+        brought up to date as it would have."""
+        if self._quiet_at is None or self._quiet_at != (self.quiet_epoch, self.activities.writes):
+            return False
+        node = self.nodes.get(node_id)
+        if node is None or node.reserved is not None:
+            return False
+        state = self.preempt_nodes.get(node_id)
+        if state is not None and state.for_app:
+            return False
+        self.update_root_available()
+        return True
+
+    def _note_quiet(self, node: SchedulerNode) -> None:
+        """After a pass that placed nothing, recorded nothing new and moved
+        the quiet epoch not at all: if no app it could offer a node to has an
+        ask (so no offer touches delay-scheduling counts, reservations or AM
+        limits) and none is blacklisted anywhere (so every node is offered
+        to the same apps), a pass on any other unreserved node without a
+        preemption claim would change nothing either, until the epoch or the
+        recorded decisions move on."""
+        if node.reserved is not None:
+            return
+        state = self.preempt_nodes.get(node.node_id)
+        if state is not None and state.for_app:
+            return
+        for leaf in self.qm.leaves:
+            for app in leaf.wanting:
+                if app.sapp.info.priorities or app.sapp.blacklist:
+                    return
+        self._quiet_at = (self.quiet_epoch, self.activities.writes)
+
     def schedule(self, node: SchedulerNode) -> None:
+        before = (self.quiet_epoch, self.activities.writes, self.container_total)
+        self._schedule(node)
+        if (
+            shortcuts.enabled()
+            and before == (self.quiet_epoch, self.activities.writes, self.container_total)
+            and self._quiet_at != before[:2]
+        ):
+            self._note_quiet(node)
+
+    def _schedule(self, node: SchedulerNode) -> None:
         self._assign_preempted(node)
         valid = False
         reserved = node.reserved
@@ -375,6 +433,7 @@ class FairScheduler(Scheduler):
 
     # --- periodic work --------------------------------------------------------------------------
     def update(self) -> None:
+        self.quiet_epoch += 1
         now = self.now_ms()
         if now >= self.next_reload_check_ms:
             self.next_reload_check_ms = now + ALLOC_RELOAD_INTERVAL_MS
