@@ -394,12 +394,21 @@ class NodeManagerHost:
             if batch:
                 await handle(batch)
 
-    def _heartbeat_fields(self, node: NMNode) -> dict[str, Any]:
-        """One node's heartbeat: new statuses, or the unanswered ones again."""
+    def _heartbeat_fields(self, node: NMNode, now_ms: int | None = None) -> dict[str, Any]:
+        """One node's heartbeat: new statuses, or the unanswered ones again.
+        `now_ms`: the current time, when the caller read it for a batch."""
         statuses = node.inflight
         if statuses is None:
-            _collect_ends(node, round(trio.current_time() * 1000))
-            if self.work_preserving:
+            ends = node.ends
+            if ends:
+                if now_ms is None:
+                    now_ms = round(trio.current_time() * 1000)
+                if ends[0][0] <= now_ms:
+                    _collect_ends(node, now_ms)
+            if not node.new_running and not node.completed:
+                # A quiet node (most of them, most of the time).
+                statuses = []
+            elif self.work_preserving:
                 # What a recovering RM needs to rebuild a container it missed.
                 statuses = [self._running_status(node, cid) for cid in node.new_running]
             else:
@@ -434,10 +443,11 @@ class NodeManagerHost:
 
     async def _heartbeats(self, rm: Connection, nodes: list[NMNode]) -> None:
         """Several nodes' heartbeats in one node_heartbeats request."""
+        now_ms = round(trio.current_time() * 1000)
         req = P.request(
             "node_heartbeats",
             self._next_id(),
-            heartbeats=[self._heartbeat_fields(node) for node in nodes],
+            heartbeats=[self._heartbeat_fields(node, now_ms) for node in nodes],
         )
         sent = time.perf_counter()
         try:

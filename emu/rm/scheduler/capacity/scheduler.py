@@ -249,6 +249,12 @@ class CapacityScheduler(Scheduler):
     def max_allocation(self, sapp: SchedulerApp) -> tuple[Resource, str]:
         return self.tree[sapp.queue].conf.maximum_allocation, f" of queue {sapp.queue}"
 
+    def skip_quiet_node_update(self, node_id: str) -> bool:
+        """No active attempt has an outstanding ask and the node holds no
+        reservation: the pass would not look at a single queue."""
+        node = self.nodes.get(node_id)
+        return node is not None and node.reserved is None and not self.demand[self.root.path]
+
     def schedule(self, node: SchedulerNode) -> None:
         if node.reserved is not None:
             allocator.fulfil_reservation(self, node)
