@@ -33,7 +33,7 @@ from emu.resources import (
 )
 from emu.rm.scheduler import activities as act
 from emu.rm.scheduler import shortcuts
-from emu.rm.scheduler.common import Ask, Scheduler, SchedulerError, SchedulerNode
+from emu.rm.scheduler.common import ANY, OFF_SWITCH, Ask, Scheduler, SchedulerError, SchedulerNode
 from emu.rm.scheduler.fair import allocation_file
 from emu.rm.scheduler.fair.allocation_file import AllocationConfiguration
 from emu.rm.scheduler.fair.app import FSApp
@@ -97,6 +97,7 @@ class FairScheduler(Scheduler):
         no container statuses does (an app's usage, demand, runnability or
         asks, shares, queues, the cluster): see skip_quiet_node_update."""
         self._quiet_at: tuple[int, int] | None = None
+        self._quiet_asks: list[Resource] = []
         self.fsapps: dict[str, FSApp] = {}
         self.rack_sizes: dict[str, int] = {}
         self.preempt_nodes: dict[str, NodePreemption] = {}
@@ -264,7 +265,14 @@ class FairScheduler(Scheduler):
             state.containers.discard(c.container_id)
         self.update_root_available()
 
+    def reserve(
+        self, sapp: SchedulerApp, node: SchedulerNode, priority: int, ask: Ask
+    ) -> RMContainer:
+        self.quiet_epoch += 1
+        return super().reserve(sapp, node, priority, ask)
+
     def unreserve(self, sapp: SchedulerApp | None, node: SchedulerNode) -> None:
+        self.quiet_epoch += 1
         c = node.reserved
         if c is not None:
             app = self.fsapps.get(c.attempt_id)
@@ -309,12 +317,13 @@ class FairScheduler(Scheduler):
     # --- scheduling -----------------------------------------------------------------------------
     def skip_quiet_node_update(self, node_id: str) -> bool:
         """Shortcut: since a pass was last seen to change nothing on any node
-        (`_note_quiet`), nothing that could alter a pass has changed, and this
-        node holds no reservation and no preemption claim: its pass would
-        offer it to the same apps with no asks and record the same decisions
-        again. The pass's one residue, the root's available resource, is
-        brought up to date as it would have."""
-        if self._quiet_at is None or self._quiet_at != (self.quiet_epoch, self.activities.writes):
+        (`_note_quiet`), nothing that could alter a pass has changed, this
+        node holds no reservation and no preemption claim, and none of the
+        asks then outstanding fits in what it has free: its pass would offer
+        it to the same apps, place and reserve nothing, and record the same
+        decisions again. The pass's one residue, the root's available
+        resource, is brought up to date as it would have."""
+        if self._quiet_at != (self.quiet_epoch, self.activities.writes):
             return False
         node = self.nodes.get(node_id)
         if node is None or node.reserved is not None:
@@ -322,26 +331,59 @@ class FairScheduler(Scheduler):
         state = self.preempt_nodes.get(node_id)
         if state is not None and state.for_app:
             return False
+        available = node.available
+        for capability in self._quiet_asks:
+            if fits_in(capability, available):
+                return False
         self.update_root_available()
         return True
 
     def _note_quiet(self, node: SchedulerNode) -> None:
         """After a pass that placed nothing, recorded nothing new and moved
-        the quiet epoch not at all: if no app it could offer a node to has an
-        ask (so no offer touches delay-scheduling counts, reservations or AM
-        limits) and none is blacklisted anywhere (so every node is offered
-        to the same apps), a pass on any other unreserved node without a
-        preemption claim would change nothing either, until the epoch or the
-        recorded decisions move on."""
+        the quiet epoch not at all, see whether a pass on any other node
+        would do the same. It would, on an unreserved node without a
+        preemption claim, if no app it could be offered to is blacklisted
+        (every node is offered to the same apps) and every app with asks
+        has its AM running (no AM-limit check) and asks only for what fits
+        on neither node and either may not reserve a node for or asks
+        off-switch only while holding all the off-switch reservations it may
+        (so its offer ends in "no node fits", whatever the node). Such an offer also counts
+        a scheduling opportunity, which nothing reads while delay scheduling
+        is off (a locality threshold below 0): with it on, an app with asks
+        ends the quiet. Holds until the epoch or the recorded decisions move."""
         if node.reserved is not None:
             return
         state = self.preempt_nodes.get(node.node_id)
         if state is not None and state.for_app:
             return
+        s = self.settings
+        delay_off = s.locality_threshold_node < 0.0 or s.locality_threshold_rack < 0.0
+        available = node.available
+        asks: list[Resource] = []
         for leaf in self.qm.leaves:
             for app in leaf.wanting:
-                if app.sapp.info.priorities or app.sapp.blacklist:
+                sapp = app.sapp
+                if sapp.blacklist:
                     return
+                info = sapp.info
+                if not info.priorities:
+                    continue
+                if not delay_off or (sapp.am_pending and not sapp.am_running):
+                    return
+                for by_name in info.requests.values():
+                    for name, ask in by_name.items():
+                        capability = ask.capability
+                        if fits_in(capability, available):
+                            return
+                        if app.is_reservable(capability) and not (
+                            name == ANY
+                            and all(n == ANY or a.num <= 0 for n, a in by_name.items())
+                            and app.reservation_exceeds_threshold(node, OFF_SWITCH)
+                        ):
+                            return
+                        if capability not in asks:
+                            asks.append(capability)
+        self._quiet_asks = asks
         self._quiet_at = (self.quiet_epoch, self.activities.writes)
 
     def schedule(self, node: SchedulerNode) -> None:
