@@ -18,6 +18,13 @@ Shortcuts today (FairScheduler):
 FifoScheduler: a node update visits only the attempts with outstanding
 asks (kept in submission order as their demand changes), not every one.
 
+Every scheduler: a node heartbeat that reports no container, from a healthy
+running node with nothing to clean up, is answered without its
+STATUS_UPDATE and NODE_UPDATE when `Scheduler.skip_quiet_node_update` proves
+the pass would change nothing (FIFO and Capacity: no attempt has an
+outstanding ask; Fair: see FairScheduler._note_quiet). The node's liveness,
+response id and reply, and the dispatcher's counts, move as if it had run.
+
 Beyond the schedulers, the same switch turns the protocol's frames on and
 off: with them, `mem://` messages reach their receiver as validated maps
 without a msgpack round trip (`emu.protocol.Frame`).
