@@ -370,17 +370,22 @@ class FairScheduler(Scheduler):
                     continue
                 if not delay_off or (sapp.am_pending and not sapp.am_running):
                     return
+                starved: bool | None = None  # FSApp.is_reservable, its first half once
+                at_least = app.queue.policy.calculator.at_least
                 for by_name in info.requests.values():
                     for name, ask in by_name.items():
                         capability = ask.capability
                         if fits_in(capability, available):
                             return
-                        if app.is_reservable(capability) and not (
-                            name == ANY
-                            and all(n == ANY or a.num <= 0 for n, a in by_name.items())
-                            and app.reservation_exceeds_threshold(node, OFF_SWITCH)
-                        ):
-                            return
+                        if at_least(self.cluster, capability, self.reservation_threshold):
+                            if starved is None:
+                                starved = app.is_starved()
+                            if starved and not (
+                                name == ANY
+                                and all(n == ANY or a.num <= 0 for n, a in by_name.items())
+                                and app.reservation_exceeds_threshold(node, OFF_SWITCH)
+                            ):
+                                return
                         if capability not in asks:
                             asks.append(capability)
         self._quiet_asks = asks
