@@ -105,3 +105,26 @@ async def test_fair_quiet_ends_when_an_app_is_held_back_anew(autojump_clock):
     assert rm.ctx.scheduler.skip_quiet_node_update("h1")
     rm.ctx.scheduler.activities.record("application_0_9999", "maxRunningApps reached")
     assert not rm.ctx.scheduler.skip_quiet_node_update("h1")
+
+
+@pytest.mark.parametrize("scheduler", ["fifo", "fair", "capacity"])
+async def test_a_heartbeat_reporting_a_launch_is_handled_without_a_pass(autojump_clock, scheduler):
+    """The status is applied (the container is RUNNING); the pass, which
+    could place nothing, is skipped."""
+    rm = RMHarness(Configuration({SCHEDULER: scheduler}))
+    rm.add_node("h1")
+    app = rm.submit("a")
+    _tick(rm)
+    rm.heartbeat("h1")
+    rm.register_am(app)
+    rm.allocate(app, [ask(20, ANY, 1)])
+    _tick(rm)
+    rm.heartbeat("h1")
+    (placed,) = rm.allocate(app)["allocated"]
+    _tick(rm)
+    rm.heartbeat("h1")  # nothing left to place: the scheduler sees it is quiet
+    passes = _counting_passes(rm)
+    cid = placed["container_id"]
+    rm.heartbeat("h1", [{"container_id": cid, "state": "RUNNING", "exit_status": -1000}])
+    assert rm.ctx.containers[cid].state == "RUNNING"
+    assert passes == []

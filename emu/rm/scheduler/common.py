@@ -27,6 +27,7 @@ from emu.rm import container as csm
 from emu.rm import node as node_sm
 from emu.rm.container import RMContainer
 from emu.rm.diagnostics import invalid_request
+from emu.rm.scheduler import shortcuts
 from emu.rm.scheduler.activities import Activities
 from emu.rm.scheduler.events import check_handlers
 
@@ -425,7 +426,10 @@ class Scheduler:
             else:
                 unknown["completed"] += 1
         node = self.nodes.get(node_id)
-        if node is not None:
+        if node is not None and not (shortcuts.enabled() and self.skip_quiet_node_update(node_id)):
+            # Shortcut: the statuses may have changed nothing an offer looks
+            # at (containers now running, or completions FIFO and Capacity
+            # need no pass for while nothing is asked for).
             self.schedule(node)
 
     def on_APP_ADDED(self, app_id: str, app: RMApp) -> None:
