@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, SupportsBytes
 
 import msgpack
 
@@ -569,7 +569,7 @@ def frame(msg: dict) -> Frame | bytes:
     return msgpack.packb(msg, use_bin_type=True)
 
 
-def decode(data: bytes | Frame) -> dict:
+def decode(data: bytes | SupportsBytes) -> dict:
     """A validated message map from bytes or a `Frame`; ProtocolError if it
     is not one."""
     if type(data) is Frame:

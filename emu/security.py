@@ -38,7 +38,7 @@ import zmq.auth
 from zmq.utils import z85
 
 from emu.errors import InputError
-from emu.transport.zmq import Curve
+from emu.transport.zmq import Curve, recv_multipart
 
 log = structlog.get_logger("emu.security")
 
@@ -168,7 +168,7 @@ async def zap_handler(
     """
     keys = {z85.decode(k) for k in allowed}
     sock = (context or zmq.Context.instance()).socket(zmq.ROUTER)
-    fd = sock.getsockopt(zmq.FD)
+    fd = int(sock.getsockopt(zmq.FD))
     try:
         sock.setsockopt(zmq.LINGER, 0)
         try:
@@ -177,12 +177,7 @@ async def zap_handler(
             raise RuntimeError(f"cannot bind the ZAP handler: {e}") from e
         task_status.started()
         while True:
-            try:
-                frames = sock.recv_multipart(zmq.NOBLOCK)
-            except zmq.Again:
-                if not sock.getsockopt(zmq.EVENTS) & zmq.POLLIN:
-                    await trio.lowlevel.wait_readable(fd)
-                continue
+            frames = await recv_multipart(sock, fd)
             # [peer, b"", version, request_id, domain, address, identity, mechanism, *creds]
             if len(frames) < 8 or frames[1] != b"":
                 continue

@@ -50,7 +50,7 @@ class RunResult:
     stalled: str | None = None
     """Why the run stopped before every job ended (it could never make
     progress); None when every job ended."""
-    why_pending: dict[str, list[list[Any]]] = field(default_factory=dict)
+    why_pending: dict[str, dict[str, list[list[Any]]]] = field(default_factory=dict)
     """Apps the scheduler held back, with their recent decisions (see
     `emu.rm.scheduler.activities`)."""
     faults: dict[str, Any] = field(default_factory=dict)

@@ -174,7 +174,7 @@ class SlsRecorder:
             finally:
                 timing.seconds += clock() - start
                 timing.calls += 1
-                attempt_id = args[0] if args else kwargs.get("attempt_id")
+                attempt_id: str = args[0] if args else kwargs["attempt_id"]
                 asks = args[1] if len(args) > 1 else kwargs.get("asks")
                 if asks and attempt_id not in first_ask and attempt_id not in done:
                     first_ask[attempt_id] = now_ms()

@@ -553,7 +553,7 @@ def cluster_status(args: argparse.Namespace) -> int:
         f"{total['vcores']} vcores, utilization memory {metrics['utilization']['memory']:.1%}"
     )
     C.say("nodes: " + (", ".join(f"{k} {v}" for k, v in sorted(by_state.items())) or "none"))
-    rows = [("node", "rack", "state", "containers", "used MB", "nm address")]
+    rows: list[tuple[str, ...]] = [("node", "rack", "state", "containers", "used MB", "nm address")]
     rows += [
         (
             n["node_id"],

@@ -362,7 +362,7 @@ def _read_job(
         spec = _read_task(task, nodes, container_default)
         tasks.extend([spec] * max(task.integer("count", 1), 1))
 
-    common = {
+    common: dict[str, Any] = {
         "am_type": am_kind(am_type),
         "submit_ms": submit_ms,
         "end_ms": end_ms,

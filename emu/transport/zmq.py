@@ -20,7 +20,7 @@ from collections import Counter
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
-from typing import NoReturn
+from typing import NoReturn, cast
 
 import trio
 import zmq
@@ -101,11 +101,11 @@ async def _watch_events(sock: zmq.Socket[bytes], counts: Counter[str]) -> AsyncI
     for event in MONITORED_EVENTS:
         mask |= event
     mon = sock.get_monitor_socket(mask)
-    mon_fd = mon.getsockopt(zmq.FD)
+    mon_fd = int(mon.getsockopt(zmq.FD))
 
     async def watch() -> NoReturn:
         while True:
-            frames = await _recv_multipart(mon, mon_fd)
+            frames = await recv_multipart(mon, mon_fd)
             if len(frames) == 2 and len(frames[0]) >= 2:
                 event = int.from_bytes(frames[0][:2], "little")
                 counts[MONITORED_EVENTS.get(event, str(event))] += 1
@@ -140,7 +140,7 @@ def _apply_client_curve(sock: zmq.Socket[bytes], curve: Curve | None) -> None:
     sock.setsockopt(zmq.CURVE_SECRETKEY, curve.secret_key)
 
 
-async def _recv_multipart(sock: zmq.Socket[bytes], fd: int) -> list[bytes]:
+async def recv_multipart(sock: zmq.Socket[bytes], fd: int) -> list[bytes]:
     """Receive one message on a socket no other task uses.
 
     A checkpoint only when nothing is queued: the caller bounds its bursts
@@ -153,7 +153,7 @@ async def _recv_multipart(sock: zmq.Socket[bytes], fd: int) -> list[bytes]:
         except zmq.Again:
             pass
         # The failed recv may have consumed the FD's edge: trust EVENTS.
-        if not sock.getsockopt(_EVENTS) & _POLLIN:
+        if not cast(int, sock.getsockopt(_EVENTS)) & _POLLIN:
             await trio.lowlevel.wait_readable(fd)
 
 
@@ -171,8 +171,8 @@ async def serve(
     `curve` (default: the process's `set_default_curve` server keys) makes it
     a CURVE server; `monitor` counts connection events (`MONITORED_EVENTS`).
     """
-    sock = zmq.Context.instance().socket(zmq.ROUTER)
-    fd = sock.getsockopt(zmq.FD)
+    sock: zmq.Socket[bytes] = zmq.Context.instance().socket(zmq.ROUTER)
+    fd = int(sock.getsockopt(zmq.FD))
     events = AsyncExitStack()
     try:
         _apply_server_curve(sock, curve if curve is not None else _default_server_curve)
@@ -201,7 +201,7 @@ async def serve(
             if burst == _BURST:
                 burst = 0
                 await trio.lowlevel.checkpoint()
-            frames = await _recv_multipart(sock, fd)
+            frames = await recv_multipart(sock, fd)
             if len(frames) != 3:
                 # Not a request from our DEALER; there is no request_id to answer.
                 stats.requests += 1
@@ -234,7 +234,7 @@ class ZmqConnection(Connection):
         self.address = address
         self.identity = identity
         self._sock = sock
-        self._fd: int = sock.getsockopt(zmq.FD)
+        self._fd = int(sock.getsockopt(zmq.FD))
         self._next_id = 0
         self._waiting: dict[bytes, Pending] = {}
         self._closed = False
@@ -264,14 +264,14 @@ class ZmqConnection(Connection):
                 sock.send_multipart(frames, _NOBLOCK)
             except zmq.Again:
                 # The send queue is full (at the high-water mark).
-                if not self._notice(sock.getsockopt(_EVENTS)) & _POLLOUT:
+                if not self._notice(cast(int, sock.getsockopt(_EVENTS))) & _POLLOUT:
                     if self._writable is None:
                         self._writable = trio.Event()
                     await self._writable.wait()
                     if self._closed:
                         raise TransportError(f"connection to {self.address} closed") from None
                 continue
-            self._notice(sock.getsockopt(_EVENTS))
+            self._notice(cast(int, sock.getsockopt(_EVENTS)))
             return
 
     def _notice(self, events: int) -> int:
@@ -290,7 +290,7 @@ class ZmqConnection(Connection):
             try:
                 frames = sock.recv_multipart(_NOBLOCK)
             except zmq.Again:
-                if not self._notice(sock.getsockopt(_EVENTS)) & _POLLIN:
+                if not self._notice(cast(int, sock.getsockopt(_EVENTS))) & _POLLIN:
                     with trio.CancelScope() as self._fd_wait:
                         await trio.lowlevel.wait_readable(fd)
                     self._fd_wait = None
@@ -322,8 +322,8 @@ async def connect(
     keys) makes it a CURVE client; a server that refuses the keys never
     answers, so requests time out.
     """
-    sock = zmq.Context.instance().socket(zmq.DEALER)
-    fd = sock.getsockopt(zmq.FD)
+    sock: zmq.Socket[bytes] = zmq.Context.instance().socket(zmq.DEALER)
+    fd = int(sock.getsockopt(zmq.FD))
     try:
         _apply_client_curve(sock, curve if curve is not None else _default_client_curve)
         sock.setsockopt(zmq.LINGER, 0)
