@@ -5,7 +5,9 @@ General layout (each line is one boundary worth keeping):
 - `protocol`   the message catalogue and codec. Imports nothing from emu;
                every actor depends on it.
 - `transport/` how encoded messages travel: `mem://` (one process, virtual
-               clock) and ZeroMQ `tcp://`/`ipc://`. Actors see only
+               clock) and ZeroMQ `tcp://`/`ipc://`, each a `Backend` found
+               by scheme in `base.BACKENDS`, configured by one `Options`
+               (CURVE keys, monitor, size limit). Actors see only
                `serve`/`connect`.
 - `clock`      virtual and scaled-wall clocks; everything reads trio's clock.
 - `resources`, `workload`, `errors`, `config/`  plain data shared by all.

@@ -19,7 +19,7 @@ from emu.processes import common as C
 from emu.rm import recovery as rec
 from emu.rm.actor import ResourceManager, RMAddresses
 from emu.rm.settings import RMSettings
-from emu.transport import zmq as zmq_transport
+from emu.transport import MAX_MESSAGE_BYTES
 
 HELP = """Run the ResourceManager on YARN's ports: 8030 (AM protocol), 8031
 (resource tracker), 8032 (client), 8033 (admin), or from --port-base.
@@ -146,9 +146,7 @@ def main(args: argparse.Namespace) -> int:
     conf = C.load_configuration(args.conf_dir, overrides)
     RMSettings.from_conf(conf)
     keys = security.load(args.keys, serving=True) if args.keys else None
-    security.install(keys)
-    if args.max_message_bytes:
-        zmq_transport.MAX_MESSAGE_BYTES = args.max_message_bytes
+    security.install(keys, args.max_message_bytes or MAX_MESSAGE_BYTES)
     exposed = security.warn_if_exposed(
         args.host,
         keys,

@@ -8,9 +8,11 @@ separately.
 
 from __future__ import annotations
 
+import inspect
 import random
 import re
 import time
+from collections import Counter
 from functools import partial
 
 import pytest
@@ -18,14 +20,23 @@ import trio
 import trio.testing
 import zmq
 
+import emu.transport.mem
+import emu.transport.zmq
 from emu.transport import (
+    BACKENDS,
     Connection,
+    Curve,
+    Defaults,
     Handler,
+    Options,
     RequestTimeout,
     ServerStats,
     TransportError,
+    backend_for,
     connect,
+    defaults,
     serve,
+    set_defaults,
 )
 
 
@@ -243,6 +254,46 @@ async def test_unknown_scheme_is_rejected() -> None:
         await serve("nowhere", echo)
 
 
+def test_every_scheme_names_a_module_that_is_a_backend() -> None:
+    """The registry and the modules agree: each scheme's module has the
+    `Backend` functions, taking the one `Options` object."""
+    assert set(BACKENDS) == {"mem", "tcp", "ipc"}
+    for scheme in BACKENDS:
+        backend = backend_for(f"{scheme}://x")
+        for name in ("serve", "connect"):
+            assert "options" in inspect.signature(getattr(backend, name)).parameters
+    assert backend_for("tcp://h:1") is backend_for("ipc:///tmp/x") is emu.transport.zmq
+    assert backend_for("mem://a") is emu.transport.mem
+
+
+async def test_process_defaults_reach_the_backend_and_a_call_overrides_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`set_defaults` is what a server gets when the caller says nothing; a
+    per-call `monitor`/`curve` replaces that one field only."""
+    seen: list[Options] = []
+
+    async def fake_serve(address, handler, *, stats, options, task_status):  # type: ignore[no-untyped-def]
+        seen.append(options)
+        task_status.started(address)
+
+    monkeypatch.setattr(emu.transport.mem, "serve", fake_serve)
+    keys = Curve(b"p" * 40, b"s" * 40)
+    counter: Counter[str] = Counter()
+    set_defaults(Defaults(server=Options(curve=keys, max_message_bytes=10)))
+    try:
+        async with trio.open_nursery() as nursery:
+            await nursery.start(partial(serve, "mem://a", echo))
+            await nursery.start(partial(serve, "mem://b", echo, monitor=counter))
+    finally:
+        set_defaults(None)
+    assert seen == [
+        Options(curve=keys, max_message_bytes=10),
+        Options(curve=keys, monitor=counter, max_message_bytes=10),
+    ]
+    assert defaults() == Defaults()
+
+
 # ZeroMQ only: frames that did not come from our DEALER.
 
 
@@ -424,3 +475,17 @@ async def test_an_encodable_payload_is_handed_over_in_process_and_encoded_over_z
     else:
         assert seen == [b"request"] and reply == b"reply"
     assert (stats.requests, stats.replies, stats.handler_errors) == (1, 1, 0)
+
+
+def test_the_blocking_client_is_the_transport_dealer() -> None:
+    """`SyncClient` gets the same reconnect intervals and CURVE checks as a
+    trio client (they had drifted apart when each set its socket up)."""
+    from emu.processes.common import SyncClient
+
+    with SyncClient("tcp://127.0.0.1:1") as client:
+        assert client.sock.getsockopt(zmq.RECONNECT_IVL) == emu.transport.zmq.RECONNECT_IVL_MS
+        assert (
+            client.sock.getsockopt(zmq.RECONNECT_IVL_MAX) == emu.transport.zmq.RECONNECT_IVL_MAX_MS
+        )
+    with pytest.raises(TransportError, match="server's public key"):
+        SyncClient("tcp://127.0.0.1:1", Curve(b"p" * 40, b"s" * 40))
