@@ -67,15 +67,3 @@ class RMHarness:
             asks=asks or [], releases=list(releases), blacklist_add=[], blacklist_remove=[],
             progress=0.0,
         )  # fmt: skip
-
-
-def ask(
-    priority: int, name: str, num: int, memory: int = 1024, vcores: int = 1, relax=True
-) -> dict:
-    return {
-        "priority": priority,
-        "resource_name": name,
-        "capability": {"memory-mb": memory, "vcores": vcores},
-        "num_containers": num,
-        "relax_locality": relax,
-    }

@@ -20,8 +20,8 @@ from emu.rm.scheduler.common import ANY
 from emu.simulation import run_virtual
 from emu.transport import connect
 from tests.fuzzing import ENDPOINTS, KINDS, campaign, workload_sim
-from tests.helpers import fifo_conf
-from tests.rmharness import RMHarness, ask
+from tests.helpers import ask, fifo_conf
+from tests.rmharness import RMHarness
 
 RM_SERVICES = (P.RESOURCE_TRACKER, P.AM_PROTOCOL, P.CLIENT, P.ADMIN)
 

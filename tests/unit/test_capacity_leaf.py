@@ -12,7 +12,7 @@ most), as in those tests.
 from __future__ import annotations
 
 from emu.resources import Resource
-from tests.unit.test_capacity_harness import GB, Harness, Q, used
+from tests.capacity_harness import GB, Harness, Q, used
 
 LEAF_QUEUES: dict[str, object] = {
     Q + "reservations-continue-look-all-nodes": False,  # as TestLeafQueue's setUp

@@ -6,8 +6,8 @@ from __future__ import annotations
 from emu import protocol as P
 from emu.resources import Resource
 from emu.rm.scheduler.common import ANY, NODE_LOCAL, OFF_SWITCH, RACK_LOCAL, AppSchedulingInfo, Ask
-from tests.helpers import fifo_conf
-from tests.rmharness import RMHarness, ask
+from tests.helpers import ask, fifo_conf
+from tests.rmharness import RMHarness
 
 
 def running_app(rm: RMHarness, name: str, **kw) -> str:

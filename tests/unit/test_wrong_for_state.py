@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from emu import protocol as P
 from emu.rm.scheduler.common import ANY
-from tests.helpers import fifo_conf
-from tests.rmharness import RMHarness, ask
+from tests.helpers import ask, fifo_conf
+from tests.rmharness import RMHarness
 
 
 def running(rm: RMHarness) -> str:
