@@ -21,6 +21,7 @@ from emu.errors import InputError
 from emu.resources import Resource
 from emu.scenario.limits import JAVA_INT_MAX, JAVA_LONG_MAX, MAX_TASKS, shorten
 from emu.scenario.queues import check_capacity_queues
+from emu.scenario.sls import read_text
 from emu.workload import JobSpec, NodeSpec, TaskSpec, Workload
 
 FAULT_KINDS = ("nm_crash", "nm_restart", "am_hang", "am_crash", "kill_app", "decommission")
@@ -151,17 +152,10 @@ def load(path: str | Path) -> Scenario:
 
 def _read_toml(path: str) -> dict[str, Any]:
     """The file's TOML document; InputError says why it cannot be read."""
+    # TOML is UTF-8 without a byte-order mark, hence plain utf-8.
+    text = read_text(path, "a scenario file", "utf-8")
     try:
-        with open(path, "rb") as f:
-            return tomllib.load(f)
-    except FileNotFoundError:
-        raise InputError(path, None, "no such file") from None
-    except IsADirectoryError:
-        raise InputError(path, None, "is a directory, expected a scenario file") from None
-    except UnicodeDecodeError as e:
-        raise InputError(path, None, f"not UTF-8 text (byte {e.start})") from None
-    except OSError as e:
-        raise InputError(path, None, f"cannot read: {e.strerror}") from None
+        return tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         where = re.search(r"at line (\d+)", str(e))
         line = int(where.group(1)) if where else None

@@ -220,22 +220,23 @@ def parse_resource(
     return ConfigurableResource(Resource(amounts[0], amounts[1]))
 
 
-def _java_int(text: str) -> int:
+def _java_integer(text: str, maximum: int, kind: str) -> int:
+    """Integer.parseInt / Long.parseLong: digits with an optional sign, within
+    [-maximum - 1, maximum], with Java's NumberFormatException message."""
     if not re.fullmatch(r"[+-]?\d+", text):
         raise ValueError(f'For input string: "{text}"')
     v = int(text)
-    if v > INT_MAX or v < -INT_MAX - 1:
-        raise ValueError(f'For input string: "{text}" (out of int range)')
+    if v > maximum or v < -maximum - 1:
+        raise ValueError(f'For input string: "{text}" (out of {kind} range)')
     return v
+
+
+def _java_int(text: str) -> int:
+    return _java_integer(text, INT_MAX, "int")
 
 
 def _java_long(text: str) -> int:
-    if not re.fullmatch(r"[+-]?\d+", text):
-        raise ValueError(f'For input string: "{text}"')
-    v = int(text)
-    if v > LONG_MAX or v < -LONG_MAX - 1:
-        raise ValueError(f'For input string: "{text}" (out of long range)')
-    return v
+    return _java_integer(text, LONG_MAX, "long")
 
 
 _FLOAT = re.compile(r"[+-]?(NaN|Infinity|((\d+\.?\d*|\.\d+)([eE][+-]?\d+)?))[fFdD]?")
