@@ -144,8 +144,7 @@ async def test_well_formed_requests_with_arbitrary_values_never_crash_the_rm(mes
     rm.add_node("h1")
     rm.add_node("h2")
     app = rm.submit("a")
-    rm.heartbeat("h1")
-    rm.register_am(app)
+    rm.start_am(app, "h1")
     rm.allocate(app, [ask(20, ANY, 2)])
     rm.heartbeat("h2")
     for msg in messages:

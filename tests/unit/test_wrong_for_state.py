@@ -13,8 +13,7 @@ def running(rm: RMHarness) -> str:
     rm.add_node("h1")
     rm.add_node("h2")
     app = rm.submit("a")
-    rm.heartbeat("h1")
-    rm.register_am(app)
+    rm.start_am(app, "h1")
     return app
 
 
