@@ -17,6 +17,8 @@ beyond the address (CURVE keys, a connection-event monitor, the message size
 limit), and `set_defaults` installs a process's options once, at start.
 """
 
+from typing import TYPE_CHECKING
+
 from emu.transport.base import (
     BACKENDS,
     MAX_MESSAGE_BYTES,
@@ -58,3 +60,10 @@ __all__ = [
     "serve",
     "set_defaults",
 ]
+
+if TYPE_CHECKING:
+    # mypy checks here that each module BACKENDS names really is a Backend.
+    from emu.transport import mem as _mem
+    from emu.transport import zmq as _zmq
+
+    _BACKEND_MODULES: tuple[Backend, ...] = (_mem, _zmq)
