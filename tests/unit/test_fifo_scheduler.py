@@ -10,6 +10,18 @@ from tests.helpers import ask, fifo_conf
 from tests.rmharness import RMHarness
 
 
+def one_task_running() -> tuple[RMHarness, str, dict]:
+    """One node h1 running app a's AM and one task container, collected by the AM."""
+    rm = RMHarness(fifo_conf())
+    rm.add_node("h1")
+    app = rm.submit("a")
+    rm.start_am(app, "h1")
+    rm.allocate(app, [ask(20, ANY, 1)])
+    rm.heartbeat("h1")
+    (c,) = rm.allocate(app)["allocated"]
+    return rm, app, c
+
+
 async def test_am_container_then_tasks_only_on_node_heartbeat(autojump_clock):
     rm = RMHarness(fifo_conf())
     rm.add_node("h1")
@@ -94,13 +106,7 @@ async def test_ask_above_maximum_is_refused_and_the_am_keeps_going(autojump_cloc
 
 
 async def test_completed_container_reported_once_to_the_am(autojump_clock):
-    rm = RMHarness(fifo_conf())
-    rm.add_node("h1")
-    app = rm.submit("a")
-    rm.start_am(app, "h1")
-    rm.allocate(app, [ask(20, ANY, 1)])
-    rm.heartbeat("h1")
-    (c,) = rm.allocate(app)["allocated"]
+    rm, app, c = one_task_running()
     cid = c["container_id"]
     rm.heartbeat("h1", [{"container_id": cid, "state": "RUNNING", "exit_status": -1000}])
     assert rm.ctx.containers[cid].state == "RUNNING"
@@ -111,13 +117,7 @@ async def test_completed_container_reported_once_to_the_am(autojump_clock):
 
 
 async def test_released_container_frees_resources_and_node_is_told(autojump_clock):
-    rm = RMHarness(fifo_conf())
-    rm.add_node("h1")
-    app = rm.submit("a")
-    rm.start_am(app, "h1")
-    rm.allocate(app, [ask(20, ANY, 1)])
-    rm.heartbeat("h1")
-    (c,) = rm.allocate(app)["allocated"]
+    rm, app, c = one_task_running()
     rm.allocate(app, releases=[c["container_id"]])
     assert rm.ctx.scheduler.used == Resource(1024, 1)
     assert c["container_id"] in rm.heartbeat("h1")["containers_to_cleanup"]

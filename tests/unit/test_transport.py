@@ -83,6 +83,20 @@ async def tag(payload: bytes) -> bytes:
     return b"re:" + payload
 
 
+async def request_into(replies: dict[bytes, bytes], conn: Connection, payload: bytes) -> None:
+    """Send `payload` and keep its reply in `replies`."""
+    replies[payload] = await conn.request(payload, timeout=5)
+
+
+async def expect_failure(
+    failures: list[str], match: str, timeout: float | None, conn: Connection
+) -> None:
+    """Send a request that must fail with a TransportError matching `match`."""
+    with pytest.raises(TransportError, match=match) as info:
+        await conn.request(b"x", timeout=timeout)
+    failures.append(str(info.value))
+
+
 async def test_echo_round_trip(address: str, nursery: trio.Nursery) -> None:
     stats = ServerStats()
     bound = await start_server(nursery, address, echo, stats)
@@ -204,9 +218,7 @@ async def test_requests_are_served_in_arrival_order(address: str, nursery: trio.
     bound = await start_server(nursery, address, handler)
     payloads = [b"%d" % i for i in range(50)]
     replies: dict[bytes, bytes] = {}
-
-    async def requester(conn: Connection, payload: bytes) -> None:
-        replies[payload] = await conn.request(payload, timeout=5)
+    requester = partial(request_into, replies)
 
     async with connect(bound) as conn, trio.open_nursery() as requesters:
         for payload in payloads:
@@ -334,9 +346,7 @@ async def test_requests_beyond_the_send_queue_wait_for_room(
     monkeypatch.setitem(ctx.sockopts, zmq.SNDHWM, 2)
     payloads = [b"%04d" % i + bytes(1000) for i in range(300)]
     replies: dict[bytes, bytes] = {}
-
-    async def requester(conn: Connection, payload: bytes) -> None:
-        replies[payload] = await conn.request(payload, timeout=5)
+    requester = partial(request_into, replies)
 
     async with connect(bound) as conn, trio.open_nursery() as requesters:
         for payload in payloads:
@@ -355,10 +365,7 @@ async def test_closing_fails_outstanding_requests(zmq_address: str, nursery: tri
     bound = await start_server(nursery, zmq_address, no_reply)
     failures: list[str] = []
 
-    async def requester(conn: Connection) -> None:
-        with pytest.raises(TransportError, match="closed") as info:
-            await conn.request(b"x", timeout=5)
-        failures.append(str(info.value))
+    requester = partial(expect_failure, failures, "closed", 5)
 
     async with trio.open_nursery() as outer, connect(bound) as conn:
         outer.start_soon(requester, conn)
@@ -431,10 +438,7 @@ async def test_mem_stopped_server_fails_pending_requests(nursery: trio.Nursery) 
     await nursery.start(run_server)
     failures: list[str] = []
 
-    async def requester(conn: Connection) -> None:
-        with pytest.raises(TransportError, match="stopped") as info:
-            await conn.request(b"x")
-        failures.append(str(info.value))
+    requester = partial(expect_failure, failures, "stopped", None)
 
     async with connect("mem://stopping") as conn, trio.open_nursery() as requesters:
         for _ in range(3):  # one being handled, two queued
