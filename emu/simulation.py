@@ -28,7 +28,7 @@ from emu.replay import Replayer
 from emu.resources import Resource
 from emu.rm import stall
 from emu.rm.actor import ResourceManager, RMAddresses
-from emu.scenario.native import Fault
+from emu.scenario.native import Fault, Scenario
 from emu.transport import connect
 from emu.workload import NodeSpec, Workload
 
@@ -83,6 +83,21 @@ class Simulation:
     """The NodeManager host serving every node, once it serves."""
     rm_bound: RMAddresses | None = field(default=None, init=False)
     """Where the RM's services listen, once they do (port 0 resolved)."""
+
+    @classmethod
+    def of_scenario(cls, scenario: Scenario, **kw: Any) -> Simulation:
+        """The simulation of an emu scenario file: its configuration, cluster,
+        workload, faults, seed and AM heartbeat; `kw` sets the other fields
+        (or overrides these, e.g. `seed`)."""
+        fields: dict[str, Any] = {
+            "conf": scenario.conf,
+            "nodes": scenario.nodes,
+            "workload": scenario.workload,
+            "faults": scenario.faults,
+            "seed": scenario.seed,
+            "am_heartbeat_ms": scenario.am_heartbeat_ms,
+        }
+        return cls(**{**fields, **kw})
 
     async def run(self) -> RunResult:
         started = time.perf_counter()

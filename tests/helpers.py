@@ -72,15 +72,7 @@ def scenario_simulation(scenario: str | Path | native.Scenario, **kw: Any) -> Si
     or one already loaded), with the RM's invariants checked as it runs."""
     sc = scenario if isinstance(scenario, native.Scenario) else native.load(SCENARIOS / scenario)
     kw.setdefault("check_invariants", True)
-    return Simulation(
-        conf=sc.conf,
-        nodes=sc.nodes,
-        workload=sc.workload,
-        faults=sc.faults,
-        seed=sc.seed,
-        am_heartbeat_ms=sc.am_heartbeat_ms,
-        **kw,
-    )
+    return Simulation.of_scenario(sc, **kw)
 
 
 def simulation(jobs: list[JobSpec], n_nodes: int = 4, faults=None, conf=None, **kw) -> Simulation:
