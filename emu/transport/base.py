@@ -15,6 +15,7 @@ import importlib
 from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, NoReturn, Protocol, SupportsBytes, cast
 
@@ -242,23 +243,27 @@ class Defaults:
     client: Options = Options()
 
 
-_defaults = Defaults()
+_PLAIN = Defaults()
+"""No keys, no monitor, the default size limit (frozen, so safe to share)."""
+_defaults: ContextVar[Defaults] = ContextVar("emu_transport_defaults", default=_PLAIN)
 
 
 def set_defaults(defaults: Defaults | None = None) -> None:
-    """Make every later `serve`/`connect` of this process use `defaults`.
+    """Make every later `serve`/`connect` in this context use `defaults`.
 
-    A process of a secured cluster sets its keys here once, at start, so
-    actor code (the NM host, the AMs it runs, the RM's AM launcher) stays
-    unaware of keys. None restores plain connections with no monitor.
+    A process of a secured cluster sets its keys here once, at start, before
+    `trio.run` (whose tasks inherit the context), so actor code (the NM host,
+    the AMs it runs, the RM's AM launcher) stays unaware of keys. A context
+    variable rather than a module global: a trio run started from another
+    context (a test, a thread) does not see them. None restores plain
+    connections with no monitor.
     """
-    global _defaults
-    _defaults = Defaults() if defaults is None else defaults
+    _defaults.set(_PLAIN if defaults is None else defaults)
 
 
 def defaults() -> Defaults:
-    """What `set_defaults` last installed."""
-    return _defaults
+    """What `set_defaults` last installed in this context."""
+    return _defaults.get()
 
 
 def backend_for(address: str) -> Backend:
@@ -306,7 +311,7 @@ async def serve(
         address,
         handler,
         stats=ServerStats() if stats is None else stats,
-        options=_options(options or _defaults.server, curve, monitor),
+        options=_options(options or _defaults.get().server, curve, monitor),
         task_status=task_status,
     )
 
@@ -327,6 +332,6 @@ async def connect(
     `curve` replaces their keys.
     """
     backend = backend_for(address)
-    opts = _options(options or _defaults.client, curve, None)
+    opts = _options(options or _defaults.get().client, curve, None)
     async with backend.connect(address, identity=identity, options=opts) as conn:
         yield conn
