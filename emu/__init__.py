@@ -15,7 +15,9 @@ General layout (each line is one boundary worth keeping):
                (`app`, `attempt`, `container`, `node`, each with StrEnums
                of its states and events), `monitors`, and `scheduler/`
                (`events`: the SchedulerEvent enum;
-               `common` + fifo/capacity/fair; `shortcuts`
+               `scheduler_node`, `app_scheduling_info`, `scheduler_app`,
+               `queue_metrics`, `locality` and `abstract_scheduler`, as
+               Hadoop splits them, + fifo/capacity/fair; `shortcuts`
                is the one switch for output-preserving hot-path shortcuts;
                `activities` records why apps wait). Schedulers see only RM
                entities.
@@ -32,7 +34,7 @@ General layout (each line is one boundary worth keeping):
 - `metrics/`   event log, summaries (with the timeline of queue shares and
                fairness), SLS-compatible outputs, the progress line,
                invariants (Hadoop's metric files; the RM's own state), fault
-               reports.
+               reports, the utilization integral (`utilization`).
 - `web/`       watching a run: the read-only cluster view (`view`), the YARN
                REST API and live pages on hypercorn+starlette in a thread of
                their own (`api`, `pages`, `server`), fed by `live`.

@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from emu.rm.container import RMContainer
     from emu.rm.node import RMNode
     from emu.rm.recovery import RMRecovery
-    from emu.rm.scheduler.common import Scheduler
+    from emu.rm.scheduler.abstract_scheduler import Scheduler
 
 MACHINES = {
     "app": app_sm.MACHINE,

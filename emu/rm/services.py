@@ -29,7 +29,7 @@ from emu.rm.app import RMApp
 from emu.rm.context import RMContext
 from emu.rm.diagnostics import invalid_request
 from emu.rm.node import RMNode
-from emu.rm.scheduler.common import SchedulerError
+from emu.rm.scheduler.abstract_scheduler import SchedulerError
 from emu.rm.scheduler.events import SchedulerEvent
 
 log = structlog.get_logger("emu.rm")

@@ -36,12 +36,14 @@ from typing import TYPE_CHECKING
 
 from emu.resources import ZERO
 from emu.rm.scheduler.capacity import resource_math as rm
-from emu.rm.scheduler.common import ANY, NODE_LOCAL, OFF_SWITCH, RACK_LOCAL
+from emu.rm.scheduler.locality import ANY, NODE_LOCAL, OFF_SWITCH, RACK_LOCAL
 
 if TYPE_CHECKING:
     from emu.resources import Resource
+    from emu.rm.scheduler.app_scheduling_info import Ask
     from emu.rm.scheduler.capacity.scheduler import CapacityScheduler
-    from emu.rm.scheduler.common import Ask, SchedulerApp, SchedulerNode
+    from emu.rm.scheduler.scheduler_app import SchedulerApp
+    from emu.rm.scheduler.scheduler_node import SchedulerNode
 
 ALLOCATED, RESERVED = "ALLOCATED", "RESERVED"
 PRIORITY_SKIPPED, APP_SKIPPED = "PRIORITY_SKIPPED", "APP_SKIPPED"

@@ -41,7 +41,7 @@ from emu.rm.scheduler.events import SchedulerEvent
 if TYPE_CHECKING:
     from emu.rm.container import RMContainer
     from emu.rm.scheduler.capacity.scheduler import CapacityScheduler
-    from emu.rm.scheduler.common import SchedulerApp
+    from emu.rm.scheduler.scheduler_app import SchedulerApp
 
 UNIT = Resource(1, 1)
 MAX_INT = float(2**31 - 1)

@@ -36,7 +36,8 @@ from emu.rm.scheduler.capacity.config import CapacityConf, QueueConf
 
 if TYPE_CHECKING:
     from emu.resources import ResourceCalculator
-    from emu.rm.scheduler.common import QueueMetrics, SchedulerApp
+    from emu.rm.scheduler.queue_metrics import QueueMetrics
+    from emu.rm.scheduler.scheduler_app import SchedulerApp
 
 
 class Env(Protocol):

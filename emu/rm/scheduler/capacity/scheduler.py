@@ -34,20 +34,18 @@ from emu.resources import ZERO, Resource, calculator
 from emu.rm.container import RMContainer
 from emu.rm.diagnostics import invalid_request
 from emu.rm.scheduler import activities as act
+from emu.rm.scheduler.abstract_scheduler import Scheduler
+from emu.rm.scheduler.app_scheduling_info import Ask
 from emu.rm.scheduler.capacity import allocator
 from emu.rm.scheduler.capacity import resource_math as rm
 from emu.rm.scheduler.capacity.config import CapacityConf, parse, queue_paths
 from emu.rm.scheduler.capacity.placement import place
 from emu.rm.scheduler.capacity.preemption import PreemptionPolicy, TempQueue
 from emu.rm.scheduler.capacity.queues import LeafQueue, ParentQueue, Queue, build
-from emu.rm.scheduler.common import (
-    OFF_SWITCH,
-    Ask,
-    QueueMetrics,
-    Scheduler,
-    SchedulerApp,
-    SchedulerNode,
-)
+from emu.rm.scheduler.locality import OFF_SWITCH
+from emu.rm.scheduler.queue_metrics import QueueMetrics
+from emu.rm.scheduler.scheduler_app import SchedulerApp
+from emu.rm.scheduler.scheduler_node import SchedulerNode
 
 if TYPE_CHECKING:
     from emu.rm.app import RMApp

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from emu.resources import ZERO, Resource, component_min
 from emu.rm.scheduler import activities as act
-from emu.rm.scheduler.common import ANY, NODE_LOCAL, OFF_SWITCH, RACK_LOCAL, Ask
+from emu.rm.scheduler.app_scheduling_info import Ask
 from emu.rm.scheduler.fair.arith import (
     f32,
     fits_in,
@@ -27,12 +27,14 @@ from emu.rm.scheduler.fair.arith import (
     subtract_non_negative,
 )
 from emu.rm.scheduler.fair.queues import CONTAINER_RESERVED, NONE
+from emu.rm.scheduler.locality import ANY, NODE_LOCAL, OFF_SWITCH, RACK_LOCAL
 
 if TYPE_CHECKING:
     from emu.rm.container import RMContainer
-    from emu.rm.scheduler.common import SchedulerApp, SchedulerNode
     from emu.rm.scheduler.fair.queues import FSLeafQueue
     from emu.rm.scheduler.fair.scheduler import FairScheduler
+    from emu.rm.scheduler.scheduler_app import SchedulerApp
+    from emu.rm.scheduler.scheduler_node import SchedulerNode
 
 
 class FSApp:

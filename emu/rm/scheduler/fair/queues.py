@@ -41,9 +41,9 @@ from emu.rm.scheduler.fair.arith import (
 from emu.rm.scheduler.fair.policies import Policy
 
 if TYPE_CHECKING:
-    from emu.rm.scheduler.common import SchedulerNode
     from emu.rm.scheduler.fair.app import FSApp
     from emu.rm.scheduler.fair.scheduler import FairScheduler
+    from emu.rm.scheduler.scheduler_node import SchedulerNode
 
 ROOT = "root"
 DEFAULT = "root.default"

@@ -32,7 +32,8 @@ from emu.resources import (
     component_min,
 )
 from emu.rm.scheduler import activities as act
-from emu.rm.scheduler.common import Ask, Scheduler, SchedulerError, SchedulerNode
+from emu.rm.scheduler.abstract_scheduler import Scheduler, SchedulerError
+from emu.rm.scheduler.app_scheduling_info import Ask
 from emu.rm.scheduler.fair import allocation_file
 from emu.rm.scheduler.fair.allocation_file import AllocationConfiguration
 from emu.rm.scheduler.fair.app import FSApp
@@ -59,6 +60,7 @@ from emu.rm.scheduler.fair.queues import (
     ensure_root_prefix,
 )
 from emu.rm.scheduler.fair.settings import FairSettings
+from emu.rm.scheduler.scheduler_node import SchedulerNode
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -67,7 +69,7 @@ if TYPE_CHECKING:
     from emu.rm.container import RMContainer
     from emu.rm.context import RMContext
     from emu.rm.node import RMNode
-    from emu.rm.scheduler.common import SchedulerApp
+    from emu.rm.scheduler.scheduler_app import SchedulerApp
 
 log = structlog.get_logger("emu.rm.fair")
 

@@ -1,12 +1,9 @@
-"""What every YARN scheduler shares: nodes, outstanding asks, container
-bookkeeping, reservations, metrics. FIFO, Capacity and Fair build on this.
-
-The pieces mirror Hadoop's: `SchedulerNode`, `AppSchedulingInfo` (asks by
-priority and resource name with replace-on-update semantics),
-`SchedulerApp` (SchedulerApplicationAttempt), `QueueMetrics`, and
-`Scheduler` (AbstractYarnScheduler), which turns scheduler events into calls
-and keeps containers' state machines in step. Subclasses decide *where*
-containers go (`schedule(node)`) and which queue an app joins (`place_app`).
+"""The abstract scheduler (Hadoop's AbstractYarnScheduler): turns scheduler
+events into calls, keeps containers' state machines in step, and charges
+every container to its node, attempt, queue and the cluster through one
+hook pair. FIFO, Capacity and Fair build on it: subclasses decide *where*
+containers go (`schedule(node)`) and which queue an app joins
+(`place_app`).
 
 Only NODE_UPDATE places containers: `allocate` records asks and hands over
 what was placed since the previous call, nothing more.
@@ -14,11 +11,11 @@ what was placed since the previous call, nothing more.
 
 from __future__ import annotations
 
-import bisect
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from emu.metrics.utilization import UtilizationIntegral
 from emu.protocol import EXIT_ABORTED, EXIT_KILLED_EXPIRED, EXIT_PREEMPTED
 from emu.resources import ZERO, Resource, ResourceCalculator
 from emu.rm import app as app_sm
@@ -28,7 +25,12 @@ from emu.rm import node as node_sm
 from emu.rm.container import RMContainer
 from emu.rm.diagnostics import invalid_request
 from emu.rm.scheduler.activities import Activities
+from emu.rm.scheduler.app_scheduling_info import AppSchedulingInfo, Ask
 from emu.rm.scheduler.events import check_handlers
+from emu.rm.scheduler.locality import ANY, OFF_SWITCH
+from emu.rm.scheduler.queue_metrics import QueueMetrics
+from emu.rm.scheduler.scheduler_app import SchedulerApp
+from emu.rm.scheduler.scheduler_node import SchedulerNode
 
 if TYPE_CHECKING:
     from emu.rm.app import RMApp
@@ -37,283 +39,11 @@ if TYPE_CHECKING:
     from emu.rm.dispatcher import Event
     from emu.rm.node import RMNode
 
-NODE_LOCAL, RACK_LOCAL, OFF_SWITCH = "NODE_LOCAL", "RACK_LOCAL", "OFF_SWITCH"
-ANY = "*"
 AM_PRIORITY = 0
 
 
 class SchedulerError(Exception):
     """An allocate call the scheduler refuses (YARN's InvalidResourceRequestException)."""
-
-
-class SchedulerNode:
-    """A node as the scheduler sees it: what is used, free, and reserved."""
-
-    __slots__ = (
-        "allocated",
-        "available",
-        "containers",
-        "host",
-        "node_id",
-        "rack",
-        "reserved",
-        "total",
-    )
-
-    def __init__(self, node_id: str, host: str, rack: str, total: Resource) -> None:
-        self.node_id = node_id
-        self.host = host
-        self.rack = rack
-        self.total = total
-        self.allocated = ZERO
-        self.available = total
-        self.containers: dict[str, RMContainer] = {}
-        self.reserved: RMContainer | None = None
-
-    def add(self, c: RMContainer) -> None:
-        self.containers[c.container_id] = c
-        self.allocated = self.allocated + c.resource
-        self.available = self.available - c.resource
-
-    def remove(self, c: RMContainer) -> None:
-        if self.containers.pop(c.container_id, None) is not None:
-            self.allocated = self.allocated - c.resource
-            self.available = self.available + c.resource
-
-    def set_total(self, total: Resource) -> None:
-        self.total = total
-        self.available = total - self.allocated
-
-
-class Ask:
-    """One outstanding ResourceRequest: `num` containers of `capability` at
-    `priority` on `name` (a host, a rack, or `*`)."""
-
-    __slots__ = ("capability", "name", "num", "priority", "relax")
-
-    def __init__(
-        self, priority: int, name: str, capability: Resource, num: int, relax: bool
-    ) -> None:
-        self.priority = priority
-        self.name = name
-        self.capability = capability
-        self.num = num
-        self.relax = relax
-
-
-class AppSchedulingInfo:
-    """An attempt's outstanding asks, as YARN's AppSchedulingInfo.
-
-    An ask replaces the previous ask of the same (priority, resource name),
-    as in YARN: the AM always sends the full current count. Placing a
-    container decrements the matching host, rack and `*` asks according to
-    the locality it was placed at.
-    """
-
-    __slots__ = ("pending", "priorities", "requests")
-
-    def __init__(self) -> None:
-        self.requests: dict[int, dict[str, Ask]] = {}
-        self.priorities: list[int] = []
-        self.pending = ZERO
-
-    def update(self, asks: list[Ask]) -> None:
-        for ask in asks:
-            by_name = self.requests.get(ask.priority)
-            if by_name is None:
-                if ask.num <= 0:
-                    continue
-                by_name = self.requests[ask.priority] = {}
-            old = by_name.get(ask.name)
-            if ask.name == ANY:
-                if old is not None:
-                    self.pending = self.pending - old.capability * old.num
-                self.pending = self.pending + ask.capability * max(ask.num, 0)
-            if ask.num <= 0 and ask.name != ANY:
-                by_name.pop(ask.name, None)
-            else:
-                by_name[ask.name] = ask
-            self._refresh(ask.priority)
-
-    def _refresh(self, priority: int) -> None:
-        by_name = self.requests.get(priority)
-        any_ask = by_name.get(ANY) if by_name else None
-        live = any_ask is not None and any_ask.num > 0
-        i = bisect.bisect_left(self.priorities, priority)
-        present = i < len(self.priorities) and self.priorities[i] == priority
-        if live and not present:
-            self.priorities.insert(i, priority)
-        elif not live and present:
-            del self.priorities[i]
-        if by_name is not None and not live and all(a.num <= 0 for a in by_name.values()):
-            del self.requests[priority]
-
-    def get(self, priority: int, name: str) -> Ask | None:
-        by_name = self.requests.get(priority)
-        return by_name.get(name) if by_name else None
-
-    def allocated(self, node_type: str, node: SchedulerNode, priority: int) -> None:
-        """Decrement asks for one container placed at `node_type` locality."""
-        by_name = self.requests[priority]
-        names = (
-            (node.host, node.rack, ANY)
-            if node_type == NODE_LOCAL
-            else (node.rack, ANY)
-            if node_type == RACK_LOCAL
-            else (ANY,)
-        )
-        for name in names:
-            ask = by_name.get(name)
-            if ask is None:
-                continue
-            ask.num -= 1
-            if name == ANY:
-                self.pending = self.pending - ask.capability
-            elif ask.num <= 0:
-                del by_name[name]
-        self._refresh(priority)
-
-    def has_pending(self) -> bool:
-        return bool(self.priorities)
-
-    def can_place(self, priority: int, node: SchedulerNode, node_type: str) -> Ask | None:
-        """The ask to satisfy if a container of `priority` may go on `node`
-        at `node_type` locality, following YARN's locality and
-        relax-locality rules; None if it may not."""
-        by_name = self.requests.get(priority)
-        if not by_name:
-            return None
-        any_ask = by_name.get(ANY)
-        if any_ask is None or any_ask.num <= 0:
-            return None
-        if node_type == OFF_SWITCH:
-            if not any_ask.relax:
-                return None
-            rack_ask = by_name.get(node.rack)
-            if rack_ask is not None and rack_ask.num > 0 and not rack_ask.relax:
-                return None
-            return any_ask
-        rack_ask = by_name.get(node.rack)
-        if rack_ask is None or rack_ask.num <= 0:
-            return None
-        if node_type == RACK_LOCAL:
-            return rack_ask if rack_ask.relax or _strict_rack(by_name, node) else None
-        host_ask = by_name.get(node.host)
-        if host_ask is None or host_ask.num <= 0:
-            return None
-        return host_ask
-
-
-def _strict_rack(by_name: dict[str, Ask], node: SchedulerNode) -> bool:
-    """A rack ask with relax=False still allows placement on that rack when
-    no host-level ask names a specific node (a rack-strict request)."""
-    return not any(n not in (ANY, node.rack) and a.num > 0 for n, a in by_name.items())
-
-
-@dataclass
-class QueueMetrics:
-    """Per-queue counters, as YARN's QueueMetrics."""
-
-    name: str
-    allocated: Resource = ZERO
-    allocated_containers: int = 0
-    pending: Resource = ZERO
-    reserved: Resource = ZERO
-    apps_submitted: int = 0
-    apps_running: int = 0
-    apps_pending: int = 0
-    apps_completed: int = 0
-    apps_failed: int = 0
-    apps_killed: int = 0
-    containers_allocated_total: int = 0
-    containers_released_total: int = 0
-    preempted_containers: int = 0
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "allocated": self.allocated.to_wire(),
-            "allocated_containers": self.allocated_containers,
-            "pending": self.pending.to_wire(),
-            "reserved": self.reserved.to_wire(),
-            "apps_submitted": self.apps_submitted,
-            "apps_running": self.apps_running,
-            "apps_pending": self.apps_pending,
-            "apps_completed": self.apps_completed,
-            "apps_failed": self.apps_failed,
-            "apps_killed": self.apps_killed,
-            "containers_allocated_total": self.containers_allocated_total,
-            "containers_released_total": self.containers_released_total,
-            "preempted_containers": self.preempted_containers,
-        }
-
-
-class SchedulerApp:
-    """An attempt as the scheduler sees it (YARN's SchedulerApplicationAttempt)."""
-
-    __slots__ = (
-        "am_pending",
-        "am_resource",
-        "am_running",
-        "app_id",
-        "attempt_id",
-        "blacklist",
-        "container_seq",
-        "info",
-        "live",
-        "newly_allocated",
-        "opportunities",
-        "order",
-        "priority",
-        "queue",
-        "reservations",
-        "start_ms",
-        "to_preempt",
-        "used",
-        "user",
-    )
-
-    def __init__(
-        self,
-        attempt_id: str,
-        app_id: str,
-        queue: str,
-        user: str,
-        priority: int,
-        order: int,
-        am_resource: Resource,
-        start_ms: int,
-        container_seq: int,
-    ) -> None:
-        self.attempt_id = attempt_id
-        self.app_id = app_id
-        self.queue = queue
-        self.user = user
-        self.priority = priority
-        self.order = order
-        self.am_resource = am_resource
-        self.start_ms = start_ms
-        self.info = AppSchedulingInfo()
-        self.live: dict[str, RMContainer] = {}
-        self.used = ZERO
-        self.newly_allocated: list[RMContainer] = []
-        self.am_pending = False
-        self.am_running = False
-        self.blacklist: set[str] = set()
-        self.reservations: dict[str, RMContainer] = {}
-        self.opportunities: dict[int, int] = {}
-        self.to_preempt: dict[str, RMContainer] = {}
-        self.container_seq = container_seq
-
-    @property
-    def pending(self) -> Resource:
-        return self.info.pending
-
-    def reserved_total(self) -> Resource:
-        total = ZERO
-        for c in self.reservations.values():
-            total = total + c.resource
-        return total
 
 
 @dataclass
@@ -349,16 +79,10 @@ class Scheduler:
         self.used = ZERO
         self.queues: dict[str, QueueMetrics] = {}
         self.container_total = 0
-        self.app_order = 0
         self.unknown_reports: Counter[str] = Counter()
         """NM container statuses for containers the RM does not hold (late
         reports of containers it already ended, or strays), by reported state."""
-        self.usage_since_ms = 0
-        self.allocated_mb_ms = 0
-        self.allocated_vcores_ms = 0
-        self.capacity_mb_ms = 0
-        self.capacity_vcores_ms = 0
-        self.last_usage_ms = 0
+        self.usage = UtilizationIntegral()
         self.activities = Activities(ctx.now_ms)
         """Why apps wait: recent decisions per app (`activities`)."""
 
@@ -441,7 +165,6 @@ class Scheduler:
 
     def on_APP_ATTEMPT_ADDED(self, attempt_id: str, attempt: RMAppAttempt) -> None:
         app = self.ctx.apps[attempt.app_id]
-        self.app_order += 1
         seq = 0
         for prev in app.attempts[:-1]:
             prev_app = self.apps.get(prev)
@@ -844,26 +567,12 @@ class Scheduler:
 
     # --- utilization integral (exact, for summaries) -------------------------------------------
     def _account_usage(self) -> None:
-        now = self.ctx.now_ms()
-        dt = now - self.last_usage_ms
-        if dt > 0:
-            self.allocated_mb_ms += self.used.memory * dt
-            self.allocated_vcores_ms += self.used.vcores * dt
-            self.capacity_mb_ms += self.cluster.memory * dt
-            self.capacity_vcores_ms += self.cluster.vcores * dt
-            self.last_usage_ms = now
+        self.usage.advance(self.ctx.now_ms(), self.used, self.cluster)
 
     def utilization(self) -> dict[str, float]:
         """Time-weighted allocated/capacity since the start, per resource."""
         self._account_usage()
-        return {
-            "memory": self.allocated_mb_ms / self.capacity_mb_ms if self.capacity_mb_ms else 0.0,
-            "vcores": (
-                self.allocated_vcores_ms / self.capacity_vcores_ms
-                if self.capacity_vcores_ms
-                else 0.0
-            ),
-        }
+        return self.usage.ratios()
 
 
 check_handlers(Scheduler)
