@@ -388,17 +388,16 @@ class Scheduler:
         self, sapp: SchedulerApp, node: SchedulerNode, priority: int, node_type: str, ask: Ask
     ) -> RMContainer:
         """Create a container for `ask` on `node` (the caller checked it fits)."""
-        ctx = self.ctx
         self._account_usage()
         c = self._new_container(sapp, node, priority, node_type, ask)
-        is_am = c.is_am
         before = sapp.info.pending
         sapp.info.allocated(node_type, node, priority)
-        q = self._charge_container(sapp, node, c)
+        q = self.queue_metrics(sapp.queue)
         q.pending = q.pending - before + sapp.info.pending
-        if not is_am:
+        self.container_allocated(c, sapp, node)
+        if not c.is_am:
             sapp.newly_allocated.append(c)
-        ctx.fire("container", c, csm.ContainerEvent.START)
+        self.ctx.fire("container", c, csm.ContainerEvent.START)
         if not sapp.info.has_pending():
             self.demand_changed(sapp)
         return c
@@ -433,16 +432,16 @@ class Scheduler:
             is_am,
             ctx.now_ms(),
         )
-        self._charge_container(sapp, node, c)
+        self.container_allocated(c, sapp, node)
         ctx.fire("container", c, csm.ContainerEvent.RECOVER)
-        self.container_recovered(c, sapp)
         return c
 
-    def _charge_container(
-        self, sapp: SchedulerApp, node: SchedulerNode, c: RMContainer
-    ) -> QueueMetrics:
-        """Charge a new (placed or recovered) container to its node, attempt,
-        queue and the cluster; an AM container makes its app running."""
+    def container_allocated(self, c: RMContainer, sapp: SchedulerApp, node: SchedulerNode) -> None:
+        """The one place a new container (placed or recovered) is charged:
+        to its node, attempt, queue and the cluster; an AM container makes
+        its app running. Schedulers extend it (call super first) to charge
+        their own queues and users, so no path can charge one and not the
+        other."""
         ctx = self.ctx
         ctx.containers[c.container_id] = c
         node.add(c)
@@ -464,12 +463,25 @@ class Scheduler:
         rmnode = ctx.nodes.get(node.node_id)
         if rmnode is not None:
             rmnode.running_apps.add(sapp.app_id)
-        return q
 
-    def container_recovered(self, c: RMContainer, sapp: SchedulerApp) -> None:
-        """Called after a recovered container was charged to the common
-        bookkeeping; schedulers charge their own (queues, users) as for a
-        placed one."""
+    def container_released(self, c: RMContainer, sapp: SchedulerApp | None) -> None:
+        """The one place a container's resources are given back: by its
+        node, attempt (with any preemption mark), queue and the cluster.
+        `sapp` is None once the attempt is gone. Schedulers extend it (call
+        super first) to release what they charged in `container_allocated`."""
+        node = self.nodes.get(c.node_id)
+        if node is not None:
+            node.remove(c)
+        if sapp is not None and sapp.live.pop(c.container_id, None) is not None:
+            sapp.used = sapp.used - c.resource
+            sapp.unmark_for_preemption(c.container_id)
+        self.used = self.used - c.resource
+        queue = sapp.queue if sapp is not None else self._queue_of(c)
+        if queue is not None:
+            q = self.queue_metrics(queue)
+            q.allocated = q.allocated - c.resource
+            q.allocated_containers -= 1
+            q.containers_released_total += 1
 
     def complete_container(
         self,
@@ -485,20 +497,7 @@ class Scheduler:
         if ctx.containers.pop(c.container_id, None) is None:
             return
         self._account_usage()
-        node = self.nodes.get(c.node_id)
-        if node is not None:
-            node.remove(c)
-        sapp = self.apps.get(c.attempt_id)
-        if sapp is not None and sapp.live.pop(c.container_id, None) is not None:
-            sapp.used = sapp.used - c.resource
-            sapp.to_preempt.pop(c.container_id, None)
-        self.used = self.used - c.resource
-        queue = sapp.queue if sapp is not None else self._queue_of(c)
-        if queue is not None:
-            q = self.queue_metrics(queue)
-            q.allocated = q.allocated - c.resource
-            q.allocated_containers -= 1
-            q.containers_released_total += 1
+        self.container_released(c, self.apps.get(c.attempt_id))
         if (
             cleanup
             and c.state in (csm.ALLOCATED, csm.ACQUIRED, csm.RUNNING)
@@ -506,15 +505,11 @@ class Scheduler:
         ):
             ctx.dispatch("node", node_sm.NodeEvent.CLEANUP_CONTAINER, c.node_id, c.container_id)
         ctx.fire("container", c, event, (exit_status, diagnostics))
-        self.container_completed(c, sapp)
 
     def _queue_of(self, c: RMContainer) -> str | None:
         """The queue a container was charged to (None once its app is gone)."""
         sapp = self.apps.get(c.attempt_id)
         return sapp.queue if sapp is not None else self.app_queue.get(c.app_id)
-
-    def container_completed(self, c: RMContainer, sapp: SchedulerApp | None) -> None:
-        """Called after a container's resources were freed."""
 
     def _new_container(
         self, sapp: SchedulerApp, node: SchedulerNode, priority: int, node_type: str, ask: Ask

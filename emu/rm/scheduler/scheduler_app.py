@@ -34,6 +34,7 @@ class SchedulerApp:
         "reservations",
         "start_ms",
         "to_preempt",
+        "to_preempt_resource",
         "used",
         "user",
     )
@@ -68,6 +69,7 @@ class SchedulerApp:
         self.reservations: dict[str, RMContainer] = {}
         self.opportunities: dict[int, int] = {}
         self.to_preempt: dict[str, RMContainer] = {}
+        self.to_preempt_resource = ZERO
         self.container_seq = container_seq
 
     @property
@@ -79,3 +81,15 @@ class SchedulerApp:
         for c in self.reservations.values():
             total = total + c.resource
         return total
+
+    def mark_for_preemption(self, c: RMContainer) -> None:
+        """Mark a live container to be preempted; the AM hears of it in
+        allocate replies until it is released or the mark is dropped."""
+        if c.container_id not in self.to_preempt:
+            self.to_preempt[c.container_id] = c
+            self.to_preempt_resource = self.to_preempt_resource + c.resource
+
+    def unmark_for_preemption(self, container_id: str) -> None:
+        c = self.to_preempt.pop(container_id, None)
+        if c is not None:
+            self.to_preempt_resource = self.to_preempt_resource - c.resource

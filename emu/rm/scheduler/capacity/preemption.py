@@ -344,13 +344,13 @@ class PreemptionPolicy:
                 elif since is None:
                     self.marked[cid] = now
                     if sapp is not None:
-                        sapp.to_preempt[cid] = c
+                        sapp.mark_for_preemption(c)
         for cid in [k for k, t in self.marked.items() if t + 2 * max_wait < now]:
             del self.marked[cid]
             c = sched.ctx.containers.get(cid)
             sapp = sched.apps.get(c.attempt_id) if c is not None else None
             if sapp is not None:
-                sapp.to_preempt.pop(cid, None)
+                sapp.unmark_for_preemption(cid)
 
     def forget(self, container_id: str) -> None:
         self.marked.pop(container_id, None)

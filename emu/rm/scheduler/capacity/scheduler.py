@@ -210,18 +210,12 @@ class CapacityScheduler(Scheduler):
         u.used = u.used + delta
         leaf.touch()
 
-    def place(
-        self, sapp: SchedulerApp, node: SchedulerNode, priority: int, node_type: str, ask: Ask
-    ) -> RMContainer:
-        c = super().place(sapp, node, priority, node_type, ask)
-        self._charge(sapp.app_id, sapp.user, c.resource, ZERO)
-        return c
-
-    def container_recovered(self, c: RMContainer, sapp: SchedulerApp) -> None:
-        """A container rebuilt after an RM restart is charged as a placed one."""
+    def container_allocated(self, c: RMContainer, sapp: SchedulerApp, node: SchedulerNode) -> None:
+        super().container_allocated(c, sapp, node)
         self._charge(sapp.app_id, sapp.user, c.resource, ZERO)
 
-    def container_completed(self, c: RMContainer, sapp: SchedulerApp | None) -> None:
+    def container_released(self, c: RMContainer, sapp: SchedulerApp | None) -> None:
+        super().container_released(c, sapp)
         app = self.ctx.apps.get(c.app_id)
         if app is not None:
             self._charge(c.app_id, app.user, ZERO - c.resource, ZERO)
