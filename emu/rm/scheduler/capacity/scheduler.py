@@ -95,7 +95,15 @@ class CapacityScheduler(Scheduler):
         self.app_leaf: dict[str, LeafQueue] = {}
         self.demanding: set[str] = set()
         self.demand: dict[str, int] = dict.fromkeys(self.tree, 0)
-        self.rereservations: dict[tuple[str, int], int] = {}
+        self.alloc = allocator.AllocatorState(
+            self.calc,
+            cs,
+            self.minimum,
+            self.nodes,
+            self.apps,
+            lambda path: self.tree[path].conf.maximum_allocation,
+            self,
+        )
         self.preemption = PreemptionPolicy(cs.preemption) if cs.preemption.enabled else None
         if self.preemption is not None:
             self.update_interval_ms = cs.preemption.monitoring_interval_ms
@@ -147,8 +155,7 @@ class CapacityScheduler(Scheduler):
         leaf = self._leaf(sapp)
         self._set_demand(sapp, leaf, False)
         leaf.remove_attempt(sapp)
-        for key in [k for k in self.rereservations if k[0] == sapp.attempt_id]:
-            del self.rereservations[key]
+        self.alloc.forget(sapp.attempt_id)
         self._activate(leaf)
 
     def demand_changed(self, sapp: SchedulerApp) -> None:
@@ -242,8 +249,9 @@ class CapacityScheduler(Scheduler):
         return self.tree[sapp.queue].conf.maximum_allocation, f" of queue {sapp.queue}"
 
     def schedule(self, node: SchedulerNode) -> None:
+        self.alloc.cluster = self.cluster
         if node.reserved is not None:
-            allocator.fulfil_reservation(self, node)
+            allocator.fulfil_reservation(self.alloc, node)
             return
         cs, minimum, count = self.cs, self.minimum, self.calc.divide_and_count
         offswitch = assigned = 0
@@ -342,7 +350,9 @@ class CapacityScheduler(Scheduler):
                     record(sapp.app_id, act.USER_LIMIT, node.node_id)
                     continue
                 must_unreserve = user_used - user_limit
-            outcome, locality = allocator.assign_app(self, sapp, node, headroom, must_unreserve)
+            outcome, locality = allocator.assign_app(
+                self.alloc, sapp, node, headroom, must_unreserve
+            )
             record(sapp.app_id, _REASONS.get(outcome, act.NO_FIT), node.node_id)
             if outcome in (allocator.ALLOCATED, allocator.RESERVED):
                 return Assignment(outcome, locality)
@@ -506,6 +516,7 @@ class CapacityScheduler(Scheduler):
     def _apply(self, conf: Configuration, cs: CapacityConf) -> None:
         self.conf, self.cs = conf, cs
         self.calc = calculator(cs.calculator)
+        self.alloc.calc, self.alloc.cs = self.calc, cs
         self.tree, self.root = build(cs, self._leaf_metrics, self.tree)
         for path in [p for p in self.queues if not cs.queues[p].is_leaf]:
             del self.queues[path]
