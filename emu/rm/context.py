@@ -94,12 +94,13 @@ class RMContext:
         self.dispatcher.register("scheduler", scheduler.handle)
 
     def _entity_handler(self, kind: str) -> Any:
-        registry = {
+        registries: dict[str, dict[str, Any]] = {
             "app": self.apps,
             "attempt": self.attempts,
             "container": self.containers,
             "node": self.nodes,
-        }[kind]
+        }
+        registry = registries[kind]
         events = self.events
         log_states = kind != "container"
 

@@ -123,7 +123,7 @@ class Scheduler:
         self.cluster = self.cluster - node.total + rmnode.resource
         node.set_total(rmnode.resource)
 
-    def on_NODE_UPDATE(self, node_id: str, data: tuple[list[str], list[dict]]) -> None:
+    def on_NODE_UPDATE(self, node_id: str, data: tuple[list[str], list[dict[str, Any]]]) -> None:
         launched, completed = data
         containers = self.ctx.containers
         unknown = self.unknown_reports

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import tempfile
 from pathlib import Path
+from typing import Any
 
 from emu import protocol as P
 from emu.errors import InputError
 from emu.resources import Resource
 from emu.rm import node as node_sm
+from emu.rm.scheduler.fair.scheduler import FairScheduler
 from emu.rm.services.service import Refused, Service
 
 CAPACITY_PREFIX = "yarn.scheduler.capacity."
@@ -17,7 +19,7 @@ CAPACITY_PREFIX = "yarn.scheduler.capacity."
 class AdminService(Service):
     """The ResourceManagerAdministrationProtocol."""
 
-    def refresh_queues(self, msg: dict) -> dict:
+    def refresh_queues(self, msg: dict[str, Any]) -> dict[str, Any]:
         reason = self._refresh(msg.get("properties") or {}, msg.get("allocations"))
         return P.reply(msg, ok=reason is None, reason=reason)
 
@@ -36,7 +38,9 @@ class AdminService(Service):
             with tempfile.TemporaryDirectory(prefix="emu-refresh-") as d:
                 path = Path(d) / "fair-scheduler.xml"
                 path.write_text(allocations, encoding="utf-8")
-                return ctx.scheduler.refresh_from(path)  # type: ignore[attr-defined]
+                scheduler = ctx.scheduler
+                assert isinstance(scheduler, FairScheduler)
+                return scheduler.refresh_from(path)
         if fair and properties:
             return (
                 "the FairScheduler's queues come from its allocation file: give a "
@@ -57,14 +61,14 @@ class AdminService(Service):
             return f"{where or 'the RM configuration files'}: {reason}"
         return ctx.scheduler.refresh(properties)
 
-    def decommission_node(self, msg: dict) -> dict:
+    def decommission_node(self, msg: dict[str, Any]) -> dict[str, Any]:
         node_id = msg["node_id"]
         if node_id not in self.ctx.nodes:
             raise Refused(P.NOT_FOUND, f"unknown or inactive node {node_id}")
         self.ctx.dispatch("node", node_sm.NodeEvent.DECOMMISSION, node_id)
         return P.reply(msg, ok=True)
 
-    def update_node_resource(self, msg: dict) -> dict:
+    def update_node_resource(self, msg: dict[str, Any]) -> dict[str, Any]:
         node_id = msg["node_id"]
         if node_id not in self.ctx.nodes:
             raise Refused(P.NOT_FOUND, f"unknown or inactive node {node_id}")

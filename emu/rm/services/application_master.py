@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from emu import protocol as P
 from emu.resources import Resource
 from emu.rm import attempt as attempt_sm
@@ -12,13 +14,13 @@ from emu.rm.services.service import Refused, Service
 class ApplicationMasterService(Service):
     """The ApplicationMasterProtocol: one attempt's register/allocate/finish."""
 
-    def _attempt(self, msg: dict) -> attempt_sm.RMAppAttempt:
+    def _attempt(self, msg: dict[str, Any]) -> attempt_sm.RMAppAttempt:
         a = self.ctx.attempts.get(msg["attempt_id"])
         if a is None:
             raise Refused(P.NOT_FOUND, f"unknown attempt {msg['attempt_id']}")
         return a
 
-    def register_am(self, msg: dict) -> dict:
+    def register_am(self, msg: dict[str, Any]) -> dict[str, Any]:
         ctx = self.ctx
         a = self._attempt(msg)
         if a.state not in (attempt_sm.LAUNCHED, attempt_sm.ALLOCATED):
@@ -33,7 +35,7 @@ class ApplicationMasterService(Service):
             cluster_resource=ctx.scheduler.cluster.to_wire(),
         )
 
-    def allocate(self, msg: dict) -> dict:
+    def allocate(self, msg: dict[str, Any]) -> dict[str, Any]:
         ctx = self.ctx
         a = self._attempt(msg)
         if a.state in attempt_sm.FINAL or a.state == attempt_sm.FINISHING:
@@ -85,7 +87,9 @@ class ApplicationMasterService(Service):
         a.last_reply = reply
         return reply
 
-    def _allocate_command(self, msg: dict, a: attempt_sm.RMAppAttempt, command: str) -> dict:
+    def _allocate_command(
+        self, msg: dict[str, Any], a: attempt_sm.RMAppAttempt, command: str
+    ) -> dict[str, Any]:
         return P.reply(
             msg,
             response_id=a.response_id,
@@ -97,7 +101,7 @@ class ApplicationMasterService(Service):
             command=command,
         )
 
-    def finish_am(self, msg: dict) -> dict:
+    def finish_am(self, msg: dict[str, Any]) -> dict[str, Any]:
         a = self._attempt(msg)
         if a.state == attempt_sm.FINISHING:
             return P.reply(msg, unregistered=True)

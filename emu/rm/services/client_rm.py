@@ -20,12 +20,12 @@ _APP_ID = re.compile(r"application_\d+_\d+")
 class ClientRMService(Service):
     """The ApplicationClientProtocol."""
 
-    def new_application(self, msg: dict) -> dict:
+    def new_application(self, msg: dict[str, Any]) -> dict[str, Any]:
         return P.reply(
             msg, app_id=self.ctx.new_app_id(), max_capability=self.ctx.scheduler.maximum.to_wire()
         )
 
-    def submit_application(self, msg: dict) -> dict:
+    def submit_application(self, msg: dict[str, Any]) -> dict[str, Any]:
         ctx = self.ctx
         app_id = msg["app_id"]
         if _APP_ID.fullmatch(app_id) is None:
@@ -58,23 +58,23 @@ class ClientRMService(Service):
         ctx.dispatch("app", app_sm.AppEvent.START, app_id)
         return P.reply(msg, app_id=app_id)
 
-    def _app(self, msg: dict) -> RMApp:
+    def _app(self, msg: dict[str, Any]) -> RMApp:
         app = self.ctx.apps.get(msg["app_id"])
         if app is None:
             raise Refused(P.NOT_FOUND, f"unknown application {msg['app_id']}")
         return app
 
-    def kill_application(self, msg: dict) -> dict:
+    def kill_application(self, msg: dict[str, Any]) -> dict[str, Any]:
         app = self._app(msg)
         if app.state in app_sm.FINAL:
             return P.reply(msg, killed=False)
         self.ctx.dispatch("app", app_sm.AppEvent.KILL, app.app_id)
         return P.reply(msg, killed=True)
 
-    def application_report(self, msg: dict) -> dict:
+    def application_report(self, msg: dict[str, Any]) -> dict[str, Any]:
         return P.reply(msg, report=self._app(msg).report())
 
-    def cluster_metrics(self, msg: dict) -> dict:
+    def cluster_metrics(self, msg: dict[str, Any]) -> dict[str, Any]:
         return P.reply(msg, metrics=self.metrics())
 
     def metrics(self) -> dict[str, Any]:
@@ -104,7 +104,7 @@ class ClientRMService(Service):
             "dispatcher_max_depth": ctx.dispatcher.max_depth,
         }
 
-    def list_nodes(self, msg: dict) -> dict:
+    def list_nodes(self, msg: dict[str, Any]) -> dict[str, Any]:
         ctx = self.ctx
         reports = []
         for node_id in sorted({*ctx.nodes, *ctx.inactive_nodes}):
@@ -114,12 +114,12 @@ class ClientRMService(Service):
             reports.append(n.report(used, len(sn.containers) if sn is not None else 0))
         return P.reply(msg, nodes=reports)
 
-    def list_apps(self, msg: dict) -> dict:
+    def list_apps(self, msg: dict[str, Any]) -> dict[str, Any]:
         states = set(msg.get("states") or ())
         apps = [
             a.report() for _, a in sorted(self.ctx.apps.items()) if not states or a.state in states
         ]
         return P.reply(msg, apps=apps)
 
-    def queue_info(self, msg: dict) -> dict:
+    def queue_info(self, msg: dict[str, Any]) -> dict[str, Any]:
         return P.reply(msg, queues=self.ctx.scheduler.queue_info(msg["queue"]))

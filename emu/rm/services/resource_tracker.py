@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from typing import Any
 
 from emu import protocol as P
 from emu.resources import Resource
@@ -23,7 +24,7 @@ class ResourceTrackerService(Service):
         self.epoch = epoch
         self.rate = rate
 
-    def register_node(self, msg: dict) -> dict:
+    def register_node(self, msg: dict[str, Any]) -> dict[str, Any]:
         ctx = self.ctx
         node_id = msg["node_id"]
         resource = Resource.from_wire(msg["resource"])
@@ -75,7 +76,7 @@ class ResourceTrackerService(Service):
             rate=self.rate,
         )
 
-    def node_heartbeat(self, msg: dict) -> dict:
+    def node_heartbeat(self, msg: dict[str, Any]) -> dict[str, Any]:
         ctx = self.ctx
         node_id = msg["node_id"]
         node = ctx.nodes.get(node_id)
@@ -94,7 +95,7 @@ class ResourceTrackerService(Service):
         node.last_heartbeat_ms = now
         ctx.nm_liveness.ping(node_id, now)
         launched: list[str] = []
-        completed: list[dict] = []
+        completed: list[dict[str, Any]] = []
         for st in msg["containers"]:
             if st["state"] == "COMPLETE":
                 completed.append(st)
@@ -114,8 +115,8 @@ class ResourceTrackerService(Service):
         return reply
 
     def _node_reply(
-        self, msg: dict, rid: int, cleanup: list[str], apps: list[str], action: str
-    ) -> dict:
+        self, msg: dict[str, Any], rid: int, cleanup: list[str], apps: list[str], action: str
+    ) -> dict[str, Any]:
         return P.reply(
             msg,
             response_id=rid,
@@ -125,7 +126,7 @@ class ResourceTrackerService(Service):
             next_heartbeat_ms=self.ctx.settings.nm_heartbeat_ms,
         )
 
-    def unregister_node(self, msg: dict) -> dict:
+    def unregister_node(self, msg: dict[str, Any]) -> dict[str, Any]:
         node = self.ctx.nodes.get(msg["node_id"])
         if node is None:
             raise Refused(P.NOT_FOUND, f"unknown node {msg['node_id']}")

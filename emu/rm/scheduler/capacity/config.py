@@ -93,7 +93,7 @@ class Acl:
         if any(p.strip() == "*" for p in parts):
             return cls(everyone=True, text="*")
         users = frozenset(u.strip() for u in parts[0].split(",") if u.strip())
-        groups = frozenset()
+        groups: frozenset[str] = frozenset()
         if len(parts) == 2:
             groups = frozenset(g.strip() for g in parts[1].split(",") if g.strip())
         return cls(False, users, groups, raw)

@@ -347,8 +347,8 @@ class PreemptionPolicy:
                         sapp.mark_for_preemption(c)
         for cid in [k for k, t in self.marked.items() if t + 2 * max_wait < now]:
             del self.marked[cid]
-            c = sched.ctx.containers.get(cid)
-            sapp = sched.apps.get(c.attempt_id) if c is not None else None
+            held = sched.ctx.containers.get(cid)
+            sapp = sched.apps.get(held.attempt_id) if held is not None else None
             if sapp is not None:
                 sapp.unmark_for_preemption(cid)
 

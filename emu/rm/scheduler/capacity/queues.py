@@ -136,7 +136,7 @@ class ParentQueue(Queue):
         ties go to the larger guarantee, then to configuration order."""
         respect = self.conf.ordering_policy == "priority-utilization"
 
-        def key(i_q: tuple[int, Queue]) -> tuple:
+        def key(i_q: tuple[int, Queue]) -> tuple[bool, float, float, int]:
             i, q = i_q
             zero = q.conf.absolute_capacity <= 0
             used = q.absolute_used_capacity(env) if zero else q.used_capacity(env)

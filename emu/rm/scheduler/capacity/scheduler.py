@@ -26,6 +26,7 @@ The queue tree, users and limits are in `queues`, placement rules in
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from emu.config.configuration import Configuration
@@ -368,7 +369,7 @@ class CapacityScheduler(Scheduler):
             return list(leaf.active)
         return sorted(leaf.active, key=self._fair_key(leaf))
 
-    def _fair_key(self, leaf: LeafQueue):
+    def _fair_key(self, leaf: LeafQueue) -> Callable[[SchedulerApp], tuple[float, int]]:
         """FairOrderingPolicy: least used memory first (divided by
         log2(1 + demand) with size-based weight), then submission order."""
         sized = leaf.conf.fair_size_based_weight

@@ -245,7 +245,7 @@ class FSParentQueue(FSQueue):
         if not self.precheck(node):
             return NONE
         for child in self.policy.sort(self.children, self.fs.cluster):
-            assigned = child.assign_container(node)
+            assigned: Resource = child.assign_container(node)
             if assigned != NONE:
                 return assigned
         return NONE
