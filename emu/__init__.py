@@ -10,14 +10,19 @@ General layout (each line is one boundary worth keeping):
 - `clock`      virtual and scaled-wall clocks; everything reads trio's clock.
 - `resources`, `workload`, `errors`, `config/`  plain data shared by all.
 - `rm/`        the ResourceManager: `actor` (the only RM module that touches
-               transports), `services` (requests -> events -> replies),
-               `dispatcher`, `statemachine` and the four entity tables
-               (`app`, `attempt`, `container`, `node`, each with StrEnums
-               of its states and events), `monitors`, and `scheduler/`
+               transports), `services/` (requests -> events -> replies, one
+               class per YARN service: `resource_tracker`,
+               `application_master`, `client_rm`, `admin`), `context` (the
+               registry everything shares), `dispatcher`, `statemachine`
+               and the four entity tables (`app`, `attempt`, `container`,
+               `node`, each with StrEnums of its states and events and the
+               lifecycle steps its hooks take), `monitors`, and `scheduler/`
                (`events`: the SchedulerEvent enum;
                `scheduler_node`, `app_scheduling_info`, `scheduler_app`,
                `queue_metrics`, `locality` and `abstract_scheduler`, as
-               Hadoop splits them, + fifo/capacity/fair; `shortcuts`
+               Hadoop splits them; `abstract_scheduler` charges and frees
+               every container through one hook pair) + fifo/capacity
+               (its `allocator` on its own state)/fair; `shortcuts`
                is the one switch for output-preserving hot-path shortcuts;
                `activities` records why apps wait). Schedulers see only RM
                entities.
