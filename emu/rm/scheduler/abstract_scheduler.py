@@ -56,8 +56,10 @@ class Allocation:
 
 
 class Scheduler:
-    """Shared scheduler machinery; subclasses implement `schedule`,
-    `place_app` and `headroom`, and may override the app hooks."""
+    """Shared scheduler machinery (Hadoop's AbstractYarnScheduler);
+    subclasses implement `schedule`, `place_app` and `headroom`, may override
+    the app and node hooks, and extend `container_allocated` /
+    `container_released` to charge what they keep themselves."""
 
     name = "base"
     update_interval_ms: int | None = None
@@ -82,7 +84,8 @@ class Scheduler:
         self.unknown_reports: Counter[str] = Counter()
         """NM container statuses for containers the RM does not hold (late
         reports of containers it already ended, or strays), by reported state."""
-        self.usage = UtilizationIntegral()
+        self.integral = UtilizationIntegral()
+        """Allocated and capacity over time, for the run's utilization."""
         self.activities = Activities(ctx.now_ms)
         """Why apps wait: recent decisions per app (`activities`)."""
 
@@ -562,12 +565,12 @@ class Scheduler:
 
     # --- utilization integral (exact, for summaries) -------------------------------------------
     def _account_usage(self) -> None:
-        self.usage.advance(self.ctx.now_ms(), self.used, self.cluster)
+        self.integral.advance(self.ctx.now_ms(), self.used, self.cluster)
 
     def utilization(self) -> dict[str, float]:
         """Time-weighted allocated/capacity since the start, per resource."""
         self._account_usage()
-        return self.usage.ratios()
+        return self.integral.ratios()
 
 
 check_handlers(Scheduler)
