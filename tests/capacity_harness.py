@@ -23,7 +23,8 @@ from emu.rm.node import RMNode
 from emu.rm.scheduler.capacity import CapacityScheduler
 from emu.rm.scheduler.capacity.queues import LeafQueue
 from emu.rm.scheduler.capacity.scheduler import Assignment
-from emu.rm.scheduler.common import SchedulerApp, SchedulerNode
+from emu.rm.scheduler.scheduler_app import SchedulerApp
+from emu.rm.scheduler.scheduler_node import SchedulerNode
 from emu.rm.settings import RMSettings
 from tests.helpers import ask
 

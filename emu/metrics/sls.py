@@ -51,12 +51,12 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from emu.metrics import invariants as inv
-from emu.rm.scheduler.common import ANY, NODE_LOCAL, OFF_SWITCH, RACK_LOCAL
 from emu.rm.scheduler.events import SchedulerEvent
+from emu.rm.scheduler.locality import ANY, NODE_LOCAL, OFF_SWITCH, RACK_LOCAL
 
 if TYPE_CHECKING:
     from emu.rm.actor import ResourceManager
-    from emu.rm.scheduler.common import Scheduler
+    from emu.rm.scheduler.abstract_scheduler import Scheduler
 
 GB = 1024.0
 # The scheduler events emu's schedulers handle (Hadoop's SchedulerEventType

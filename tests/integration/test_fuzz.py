@@ -16,7 +16,7 @@ from emu import protocol as P
 from emu.config.configuration import Configuration
 from emu.metrics.cluster_invariants import check_state
 from emu.rm.actor import ResourceManager, RMAddresses
-from emu.rm.scheduler.common import ANY
+from emu.rm.scheduler.locality import ANY
 from emu.simulation import run_virtual
 from emu.transport import connect
 from tests.fuzzing import ENDPOINTS, KINDS, campaign, workload_sim

@@ -266,7 +266,7 @@ async def test_asks_above_the_queue_maximum_allocation_are_refused(autojump_cloc
     """maximum-allocation-mb per queue: InvalidResourceRequestException."""
     import pytest
 
-    from emu.rm.scheduler.common import SchedulerError
+    from emu.rm.scheduler.abstract_scheduler import SchedulerError
 
     h = Harness({**TWO, Q + "root.a.maximum-allocation-mb": 2048})
     h.node("n0", 8 * GB)

@@ -7,7 +7,7 @@ import pytest
 
 from emu.metrics.cluster_invariants import ClusterInvariantBroken, check_final, check_state
 from emu.resources import Resource
-from emu.rm.scheduler.common import ANY
+from emu.rm.scheduler.locality import ANY
 from tests.helpers import ask, fifo_conf, mr_job, simulation
 from tests.rmharness import RMHarness
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from emu import protocol as P
 from emu.resources import Resource
-from emu.rm.scheduler.common import ANY, NODE_LOCAL, OFF_SWITCH, RACK_LOCAL, AppSchedulingInfo, Ask
+from emu.rm.scheduler.app_scheduling_info import AppSchedulingInfo, Ask
+from emu.rm.scheduler.locality import ANY, NODE_LOCAL, OFF_SWITCH, RACK_LOCAL
 from tests.helpers import ask, fifo_conf
 from tests.rmharness import RMHarness
 
@@ -165,7 +166,7 @@ def test_asks_replace_by_priority_and_name():
 
 
 def test_locality_decrements_host_rack_and_any():
-    from emu.rm.scheduler.common import SchedulerNode
+    from emu.rm.scheduler.scheduler_node import SchedulerNode
 
     info = AppSchedulingInfo()
     cap = Resource(1024, 1)

@@ -11,7 +11,7 @@ import pytest
 
 from emu import protocol as P
 from emu.resources import Resource
-from emu.rm.scheduler.common import ANY
+from emu.rm.scheduler.locality import ANY
 from tests.helpers import ask, fifo_conf
 from tests.rmharness import RMHarness
 

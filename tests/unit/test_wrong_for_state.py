@@ -4,7 +4,7 @@ YARN's answers (ApplicationMasterService, ResourceTrackerService)."""
 from __future__ import annotations
 
 from emu import protocol as P
-from emu.rm.scheduler.common import ANY
+from emu.rm.scheduler.locality import ANY
 from tests.helpers import ask, fifo_conf
 from tests.rmharness import RMHarness
 
