@@ -22,16 +22,52 @@ import sys
 import time
 from typing import Any
 
-from emu.bench import _rss_mb, cluster, workload
+from emu.bench.figures import rss_mb
 from emu.config.configuration import Configuration
 from emu.metrics.fault_report import describe
+from emu.resources import Resource
 from emu.scenario.native import Fault
 from emu.simulation import Simulation, run_virtual
+from emu.workload import JobSpec, NodeSpec, TaskSpec, Workload
 
 JOB_EVERY_MS = 20_000
 FAULT_EVERY_MS = 20 * 60_000
 SAMPLE_EVERY_S = 300
 TOLERANCE = 0.10
+
+
+def cluster(nodes: int, per_rack: int = 40) -> list[NodeSpec]:
+    """`nodes` identical 64 GiB / 32-vcore hosts, `per_rack` to a rack."""
+    return [
+        NodeSpec(f"host{i:05d}", f"/rack{i // per_rack:03d}", Resource(65536, 32))
+        for i in range(nodes)
+    ]
+
+
+def workload(jobs: int, nodes: list[NodeSpec], span_ms: int, maps: int, map_ms: int) -> Workload:
+    """MapReduce jobs submitted evenly over `span_ms`, maps preferring 3
+    hosts each (a deterministic choice), one reduce per 10 maps."""
+    out = []
+    n = len(nodes)
+    for j in range(jobs):
+        tasks = []
+        for m in range(maps):
+            k = (j * 7919 + m * 104729) % n
+            hosts = tuple(nodes[(k + d) % n].host for d in (0, 1, 2))
+            tasks.append(TaskSpec("map", 20, map_ms + (m % 7) * 1000, Resource(2048, 1), hosts))
+        tasks += [TaskSpec("reduce", 10, map_ms // 2, Resource(4096, 1))] * max(1, maps // 10)
+        out.append(
+            JobSpec(
+                f"job_{j:05d}",
+                "mapreduce",
+                j * span_ms // max(1, jobs),
+                "default",
+                f"user{j % 10}",
+                Resource(2048, 1),
+                tuple(tasks),
+            )
+        )
+    return Workload(out)
 
 
 def faults(hours: float, hosts: list[str], jobs: list[str]) -> list[Fault]:
@@ -61,9 +97,9 @@ def soak(hours: float, nodes: int) -> dict[str, Any]:
     conf = Configuration(
         {
             "yarn.resourcemanager.scheduler.class": "fifo",
-            "yarn.nm.liveness-monitor.expiry-interval-ms": 300_000,
-            "yarn.am.liveness-monitor.expiry-interval-ms": 300_000,
-            "yarn.resourcemanager.am.max-attempts": 4,
+            "yarn.nm.liveness-monitor.expiry-interval-ms": "300000",
+            "yarn.am.liveness-monitor.expiry-interval-ms": "300000",
+            "yarn.resourcemanager.am.max-attempts": "4",
         }
     )
     samples: list[tuple[int, float]] = []
@@ -71,7 +107,7 @@ def soak(hours: float, nodes: int) -> dict[str, Any]:
     def sample(rm: Any) -> None:
         seconds = rm.ctx.now_ms() // 1000
         if seconds % SAMPLE_EVERY_S == 0 and (not samples or samples[-1][0] != seconds):
-            samples.append((seconds, _rss_mb()))
+            samples.append((seconds, rss_mb()))
 
     sim = Simulation(
         conf,

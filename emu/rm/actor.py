@@ -17,6 +17,7 @@ own clock from them) and what the transport refused (`transport`, `auth`).
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Awaitable, Callable
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
 from functools import partial
@@ -122,7 +123,7 @@ class ResourceManager:
         self.ctx = RMContext(settings, self.conf, self.events, self.cluster_timestamp)
         self.ctx.attach_scheduler(create_scheduler(self.ctx))
         self.services = RMServices(self.ctx, self.epoch, self.rate)
-        self._handle = self.services.handle
+        self._handle: Callable[[str, dict[str, Any]], dict[str, Any]] = self.services.handle
         if rec.enabled(self.conf):
             meta = self.recovery_meta
             if meta is None:
@@ -130,7 +131,7 @@ class ResourceManager:
             self.ctx.recovery = rec.RMRecovery.from_conf(self.ctx, self.conf, meta)
             self._handle = self.ctx.recovery.wrap(self.services.handle)
         self.stats: dict[str, ServerStats] = {}
-        self.connection_events: dict[str, Counter[str]] = {}
+        self.connection_events: dict[str, Counter[str] | None] = {}
         self._launch_wakeup = trio.Event()
 
     async def run(
@@ -187,13 +188,13 @@ class ResourceManager:
             out["recovery"] = self.ctx.recovery.metrics()
         return out
 
-    async def local_request(self, service: str, msg: dict) -> dict:
+    async def local_request(self, service: str, msg: dict[str, Any]) -> dict[str, Any]:
         """A request from inside this process (the REST API), encoded and
         handled exactly as one from the wire, so it is validated, counted,
         recovered and wakes the AM launcher like any other."""
         return P.decode(await self._handler(service)(P.encode(msg)))
 
-    def _handler(self, service: str):
+    def _handler(self, service: str) -> Callable[[Payload], Awaitable[Payload]]:
         services = self.services
         handle_request = self._handle
 

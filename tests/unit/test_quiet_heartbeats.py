@@ -10,8 +10,9 @@ import pytest
 
 from emu.config.configuration import Configuration
 from emu.rm.scheduler import shortcuts
-from emu.rm.scheduler.common import ANY
-from tests.rmharness import RMHarness, ask
+from emu.rm.scheduler.locality import ANY
+from tests.helpers import ask
+from tests.rmharness import RMHarness
 
 SCHEDULER = "yarn.resourcemanager.scheduler.class"
 

@@ -4,17 +4,16 @@ YARN's answers (ApplicationMasterService, ResourceTrackerService)."""
 from __future__ import annotations
 
 from emu import protocol as P
-from emu.rm.scheduler.common import ANY
-from tests.helpers import fifo_conf
-from tests.rmharness import RMHarness, ask
+from emu.rm.scheduler.locality import ANY
+from tests.helpers import ask, fifo_conf
+from tests.rmharness import RMHarness
 
 
 def running(rm: RMHarness) -> str:
     rm.add_node("h1")
     rm.add_node("h2")
     app = rm.submit("a")
-    rm.heartbeat("h1")
-    rm.register_am(app)
+    rm.start_am(app, "h1")
     return app
 
 
