@@ -28,6 +28,7 @@ from emu.replay import Replayer
 from emu.resources import Resource
 from emu.rm import stall
 from emu.rm.actor import ResourceManager, RMAddresses
+from emu.rm.app import REPORT_KEYS, RMApp
 from emu.scenario.native import Fault
 from emu.transport import connect
 from emu.workload import NodeSpec, Workload
@@ -55,6 +56,36 @@ class RunResult:
     `emu.rm.scheduler.activities`)."""
     faults: dict[str, Any] = field(default_factory=dict)
     """What was injected and what recovered (emu.metrics.fault_report)."""
+
+
+class RemovedApps:
+    """What the outputs need of the apps the RM removes during a run
+    (`emu.rm.retention`): their final reports, kept as tuples (a 24-hour run
+    removes thousands), and why the scheduler held them back."""
+
+    __slots__ = ("_reports", "_waits", "rm")
+
+    def __init__(self, rm: ResourceManager) -> None:
+        self.rm = rm
+        self._reports: dict[str, tuple[Any, ...]] = {}
+        self._waits: dict[str, dict[str, list[list[Any]]]] = {}
+        rm.ctx.completed_apps.listeners.append(self._removing)
+
+    def _removing(self, app: RMApp) -> None:
+        self._reports[app.app_id] = tuple(app.report().values())
+        wait = self.rm.ctx.scheduler.activities.wait_of(app.app_id)
+        if wait is not None:
+            self._waits[app.app_id] = wait
+
+    def reports(self) -> dict[str, dict[str, Any]]:
+        """App id -> final report of every removed app."""
+        keys = REPORT_KEYS
+        return {app_id: dict(zip(keys, v, strict=True)) for app_id, v in self._reports.items()}
+
+    def waits(self) -> dict[str, dict[str, list[list[Any]]]]:
+        """`Activities.waits()` of every app, removed or retained, by app id."""
+        merged = {**self._waits, **self.rm.ctx.scheduler.activities.waits()}
+        return dict(sorted(merged.items()))
 
 
 @dataclass
@@ -92,6 +123,7 @@ class Simulation:
             self.rm_addresses or RMAddresses.in_memory(),
             ObservedEventLog(self.events or EventLog(), fault_report.observe),
         )
+        removed = RemovedApps(rm)
         if self.on_start is not None:
             self.on_start(rm)
         am_faults = AMFaults()
@@ -151,7 +183,8 @@ class Simulation:
             raise broken[0]
         if self.check_invariants and not stalled:
             check_final(rm.ctx)
-        by_app = {r["app_id"]: r for r in reports}
+        by_app = removed.reports()
+        by_app.update((r["app_id"], r) for r in reports)
         jobs = []
         for job in self.workload.jobs:
             report = dict(by_app[replayer.app_of_job[job.job_id]])
@@ -168,7 +201,7 @@ class Simulation:
             rm_requests=dict(rm.services.requests),
             invalid_transitions=dict(rm.ctx.invalid_transitions),
             stalled=stalled[0] if stalled else None,
-            why_pending=rm.ctx.scheduler.activities.waits(),
+            why_pending=removed.waits(),
             faults=fault_report.to_dict(jobs, am_faults.tasks_rerun),
         )
 

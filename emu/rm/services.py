@@ -356,7 +356,7 @@ class RMServices:
         lost = sum(1 for n in ctx.inactive_nodes.values() if n.state == node_sm.LOST)
         return {
             "time_ms": ctx.now_ms(),
-            "apps_submitted": len(ctx.apps),
+            "apps_submitted": len(ctx.apps) + ctx.completed_apps.removed,
             "apps_completed": final[app_sm.FINISHED],
             "apps_failed": final[app_sm.FAILED],
             "apps_killed": final[app_sm.KILLED],

@@ -76,17 +76,31 @@ class Activities:
         """The app's recent decisions, oldest first."""
         return list(self._log.get(app_id, ()))
 
+    def forget(self, app_id: str) -> None:
+        """Drop an app the RM no longer keeps (emu.rm.retention)."""
+        self._last.pop(app_id, None)
+        self._log.pop(app_id, None)
+        self._before_start.pop(app_id, None)
+        self._waited.pop(app_id, None)
+
+    def wait_of(self, app_id: str) -> dict[str, list[list[Any]]] | None:
+        """The app's entry of `waits()`, or None if it was never held back."""
+        log = self._log.get(app_id)
+        if log is None or all(reason in STATES for _, reason, _ in log):
+            return None
+        entry: dict[str, list[list[Any]]] = {"recent": [list(e) for e in log]}
+        early = self._waited.get(app_id) or self._before_start.get(app_id)
+        if early:
+            entry["before_start"] = [list(e) for e in early]
+        return entry
+
     def waits(self) -> dict[str, dict[str, list[list[Any]]]]:
         """Every app that was ever held back: app id -> {"recent": [[ms, reason,
         node], ...]} plus "before_start" (why it waited for its first
         container) for an app that did."""
         out: dict[str, dict[str, list[list[Any]]]] = {}
-        for app_id, log in sorted(self._log.items()):
-            if all(reason in STATES for _, reason, _ in log):
-                continue
-            entry: dict[str, list[list[Any]]] = {"recent": [list(e) for e in log]}
-            early = self._waited.get(app_id) or self._before_start.get(app_id)
-            if early:
-                entry["before_start"] = [list(e) for e in early]
-            out[app_id] = entry
+        for app_id in sorted(self._log):
+            entry = self.wait_of(app_id)
+            if entry is not None:
+                out[app_id] = entry
         return out
