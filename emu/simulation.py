@@ -9,6 +9,7 @@ ones a multi-process cluster runs; only the addresses and the clock differ
 
 from __future__ import annotations
 
+import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -26,7 +27,8 @@ from emu.metrics.fault_report import FaultReport, ObservedEventLog
 from emu.nm import NMNode, NodeManagerHost
 from emu.replay import Replayer
 from emu.resources import Resource
-from emu.rm import stall
+from emu.rm import app as app_sm
+from emu.rm import recovery, stall
 from emu.rm.actor import ResourceManager, RMAddresses
 from emu.rm.app import REPORT_KEYS, RMApp
 from emu.scenario.native import Fault
@@ -58,10 +60,17 @@ class RunResult:
     """What was injected and what recovered (emu.metrics.fault_report)."""
 
 
+LOST_IN_RESTART = (
+    "Application lost in a ResourceManager restart without recovery "
+    "(yarn.resourcemanager.recovery.enabled is false)"
+)
+
+
 class RemovedApps:
-    """What the outputs need of the apps the RM removes during a run
-    (`emu.rm.retention`): their final reports, kept as tuples (a 24-hour run
-    removes thousands), and why the scheduler held them back."""
+    """What the outputs need of the apps the RM no longer knows at the end
+    of a run: those it removed (`emu.rm.retention`) and those an RM restart
+    lost. Their final reports are kept as tuples (a 24-hour run removes
+    thousands), with why the scheduler held them back."""
 
     __slots__ = ("_reports", "_waits", "rm")
 
@@ -69,13 +78,43 @@ class RemovedApps:
         self.rm = rm
         self._reports: dict[str, tuple[Any, ...]] = {}
         self._waits: dict[str, dict[str, list[list[Any]]]] = {}
-        rm.ctx.completed_apps.listeners.append(self._removing)
+        self.attach()
+
+    def attach(self) -> None:
+        """Listen to the RM's current context (again after a restart)."""
+        self.rm.ctx.completed_apps.listeners.append(self._removing)
 
     def _removing(self, app: RMApp) -> None:
         self._reports[app.app_id] = tuple(app.report().values())
         wait = self.rm.ctx.scheduler.activities.wait_of(app.app_id)
         if wait is not None:
             self._waits[app.app_id] = wait
+
+    def restarting(self, recovery: bool) -> int:
+        """The RM is about to lose its memory. Keep every finished app's
+        report (the state store may hold fewer) and the scheduler's decision
+        logs (never stored); without recovery, every unfinished app is lost:
+        it ends FAILED, saying why (YARN's clients would be told it does not
+        exist). Returns how many apps were unfinished."""
+        ctx = self.rm.ctx
+        now = ctx.now_ms()
+        unfinished = 0
+        for app in ctx.apps.values():
+            if app.state in app_sm.FINAL:
+                self._reports[app.app_id] = tuple(app.report().values())
+                continue
+            unfinished += 1
+            if not recovery:
+                report = app.report()
+                report.update(
+                    state=app_sm.FAILED,
+                    final_status="FAILED",
+                    finished_ms=now,
+                    diagnostics=LOST_IN_RESTART,
+                )
+                self._reports[app.app_id] = tuple(report.values())
+        self._waits.update(ctx.scheduler.activities.waits())
+        return unfinished
 
     def reports(self) -> dict[str, dict[str, Any]]:
         """App id -> final report of every removed app."""
@@ -116,10 +155,21 @@ class Simulation:
     """Where the RM's services listen, once they do (port 0 resolved)."""
 
     async def run(self) -> RunResult:
+        if not recovery.enabled(self.conf):
+            return await self._run(self.conf)
+        # A run of its own must never recover another run's apps: its state
+        # store lives (and dies) with it, wherever the configuration points.
+        with tempfile.TemporaryDirectory(prefix="emu-rmstore-") as store:
+            conf = Configuration()
+            conf.update(self.conf)
+            conf.set(recovery.STORE_URI, store, "emu: the run's own state store")
+            return await self._run(conf)
+
+    async def _run(self, conf: Configuration) -> RunResult:
         started = time.perf_counter()
         fault_report = FaultReport()
         rm = ResourceManager(
-            self.conf,
+            conf,
             self.rm_addresses or RMAddresses.in_memory(),
             ObservedEventLog(self.events or EventLog(), fault_report.observe),
         )
@@ -155,6 +205,8 @@ class Simulation:
                     nursery.start_soon(
                         self._inject,
                         self.faults,
+                        rm,
+                        removed,
                         nm,
                         am_faults,
                         replayer,
@@ -236,12 +288,12 @@ class Simulation:
         """Stop the replay, with the reason in `stalled`, once the RM has been
         idle (`emu.rm.stall`) for a whole window after the last submission
         and fault. It only reads the RM, a few times per window."""
-        ctx = rm.ctx
-        window = stall.window_ms(ctx)
+        window = stall.window_ms(rm.ctx)
         idle_since: int | None = None
-        mark = stall.progress_mark(ctx)
+        mark = stall.progress_mark(rm.ctx)
         while True:
             await trio.sleep(window / 4000)
+            ctx = rm.ctx  # a new one after an RM restart
             now = round(trio.current_time() * 1000)
             before, mark = mark, stall.progress_mark(ctx)
             submitted = len(replayer.app_of_job) == len(self.workload.jobs)
@@ -257,6 +309,8 @@ class Simulation:
     async def _inject(
         self,
         faults: list[Fault],
+        rm: ResourceManager,
+        removed: RemovedApps,
         nm: NodeManagerHost,
         am_faults: AMFaults,
         replayer: Replayer,
@@ -279,6 +333,12 @@ class Simulation:
                 am_faults.crash_jobs.add(fault.target)
             elif fault.kind == "decommission":
                 await admin.call("decommission_node", node_id=fault.target)
+            elif fault.kind == "rm_restart":
+                recovery = rm.ctx.recovery is not None
+                unfinished = removed.restarting(recovery)
+                rm.restart(cluster_timestamp=fault.at_ms)
+                removed.attach()
+                report.rm_restarted(recovery, unfinished)
             elif fault.kind == "kill_app":
                 while fault.target not in replayer.app_of_job:
                     await trio.sleep(0.001)

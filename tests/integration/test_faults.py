@@ -39,6 +39,10 @@ async def test_all_faults_scenario_injects_every_kind_and_finishes_every_job(aut
     assert recovered["nodes_decommissioned"] == 1
     assert recovered["attempts_restarted"] == 2
     assert recovered["tasks_rerun"] > 0
+    # The RM restart (with recovery) found etl and report still running.
+    assert (recovered["rm_restarts"], recovered["apps_recovered"], recovered["apps_lost"]) == (
+        1, 2, 0,
+    )  # fmt: skip
     assert result.metrics["active_nodes"] == 7  # node2 is back, node8 decommissioned
 
 
