@@ -142,6 +142,10 @@ class RMServices:
         if rid + 1 == node.response_id and node.last_reply is not None:
             return {**node.last_reply, "id": msg["id"]}
         if rid != node.response_id:
+            # YARN: "too far behind rm response id"; the node is REBOOTED
+            # (out of the scheduler) until it registers again.
+            ctx.dispatch("node", node_sm.NodeEvent.REBOOTING, node_id)
+            ctx.dispatcher.drain()
             return self._node_reply(msg, rid, [], [], P.RESYNC)
         now = ctx.now_ms()
         node.last_heartbeat_ms = now
@@ -354,6 +358,7 @@ class RMServices:
         final = ctx.final_apps
         queues = [sched.queues[n] for n in sched.leaf_queues() if n in sched.queues]
         lost = sum(1 for n in ctx.inactive_nodes.values() if n.state == node_sm.LOST)
+        rebooted = sum(1 for n in ctx.inactive_nodes.values() if n.state == node_sm.REBOOTED)
         return {
             "time_ms": ctx.now_ms(),
             "apps_submitted": len(ctx.apps) + ctx.completed_apps.removed,
@@ -364,6 +369,7 @@ class RMServices:
             "apps_pending": sum(q.apps_pending for q in queues),
             "active_nodes": len(ctx.nodes),
             "lost_nodes": lost,
+            "rebooted_nodes": rebooted,
             "total": sched.cluster.to_wire(),
             "allocated": sched.used.to_wire(),
             "available": (sched.cluster - sched.used).to_wire(),
