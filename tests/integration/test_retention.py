@@ -9,6 +9,7 @@ import httpx
 from emu.config.configuration import Configuration
 from emu.rm.app import REPORT_KEYS, RMApp
 from emu.rm.retention import limits
+from emu.scenario.native import Fault
 from emu.simulation import run_virtual
 from emu.web.live import LiveView
 from emu.web.server import build_app
@@ -87,3 +88,24 @@ async def test_a_cap_of_zero_removes_each_app_as_it_completes(autojump_clock):
     ).run()
     assert [j["state"] for j in result.jobs] == ["FINISHED"] * 3
     assert rms[0].ctx.apps == {}
+
+
+async def test_the_state_store_keeps_fewer_and_a_restart_recovers_only_those(autojump_clock):
+    """yarn.resourcemanager.state-store.max-completed-applications below the
+    memory limit: after an RM restart with recovery only the newest finished
+    apps come back, yet the outputs still list every job."""
+    rms = []
+    props = {
+        "yarn.resourcemanager.recovery.enabled": "true",
+        "yarn.resourcemanager.max-completed-applications": 4,
+        "yarn.resourcemanager.state-store.max-completed-applications": 1,
+    }
+    result = await simulation(
+        [*_jobs(5), mr_job("last", submit_ms=200_000, maps=1)],
+        conf=fifo_conf(props),
+        faults=[Fault(150_000, "rm_restart", "")],
+        on_start=rms.append,
+    ).run()
+    assert len(result.jobs) == 6 and {j["state"] for j in result.jobs} == {"FINISHED"}
+    # j0..j4 finished before the restart; the store kept j4 only.
+    assert sorted(a.name for a in rms[0].ctx.apps.values()) == ["j4", "last"]
