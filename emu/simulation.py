@@ -334,11 +334,12 @@ class Simulation:
             elif fault.kind == "decommission":
                 await admin.call("decommission_node", node_id=fault.target)
             elif fault.kind == "rm_restart":
-                recovery = rm.ctx.recovery is not None
-                unfinished = removed.restarting(recovery)
-                rm.restart(cluster_timestamp=fault.at_ms)
+                recovering = rm.ctx.recovery is not None
+                unfinished = removed.restarting(recovering)
+                # YARN's cluster timestamp is the RM's start time: new app ids.
+                rm.restart(cluster_timestamp=max(fault.at_ms, rm.ctx.cluster_timestamp + 1))
                 removed.attach()
-                report.rm_restarted(recovery, unfinished)
+                report.rm_restarted(recovering, unfinished)
             elif fault.kind == "kill_app":
                 while fault.target not in replayer.app_of_job:
                     await trio.sleep(0.001)
