@@ -13,7 +13,8 @@ General layout (each line is one boundary worth keeping):
                transports), `services` (requests -> events -> replies),
                `dispatcher`, `statemachine` and the four entity tables
                (`app`, `attempt`, `container`, `node`, each with StrEnums
-               of its states and events), `monitors`, and `scheduler/`
+               of its states and events), `monitors`, `retention` (the finished
+               apps it keeps), and `scheduler/`
                (`events`: the SchedulerEvent enum;
                `common` + fifo/capacity/fair; `shortcuts`
                is the one switch for output-preserving hot-path shortcuts;
