@@ -194,6 +194,14 @@ class SlsRecorder:
         sched.allocate = timed_allocate  # type: ignore[method-assign]
         sched.place = counted_place  # type: ignore[method-assign]
 
+        def forget(app: Any) -> None:
+            # An app the RM no longer keeps (emu.rm.retention) asks for nothing more.
+            for attempt_id in app.attempts:
+                first_ask.pop(attempt_id, None)
+                done.discard(attempt_id)
+
+        rm.ctx.completed_apps.listeners.append(forget)
+
     # --- sampling ----------------------------------------------------------------------
     def tick(self, rm: ResourceManager) -> None:
         """One simulated second: record, then check ongoing invariants."""

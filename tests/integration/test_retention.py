@@ -4,16 +4,22 @@ still list every job."""
 
 from __future__ import annotations
 
+import io
+from dataclasses import replace
+
 import httpx
+import pytest
 
 from emu.config.configuration import Configuration
 from emu.rm.app import REPORT_KEYS, RMApp
-from emu.rm.retention import limits
+from emu.rm.retention import MAX_COMPLETED, limits
 from emu.scenario.native import Fault
 from emu.simulation import run_virtual
+from emu.sls import run
 from emu.web.live import LiveView
 from emu.web.server import build_app
 from tests.helpers import fifo_conf, mr_job, simulation
+from tests.integration import test_golden_outputs as golden
 
 
 def _jobs(n: int) -> list:
@@ -109,3 +115,21 @@ async def test_the_state_store_keeps_fewer_and_a_restart_recovers_only_those(aut
     assert len(result.jobs) == 6 and {j["state"] for j in result.jobs} == {"FINISHED"}
     # j0..j4 finished before the restart; the store kept j4 only.
     assert sorted(a.name for a in rms[0].ctx.apps.values()) == ["j4", "last"]
+
+
+bench_inputs = golden.bench_inputs  # the golden replays' fixture, used here too
+
+
+@pytest.mark.parametrize("case", ["sls-capacity", "bench-fair"])
+def test_sls_outputs_stay_byte_identical_when_the_rm_keeps_two_apps(tmp_path, bench_inputs, case):
+    """The golden replays (tests/data/golden) with the RM keeping only two
+    finished apps: jobruntime.csv, summary.json (why_pending included) and
+    realtimetrack.json do not change."""
+    opts = golden._options(case, tmp_path, bench_inputs)
+    opts = replace(opts, overrides={**opts.overrides, MAX_COMPLETED: "2"})
+    run(opts, stdout=io.StringIO())
+    for name in golden.FILES:
+        got = (tmp_path / name).read_bytes()
+        if name == "realtimetrack.json":
+            got = golden.WALL_FIELDS.sub(b"", got)
+        assert got == (golden.GOLDEN / case / name).read_bytes(), f"{case}/{name} differs"
