@@ -31,6 +31,7 @@ from emu.rm import app as app_sm
 from emu.rm import recovery, stall
 from emu.rm.actor import ResourceManager, RMAddresses
 from emu.rm.app import REPORT_KEYS, RMApp
+from emu.rm.scheduler.activities import Entry, wait_entry
 from emu.scenario.native import Fault
 from emu.transport import connect
 from emu.workload import NodeSpec, Workload
@@ -77,7 +78,7 @@ class RemovedApps:
     def __init__(self, rm: ResourceManager) -> None:
         self.rm = rm
         self._reports: dict[str, tuple[Any, ...]] = {}
-        self._waits: dict[str, dict[str, list[list[Any]]]] = {}
+        self._waits: dict[str, tuple[tuple[Entry, ...], tuple[Entry, ...]]] = {}
         self.attach()
 
     def attach(self) -> None:
@@ -86,9 +87,9 @@ class RemovedApps:
 
     def _removing(self, app: RMApp) -> None:
         self._reports[app.app_id] = tuple(app.report().values())
-        wait = self.rm.ctx.scheduler.activities.wait_of(app.app_id)
-        if wait is not None:
-            self._waits[app.app_id] = wait
+        held = self.rm.ctx.scheduler.activities.held_back(app.app_id)
+        if held is not None:
+            self._waits[app.app_id] = held
 
     def restarting(self, recovery: bool) -> int:
         """The RM is about to lose its memory. Keep every finished app's
@@ -113,7 +114,11 @@ class RemovedApps:
                     diagnostics=LOST_IN_RESTART,
                 )
                 self._reports[app.app_id] = tuple(report.values())
-        self._waits.update(ctx.scheduler.activities.waits())
+        activities = ctx.scheduler.activities
+        for app_id in ctx.apps:
+            held = activities.held_back(app_id)
+            if held is not None:
+                self._waits[app_id] = held
         return unfinished
 
     def reports(self) -> dict[str, dict[str, Any]]:
@@ -123,7 +128,8 @@ class RemovedApps:
 
     def waits(self) -> dict[str, dict[str, list[list[Any]]]]:
         """`Activities.waits()` of every app, removed or retained, by app id."""
-        merged = {**self._waits, **self.rm.ctx.scheduler.activities.waits()}
+        merged = {app_id: wait_entry(*held) for app_id, held in self._waits.items()}
+        merged.update(self.rm.ctx.scheduler.activities.waits())
         return dict(sorted(merged.items()))
 
 

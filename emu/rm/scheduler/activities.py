@@ -36,6 +36,16 @@ STATES = {ALLOCATED: "ALLOCATED", RESERVED: "RESERVED"}
 
 KEEP = 16
 
+Entry = tuple[int, str, str]
+
+
+def wait_entry(recent: tuple[Entry, ...], early: tuple[Entry, ...]) -> dict[str, list[list[Any]]]:
+    """One app's `why_pending` as summary.json has it."""
+    entry: dict[str, list[list[Any]]] = {"recent": [list(e) for e in recent]}
+    if early:
+        entry["before_start"] = [list(e) for e in early]
+    return entry
+
 
 class Activities:
     """Per-app ring buffers of decisions; see the module docstring. Besides
@@ -83,16 +93,19 @@ class Activities:
         self._before_start.pop(app_id, None)
         self._waited.pop(app_id, None)
 
-    def wait_of(self, app_id: str) -> dict[str, list[list[Any]]] | None:
-        """The app's entry of `waits()`, or None if it was never held back."""
+    def held_back(self, app_id: str) -> tuple[tuple[Entry, ...], tuple[Entry, ...]] | None:
+        """The app's recent decisions and those before its first container,
+        as stored (no copies of the entries), or None if it was never held back."""
         log = self._log.get(app_id)
         if log is None or all(reason in STATES for _, reason, _ in log):
             return None
-        entry: dict[str, list[list[Any]]] = {"recent": [list(e) for e in log]}
-        early = self._waited.get(app_id) or self._before_start.get(app_id)
-        if early:
-            entry["before_start"] = [list(e) for e in early]
-        return entry
+        early = self._waited.get(app_id) or self._before_start.get(app_id) or ()
+        return tuple(log), tuple(early)
+
+    def wait_of(self, app_id: str) -> dict[str, list[list[Any]]] | None:
+        """The app's entry of `waits()`, or None if it was never held back."""
+        held = self.held_back(app_id)
+        return None if held is None else wait_entry(*held)
 
     def waits(self) -> dict[str, dict[str, list[list[Any]]]]:
         """Every app that was ever held back: app id -> {"recent": [[ms, reason,
