@@ -148,8 +148,12 @@ class ResourceManager:
         reconnect; `mem://` ones never notice), so the restart takes no
         simulated time."""
         address = self.ctx.am_service_address
-        self.recovery_meta = None
         self.cluster_timestamp = cluster_timestamp
+        self.recovery_meta = None
+        if rec.enabled(self.conf):
+            # As `emu rm` starts: the store's identity wins (ids stay valid).
+            self.recovery_meta = rec.open_meta(self.conf, self.epoch, self.rate, cluster_timestamp)
+            self.cluster_timestamp = self.recovery_meta["cluster_timestamp"]
         self._build()
         self.ctx.am_service_address = address
         if self.ctx.recovery is not None:

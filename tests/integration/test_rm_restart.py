@@ -42,6 +42,9 @@ async def test_with_recovery_running_apps_survive_a_restart(autojump_clock):
         1, 2, 0,
     )  # fmt: skip
     assert recovered["tasks_rerun"] == 0
+    # The store keeps the cluster's identity: an app submitted after the
+    # restart carries the same cluster timestamp as the recovered ones.
+    assert {r["app_id"].split("_")[1] for r in by_job.values()} == {"0"}
     assert rms[0].ctx.recovery is not None and rms[0].ctx.recovery.recovered_containers > 0
     assert sim.nm_host is not None and sim.nm_host.resyncs == 4  # every node once
 
