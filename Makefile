@@ -38,6 +38,7 @@ soak: $(STAMP)
 lint: $(STAMP)
 	$(VENV)/bin/ruff check emu tests
 	$(VENV)/bin/ruff format --check emu tests
+	$(VENV)/bin/mypy emu
 
 format: $(STAMP)
 	$(VENV)/bin/ruff format emu tests

@@ -5,18 +5,27 @@ General layout (each line is one boundary worth keeping):
 - `protocol`   the message catalogue and codec. Imports nothing from emu;
                every actor depends on it.
 - `transport/` how encoded messages travel: `mem://` (one process, virtual
-               clock) and ZeroMQ `tcp://`/`ipc://`. Actors see only
+               clock) and ZeroMQ `tcp://`/`ipc://`, each a `Backend` found
+               by scheme in `base.BACKENDS`, configured by one `Options`
+               (CURVE keys, monitor, size limit). Actors see only
                `serve`/`connect`.
 - `clock`      virtual and scaled-wall clocks; everything reads trio's clock.
 - `resources`, `workload`, `errors`, `config/`  plain data shared by all.
 - `rm/`        the ResourceManager: `actor` (the only RM module that touches
-               transports), `services` (requests -> events -> replies),
-               `dispatcher`, `statemachine` and the four entity tables
-               (`app`, `attempt`, `container`, `node`, each with StrEnums
-               of its states and events), `monitors`, `retention` (the finished
-               apps it keeps), and `scheduler/`
+               transports), `services/` (requests -> events -> replies, one
+               class per YARN service: `resource_tracker`,
+               `application_master`, `client_rm`, `admin`), `context` (the
+               registry everything shares), `dispatcher`, `statemachine`
+               and the four entity tables (`app`, `attempt`, `container`,
+               `node`, each with StrEnums of its states and events and the
+               lifecycle steps its hooks take), `monitors`, `retention` (the
+               finished apps it keeps), and `scheduler/`
                (`events`: the SchedulerEvent enum;
-               `common` + fifo/capacity/fair; `shortcuts`
+               `scheduler_node`, `app_scheduling_info`, `scheduler_app`,
+               `queue_metrics`, `locality` and `abstract_scheduler`, as
+               Hadoop splits them; `abstract_scheduler` charges and frees
+               every container through one hook pair) + fifo/capacity
+               (its `allocator` on its own state)/fair; `shortcuts`
                is the one switch for output-preserving hot-path shortcuts;
                `activities` records why apps wait). Schedulers see only RM
                entities.
@@ -33,7 +42,7 @@ General layout (each line is one boundary worth keeping):
 - `metrics/`   event log, summaries (with the timeline of queue shares and
                fairness), SLS-compatible outputs, the progress line,
                invariants (Hadoop's metric files; the RM's own state), fault
-               reports.
+               reports, the utilization integral (`utilization`).
 - `web/`       watching a run: the read-only cluster view (`view`), the YARN
                REST API and live pages on hypercorn+starlette in a thread of
                their own (`api`, `pages`, `server`), fed by `live`.

@@ -47,13 +47,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
     watch = Watch.from_args(args)
     timeline = Timeline(sample_every_s(trace_span_ms(scenario.workload)))
     watching = watch.start(scenario.workload)
-    sim = Simulation(
-        conf=scenario.conf,
-        nodes=scenario.nodes,
-        workload=scenario.workload,
-        faults=scenario.faults,
+    sim = Simulation.of_scenario(
+        scenario,
         seed=seed,
-        am_heartbeat_ms=scenario.am_heartbeat_ms,
         on_tick=timeline.tick if watching is None else chain(timeline.tick, watching),
         check_invariants=args.invariants,
     )

@@ -41,6 +41,19 @@ class _CreationOrder(random.Random):
         """Leave the batch in the order trio sorted it: task creation."""
 
 
+# --- the one place emu touches trio's private scheduler state ---------------------------
+# What this relies on, in trio._core._run (checked by tests/unit/test_clock.py on the
+# installed trio; pyproject.toml pins trio to the versions that test passed on):
+# - module globals `_r` (a random.Random) and `_ALLOW_DETERMINISTIC_SCHEDULING` (a bool),
+#   read by `unrolled_run` each time it takes a batch of runnable tasks;
+# - with the flag set, the batch is sorted by `Task._counter` (creation order) and then
+#   `_r.shuffle(batch)`; without it, `_r.random() < 0.5` reverses the batch;
+# - every other use of `_r` (SystemClock's random offset) is a plain random draw.
+# If trio renames or drops either global, seed_scheduler raises at start (not silently).
+# If trio keeps them but changes how a batch is ordered (e.g. shuffles elsewhere or sorts
+# by another key), replays stay correct but are no longer reproducible: two runs of the
+# same inputs and seed can differ, which tests/integration/test_golden_outputs.py and
+# test_cluster.py's byte-identical test catch.
 def seed_scheduler(seed: int) -> None:
     """Make trio run simultaneously runnable tasks in creation order.
 
@@ -59,7 +72,7 @@ def seed_scheduler(seed: int) -> None:
     if not hasattr(_run, "_r") or not hasattr(_run, "_ALLOW_DETERMINISTIC_SCHEDULING"):
         raise RuntimeError(
             "this trio version cannot be made deterministic; deterministic replay needs "
-            "trio's _r and _ALLOW_DETERMINISTIC_SCHEDULING (trio 0.22-0.35)"
+            "trio's _r and _ALLOW_DETERMINISTIC_SCHEDULING (tested with trio 0.25-0.35)"
         )
     _run._ALLOW_DETERMINISTIC_SCHEDULING = True  # type: ignore[misc]
     _run._r = _CreationOrder()  # type: ignore[assignment]

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, SupportsBytes
 
 import msgpack
 
@@ -429,7 +429,7 @@ def _check(value: Any, desc: Any, path: str) -> None:
         raise ProtocolError(BAD_FIELD, f"{path}: expected {desc.__name__}")
 
 
-def _check_fields(msg: dict, fields: dict[str, Any], prefix: str = "") -> None:
+def _check_fields(msg: dict[str, Any], fields: dict[str, Any], prefix: str = "") -> None:
     for name, desc in fields.items():
         if name not in msg:
             if isinstance(desc, Opt):
@@ -489,7 +489,7 @@ _FAST: dict[str, Any] = {
 }
 
 
-def validate(msg: Any) -> dict:
+def validate(msg: Any) -> dict[str, Any]:
     """Check a decoded map against the catalogue; return it or raise."""
     if not isinstance(msg, dict):
         raise ProtocolError(BAD_FRAME, "message is not a map")
@@ -497,7 +497,7 @@ def validate(msg: Any) -> dict:
     rid = rid if type(rid) is int else None
     if msg.get("v") != VERSION:
         raise ProtocolError(BAD_VERSION, f"unsupported version {msg.get('v')!r}", rid)
-    mtype = msg.get("type")
+    mtype: Any = msg.get("type")
     spec = CATALOGUE.get(mtype) if isinstance(mtype, str) else None
     if spec is not None:
         fields = spec.fields
@@ -520,10 +520,11 @@ def validate(msg: Any) -> dict:
     return msg
 
 
-def encode(msg: dict) -> bytes:
+def encode(msg: dict[str, Any]) -> bytes:
     """Bytes for a message map (adds the version)."""
     msg["v"] = VERSION
-    return msgpack.packb(msg, use_bin_type=True)
+    data: bytes = msgpack.packb(msg, use_bin_type=True)
+    return data
 
 
 class Frame:
@@ -539,11 +540,12 @@ class Frame:
 
     __slots__ = ("msg",)
 
-    def __init__(self, msg: dict) -> None:
+    def __init__(self, msg: dict[str, Any]) -> None:
         self.msg = msg
 
     def __bytes__(self) -> bytes:
-        return msgpack.packb(self.msg, use_bin_type=True)
+        data: bytes = msgpack.packb(self.msg, use_bin_type=True)
+        return data
 
 
 # Off with the scheduler shortcuts (EMU_SHORTCUTS=0, emu.rm.scheduler.shortcuts),
@@ -560,16 +562,17 @@ def set_frames(on: bool) -> bool:
     return before
 
 
-def frame(msg: dict) -> Frame | bytes:
+def frame(msg: dict[str, Any]) -> Frame | bytes:
     """What an actor sends for a message map (adds the version): a `Frame`,
     or its bytes when frames are off."""
     msg["v"] = VERSION
     if _frames:
         return Frame(msg)
-    return msgpack.packb(msg, use_bin_type=True)
+    data: bytes = msgpack.packb(msg, use_bin_type=True)
+    return data
 
 
-def decode(data: bytes | Frame) -> dict:
+def decode(data: bytes | SupportsBytes) -> dict[str, Any]:
     """A validated message map from bytes or a `Frame`; ProtocolError if it
     is not one."""
     if type(data) is Frame:
@@ -581,7 +584,7 @@ def decode(data: bytes | Frame) -> dict:
     return validate(msg)
 
 
-def request(mtype: str, request_id: int, **fields: Any) -> dict:
+def request(mtype: str, request_id: int, **fields: Any) -> dict[str, Any]:
     """A request map of a catalogue type."""
     if mtype not in CATALOGUE:
         raise KeyError(mtype)
@@ -590,14 +593,14 @@ def request(mtype: str, request_id: int, **fields: Any) -> dict:
     return fields
 
 
-def reply(req: dict, **fields: Any) -> dict:
+def reply(req: dict[str, Any], **fields: Any) -> dict[str, Any]:
     """The reply map to a request."""
     fields["type"] = req["type"] + "_reply"
     fields["id"] = req["id"]
     return fields
 
 
-def error(code: str, message: str, request_id: int | None = None) -> dict:
+def error(code: str, message: str, request_id: int | None = None) -> dict[str, Any]:
     """An error reply map."""
     return {"type": "error", "id": request_id, "code": code, "message": message}
 
@@ -614,7 +617,8 @@ def catalogue_markdown() -> str:
             return f"[{fmt(desc[0])}]"
         if desc is ANY:
             return "any"
-        return desc.__name__
+        name: str = desc.__name__
+        return name
 
     lines = ["# emu protocol", "", "Generated from `emu/protocol.py`; do not edit.", ""]
     for family in SERVICES:

@@ -38,7 +38,8 @@ import zmq.auth
 from zmq.utils import z85
 
 from emu.errors import InputError
-from emu.transport.zmq import Curve
+from emu.transport.base import MAX_MESSAGE_BYTES, Curve, Defaults, Options, set_defaults
+from emu.transport.zmq import recv_multipart
 
 log = structlog.get_logger("emu.security")
 
@@ -130,14 +131,15 @@ def load(
     return Keys(client, Curve(server_public, server_secret), frozenset(allowed))
 
 
-def install(keys: Keys | None) -> None:
-    """Make every later serve/connect of this process use `keys` (None: plain)."""
-    from emu.transport.zmq import set_default_curve
-
+def install(keys: Keys | None, max_message_bytes: int = MAX_MESSAGE_BYTES) -> None:
+    """Make every later serve/connect of this process use `keys` (None: plain)
+    and refuse messages over `max_message_bytes`."""
     if keys is None:
-        set_default_curve()
+        server, client = Options(max_message_bytes=max_message_bytes), Options()
     else:
-        set_default_curve(keys.server, keys.client)
+        server = Options(curve=keys.server, max_message_bytes=max_message_bytes)
+        client = Options(curve=keys.client)
+    set_defaults(Defaults(server=server, client=client))
 
 
 @dataclass
@@ -168,7 +170,7 @@ async def zap_handler(
     """
     keys = {z85.decode(k) for k in allowed}
     sock = (context or zmq.Context.instance()).socket(zmq.ROUTER)
-    fd = sock.getsockopt(zmq.FD)
+    fd = int(sock.getsockopt(zmq.FD))
     try:
         sock.setsockopt(zmq.LINGER, 0)
         try:
@@ -177,12 +179,7 @@ async def zap_handler(
             raise RuntimeError(f"cannot bind the ZAP handler: {e}") from e
         task_status.started()
         while True:
-            try:
-                frames = sock.recv_multipart(zmq.NOBLOCK)
-            except zmq.Again:
-                if not sock.getsockopt(zmq.EVENTS) & zmq.POLLIN:
-                    await trio.lowlevel.wait_readable(fd)
-                continue
+            frames = await recv_multipart(sock, fd)
             # [peer, b"", version, request_id, domain, address, identity, mechanism, *creds]
             if len(frames) < 8 or frames[1] != b"":
                 continue

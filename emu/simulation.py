@@ -32,7 +32,7 @@ from emu.rm import recovery, stall
 from emu.rm.actor import ResourceManager, RMAddresses
 from emu.rm.app import REPORT_KEYS, RMApp
 from emu.rm.scheduler.activities import Entry, wait_entry
-from emu.scenario.native import Fault
+from emu.scenario.native import Fault, Scenario
 from emu.transport import connect
 from emu.workload import NodeSpec, Workload
 
@@ -54,7 +54,7 @@ class RunResult:
     stalled: str | None = None
     """Why the run stopped before every job ended (it could never make
     progress); None when every job ended."""
-    why_pending: dict[str, list[list[Any]]] = field(default_factory=dict)
+    why_pending: dict[str, dict[str, list[list[Any]]]] = field(default_factory=dict)
     """Apps the scheduler held back, with their recent decisions (see
     `emu.rm.scheduler.activities`)."""
     faults: dict[str, Any] = field(default_factory=dict)
@@ -159,6 +159,21 @@ class Simulation:
     """The NodeManager host serving every node, once it serves."""
     rm_bound: RMAddresses | None = field(default=None, init=False)
     """Where the RM's services listen, once they do (port 0 resolved)."""
+
+    @classmethod
+    def of_scenario(cls, scenario: Scenario, **kw: Any) -> Simulation:
+        """The simulation of an emu scenario file: its configuration, cluster,
+        workload, faults, seed and AM heartbeat; `kw` sets the other fields
+        (or overrides these, e.g. `seed`)."""
+        fields: dict[str, Any] = {
+            "conf": scenario.conf,
+            "nodes": scenario.nodes,
+            "workload": scenario.workload,
+            "faults": scenario.faults,
+            "seed": scenario.seed,
+            "am_heartbeat_ms": scenario.am_heartbeat_ms,
+        }
+        return cls(**{**fields, **kw})
 
     async def run(self) -> RunResult:
         if not recovery.enabled(self.conf):

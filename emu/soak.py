@@ -29,13 +29,13 @@ from __future__ import annotations
 import argparse
 import gc
 import json
-import resource
 import sys
 import time
 import tracemalloc
 from pathlib import Path
 from typing import Any
 
+from emu.bench.figures import rss_mb
 from emu.config.configuration import Configuration
 from emu.metrics.fault_report import describe
 from emu.resources import Resource
@@ -50,14 +50,8 @@ SAMPLE_EVERY_S = 300
 TOLERANCE = 0.10
 
 
-def _rss_mb() -> float:
-    with open("/proc/self/statm") as f:
-        pages = int(f.read().split()[1])
-    return pages * resource.getpagesize() / 2**20
-
-
 def cluster(nodes: int, per_rack: int = 40) -> list[NodeSpec]:
-    """`nodes` hosts of 64 GB / 32 vcores, 40 to a rack."""
+    """`nodes` identical 64 GiB / 32-vcore hosts, `per_rack` to a rack."""
     return [
         NodeSpec(f"host{i:05d}", f"/rack{i // per_rack:03d}", Resource(65536, 32))
         for i in range(nodes)
@@ -66,7 +60,7 @@ def cluster(nodes: int, per_rack: int = 40) -> list[NodeSpec]:
 
 def workload(jobs: int, nodes: list[NodeSpec], span_ms: int, maps: int, map_ms: int) -> Workload:
     """MapReduce jobs submitted evenly over `span_ms`, maps preferring 3
-    hosts each (deterministic choice), one reduce per 10 maps."""
+    hosts each (a deterministic choice), one reduce per 10 maps."""
     out = []
     n = len(nodes)
     for j in range(jobs):
@@ -124,10 +118,10 @@ def soak(
     conf = Configuration(
         {
             "yarn.resourcemanager.scheduler.class": "fifo",
-            "yarn.nm.liveness-monitor.expiry-interval-ms": 300_000,
-            "yarn.am.liveness-monitor.expiry-interval-ms": 300_000,
-            "yarn.resourcemanager.am.max-attempts": 4,
-            MAX_COMPLETED: max_completed_apps,
+            "yarn.nm.liveness-monitor.expiry-interval-ms": "300000",
+            "yarn.am.liveness-monitor.expiry-interval-ms": "300000",
+            "yarn.resourcemanager.am.max-attempts": "4",
+            MAX_COMPLETED: str(max_completed_apps),
         }
     )
     samples: list[tuple[int, float]] = []
@@ -139,7 +133,7 @@ def soak(
     def sample(rm: Any) -> None:
         seconds = rm.ctx.now_ms() // 1000
         if seconds % SAMPLE_EVERY_S == 0 and (not samples or samples[-1][0] != seconds):
-            samples.append((seconds, _rss_mb()))
+            samples.append((seconds, rss_mb()))
             if trace_memory and seconds >= warm_up_s:
                 # The first post-warm-up snapshot and the latest one: both
                 # in steady state, unlike the end, when the run winds down.

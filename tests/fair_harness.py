@@ -25,6 +25,7 @@ from emu.rm.scheduler import create
 from emu.rm.scheduler.fair import FairScheduler
 from emu.rm.scheduler.fair.app import FSApp
 from emu.rm.settings import RMSettings
+from tests.helpers import ask
 
 GB = 1024
 
@@ -148,15 +149,3 @@ class FSHarness:
 
     def queue(self, name: str) -> Any:
         return self.sched.qm.get(name)
-
-
-def ask(
-    priority: int, name: str, num: int, memory: int, vcores: int = 1, relax: bool = True
-) -> dict:
-    return {
-        "priority": priority,
-        "resource_name": name,
-        "capability": {"memory-mb": memory, "vcores": vcores},
-        "num_containers": num,
-        "relax_locality": relax,
-    }

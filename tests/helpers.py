@@ -1,11 +1,39 @@
-"""Builders for small workloads and clusters used across tests."""
+"""Builders for small workloads, clusters, asks and scenarios used across tests."""
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any
+
 from emu.config.configuration import Configuration
 from emu.resources import Resource
+from emu.scenario import native
 from emu.simulation import Simulation
 from emu.workload import JobSpec, NodeSpec, TaskSpec, Workload
+
+SCENARIOS = Path(__file__).resolve().parents[1] / "scenarios"
+"""The shipped scenario files."""
+
+
+def ask(
+    priority: int,
+    name: str,
+    num: int,
+    memory: int = 1024,
+    vcores: int = 1,
+    relax: bool = True,
+    capability: dict[str, int] | None = None,
+) -> dict[str, Any]:
+    """One ResourceRequest as an AM sends it in `allocate`: `num` containers
+    of <memory, vcores> (or `capability`, for extra resource types) at
+    `priority` on `name` (a host, a rack or "*")."""
+    return {
+        "priority": priority,
+        "resource_name": name,
+        "capability": capability or {"memory-mb": memory, "vcores": vcores},
+        "num_containers": num,
+        "relax_locality": relax,
+    }
 
 
 def mr_job(
@@ -37,6 +65,14 @@ def fifo_conf(props: dict[str, object] | None = None) -> Configuration:
     for k, v in (props or {}).items():
         conf.set(k, v)
     return conf
+
+
+def scenario_simulation(scenario: str | Path | native.Scenario, **kw: Any) -> Simulation:
+    """The simulation of a scenario (a file name under `scenarios/`, a path,
+    or one already loaded), with the RM's invariants checked as it runs."""
+    sc = scenario if isinstance(scenario, native.Scenario) else native.load(SCENARIOS / scenario)
+    kw.setdefault("check_invariants", True)
+    return Simulation.of_scenario(sc, **kw)
 
 
 def simulation(jobs: list[JobSpec], n_nodes: int = 4, faults=None, conf=None, **kw) -> Simulation:

@@ -57,6 +57,12 @@ class RMHarness:
     def attempt(self, app_id: str) -> str:
         return self.ctx.apps[app_id].attempts[-1]
 
+    def start_am(self, app_id: str, host: str) -> None:
+        """A heartbeat from `host` places (and the harness launches) the
+        app's AM container there; the AM then registers."""
+        self.heartbeat(host)
+        self.register_am(app_id)
+
     def register_am(self, app_id: str) -> None:
         self.call(P.AM_PROTOCOL, "register_am", attempt_id=self.attempt(app_id), host="h")
 
@@ -67,15 +73,3 @@ class RMHarness:
             asks=asks or [], releases=list(releases), blacklist_add=[], blacklist_remove=[],
             progress=0.0,
         )  # fmt: skip
-
-
-def ask(
-    priority: int, name: str, num: int, memory: int = 1024, vcores: int = 1, relax=True
-) -> dict:
-    return {
-        "priority": priority,
-        "resource_name": name,
-        "capability": {"memory-mb": memory, "vcores": vcores},
-        "num_containers": num,
-        "relax_locality": relax,
-    }

@@ -87,7 +87,7 @@ class RunStats:
         return self.wall_s
 
 
-def _rss_mb() -> float:
+def rss_mb() -> float:
     with open("/proc/self/statm") as f:
         pages = int(f.read().split()[1])
     return pages * resource.getpagesize() / 2**20
@@ -121,7 +121,7 @@ def run_trace(inputs: Path, scheduler: str, trace: str = "trace.json") -> RunSta
         )
 
     sim = simulation_for(p, on_tick=tick)
-    base = _rss_mb()
+    base = rss_mb()
     seed_scheduler(p.seed)
     started = time.perf_counter()
     result = trio.run(sim.run, clock=virtual_clock())

@@ -34,7 +34,7 @@ from emu.rm import app as app_sm
 if TYPE_CHECKING:
     from emu.rm.container import RMContainer
     from emu.rm.context import RMContext
-    from emu.rm.scheduler.common import Scheduler
+    from emu.rm.scheduler.abstract_scheduler import Scheduler
 
 
 class ClusterInvariantBroken(Exception):

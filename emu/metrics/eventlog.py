@@ -10,13 +10,14 @@ same bytes.
 
 from __future__ import annotations
 
-from typing import IO, Any
+from collections.abc import MutableMapping
+from typing import IO, Any, TextIO, cast
 
 import structlog
 import trio
 
 
-def _stamp(logger: Any, method: str, event_dict: dict[str, Any]) -> dict[str, Any]:
+def _stamp(logger: Any, method: str, event_dict: MutableMapping[str, Any]) -> dict[str, Any]:
     kind = event_dict.pop("event")
     return {"t": round(trio.current_time() * 1000), "event": kind, **event_dict}
 
@@ -28,7 +29,8 @@ class EventLog:
         self.enabled = stream is not None
         self._log = (
             structlog.wrap_logger(
-                structlog.WriteLogger(stream),
+                # WriteLogger only writes and flushes, which any text stream does.
+                structlog.WriteLogger(cast(TextIO, stream)),
                 processors=[_stamp, structlog.processors.JSONRenderer()],
             )
             if stream is not None

@@ -52,12 +52,12 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from emu.metrics import invariants as inv
-from emu.rm.scheduler.common import ANY, NODE_LOCAL, OFF_SWITCH, RACK_LOCAL
 from emu.rm.scheduler.events import SchedulerEvent
+from emu.rm.scheduler.locality import ANY, NODE_LOCAL, OFF_SWITCH, RACK_LOCAL
 
 if TYPE_CHECKING:
     from emu.rm.actor import ResourceManager
-    from emu.rm.scheduler.common import Scheduler
+    from emu.rm.scheduler.abstract_scheduler import Scheduler
 
 GB = 1024.0
 # The scheduler events emu's schedulers handle (Hadoop's SchedulerEventType
@@ -175,7 +175,7 @@ class SlsRecorder:
             finally:
                 timing.seconds += clock() - start
                 timing.calls += 1
-                attempt_id = args[0] if args else kwargs.get("attempt_id")
+                attempt_id: str = args[0] if args else kwargs["attempt_id"]
                 asks = args[1] if len(args) > 1 else kwargs.get("asks")
                 if asks and attempt_id not in first_ask and attempt_id not in done:
                     first_ask[attempt_id] = now_ms()
@@ -250,39 +250,60 @@ class SlsRecorder:
         self._apps_seen = known
 
     def _record(self, rm: ResourceManager, now: int) -> None:
-        ctx = rm.ctx
-        sched = ctx.scheduler
+        """One sample: a realtimetrack.json record (`rec`, SLS's units) and,
+        every `record_every_s`, a row of the metric CSVs (`raw`).
+
+        The parts add their keys in SLS's order, which is the files' column
+        and key order.
+        """
+        sched = rm.ctx.scheduler
         self._refresh_queues(sched)
         self._refresh_jobs(rm)
+        rec: dict[str, Any] = {"time": self.epoch_ms + now}
+        raw: dict[str, float] = {}
+        self._record_cluster(rm, rec, raw)
+        self._record_queues(sched, rec, raw)
+        self._record_timings(rm, rec, raw)
+        for job in self.track_jobs:
+            values = self._job_values(rm, job)
+            for field, value in zip(TRACKED_JOB_FIELDS, values, strict=True):
+                rec[f"job.{job}.{field}"] = value / GB if field.endswith("memory") else value
+                raw[f"variable.app.{job}.{field}"] = value
+        self._write_record(rec)
+        if self._ticks % self.record_every_s == 0:
+            self._write_csv(self.epoch_ms + now, raw)
+
+    def _record_cluster(
+        self, rm: ResourceManager, rec: dict[str, Any], raw: dict[str, float]
+    ) -> None:
+        """Memory of this process (SLS's JVM figures) and the cluster's totals."""
+        sched = rm.ctx.scheduler
         rss, peak = process_memory()
         used, cluster = sched.used, sched.cluster
         avail_mb, avail_vc = cluster.memory - used.memory, cluster.vcores - used.vcores
         running_apps = sum(q.apps_running for q in self._leaf_metrics(sched))
-        running_containers = len(ctx.containers)
+        running_containers = len(rm.ctx.containers)
+        rec["jvm.free.memory"] = (peak - rss) / GB**3
+        rec["jvm.max.memory"] = peak / GB**3
+        rec["jvm.total.memory"] = rss / GB**3
+        rec["running.applications"] = running_apps
+        rec["running.containers"] = running_containers
+        rec["cluster.allocated.memory"] = used.memory / GB
+        rec["cluster.allocated.vcores"] = used.vcores
+        rec["cluster.available.memory"] = avail_mb / GB
+        rec["cluster.available.vcores"] = avail_vc
+        raw["variable.jvm.free.memory"] = peak - rss
+        raw["variable.jvm.max.memory"] = peak
+        raw["variable.jvm.total.memory"] = rss
+        raw["variable.running.application"] = running_apps
+        raw["variable.running.container"] = running_containers
+        raw["variable.cluster.allocated.memory"] = used.memory
+        raw["variable.cluster.allocated.vcores"] = used.vcores
+        raw["variable.cluster.available.memory"] = avail_mb
+        raw["variable.cluster.available.vcores"] = avail_vc
 
-        rec: dict[str, Any] = {
-            "time": self.epoch_ms + now,
-            "jvm.free.memory": (peak - rss) / GB**3,
-            "jvm.max.memory": peak / GB**3,
-            "jvm.total.memory": rss / GB**3,
-            "running.applications": running_apps,
-            "running.containers": running_containers,
-            "cluster.allocated.memory": used.memory / GB,
-            "cluster.allocated.vcores": used.vcores,
-            "cluster.available.memory": avail_mb / GB,
-            "cluster.available.vcores": avail_vc,
-        }
-        raw: dict[str, float] = {
-            "variable.jvm.free.memory": peak - rss,
-            "variable.jvm.max.memory": peak,
-            "variable.jvm.total.memory": rss,
-            "variable.running.application": running_apps,
-            "variable.running.container": running_containers,
-            "variable.cluster.allocated.memory": used.memory,
-            "variable.cluster.allocated.vcores": used.vcores,
-            "variable.cluster.available.memory": avail_mb,
-            "variable.cluster.available.vcores": avail_vc,
-        }
+    def _record_queues(self, sched: Scheduler, rec: dict[str, Any], raw: dict[str, float]) -> None:
+        """Each queue's allocated and pending resources."""
         for name in self.queues:
             full = self._queue_keys[name]
             q = self._queue_metrics(sched, name)
@@ -295,11 +316,16 @@ class SlsRecorder:
             raw[f"counter.queue.{full}.pending.memory"] = q.pending.memory if q is not None else 0
             raw[f"counter.queue.{full}.pending.cores"] = q.pending.vcores if q is not None else 0
 
+    def _record_timings(
+        self, rm: ResourceManager, rec: dict[str, Any], raw: dict[str, float]
+    ) -> None:
+        """The scheduler's allocate and per-event handling time since the last
+        sample, and its call counters."""
         allocate_ms = self.allocate_timing.mean_ms_since_last()
         rec["scheduler.allocate.timecost"] = allocate_ms
         raw["sampler.scheduler.operation.allocate.timecost"] = allocate_ms
         raw["counter.scheduler.operation.allocate"] = self.allocate_timing.calls
-        handled, seconds = ctx.dispatcher.handled, ctx.dispatcher.handle_seconds
+        handled, seconds = rm.ctx.dispatcher.handled, rm.ctx.dispatcher.handle_seconds
         events = list(SCHEDULER_EVENTS)
         for key in handled:
             if key.startswith("scheduler.") and key[10:] not in events:
@@ -324,16 +350,6 @@ class SlsRecorder:
         for event in events:
             rec[f"scheduler.handle-{event}.timecost"] = per_event[event]
             raw[f"sampler.scheduler.operation.handle.{event}.timecost"] = per_event[event]
-
-        for job in self.track_jobs:
-            values = self._job_values(rm, job)
-            for field, value in zip(TRACKED_JOB_FIELDS, values, strict=True):
-                rec[f"job.{job}.{field}"] = value / GB if field.endswith("memory") else value
-                raw[f"variable.app.{job}.{field}"] = value
-
-        self._write_record(rec)
-        if self._ticks % self.record_every_s == 0:
-            self._write_csv(self.epoch_ms + now, raw)
 
     def _write_record(self, rec: dict[str, Any]) -> None:
         assert self._track is not None

@@ -21,6 +21,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -29,7 +30,8 @@ from emu import security
 from emu.errors import InputError
 from emu.nm import LatencyHistogram
 from emu.processes import common as C
-from emu.transport import TransportError
+from emu.rm.actor import RMAddresses
+from emu.transport import Curve, TransportError
 
 GRACE_S = 5.0
 
@@ -219,25 +221,42 @@ def _say_web_url(ready: Path) -> None:
         C.say(f"emu cluster: web UI {web}/cluster  live {web}/simulate  REST {web}/ws/v1/cluster")
 
 
+@dataclass(frozen=True)
+class _Launch:
+    """What every child process of one `emu cluster up` is started with."""
+
+    work: Path
+    rm_spec: str
+    rm: RMAddresses
+    curve: Curve | None
+    common: list[object]
+    """Arguments every child gets (the keys directory)."""
+    me: int
+
+    def argv(self, *args: object) -> list[str]:
+        """A child's command line, with the common arguments and our pid as its parent."""
+        return emu_argv(*args, *self.common, "--parent-pid", self.me)
+
+
 def cluster_up(args: argparse.Namespace) -> int:
-    scenario_conf = _apply_scenario(args)
-    args.conf = [*scenario_conf, *args.conf]
-    if args.nodes < 1 or args.nm_procs < 1 or args.nm_procs > args.nodes:
-        raise InputError("--nodes/--nm-procs", None, "need 1 <= --nm-procs <= --nodes")
-    if not args.rate > 0:
-        raise InputError("--rate", str(args.rate), "must be a positive number")
+    """Start the RM and the NM processes, replay a trace if given, then stop them all."""
+    _check_up_args(args)
     keys = security.load(args.keys, serving=False) if args.keys else None
-    curve = keys.client if keys else None
     _check_rm_configuration(args)
     made_work_dir = not args.work_dir
     work = Path(args.work_dir) if args.work_dir else Path(tempfile.mkdtemp(prefix="emu-cluster-"))
     work.mkdir(parents=True, exist_ok=True)
     base = args.port_base or C.free_port_base(args.host)
     rm_spec = f"{args.host}:{base}" if ":" not in args.host else f"[{args.host}]:{base}"
-    rm = C.rm_addresses(rm_spec)
+    launch = _Launch(
+        work=work,
+        rm_spec=rm_spec,
+        rm=C.rm_addresses(rm_spec),
+        curve=keys.client if keys else None,
+        common=["--keys", args.keys] if args.keys else [],
+        me=os.getpid(),
+    )
     children = Children()
-    me = os.getpid()
-    common: list[object] = ["--keys", args.keys] if args.keys else []
 
     def on_term(signum: int, frame: object) -> None:
         raise KeyboardInterrupt
@@ -248,101 +267,19 @@ def cluster_up(args: argparse.Namespace) -> int:
     registered_s: float | None = None
     rc = 0
     try:
-        rm_args: list[object] = [
-            "rm",
-            "--host",
-            args.host,
-            "--port-base",
-            base,
-            "--rate",
-            args.rate,
-        ]
-        rm_args += ["--web-port", args.web_port, "--ready-file", work / "rm.json"]
-        if args.conf_dir:
-            rm_args += ["--conf-dir", args.conf_dir]
-        for item in args.conf:
-            rm_args += ["--conf", item]
-        rm_child = children.start(
-            "rm", emu_argv(*rm_args, *common, "--parent-pid", me), work / "rm.log"
-        )
-        try:
-            C.cluster_metrics(rm.client, curve, 30.0, alive=lambda: rm_child.proc.poll() is None)
-        except TransportError:
-            if rm_child.proc.poll() is None:
-                raise
-            # The RM said why on its way out: that line, not "it exited".
-            C.warn(
-                _last_error(work / "rm.log")
-                or f"error: the ResourceManager exited with {rm_child.proc.returncode}"
-            )
-            return rm_child.proc.returncode
-        C.say(f"emu cluster: RM up at {rm_spec} (rate {args.rate:g}); logs in {work}")
-        _say_web_url(work / "rm.json")
-
+        rm_child, exited = _start_rm(args, launch, base, children)
+        if exited is not None:
+            return exited
         started = time.perf_counter()
-        per, extra = divmod(args.nodes, args.nm_procs)
-        first = 1
-        for k in range(args.nm_procs):
-            count = per + (1 if k < extra else 0)
-            stats = stats_files[k]
-            children.start(
-                f"nm{k + 1}",
-                emu_argv(
-                    "nm",
-                    "--rm",
-                    rm_spec,
-                    "--count",
-                    count,
-                    "--first-index",
-                    first,
-                    "--name-prefix",
-                    args.name_prefix,
-                    "--rack",
-                    f"/rack{k + 1}",
-                    "--memory-mb",
-                    args.memory_mb,
-                    "--vcores",
-                    args.vcores,
-                    "--host",
-                    args.host,
-                    "--stats-file",
-                    stats,
-                    "--seed",
-                    k,
-                    "--log-level",
-                    "warning",
-                    *common,
-                    "--parent-pid",
-                    me,
-                ),
-                work / f"nm{k + 1}.log",
-            )
-            first += count
-        _wait_for_nodes(rm.client, curve, args.nodes, args.register_timeout, children)
+        _start_nms(args, launch, stats_files, children)
+        _wait_for_nodes(launch.rm.client, launch.curve, args.nodes, args.register_timeout, children)
         registered_s = time.perf_counter() - started
         C.say(
             f"emu cluster: {args.nodes} nodes registered in {registered_s:.2f} s "
             f"({args.nm_procs} NM processes)"
         )
         if args.trace:
-            # The scenario's [config] and [cluster] were applied above.
-            replay_args: list[object] = ["replay", "--rm", rm_spec, "--workload-only", *args.trace]
-            if args.tracetype:
-                replay_args += ["--tracetype", args.tracetype]
-            if args.output_dir:
-                replay_args += ["--output-dir", args.output_dir]
-            if args.conf_dir:
-                replay_args += ["--conf-dir", args.conf_dir]
-            replay = children.start(
-                "replay", emu_argv(*replay_args, *common, "--parent-pid", me), None
-            )
-            while replay.proc.poll() is None:
-                _check_alive(children, exclude=("replay",))
-                time.sleep(0.5)
-            rc = replay.proc.returncode
-            if args.keep_running:
-                C.say("emu cluster: replay done; still up, Ctrl-C to stop")
-                _wait_forever(children, exclude=("replay",))
+            rc = _replay(args, launch, children)
         else:
             C.say("emu cluster: up; Ctrl-C to stop")
             _wait_forever(children)
@@ -352,7 +289,10 @@ def cluster_up(args: argparse.Namespace) -> int:
     finally:
         final = None
         if rm_child is not None and rm_child.proc.poll() is None:
-            with contextlib.suppress(TransportError), C.SyncClient(rm.client, curve) as client:
+            with (
+                contextlib.suppress(TransportError),
+                C.SyncClient(launch.rm.client, launch.curve) as client,
+            ):
                 final = client.call("cluster_metrics", timeout=2.0)["metrics"]
         # The NM processes write their final statistics as they stop.
         children.stop_all()
@@ -362,6 +302,89 @@ def cluster_up(args: argparse.Namespace) -> int:
             shutil.rmtree(work, ignore_errors=True)
     _report(stats_files, final, registered_s)
     return rc
+
+
+def _check_up_args(args: argparse.Namespace) -> None:
+    """Apply the scenario's settings to `args` and refuse impossible sizes."""
+    scenario_conf = _apply_scenario(args)
+    args.conf = [*scenario_conf, *args.conf]
+    if args.nodes < 1 or args.nm_procs < 1 or args.nm_procs > args.nodes:
+        raise InputError("--nodes/--nm-procs", None, "need 1 <= --nm-procs <= --nodes")
+    if not args.rate > 0:
+        raise InputError("--rate", str(args.rate), "must be a positive number")
+
+
+def _start_rm(
+    args: argparse.Namespace, launch: _Launch, base: int, children: Children
+) -> tuple[Child, int | None]:
+    """Start the RM process and wait until it answers.
+
+    If it exited instead, its last error line is printed and its exit code
+    is returned beside it (None: it is up).
+    """
+    rm_args: list[object] = ["rm", "--host", args.host, "--port-base", base, "--rate", args.rate]
+    rm_args += ["--web-port", args.web_port, "--ready-file", launch.work / "rm.json"]
+    if args.conf_dir:
+        rm_args += ["--conf-dir", args.conf_dir]
+    for item in args.conf:
+        rm_args += ["--conf", item]
+    rm_child = children.start("rm", launch.argv(*rm_args), launch.work / "rm.log")
+    try:
+        C.cluster_metrics(
+            launch.rm.client, launch.curve, 30.0, alive=lambda: rm_child.proc.poll() is None
+        )
+    except TransportError:
+        if rm_child.proc.poll() is None:
+            raise
+        # The RM said why on its way out: that line, not "it exited".
+        C.warn(
+            _last_error(launch.work / "rm.log")
+            or f"error: the ResourceManager exited with {rm_child.proc.returncode}"
+        )
+        return rm_child, rm_child.proc.returncode
+    C.say(f"emu cluster: RM up at {launch.rm_spec} (rate {args.rate:g}); logs in {launch.work}")
+    _say_web_url(launch.work / "rm.json")
+    return rm_child, None
+
+
+def _start_nms(
+    args: argparse.Namespace, launch: _Launch, stats_files: list[Path], children: Children
+) -> None:
+    """Start `--nm-procs` NM processes sharing `--nodes` nodes, one rack each."""
+    per, extra = divmod(args.nodes, args.nm_procs)
+    first = 1
+    for k in range(args.nm_procs):
+        count = per + (1 if k < extra else 0)
+        nm_args: list[object] = ["nm", "--rm", launch.rm_spec, "--count", count]
+        nm_args += ["--first-index", first, "--name-prefix", args.name_prefix]
+        nm_args += ["--rack", f"/rack{k + 1}", "--memory-mb", args.memory_mb]
+        nm_args += ["--vcores", args.vcores, "--host", args.host]
+        nm_args += ["--stats-file", stats_files[k], "--seed", k, "--log-level", "warning"]
+        children.start(f"nm{k + 1}", launch.argv(*nm_args), launch.work / f"nm{k + 1}.log")
+        first += count
+
+
+def _replay(args: argparse.Namespace, launch: _Launch, children: Children) -> int:
+    """Run `emu replay` on the trace against the cluster; its exit code.
+
+    With --keep-running the cluster then stays up until interrupted.
+    """
+    # The scenario's [config] and [cluster] were applied by _check_up_args.
+    replay_args: list[object] = ["replay", "--rm", launch.rm_spec, "--workload-only", *args.trace]
+    if args.tracetype:
+        replay_args += ["--tracetype", args.tracetype]
+    if args.output_dir:
+        replay_args += ["--output-dir", args.output_dir]
+    if args.conf_dir:
+        replay_args += ["--conf-dir", args.conf_dir]
+    replay = children.start("replay", launch.argv(*replay_args), None)
+    while replay.proc.poll() is None:
+        _check_alive(children, exclude=("replay",))
+        time.sleep(0.5)
+    if args.keep_running:
+        C.say("emu cluster: replay done; still up, Ctrl-C to stop")
+        _wait_forever(children, exclude=("replay",))
+    return replay.proc.returncode
 
 
 def _apply_scenario(args: argparse.Namespace) -> list[str]:
@@ -459,7 +482,7 @@ def _wait_forever(children: Children, exclude: tuple[str, ...] = ()) -> None:
 
 
 def _wait_for_nodes(
-    client_address: str, curve: Any, n: int, timeout_s: float, children: Children
+    client_address: str, curve: Curve | None, n: int, timeout_s: float, children: Children
 ) -> None:
     deadline = time.monotonic() + timeout_s
     with C.SyncClient(client_address, curve) as client:
@@ -510,30 +533,16 @@ def _report(stats_files: list[Path], m: dict[str, Any] | None, registered_s: flo
 
 # --- status ---------------------------------------------------------------------------------------
 def cluster_status(args: argparse.Namespace) -> int:
+    """Print (or --json) a cluster's metrics, nodes and apps; 1 if it cannot be asked."""
     rm = C.rm_addresses(args.rm)
     keys = (
         security.load(args.keys, serving=False, client_key=args.client_key) if args.keys else None
     )
+    curve = keys.client if keys else None
     try:
-        if args.wait_nodes:
-            deadline = time.monotonic() + args.timeout
-            active = 0
-            while True:
-                left = deadline - time.monotonic()
-                metrics = C.cluster_metrics(
-                    rm.client, keys.client if keys else None, max(left, 0.5)
-                )
-                active = metrics["active_nodes"]
-                if active >= args.wait_nodes:
-                    break
-                if time.monotonic() >= deadline:
-                    C.warn(
-                        f"error: {active} of {args.wait_nodes} nodes active "
-                        f"after {args.timeout:g} s"
-                    )
-                    return 1
-                time.sleep(0.5)
-        with C.SyncClient(rm.client, keys.client if keys else None) as client:
+        if args.wait_nodes and not _await_active_nodes(rm.client, curve, args):
+            return 1
+        with C.SyncClient(rm.client, curve) as client:
             metrics = client.call("cluster_metrics", timeout=args.timeout)["metrics"]
             nodes = client.call("list_nodes", timeout=args.timeout)["nodes"]
             apps = client.call("list_apps", timeout=args.timeout)["apps"]
@@ -542,30 +551,54 @@ def cluster_status(args: argparse.Namespace) -> int:
         return 1
     if args.json:
         C.say(json.dumps({"metrics": metrics, "nodes": nodes, "apps": apps}, indent=1))
-        return 0
+    else:
+        _print_status(args.rm, metrics, nodes, apps)
+    return 0
+
+
+def _await_active_nodes(address: str, curve: Curve | None, args: argparse.Namespace) -> bool:
+    """Wait up to --timeout for --wait-nodes active nodes; False (said why) if they never were."""
+    deadline = time.monotonic() + args.timeout
+    while True:
+        left = deadline - time.monotonic()
+        active = C.cluster_metrics(address, curve, max(left, 0.5))["active_nodes"]
+        if active >= args.wait_nodes:
+            return True
+        if time.monotonic() >= deadline:
+            C.warn(f"error: {active} of {args.wait_nodes} nodes active after {args.timeout:g} s")
+            return False
+        time.sleep(0.5)
+
+
+def _print_status(
+    where: str, metrics: dict[str, Any], nodes: list[dict[str, Any]], apps: list[dict[str, Any]]
+) -> None:
+    """The human-readable `emu cluster status`: a summary line, then tables of
+    the first 50 nodes and the last 50 apps."""
     by_state: dict[str, int] = {}
     for n in nodes:
         by_state[n["state"]] = by_state.get(n["state"], 0) + 1
     total = metrics["total"]
     C.say(
-        f"cluster at {args.rm}: rate {metrics.get('rate', 0):g}, simulated "
+        f"cluster at {where}: rate {metrics.get('rate', 0):g}, simulated "
         f"{metrics['time_ms'] / 1000:.1f} s; capacity {total['memory-mb']} MB / "
         f"{total['vcores']} vcores, utilization memory {metrics['utilization']['memory']:.1%}"
     )
     C.say("nodes: " + (", ".join(f"{k} {v}" for k, v in sorted(by_state.items())) or "none"))
-    rows = [("node", "rack", "state", "containers", "used MB", "nm address")]
-    rows += [
-        (
-            n["node_id"],
-            n["rack"],
-            n["state"],
-            str(n["num_containers"]),
-            str(n["used"]["memory-mb"]),
-            n["nm_address"],
-        )
-        for n in nodes[:50]
-    ]
-    _table(rows)
+    _table(
+        [("node", "rack", "state", "containers", "used MB", "nm address")]
+        + [
+            (
+                n["node_id"],
+                n["rack"],
+                n["state"],
+                str(n["num_containers"]),
+                str(n["used"]["memory-mb"]),
+                n["nm_address"],
+            )
+            for n in nodes[:50]
+        ]
+    )
     if len(nodes) > 50:
         C.say(f"... and {len(nodes) - 50} more nodes (--json for all)")
     C.say(
@@ -573,27 +606,27 @@ def cluster_status(args: argparse.Namespace) -> int:
         f"{metrics['apps_completed']} finished, {metrics['apps_failed']} failed, "
         f"{metrics['apps_killed']} killed"
     )
-    rows = [("app", "name", "queue", "state", "attempts", "submit s", "finish s")]
-    rows += [
-        (
-            a["app_id"],
-            a["name"],
-            a["queue"],
-            a["state"],
-            str(a["attempts"]),
-            f"{a['submit_ms'] / 1000:.1f}",
-            f"{a['finished_ms'] / 1000:.1f}" if a["finished_ms"] >= 0 else "-",
-        )
-        for a in apps[-50:]
-    ]
-    _table(rows)
+    _table(
+        [("app", "name", "queue", "state", "attempts", "submit s", "finish s")]
+        + [
+            (
+                a["app_id"],
+                a["name"],
+                a["queue"],
+                a["state"],
+                str(a["attempts"]),
+                f"{a['submit_ms'] / 1000:.1f}",
+                f"{a['finished_ms'] / 1000:.1f}" if a["finished_ms"] >= 0 else "-",
+            )
+            for a in apps[-50:]
+        ]
+    )
     auth = metrics.get("auth")
     if auth:
         C.say(f"CURVE: {auth['allowed']} handshakes admitted, {auth['refused']} refused")
-    return 0
 
 
-def _table(rows: list[tuple[str, ...]]) -> None:
+def _table(rows: Sequence[tuple[str, ...]]) -> None:
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     for r in rows:
         C.say("  ".join(v.ljust(w) for v, w in zip(r, widths, strict=True)).rstrip())

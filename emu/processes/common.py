@@ -19,14 +19,13 @@ from typing import Any
 
 import structlog
 import trio
-import zmq
 
 from emu import protocol as P
 from emu.config.configuration import Configuration
 from emu.errors import InputError
 from emu.rm.actor import RMAddresses
-from emu.transport import RequestTimeout, TransportError
-from emu.transport.zmq import Curve
+from emu.transport import Curve, Options, RequestTimeout, TransportError
+from emu.transport.zmq import dealer
 
 DEFAULT_PORT_BASE = 8030
 """YARN's ports: 8030 AM protocol (scheduler), 8031 resource tracker, 8032
@@ -171,20 +170,14 @@ class SyncClient:
     """Request/reply to one RM service with plain blocking pyzmq.
 
     Used where no trio run exists yet (learning the cluster clock before
-    starting one) or is not worth having (`emu cluster`'s supervision).
+    starting one) or is not worth having (`emu cluster`'s supervision). The
+    socket is the transport's own DEALER (`emu.transport.zmq.dealer`): the
+    same CURVE set-up and reconnect intervals as every trio client.
     """
 
     def __init__(self, address: str, curve: Curve | None = None) -> None:
         self.address = address
-        self.sock = zmq.Context.instance().socket(zmq.DEALER)
-        self.sock.setsockopt(zmq.LINGER, 0)
-        self.sock.setsockopt(zmq.RECONNECT_IVL, 100)
-        self.sock.setsockopt(zmq.RECONNECT_IVL_MAX, 1000)
-        if curve is not None:
-            self.sock.setsockopt(zmq.CURVE_SERVERKEY, curve.server_key or b"")
-            self.sock.setsockopt(zmq.CURVE_PUBLICKEY, curve.public_key)
-            self.sock.setsockopt(zmq.CURVE_SECRETKEY, curve.secret_key)
-        self.sock.connect(address)
+        self.sock = dealer(address, options=Options(curve=curve))
         self._id = 0
 
     def call(self, mtype: str, timeout: float = 5.0, **fields: Any) -> dict[str, Any]:

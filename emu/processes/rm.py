@@ -7,19 +7,22 @@ import json
 import os
 import time
 from contextlib import ExitStack
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import trio
 
 from emu import security
 from emu.clock import ScaledWallClock
+from emu.config.configuration import Configuration
 from emu.errors import InputError
 from emu.metrics.eventlog import EventLog
 from emu.processes import common as C
 from emu.rm import recovery as rec
 from emu.rm.actor import ResourceManager, RMAddresses
 from emu.rm.settings import RMSettings
-from emu.transport import zmq as zmq_transport
+from emu.transport import MAX_MESSAGE_BYTES
 
 HELP = """Run the ResourceManager on YARN's ports: 8030 (AM protocol), 8031
 (resource tracker), 8032 (client), 8033 (admin), or from --port-base.
@@ -139,49 +142,16 @@ async def _start_web(nursery: trio.Nursery, rm: ResourceManager, args: argparse.
 
 
 def main(args: argparse.Namespace) -> int:
+    """`emu rm`: serve the four RM services on scaled wall time until a signal."""
     C.configure_logging(args.log_level)
     if not args.rate > 0:
         raise InputError("--rate", str(args.rate), "must be a positive number")
     overrides = C.parse_overrides(args.conf)
     conf = C.load_configuration(args.conf_dir, overrides)
     RMSettings.from_conf(conf)
-    keys = security.load(args.keys, serving=True) if args.keys else None
-    security.install(keys)
-    if args.max_message_bytes:
-        zmq_transport.MAX_MESSAGE_BYTES = args.max_message_bytes
-    exposed = security.warn_if_exposed(
-        args.host,
-        keys,
-        "the ResourceManager",
-        "register nodes, submit and kill applications, and reconfigure queues",
-    )
-    if exposed:
-        C.warn(exposed)
-
-    ports = {
-        "am_protocol": args.port_base,
-        "resource_tracker": args.port_base + 1,
-        "client": args.port_base + 2,
-        "admin": args.port_base + 3,
-    }
-    for service in ports:
-        if getattr(args, service) is not None:
-            ports[service] = getattr(args, service)
-    addresses = RMAddresses.tcp(args.host, ports)
-
-    epoch, rate = time.time(), args.rate
-    cluster_timestamp = int(epoch * 1000)
-    meta = None
-    if rec.enabled(conf):
-        meta = rec.open_meta(conf, epoch, rate, cluster_timestamp)
-        if meta["restarts"]:
-            if meta["rate"] != rate:
-                C.warn(
-                    f"recovering: keeping the cluster's rate {meta['rate']:g} "
-                    f"(--rate {rate:g} ignored) so running processes stay in step"
-                )
-            epoch, rate, cluster_timestamp = meta["epoch"], meta["rate"], meta["cluster_timestamp"]
-
+    keys = _secure(args)
+    addresses = RMAddresses.tcp(args.host, _ports(args))
+    clock = _cluster_clock(conf, args.rate)
     with ExitStack() as stack:
         events = EventLog()
         if args.events:
@@ -191,10 +161,10 @@ def main(args: argparse.Namespace) -> int:
             conf,
             addresses,
             events,
-            epoch=epoch,
-            rate=rate,
-            cluster_timestamp=cluster_timestamp,
-            recovery_meta=meta,
+            epoch=clock.epoch,
+            rate=clock.rate,
+            cluster_timestamp=clock.cluster_timestamp,
+            recovery_meta=clock.meta,
             monitor=True,
             auth=auth,
         )
@@ -209,9 +179,9 @@ def main(args: argparse.Namespace) -> int:
             web = await _start_web(nursery, rm, args)
             info = {
                 "pid": os.getpid(),
-                "epoch": epoch,
-                "rate": rate,
-                "cluster_timestamp": cluster_timestamp,
+                "epoch": clock.epoch,
+                "rate": clock.rate,
+                "cluster_timestamp": clock.cluster_timestamp,
                 "am_protocol": bound.am_protocol,
                 "resource_tracker": bound.resource_tracker,
                 "client": bound.client,
@@ -225,6 +195,66 @@ def main(args: argparse.Namespace) -> int:
             C.say("emu rm ready " + json.dumps(info, sort_keys=True))
             await trio.sleep_forever()
 
-        why = trio.run(C.until_signal, run, args.parent_pid, clock=ScaledWallClock(epoch, rate))
+        why = trio.run(
+            C.until_signal, run, args.parent_pid, clock=ScaledWallClock(clock.epoch, clock.rate)
+        )
     C.say(f"emu rm stopped ({why or 'done'})")
     return 0
+
+
+def _secure(args: argparse.Namespace) -> security.Keys | None:
+    """Load --keys (if any) as this process's transport options, and warn
+    when the RM would listen beyond loopback without them."""
+    keys = security.load(args.keys, serving=True) if args.keys else None
+    security.install(keys, args.max_message_bytes or MAX_MESSAGE_BYTES)
+    exposed = security.warn_if_exposed(
+        args.host,
+        keys,
+        "the ResourceManager",
+        "register nodes, submit and kill applications, and reconfigure queues",
+    )
+    if exposed:
+        C.warn(exposed)
+    return keys
+
+
+def _ports(args: argparse.Namespace) -> dict[str, int]:
+    """Each service's port: YARN's layout from --port-base, unless given its own."""
+    ports = {
+        "am_protocol": args.port_base,
+        "resource_tracker": args.port_base + 1,
+        "client": args.port_base + 2,
+        "admin": args.port_base + 3,
+    }
+    for service in ports:
+        if getattr(args, service) is not None:
+            ports[service] = getattr(args, service)
+    return ports
+
+
+@dataclass(frozen=True)
+class _Clock:
+    """The cluster's scaled wall clock, and the recovery state it came from."""
+
+    epoch: float
+    rate: float
+    cluster_timestamp: int
+    meta: dict[str, Any] | None
+
+
+def _cluster_clock(conf: Configuration, rate: float) -> _Clock:
+    """A new clock starting now at `rate`, or, when recovering, the clock the
+    cluster already runs on (so NM and AM processes stay in step)."""
+    epoch = time.time()
+    cluster_timestamp = int(epoch * 1000)
+    if not rec.enabled(conf):
+        return _Clock(epoch, rate, cluster_timestamp, None)
+    meta = rec.open_meta(conf, epoch, rate, cluster_timestamp)
+    if meta["restarts"]:
+        if meta["rate"] != rate:
+            C.warn(
+                f"recovering: keeping the cluster's rate {meta['rate']:g} "
+                f"(--rate {rate:g} ignored) so running processes stay in step"
+            )
+        epoch, rate, cluster_timestamp = meta["epoch"], meta["rate"], meta["cluster_timestamp"]
+    return _Clock(epoch, rate, cluster_timestamp, meta)

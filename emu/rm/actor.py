@@ -17,6 +17,7 @@ own clock from them) and what the transport refused (`transport`, `auth`).
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Awaitable, Callable
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
 from functools import partial
@@ -120,7 +121,7 @@ class ResourceManager:
     def __post_init__(self) -> None:
         self._build()
         self.stats: dict[str, ServerStats] = {}
-        self.connection_events: dict[str, Counter[str]] = {}
+        self.connection_events: dict[str, Counter[str] | None] = {}
         self._launch_wakeup = trio.Event()
 
     def _build(self) -> None:
@@ -129,7 +130,7 @@ class ResourceManager:
         self.ctx = RMContext(settings, self.conf, self.events, self.cluster_timestamp)
         self.ctx.attach_scheduler(create_scheduler(self.ctx))
         self.services = RMServices(self.ctx, self.epoch, self.rate)
-        self._handle = self.services.handle
+        self._handle: Callable[[str, dict[str, Any]], dict[str, Any]] = self.services.handle
         if rec.enabled(self.conf):
             meta = self.recovery_meta
             if meta is None:
@@ -213,13 +214,13 @@ class ResourceManager:
             out["recovery"] = self.ctx.recovery.metrics()
         return out
 
-    async def local_request(self, service: str, msg: dict) -> dict:
+    async def local_request(self, service: str, msg: dict[str, Any]) -> dict[str, Any]:
         """A request from inside this process (the REST API), encoded and
         handled exactly as one from the wire, so it is validated, counted,
         recovered and wakes the AM launcher like any other."""
         return P.decode(await self._handler(service)(P.encode(msg)))
 
-    def _handler(self, service: str):
+    def _handler(self, service: str) -> Callable[[Payload], Awaitable[Payload]]:
         async def handle(payload: Payload) -> Payload:
             # Looked up per request: `restart` replaces both.
             services, handle_request = self.services, self._handle

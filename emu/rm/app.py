@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from emu.resources import Resource
 from emu.rm import attempt as attempt_sm
+from emu.rm import node as node_sm
 from emu.rm.diagnostics import attempts_exhausted, invalid_request
 from emu.rm.scheduler.events import SchedulerEvent
 from emu.rm.statemachine import StateMachine
@@ -183,7 +184,7 @@ def _saved(ctx: RMContext, app: RMApp, data: Any) -> None:
 
 
 def _accepted(ctx: RMContext, app: RMApp, data: Any) -> None:
-    ctx.start_new_attempt(app)
+    start_new_attempt(ctx, app)
 
 
 def _final_save(ctx: RMContext, app: RMApp, target: str, diagnostics: str = "") -> None:
@@ -216,7 +217,7 @@ def _attempt_failed(ctx: RMContext, app: RMApp, attempt_id: Any) -> str:
     attempt = ctx.attempts[attempt_id]
     failures = sum(1 for aid in app.attempts if ctx.attempts[aid].counts_as_failure)
     if failures < app.max_attempts:
-        ctx.start_new_attempt(app)
+        start_new_attempt(ctx, app)
         return ACCEPTED
     app.final_status = "FAILED"
     _final_save(ctx, app, FAILED, attempts_exhausted(app.app_id, failures, attempt.diagnostics))
@@ -233,7 +234,7 @@ def _kill(ctx: RMContext, app: RMApp, data: Any) -> None:
 def _killed_before_scheduling(ctx: RMContext, app: RMApp, data: Any) -> None:
     app.final_status = "KILLED"
     app.finished_ms = ctx.now_ms()
-    ctx.app_completed(app, KILLED)
+    _completed(ctx, app, KILLED)
 
 
 def _update_saved(ctx: RMContext, app: RMApp, data: Any) -> str:
@@ -242,7 +243,7 @@ def _update_saved(ctx: RMContext, app: RMApp, data: Any) -> str:
         target = FINISHED
     if target != FINISHING:
         app.finished_ms = ctx.now_ms()
-        ctx.app_completed(app, target)
+        _completed(ctx, app, target)
     return target
 
 
@@ -252,7 +253,48 @@ def _attempt_finished_while_saving(ctx: RMContext, app: RMApp, data: Any) -> Non
 
 def _finished(ctx: RMContext, app: RMApp, data: Any) -> None:
     app.finished_ms = ctx.now_ms()
-    ctx.app_completed(app, FINISHED)
+    _completed(ctx, app, FINISHED)
+
+
+def start_new_attempt(ctx: RMContext, app: RMApp) -> None:
+    """Create the app's next attempt and start it, unless RM recovery
+    resumes the last one instead."""
+    if ctx.recovery is not None and ctx.recovery.resume_attempt(app):
+        return
+    number = len(app.attempts) + 1
+    seq = app.app_id.rsplit("_", 1)[1]
+    attempt_id = f"appattempt_{ctx.cluster_timestamp}_{seq}_{number:06d}"
+    ctx.attempts[attempt_id] = attempt_sm.RMAppAttempt(attempt_id, app.app_id, number, ctx.now_ms())
+    app.attempts.append(attempt_id)
+    ctx.dispatch("attempt", attempt_sm.AttemptEvent.START, attempt_id)
+
+
+def _completed(ctx: RMContext, app: RMApp, final_state: str) -> None:
+    """The app reached a final state: the scheduler forgets it, nodes that
+    ran it are told to clean up, and its summary goes to the event log."""
+    # Only AM launches read the submission context (the AM's task plan),
+    # and a finished app launches none: a long run keeps thousands of
+    # finished apps' reports, not their plans (found by `make soak`).
+    app.context = {}
+    ctx.dispatch("scheduler", SchedulerEvent.APP_REMOVED, app.app_id, final_state)
+    ctx.final_apps[final_state] += 1
+    for node_id in sorted(ctx.nodes):
+        if app.app_id in ctx.nodes[node_id].running_apps:
+            ctx.dispatch("node", node_sm.NodeEvent.CLEANUP_APP, node_id, app.app_id)
+    ctx.events.emit(
+        "app_summary",
+        id=app.app_id,
+        name=app.name,
+        queue=app.queue,
+        user=app.user,
+        state=final_state,
+        final_status=app.final_status,
+        submit_ms=app.submit_ms,
+        started_ms=app.started_ms,
+        finished_ms=app.finished_ms,
+        attempts=len(app.attempts),
+        diagnostics=app.diagnostics,
+    )
 
 
 E = AppEvent

@@ -110,7 +110,7 @@ class RMAppAttempt:
         self.registered_ms = -1
         self.finished_ms = -1
         self.response_id = 0
-        self.last_reply: bytes | None = None
+        self.last_reply: dict[str, Any] | None = None
         self.just_finished: list[dict[str, Any]] = []
         self.final_status = ""
         self.diagnostics = ""
@@ -139,7 +139,28 @@ def _am_allocated(ctx: RMContext, a: RMAppAttempt, container_id: Any) -> None:
     container = ctx.containers[container_id]
     ctx.fire("container", container, container_sm.ContainerEvent.ACQUIRED)
     a.am_container_id = container_id
-    ctx.request_am_launch(a, container)
+    _request_am_launch(ctx, a, container)
+
+
+def _request_am_launch(ctx: RMContext, a: RMAppAttempt, container: RMContainer) -> None:
+    """Queue the AM container's launch for the actor layer (YARN's AMLauncher)."""
+    app = ctx.apps[a.app_id]
+    node = ctx.nodes[container.node_id]
+    launch = {
+        "container_id": container.container_id,
+        "resource": container.resource.to_wire(),
+        "duration_ms": -1,
+        "app_id": app.app_id,
+        "am": {
+            "attempt_id": a.attempt_id,
+            "am_type": app.am_type,
+            "queue": app.queue,
+            "user": app.user,
+            "rm_address": ctx.am_service_address,
+            "context": app.context,
+        },
+    }
+    ctx.am_launches.append((node.nm_address, node.node_id, launch))
 
 
 def _launched(ctx: RMContext, a: RMAppAttempt, data: Any) -> None:

@@ -1,9 +1,11 @@
-"""RMContext: the ResourceManager's shared state and the glue between parts.
+"""RMContext: the ResourceManager's registry of shared state.
 
 Everything inside the RM (state machine hooks, the scheduler, services)
 reaches the rest through this object: entity registries, the dispatcher,
 the monitors, the clock, the event log, and the outbox of AM launches the
-actor layer carries out. It holds no transport: RM internals never do I/O.
+actor layer carries out. What happens to an app or attempt over its life
+lives with the entity (`emu.rm.app`, `emu.rm.attempt`), not here. It holds
+no transport: RM internals never do I/O.
 """
 
 from __future__ import annotations
@@ -20,7 +22,6 @@ from emu.rm import node as node_sm
 from emu.rm.dispatcher import Dispatcher, Event
 from emu.rm.monitors import ExpiryMonitor
 from emu.rm.retention import CompletedApps
-from emu.rm.scheduler.events import SchedulerEvent
 from emu.rm.settings import RMSettings
 
 if TYPE_CHECKING:
@@ -33,7 +34,7 @@ if TYPE_CHECKING:
     from emu.rm.container import RMContainer
     from emu.rm.node import RMNode
     from emu.rm.recovery import RMRecovery
-    from emu.rm.scheduler.common import Scheduler
+    from emu.rm.scheduler.abstract_scheduler import Scheduler
 
 MACHINES = {
     "app": app_sm.MACHINE,
@@ -97,12 +98,13 @@ class RMContext:
         self.dispatcher.register("scheduler", scheduler.handle)
 
     def _entity_handler(self, kind: str) -> Any:
-        registry = {
+        registries: dict[str, dict[str, Any]] = {
             "app": self.apps,
             "attempt": self.attempts,
             "container": self.containers,
             "node": self.nodes,
-        }[kind]
+        }
+        registry = registries[kind]
         events = self.events
         log_states = kind != "container"
         completed = self.completed_apps.completed if kind == "app" else None
@@ -145,66 +147,7 @@ class RMContext:
             self.recovery.app_id_issued(self.app_seq)
         return f"application_{self.cluster_timestamp}_{self.app_seq:04d}"
 
-    # --- lifecycle helpers the hooks call ------------------------------------------
-    def start_new_attempt(self, app: RMApp) -> None:
-        from emu.rm.attempt import RMAppAttempt
-
-        if self.recovery is not None and self.recovery.resume_attempt(app):
-            return
-        number = len(app.attempts) + 1
-        seq = app.app_id.rsplit("_", 1)[1]
-        attempt_id = f"appattempt_{self.cluster_timestamp}_{seq}_{number:06d}"
-        self.attempts[attempt_id] = RMAppAttempt(attempt_id, app.app_id, number, self.now_ms())
-        app.attempts.append(attempt_id)
-        self.dispatch("attempt", attempt_sm.AttemptEvent.START, attempt_id)
-
-    def request_am_launch(self, attempt: RMAppAttempt, container: RMContainer) -> None:
-        """Queue the AM container's launch for the actor layer (YARN's AMLauncher)."""
-        app = self.apps[attempt.app_id]
-        node = self.nodes[container.node_id]
-        launch = {
-            "container_id": container.container_id,
-            "resource": container.resource.to_wire(),
-            "duration_ms": -1,
-            "app_id": app.app_id,
-            "am": {
-                "attempt_id": attempt.attempt_id,
-                "am_type": app.am_type,
-                "queue": app.queue,
-                "user": app.user,
-                "rm_address": self.am_service_address,
-                "context": app.context,
-            },
-        }
-        self.am_launches.append((node.nm_address, node.node_id, launch))
-
-    def app_completed(self, app: RMApp, final_state: str) -> None:
-        """The app reached a final state: the scheduler forgets it, nodes that
-        ran it are told to clean up."""
-        # Only AM launches read the submission context (the AM's task plan),
-        # and a finished app launches none: a long run keeps thousands of
-        # finished apps' reports, not their plans (found by `make soak`).
-        app.context = {}
-        self.dispatch("scheduler", SchedulerEvent.APP_REMOVED, app.app_id, final_state)
-        self.final_apps[final_state] += 1
-        for node_id in sorted(self.nodes):
-            if app.app_id in self.nodes[node_id].running_apps:
-                self.dispatch("node", node_sm.NodeEvent.CLEANUP_APP, node_id, app.app_id)
-        self.events.emit(
-            "app_summary",
-            id=app.app_id,
-            name=app.name,
-            queue=app.queue,
-            user=app.user,
-            state=final_state,
-            final_status=app.final_status,
-            submit_ms=app.submit_ms,
-            started_ms=app.started_ms,
-            finished_ms=app.finished_ms,
-            attempts=len(app.attempts),
-            diagnostics=app.diagnostics,
-        )
-
+    # --- registry changes --------------------------------------------------------
     def deactivate_node(self, node: RMNode) -> None:
         self.nodes.pop(node.node_id, None)
         self.inactive_nodes[node.node_id] = node

@@ -11,7 +11,7 @@ the request and replays stay deterministic.
 from __future__ import annotations
 
 import time
-from collections import Counter, deque
+from collections import Counter, defaultdict, deque
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
@@ -36,7 +36,7 @@ class Dispatcher:
         self._queue: deque[Event] = deque()
         self._handlers: dict[str, Handler] = {}
         self.handled: Counter[str] = Counter()
-        self.handle_seconds: Counter[str] = Counter()
+        self.handle_seconds: dict[str, float] = defaultdict(float)
         self.max_depth = 0
         self._draining = False
 

@@ -95,7 +95,7 @@ class RMNode:
         self.labels = labels
         self.state = NEW
         self.response_id = 0
-        self.last_reply: bytes | None = None
+        self.last_reply: dict[str, Any] | None = None
         self.registered_ms = now_ms
         self.last_heartbeat_ms = now_ms
         self.containers_to_cleanup: list[str] = []

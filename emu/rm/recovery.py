@@ -379,7 +379,7 @@ class RMRecovery:
     def _restore_final(self, app: RMApp, final: str, now: int) -> None:
         """An app whose outcome was saved comes back as it ended."""
         ctx = self.ctx
-        app.state = final
+        app.state = app_sm.AppState(final)
         if app.finished_ms < 0:
             app.finished_ms = now
         for attempt_id in app.attempts:
@@ -392,11 +392,13 @@ class RMRecovery:
         self._save(app)
 
     # --- the services' recovery additions ----------------------------------------------------
-    def wrap(self, handle: Callable[[str, dict], dict]) -> Callable[[str, dict], dict]:
+    def wrap(
+        self, handle: Callable[[str, dict[str, Any]], dict[str, Any]]
+    ) -> Callable[[str, dict[str, Any]], dict[str, Any]]:
         """`RMServices.handle` with the work-preserving additions in front."""
         ctx = self.ctx
 
-        def recovering_handle(service: str, msg: dict) -> dict:
+        def recovering_handle(service: str, msg: dict[str, Any]) -> dict[str, Any]:
             mtype = msg["type"]
             if mtype not in P.SERVICES[service]:
                 return handle(service, msg)
@@ -419,7 +421,7 @@ class RMRecovery:
 
         return recovering_handle
 
-    def _resync(self, msg: dict) -> dict:
+    def _resync(self, msg: dict[str, Any]) -> dict[str, Any]:
         return P.reply(
             msg,
             response_id=0,
@@ -431,7 +433,12 @@ class RMRecovery:
             command=P.RESYNC,
         )
 
-    def _register_node(self, handle: Callable[[str, dict], dict], service: str, msg: dict) -> dict:
+    def _register_node(
+        self,
+        handle: Callable[[str, dict[str, Any]], dict[str, Any]],
+        service: str,
+        msg: dict[str, Any],
+    ) -> dict[str, Any]:
         ctx = self.ctx
         node_id = msg["node_id"]
         fresh = node_id not in ctx.nodes and node_id not in ctx.inactive_nodes
@@ -444,7 +451,7 @@ class RMRecovery:
             ctx.dispatcher.drain()
         return reply
 
-    def _node_containers(self, node_id: str, statuses: list[dict], fresh: bool) -> None:
+    def _node_containers(self, node_id: str, statuses: list[dict[str, Any]], fresh: bool) -> None:
         """A registering node's container list: rebuild what belongs to
         recovered attempts (only a node this RM has not seen before can hold
         such), clean up the rest."""
@@ -462,7 +469,7 @@ class RMRecovery:
                 continue
             ctx.dispatch("node", node_sm.NodeEvent.CLEANUP_CONTAINER, node_id, cid)
 
-    def _heartbeat_statuses(self, msg: dict) -> None:
+    def _heartbeat_statuses(self, msg: dict[str, Any]) -> None:
         """Containers of recovered attempts the RM has not heard of yet:
         started by their AM from an allocation made before the restart, or
         finished while it was down."""
@@ -482,7 +489,7 @@ class RMRecovery:
                 self._recover_container(node.node_id, st)
         ctx.dispatcher.drain()
 
-    def _recover_container(self, node_id: str, st: dict) -> bool:
+    def _recover_container(self, node_id: str, st: dict[str, Any]) -> bool:
         ctx = self.ctx
         cid = st["container_id"]
         attempt_id = attempt_of_container(cid)
@@ -503,7 +510,7 @@ class RMRecovery:
         self.recovered_containers += 1
         return True
 
-    def _recovered_completion(self, node_id: str, st: dict) -> None:
+    def _recovered_completion(self, node_id: str, st: dict[str, Any]) -> None:
         """A container of a recovered attempt ended while the RM was down:
         its AM must hear of it (an AM container's end ends the attempt)."""
         ctx = self.ctx
@@ -542,7 +549,7 @@ class RMRecovery:
 
 def _final_state(rec: dict[str, Any]) -> str | None:
     """The state an app comes back in if its outcome was saved, else None."""
-    state = rec["state"]
+    state: str = rec["state"]
     if state in app_sm.FINAL:
         return state
     target = rec.get("final_target") or ""

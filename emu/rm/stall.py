@@ -26,7 +26,7 @@ from emu.rm import app as app_sm
 if TYPE_CHECKING:
     from emu.resources import Resource
     from emu.rm.context import RMContext
-    from emu.rm.scheduler.common import SchedulerApp
+    from emu.rm.scheduler.scheduler_app import SchedulerApp
 
 ANY = "*"
 

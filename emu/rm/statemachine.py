@@ -159,7 +159,7 @@ class StateMachine:
             "| from | event | to | hook |",
             "|---|---|---|---|",
         ]
-        order = {s: i for i, s in enumerate(self.states)}
+        order: dict[str, int] = {s: i for i, s in enumerate(self.states)}
         for (s, e), arc in sorted(self.table.items(), key=lambda kv: (order[kv[0][0]], kv[0][1])):
             to = arc.to if isinstance(arc.to, str) else " \\| ".join(arc.to)
             hook = arc.hook.__name__ if arc.hook else ""

@@ -21,6 +21,7 @@ from emu.errors import InputError
 from emu.resources import Resource
 from emu.scenario.limits import JAVA_INT_MAX, JAVA_LONG_MAX, MAX_TASKS, shorten
 from emu.scenario.queues import check_capacity_queues
+from emu.scenario.sls import read_text
 from emu.workload import JobSpec, NodeSpec, TaskSpec, Workload
 
 FAULT_KINDS = (
@@ -122,30 +123,58 @@ class _Reader:
 
 
 def load(path: str | Path) -> Scenario:
-    """Read and validate a scenario file; InputError names what is wrong."""
+    """Read and validate a scenario file; InputError names what is wrong.
+
+    Sections are checked in file-independent order (top-level keys, config,
+    cluster, jobs and trace, faults), so a file with several mistakes is
+    always refused for the same one.
+    """
     path = str(path)
-    try:
-        with open(path, "rb") as f:
-            data = tomllib.load(f)
-    except FileNotFoundError:
-        raise InputError(path, None, "no such file") from None
-    except IsADirectoryError:
-        raise InputError(path, None, "is a directory, expected a scenario file") from None
-    except UnicodeDecodeError as e:
-        raise InputError(path, None, f"not UTF-8 text (byte {e.start})") from None
-    except OSError as e:
-        raise InputError(path, None, f"cannot read: {e.strerror}") from None
-    except tomllib.TOMLDecodeError as e:
-        where = re.search(r"at line (\d+)", str(e))
-        line = int(where.group(1)) if where else None
-        raise InputError(path, line, f"not valid TOML: {e}") from None
+    data = _read_toml(path)
     r = _Reader(path)
     for k in data:
         if k not in TOP_KEYS:
             raise r.fail(k, f"unknown key (expected one of {', '.join(sorted(TOP_KEYS))})")
     name = r.str_(data, "name", "", Path(path).stem)
     seed = r.int_(data, "seed", "", 0)
+    conf = _config(r, data)
+    cluster = r.table(
+        data,
+        "cluster",
+        {"racks", "nodes_per_rack", "node_memory_mb", "node_vcores", "nodes", "am_heartbeat_ms"},
+    )
+    mem = r.int_(cluster, "node_memory_mb", "cluster.", 8192, 1)
+    vcores = r.int_(cluster, "node_vcores", "cluster.", 8, 1, JAVA_INT_MAX)
+    nodes = _nodes(r, cluster, mem, vcores)
+    am_hb = r.int_(cluster, "am_heartbeat_ms", "cluster.", 1000, 1)
+    jobs = _workload_jobs(r, data, conf)
+    faults = _faults(r, data, {n.host for n in nodes}, {j.job_id for j in jobs})
+    return Scenario(
+        name=name,
+        description=str(data.get("description", "")),
+        seed=seed,
+        conf=conf,
+        nodes=nodes,
+        workload=Workload(jobs),
+        faults=faults,
+        am_heartbeat_ms=am_hb,
+    )
 
+
+def _read_toml(path: str) -> dict[str, Any]:
+    """The file's TOML document; InputError says why it cannot be read."""
+    # TOML is UTF-8 without a byte-order mark, hence plain utf-8.
+    text = read_text(path, "a scenario file", "utf-8")
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        where = re.search(r"at line (\d+)", str(e))
+        line = int(where.group(1)) if where else None
+        raise InputError(path, line, f"not valid TOML: {e}") from None
+
+
+def _config(r: _Reader, data: dict[str, Any]) -> Configuration:
+    """[config]: Hadoop properties, their names checked for typos."""
     conf = Configuration()
     config = r.table(
         data,
@@ -160,18 +189,13 @@ def load(path: str | Path) -> Scenario:
             raise r.fail(
                 f"config.{k}", "a Hadoop property value must be a string, number or boolean"
             )
-        conf.set(k, str(v).lower() if isinstance(v, bool) else v, f"{path}: config.{k}")
+        conf.set(k, str(v).lower() if isinstance(v, bool) else v, f"{r.path}: config.{k}")
+    return conf
 
-    cluster = r.table(
-        data,
-        "cluster",
-        {"racks", "nodes_per_rack", "node_memory_mb", "node_vcores", "nodes", "am_heartbeat_ms"},
-    )
-    mem = r.int_(cluster, "node_memory_mb", "cluster.", 8192, 1)
-    vcores = r.int_(cluster, "node_vcores", "cluster.", 8, 1, JAVA_INT_MAX)
-    nodes = _nodes(r, cluster, mem, vcores)
-    am_hb = r.int_(cluster, "am_heartbeat_ms", "cluster.", 1000, 1)
 
+def _workload_jobs(r: _Reader, data: dict[str, Any], conf: Configuration) -> list[JobSpec]:
+    """[[jobs]] and [trace]'s jobs, in submission order; ids unique, queues
+    known to a Capacity configuration."""
     keyed: list[tuple[str, JobSpec]] = []
     for j, job in enumerate(r.list_(data, "jobs", "")):
         keyed.extend((f"jobs[{j}].queue", spec) for spec in _jobs(r, job, f"jobs[{j}]."))
@@ -179,7 +203,7 @@ def load(path: str | Path) -> Scenario:
     if trace is not None:
         keyed.extend(
             (f"trace.files: job {spec.job_id}", spec)
-            for spec in _trace_jobs(r, trace, Path(path).parent)
+            for spec in _trace_jobs(r, trace, Path(r.path).parent)
         )
     jobs = [spec for _, spec in keyed]
     ids = [j.job_id for j in jobs]
@@ -188,10 +212,13 @@ def load(path: str | Path) -> Scenario:
         raise r.fail("jobs", f"duplicate job id {dup[0]!r}")
     if not jobs:
         raise r.fail("jobs", "the scenario has no jobs")
-    check_capacity_queues(path, conf, keyed)
+    check_capacity_queues(r.path, conf, keyed)
     jobs.sort(key=lambda j: (j.submit_ms, j.job_id))
+    return jobs
 
-    hosts = {n.host for n in nodes}
+
+def _faults(r: _Reader, data: dict[str, Any], hosts: set[str], ids: set[str]) -> list[Fault]:
+    """[[faults]], each naming a node of the cluster or a job of the workload."""
     faults = []
     for i, f in enumerate(r.list_(data, "faults", "")):
         p = f"faults[{i}]."
@@ -210,16 +237,7 @@ def load(path: str | Path) -> Scenario:
             raise r.fail(p + "job", f"no job {target!r} in the workload")
         faults.append(Fault(r.int_(f, "at_ms", p), kind, target))
     faults.sort(key=lambda f: (f.at_ms, f.kind, f.target))
-    return Scenario(
-        name=name,
-        description=str(data.get("description", "")),
-        seed=seed,
-        conf=conf,
-        nodes=nodes,
-        workload=Workload(jobs),
-        faults=faults,
-        am_heartbeat_ms=am_hb,
-    )
+    return faults
 
 
 def _nodes(r: _Reader, cluster: dict[str, Any], mem: int, vcores: int) -> list[NodeSpec]:

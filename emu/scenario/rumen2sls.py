@@ -59,52 +59,9 @@ def convert(
         for key in ("jobID", "submitTime", "finishTime"):
             if not job.has(key):
                 raise job.error(key, "missing")
-        start = job.integer("submitTime", 0)
-        finish = job.integer("finishTime", 0)
         if baseline is None:
-            baseline = start
-        start, finish = start - baseline, finish - baseline
-        offset = 0
-        if start < 0:
-            offset, finish, start = -start, finish - start, 0
-        tasks = []
-        for key, task_type, priority in (
-            ("mapTasks", "map", MAP_PRIORITY),
-            ("reduceTasks", "reduce", REDUCE_PRIORITY),
-        ):
-            for i, raw_task in enumerate(job.array(key) or []):
-                task = job.child(raw_task, f"{key}[{i}]")
-                for j, raw_attempt in enumerate(task.array("attempts") or []):
-                    attempt = task.child(raw_attempt, f"attempts[{j}]")
-                    for field in ("hostName", "startTime", "finishTime"):
-                        if not attempt.has(field):
-                            raise attempt.error(field, "missing")
-                    host_path = attempt.string("hostName", "")
-                    rack, host = split_host_path(host_path)
-                    racks.setdefault(rack.lstrip("/"), set()).add(host)
-                    tasks.append(
-                        {
-                            "container.host": host_path,
-                            "container.start.ms": attempt.integer("startTime", 0)
-                            - baseline
-                            + offset,
-                            "container.end.ms": attempt.integer("finishTime", 0)
-                            - baseline
-                            + offset,
-                            "container.priority": priority,
-                            "container.type": task_type,
-                        }
-                    )
-        sls_job = {
-            "am.type": "mapreduce",
-            "job.start.ms": start,
-            "job.end.ms": finish,
-            "job.queue.name": job.string("queue", DEFAULT_QUEUE),
-            "job.id": job.string("jobID", ""),
-            "job.user": job.string("user", DEFAULT_USER),
-            "job.tasks": tasks,
-        }
-        jobs_text.append(jackson_pretty(sls_job) + "\n")
+            baseline = job.integer("submitTime", 0)
+        jobs_text.append(jackson_pretty(_sls_job(job, baseline, racks)) + "\n")
     nodes_text = [
         jackson_pretty({"rack": rack, "nodes": [{"node": h} for h in sorted(racks[rack])]}) + "\n"
         for rack in sorted(racks)
@@ -118,6 +75,59 @@ def convert(
         jobs_path.unlink(missing_ok=True)
         raise InputError("--output-dir", str(out), f"cannot write: {e.strerror}") from None
     return jobs_path, nodes_path
+
+
+def _sls_job(job: JsonFields, baseline: int, racks: dict[str, set[str]]) -> dict[str, Any]:
+    """One Rumen job as an SLS job, times relative to the first job's
+    submission (`baseline`); its hosts are added to `racks`.
+
+    A job submitted before the baseline is moved to 0, with its tasks shifted
+    as much, as SLS's converter does.
+    """
+    start = job.integer("submitTime", 0) - baseline
+    finish = job.integer("finishTime", 0) - baseline
+    offset = 0
+    if start < 0:
+        offset, finish, start = -start, finish - start, 0
+    return {
+        "am.type": "mapreduce",
+        "job.start.ms": start,
+        "job.end.ms": finish,
+        "job.queue.name": job.string("queue", DEFAULT_QUEUE),
+        "job.id": job.string("jobID", ""),
+        "job.user": job.string("user", DEFAULT_USER),
+        "job.tasks": _sls_tasks(job, offset - baseline, racks),
+    }
+
+
+def _sls_tasks(job: JsonFields, shift: int, racks: dict[str, set[str]]) -> list[dict[str, Any]]:
+    """Every attempt of the job's map then reduce tasks as an SLS container,
+    its times moved by `shift`."""
+    tasks = []
+    for key, task_type, priority in (
+        ("mapTasks", "map", MAP_PRIORITY),
+        ("reduceTasks", "reduce", REDUCE_PRIORITY),
+    ):
+        for i, raw_task in enumerate(job.array(key) or []):
+            task = job.child(raw_task, f"{key}[{i}]")
+            for j, raw_attempt in enumerate(task.array("attempts") or []):
+                attempt = task.child(raw_attempt, f"attempts[{j}]")
+                for field in ("hostName", "startTime", "finishTime"):
+                    if not attempt.has(field):
+                        raise attempt.error(field, "missing")
+                host_path = attempt.string("hostName", "")
+                rack, host = split_host_path(host_path)
+                racks.setdefault(rack.lstrip("/"), set()).add(host)
+                tasks.append(
+                    {
+                        "container.host": host_path,
+                        "container.start.ms": attempt.integer("startTime", 0) + shift,
+                        "container.end.ms": attempt.integer("finishTime", 0) + shift,
+                        "container.priority": priority,
+                        "container.type": task_type,
+                    }
+                )
+    return tasks
 
 
 def jackson_pretty(value: Any, depth: int = 0) -> str:

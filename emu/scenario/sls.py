@@ -83,9 +83,10 @@ _TASK_KEYS = frozenset(
 _AM_KEYS = frozenset({"am.type", "am.memory-mb", "am.vcores"})
 
 
-def read_text(path: str) -> str:
-    """A trace file's text (gzip-compressed if it ends in `.gz`, as Rumen's
-    JobTraceReader accepts), with InputError for a missing or non-UTF-8 file."""
+def read_text(path: str, expected: str = "a file", encoding: str = "utf-8-sig") -> str:
+    """An input file's text (gzip-compressed if it ends in `.gz`, as Rumen's
+    JobTraceReader accepts), with InputError for a missing or non-UTF-8 file;
+    `expected` names what a directory given instead should have been."""
     try:
         if path.endswith(".gz"):
             with gzip.open(path, "rb") as f:
@@ -96,13 +97,13 @@ def read_text(path: str) -> str:
     except FileNotFoundError:
         raise InputError(path, None, "no such file") from None
     except IsADirectoryError:
-        raise InputError(path, None, "is a directory, expected a file") from None
+        raise InputError(path, None, f"is a directory, expected {expected}") from None
     except OSError as e:
         raise InputError(path, None, f"cannot read: {e.strerror}") from None
     except EOFError as e:
         raise InputError(path, None, f"cannot read: {e}") from None
     try:
-        return data.decode("utf-8-sig")
+        return data.decode(encoding)
     except UnicodeDecodeError as e:
         raise InputError(path, None, f"not UTF-8 text (byte {e.start})") from None
 
@@ -362,7 +363,7 @@ def _read_job(
         spec = _read_task(task, nodes, container_default)
         tasks.extend([spec] * max(task.integer("count", 1), 1))
 
-    common = {
+    common: dict[str, Any] = {
         "am_type": am_kind(am_type),
         "submit_ms": submit_ms,
         "end_ms": end_ms,

@@ -343,7 +343,7 @@ def _workloads(trace: JsonFields) -> list[_WorkloadDef]:
 
 
 def _job_class(jc: JsonFields) -> _JobClass:
-    common = {
+    common: dict[str, Any] = {
         "class_name": jc.string("class_name", "null"),
         "user_name": jc.string("user_name", DEFAULT_USER),
         "weight": _weight(jc, "class_weight"),

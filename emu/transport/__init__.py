@@ -11,29 +11,59 @@ Actor code sees only this interface, never a socket:
 
 Schemes: `mem://name` (trio memory channels, one process, the only one usable
 on the virtual clock) and `tcp://host:port` / `ipc://path` (ZeroMQ ROUTER
-serving, DEALER requesting).
+serving, DEALER requesting). `BACKENDS` maps each scheme to the module that
+implements the `Backend` protocol; `Options` carries what a backend may use
+beyond the address (CURVE keys, a connection-event monitor, the message size
+limit), and `set_defaults` installs a process's options once, at start.
 """
 
+from typing import TYPE_CHECKING
+
 from emu.transport.base import (
+    BACKENDS,
+    MAX_MESSAGE_BYTES,
+    Backend,
     Connection,
+    Curve,
+    Defaults,
     Handler,
+    Options,
     Payload,
     RequestTimeout,
     ServerStats,
     TransportError,
+    backend_for,
     connect,
+    defaults,
     request_timeout,
     serve,
+    set_defaults,
 )
 
 __all__ = [
+    "BACKENDS",
+    "MAX_MESSAGE_BYTES",
+    "Backend",
     "Connection",
+    "Curve",
+    "Defaults",
     "Handler",
+    "Options",
     "Payload",
     "RequestTimeout",
     "ServerStats",
     "TransportError",
+    "backend_for",
     "connect",
+    "defaults",
     "request_timeout",
     "serve",
+    "set_defaults",
 ]
+
+if TYPE_CHECKING:
+    # mypy checks here that each module BACKENDS names really is a Backend.
+    from emu.transport import mem as _mem
+    from emu.transport import zmq as _zmq
+
+    _BACKEND_MODULES: tuple[Backend, ...] = (_mem, _zmq)

@@ -11,20 +11,19 @@ belong to the protocol layer.
 
 from __future__ import annotations
 
+import importlib
 from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import asynccontextmanager
-from dataclasses import dataclass
-from types import ModuleType
-from typing import TYPE_CHECKING, NoReturn, SupportsBytes
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, NoReturn, Protocol, SupportsBytes, cast
 
 import structlog
 import trio
 
 if TYPE_CHECKING:
     from collections import Counter
-
-    from emu.transport.zmq import Curve
 
 Payload = bytes | SupportsBytes
 """What travels: bytes, or an object `bytes()` encodes (sent as is in-process)."""
@@ -164,26 +163,128 @@ def request_timeout(address: str, seconds: float) -> float | None:
     return None if address.startswith("mem://") else seconds
 
 
-def _backend(address: str) -> ModuleType:
-    """The implementation module for `address`'s scheme.
+MAX_MESSAGE_BYTES = 64 * 1024 * 1024
+"""The default `Options.max_message_bytes`."""
 
-    Imported lazily: the implementations import this module, and a replay on
-    `mem://` never needs to load ZeroMQ.
+
+@dataclass(frozen=True)
+class Curve:
+    """CURVE keys for one socket, Z85-encoded (40 bytes each).
+
+    A server uses its own `public_key`/`secret_key`; a client uses its own
+    pair and needs the server's public key (`server_key`). Which client keys
+    a server accepts is decided by the ZAP handler (`emu.security`), which
+    must be running in the process before a CURVE server accepts peers.
     """
+
+    public_key: bytes
+    secret_key: bytes
+    server_key: bytes | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Options:
+    """Everything a backend may use beyond the address, in one object for every scheme.
+
+    `curve`: CURVE keys (a server's own pair; a client's own pair and the
+    server's public key). `monitor`: a counter a server adds its connection
+    events to (`zmq.MONITORED_EVENTS`). `max_message_bytes`: larger messages
+    are refused (ZeroMQ disconnects the sender). `mem://` accepts and ignores
+    all three: in one process there is no peer to keep out or watch.
+    """
+
+    curve: Curve | None = None
+    monitor: Counter[str] | None = None
+    max_message_bytes: int = MAX_MESSAGE_BYTES
+
+
+class Backend(Protocol):
+    """What a transport module provides; `BACKENDS` maps each URL scheme to one.
+
+    The module itself is the implementation (`emu.transport.mem`,
+    `emu.transport.zmq`): it exposes these two functions, and `serve` and
+    `connect` below only choose the module and the options.
+    """
+
+    async def serve(
+        self,
+        address: str,
+        handler: Handler,
+        *,
+        stats: ServerStats,
+        options: Options,
+        task_status: trio.TaskStatus[str] = ...,
+    ) -> NoReturn:
+        """Serve requests at `address` until cancelled (see `serve` below)."""
+        ...
+
+    def connect(
+        self, address: str, *, identity: str, options: Options
+    ) -> AbstractAsyncContextManager[Connection]:
+        """A client connection to `address` (see `connect` below)."""
+        ...
+
+
+BACKENDS: dict[str, str] = {
+    "mem": "emu.transport.mem",
+    "tcp": "emu.transport.zmq",
+    "ipc": "emu.transport.zmq",
+}
+"""URL scheme -> the module implementing it. Modules are imported on first
+use: the implementations import this module, and a replay on `mem://`
+never loads ZeroMQ."""
+
+
+@dataclass(frozen=True, slots=True)
+class Defaults:
+    """The options a process's servers and clients use unless given others."""
+
+    server: Options = Options()
+    client: Options = Options()
+
+
+_PLAIN = Defaults()
+"""No keys, no monitor, the default size limit (frozen, so safe to share)."""
+_defaults: ContextVar[Defaults] = ContextVar("emu_transport_defaults", default=_PLAIN)
+
+
+def set_defaults(defaults: Defaults | None = None) -> None:
+    """Make every later `serve`/`connect` in this context use `defaults`.
+
+    A process of a secured cluster sets its keys here once, at start, before
+    `trio.run` (whose tasks inherit the context), so actor code (the NM host,
+    the AMs it runs, the RM's AM launcher) stays unaware of keys. A context
+    variable rather than a module global: a trio run started from another
+    context (a test, a thread) does not see them. None restores plain
+    connections with no monitor.
+    """
+    _defaults.set(_PLAIN if defaults is None else defaults)
+
+
+def defaults() -> Defaults:
+    """What `set_defaults` last installed in this context."""
+    return _defaults.get()
+
+
+def backend_for(address: str) -> Backend:
+    """The implementation for `address`'s scheme; ValueError if it has none."""
     scheme, sep, rest = address.partition("://")
-    if sep and rest:
-        if scheme == "mem":
-            from emu.transport import mem
+    module = BACKENDS.get(scheme) if sep and rest else None
+    if module is None:
+        raise ValueError(
+            f"unsupported transport address {address!r}: "
+            "expected mem://name, tcp://host:port or ipc://path"
+        )
+    return cast(Backend, importlib.import_module(module))
 
-            return mem
-        if scheme in ("tcp", "ipc"):
-            from emu.transport import zmq
 
-            return zmq
-    raise ValueError(
-        f"unsupported transport address {address!r}: "
-        "expected mem://name, tcp://host:port or ipc://path"
-    )
+def _options(base: Options, curve: Curve | None, monitor: Counter[str] | None) -> Options:
+    """`base` with the per-call shorthands applied."""
+    if curve is not None:
+        base = replace(base, curve=curve)
+    if monitor is not None:
+        base = replace(base, monitor=monitor)
+    return base
 
 
 async def serve(
@@ -191,6 +292,7 @@ async def serve(
     handler: Handler,
     *,
     stats: ServerStats | None = None,
+    options: Options | None = None,
     curve: Curve | None = None,
     monitor: Counter[str] | None = None,
     task_status: trio.TaskStatus[str] = trio.TASK_STATUS_IGNORED,
@@ -200,33 +302,36 @@ async def serve(
     Requests are handled one at a time, in arrival order, with the handler
     awaited inline: the RM is deliberately single-threaded, and this keeps its
     event order reproducible. `task_status.started` receives the bound address
-    (the real port for `tcp://host:0`). ZeroMQ only (`mem://` ignores them):
-    `curve` makes it a CURVE server, `monitor` counts connection events.
+    (the real port for `tcp://host:0`). `options` defaults to the process's
+    server options (`set_defaults`); `curve` and `monitor` replace that
+    field of them.
     """
-    backend = _backend(address)
-    extra = {}
-    if backend.__name__.endswith(".zmq"):
-        extra = {"curve": curve, "monitor": monitor}
-    return await backend.serve(
+    backend = backend_for(address)
+    await backend.serve(
         address,
         handler,
         stats=ServerStats() if stats is None else stats,
+        options=_options(options or _defaults.get().server, curve, monitor),
         task_status=task_status,
-        **extra,
     )
 
 
 @asynccontextmanager
 async def connect(
-    address: str, *, identity: str = "", curve: Curve | None = None
+    address: str,
+    *,
+    identity: str = "",
+    options: Options | None = None,
+    curve: Curve | None = None,
 ) -> AsyncIterator[Connection]:
     """Open a client connection to `address`, closed when the block exits.
 
     `identity` names the client to the transport (the ZeroMQ routing id) so a
     reconnecting process keeps its name; empty lets the transport choose.
-    `curve` (ZeroMQ only) makes it a CURVE client.
+    `options` defaults to the process's client options (`set_defaults`);
+    `curve` replaces their keys.
     """
-    backend = _backend(address)
-    extra = {"curve": curve} if backend.__name__.endswith(".zmq") else {}
-    async with backend.connect(address, identity=identity, **extra) as conn:
+    backend = backend_for(address)
+    opts = _options(options or _defaults.get().client, curve, None)
+    async with backend.connect(address, identity=identity, options=opts) as conn:
         yield conn

@@ -14,14 +14,14 @@ from functools import partial
 
 import trio
 
-from emu.transport.base import connect, serve
+from emu.transport.base import Payload, connect, serve
 
 PAYLOAD = bytes(100)  # about the size of an encoded heartbeat
 SECONDS = 2.0
 OUTSTANDING = 200
 
 
-async def _echo(payload: bytes) -> bytes:
+async def _echo(payload: Payload) -> Payload:
     return payload
 
 

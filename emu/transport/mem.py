@@ -25,6 +25,7 @@ import trio
 from emu.transport.base import (
     Connection,
     Handler,
+    Options,
     Payload,
     Pending,
     ServerStats,
@@ -95,9 +96,12 @@ async def serve(
     handler: Handler,
     *,
     stats: ServerStats,
+    options: Options,
     task_status: trio.TaskStatus[str] = trio.TASK_STATUS_IGNORED,
 ) -> NoReturn:
     """Register `address` in this run and serve its requests until cancelled.
+
+    `options` are ignored: no peer outside this process can reach the name.
 
     On exit the name is unregistered and every request still queued or being
     handled fails with `TransportError`, so requesters never wait forever on
@@ -191,8 +195,12 @@ class MemConnection(Connection):
 
 
 @asynccontextmanager
-async def connect(address: str, *, identity: str = "") -> AsyncIterator[Connection]:
+async def connect(
+    address: str, *, identity: str = "", options: Options
+) -> AsyncIterator[Connection]:
     """A connection to `address`; no server needs to exist until a request is made.
+
+    `options` are ignored, as `serve`'s are.
 
     Closing it refuses new requests; ones already queued are still answered
     (nothing in-process is torn down, so they cannot hang).

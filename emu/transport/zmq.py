@@ -19,15 +19,16 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
-from dataclasses import dataclass
-from typing import NoReturn
+from typing import NoReturn, cast
 
 import trio
 import zmq
 
 from emu.transport.base import (
     Connection,
+    Curve,
     Handler,
+    Options,
     Payload,
     Pending,
     ServerStats,
@@ -35,11 +36,11 @@ from emu.transport.base import (
     handle_request,
 )
 
-MAX_MESSAGE_BYTES = 64 * 1024 * 1024
-"""Larger messages are refused by the ROUTER (the sending peer is disconnected)."""
+__all__ = ["MONITORED_EVENTS", "Curve", "connect", "dealer", "recv_multipart", "serve"]
 
 RECONNECT_IVL_MS = 100
 RECONNECT_IVL_MAX_MS = 2000
+"""A DEALER whose server went away retries after 100 ms, backing off to 2 s."""
 
 _BURST = 64
 """Requests a server takes back to back from its queue before yielding to other tasks."""
@@ -49,36 +50,6 @@ _EVENTS = int(zmq.EVENTS)
 _POLLIN = int(zmq.POLLIN)
 _POLLOUT = int(zmq.POLLOUT)
 _NOBLOCK = int(zmq.NOBLOCK)
-
-
-@dataclass(frozen=True)
-class Curve:
-    """CURVE keys for one socket, Z85-encoded (40 bytes each).
-
-    A server uses its own `public_key`/`secret_key`; a client uses its own
-    pair and needs the server's public key (`server_key`). Which client keys
-    a server accepts is decided by the ZAP handler (`emu.security`), which
-    must be running in the process before a CURVE server accepts peers.
-    """
-
-    public_key: bytes
-    secret_key: bytes
-    server_key: bytes | None = None
-
-
-_default_server_curve: Curve | None = None
-_default_client_curve: Curve | None = None
-
-
-def set_default_curve(server: Curve | None = None, client: Curve | None = None) -> None:
-    """Keys every later `serve`/`connect` of this process uses unless given others.
-
-    A process of a secured cluster sets them once, so actor code (the NM
-    host, the AMs it runs, the RM's AM launcher) stays unaware of keys.
-    None for both restores plain connections.
-    """
-    global _default_server_curve, _default_client_curve
-    _default_server_curve, _default_client_curve = server, client
 
 
 MONITORED_EVENTS = {
@@ -101,11 +72,11 @@ async def _watch_events(sock: zmq.Socket[bytes], counts: Counter[str]) -> AsyncI
     for event in MONITORED_EVENTS:
         mask |= event
     mon = sock.get_monitor_socket(mask)
-    mon_fd = mon.getsockopt(zmq.FD)
+    mon_fd = int(mon.getsockopt(zmq.FD))
 
     async def watch() -> NoReturn:
         while True:
-            frames = await _recv_multipart(mon, mon_fd)
+            frames = await recv_multipart(mon, mon_fd)
             if len(frames) == 2 and len(frames[0]) >= 2:
                 event = int.from_bytes(frames[0][:2], "little")
                 counts[MONITORED_EVENTS.get(event, str(event))] += 1
@@ -140,7 +111,7 @@ def _apply_client_curve(sock: zmq.Socket[bytes], curve: Curve | None) -> None:
     sock.setsockopt(zmq.CURVE_SECRETKEY, curve.secret_key)
 
 
-async def _recv_multipart(sock: zmq.Socket[bytes], fd: int) -> list[bytes]:
+async def recv_multipart(sock: zmq.Socket[bytes], fd: int) -> list[bytes]:
     """Receive one message on a socket no other task uses.
 
     A checkpoint only when nothing is queued: the caller bounds its bursts
@@ -153,7 +124,7 @@ async def _recv_multipart(sock: zmq.Socket[bytes], fd: int) -> list[bytes]:
         except zmq.Again:
             pass
         # The failed recv may have consumed the FD's edge: trust EVENTS.
-        if not sock.getsockopt(_EVENTS) & _POLLIN:
+        if not cast(int, sock.getsockopt(_EVENTS)) & _POLLIN:
             await trio.lowlevel.wait_readable(fd)
 
 
@@ -162,22 +133,21 @@ async def serve(
     handler: Handler,
     *,
     stats: ServerStats,
-    curve: Curve | None = None,
-    monitor: Counter[str] | None = None,
+    options: Options,
     task_status: trio.TaskStatus[str] = trio.TASK_STATUS_IGNORED,
 ) -> NoReturn:
     """Bind a ROUTER at `address` and answer its requests one at a time.
 
-    `curve` (default: the process's `set_default_curve` server keys) makes it
-    a CURVE server; `monitor` counts connection events (`MONITORED_EVENTS`).
+    `options.curve` makes it a CURVE server; `options.monitor` counts
+    connection events (`MONITORED_EVENTS`).
     """
-    sock = zmq.Context.instance().socket(zmq.ROUTER)
-    fd = sock.getsockopt(zmq.FD)
+    sock: zmq.Socket[bytes] = zmq.Context.instance().socket(zmq.ROUTER)
+    fd = int(sock.getsockopt(zmq.FD))
     events = AsyncExitStack()
     try:
-        _apply_server_curve(sock, curve if curve is not None else _default_server_curve)
+        _apply_server_curve(sock, options.curve)
         sock.setsockopt(zmq.LINGER, 0)
-        sock.setsockopt(zmq.MAXMSGSIZE, MAX_MESSAGE_BYTES)
+        sock.setsockopt(zmq.MAXMSGSIZE, options.max_message_bytes)
         # A client that reconnects under the same identity (a restarted NM
         # process) takes over its name instead of being ignored until the
         # old connection is noticed dead.
@@ -190,8 +160,8 @@ async def serve(
             bound = sock.getsockopt_string(zmq.LAST_ENDPOINT)
         else:
             bound = address
-        if monitor is not None:
-            await events.enter_async_context(_watch_events(sock, monitor))
+        if options.monitor is not None:
+            await events.enter_async_context(_watch_events(sock, options.monitor))
         task_status.started(bound)
         burst = 0
         while True:
@@ -201,7 +171,7 @@ async def serve(
             if burst == _BURST:
                 burst = 0
                 await trio.lowlevel.checkpoint()
-            frames = await _recv_multipart(sock, fd)
+            frames = await recv_multipart(sock, fd)
             if len(frames) != 3:
                 # Not a request from our DEALER; there is no request_id to answer.
                 stats.requests += 1
@@ -234,7 +204,7 @@ class ZmqConnection(Connection):
         self.address = address
         self.identity = identity
         self._sock = sock
-        self._fd: int = sock.getsockopt(zmq.FD)
+        self._fd = int(sock.getsockopt(zmq.FD))
         self._next_id = 0
         self._waiting: dict[bytes, Pending] = {}
         self._closed = False
@@ -264,14 +234,14 @@ class ZmqConnection(Connection):
                 sock.send_multipart(frames, _NOBLOCK)
             except zmq.Again:
                 # The send queue is full (at the high-water mark).
-                if not self._notice(sock.getsockopt(_EVENTS)) & _POLLOUT:
+                if not self._notice(cast(int, sock.getsockopt(_EVENTS))) & _POLLOUT:
                     if self._writable is None:
                         self._writable = trio.Event()
                     await self._writable.wait()
                     if self._closed:
                         raise TransportError(f"connection to {self.address} closed") from None
                 continue
-            self._notice(sock.getsockopt(_EVENTS))
+            self._notice(cast(int, sock.getsockopt(_EVENTS)))
             return
 
     def _notice(self, events: int) -> int:
@@ -290,7 +260,7 @@ class ZmqConnection(Connection):
             try:
                 frames = sock.recv_multipart(_NOBLOCK)
             except zmq.Again:
-                if not self._notice(sock.getsockopt(_EVENTS)) & _POLLIN:
+                if not self._notice(cast(int, sock.getsockopt(_EVENTS))) & _POLLIN:
                     with trio.CancelScope() as self._fd_wait:
                         await trio.lowlevel.wait_readable(fd)
                     self._fd_wait = None
@@ -311,21 +281,16 @@ class ZmqConnection(Connection):
             self._writable.set()
 
 
-@asynccontextmanager
-async def connect(
-    address: str, *, identity: str = "", curve: Curve | None = None
-) -> AsyncIterator[Connection]:
-    """Connect a DEALER to `address`; it reconnects by itself if the server goes away.
+def dealer(address: str, *, identity: str = "", options: Options) -> zmq.Socket[bytes]:
+    """A DEALER connected to `address`, set up as every emu client is.
 
-    Requests made before the server is up are queued by ZeroMQ and delivered
-    once it is. `curve` (default: the process's `set_default_curve` client
-    keys) makes it a CURVE client; a server that refuses the keys never
-    answers, so requests time out.
+    It reconnects by itself if the server goes away (`RECONNECT_IVL_MS`
+    backing off to `RECONNECT_IVL_MAX_MS`); `options.curve` makes it a CURVE
+    client. Shared by `connect` and the blocking `processes.common.SyncClient`.
     """
-    sock = zmq.Context.instance().socket(zmq.DEALER)
-    fd = sock.getsockopt(zmq.FD)
+    sock: zmq.Socket[bytes] = zmq.Context.instance().socket(zmq.DEALER)
     try:
-        _apply_client_curve(sock, curve if curve is not None else _default_client_curve)
+        _apply_client_curve(sock, options.curve)
         sock.setsockopt(zmq.LINGER, 0)
         sock.setsockopt(zmq.RECONNECT_IVL, RECONNECT_IVL_MS)
         sock.setsockopt(zmq.RECONNECT_IVL_MAX, RECONNECT_IVL_MAX_MS)
@@ -335,6 +300,25 @@ async def connect(
             sock.connect(address)
         except zmq.ZMQError as exc:
             raise TransportError(f"cannot connect to {address}: {exc}") from exc
+    except BaseException:
+        sock.close()
+        raise
+    return sock
+
+
+@asynccontextmanager
+async def connect(
+    address: str, *, identity: str = "", options: Options
+) -> AsyncIterator[Connection]:
+    """Connect a DEALER to `address` (`dealer`) and match replies to requests.
+
+    Requests made before the server is up are queued by ZeroMQ and delivered
+    once it is. A server that refuses `options.curve`'s keys never answers,
+    so requests time out.
+    """
+    sock = dealer(address, identity=identity, options=options)
+    fd = int(sock.getsockopt(zmq.FD))
+    try:
         conn = ZmqConnection(sock, address, identity)
         try:
             async with trio.open_nursery() as nursery:

@@ -366,9 +366,10 @@ def submission_fields(body: dict[str, Any], user: str) -> dict[str, Any]:
     if isinstance(entries, dict):
         entries = [entries]
     settings = {e.get("key"): e.get("value") for e in entries if isinstance(e, dict)}
+    raw_duration: Any = settings.get("EMU_TASK_DURATION_MS", REST_TASK_DURATION_MS)
     try:
-        duration = int(settings.get("EMU_TASK_DURATION_MS", REST_TASK_DURATION_MS))
-    except ValueError:
+        duration = int(raw_duration)
+    except (TypeError, ValueError):  # TypeError: an entry with no "value"
         raise bad_request("EMU_TASK_DURATION_MS must be a number of milliseconds") from None
     name = str(body.get("application-name") or app_id)
     queue = str(body.get("queue") or "default")

@@ -12,7 +12,7 @@ import contextlib
 import logging
 import threading
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import trio
 from hypercorn.config import Config
@@ -78,12 +78,14 @@ class WebServer:
         config.accesslog = None
         config.errorlog = logging.getLogger("emu.web")
         self._token = trio.lowlevel.current_trio_token()
-        self._stop = trio.Event()
-        app = build_app(self.live)
+        self._stop = stop = trio.Event()
+        # Starlette is an ASGI 3 app; hypercorn's annotation spells ASGI with
+        # its own TypedDicts, which Starlette's looser types do not match.
+        app: Any = build_app(self.live)
         async with trio.open_nursery() as nursery:
             binds = await nursery.start(
                 lambda task_status: serve(
-                    app, config, shutdown_trigger=self._stop.wait, task_status=task_status
+                    app, config, shutdown_trigger=stop.wait, task_status=task_status
                 )
             )
             self.url = binds[0].replace("0.0.0.0", "127.0.0.1")

@@ -76,8 +76,8 @@ def snapshot(rm: ResourceManager, epoch_ms: int = 0) -> Snapshot:
     """The whole cluster view, now. Reads only; see the module docstring."""
     ctx = rm.ctx
     now = ctx.now_ms()
-    metrics = rm.services.metrics()
-    node_reports = rm.services.list_nodes({"type": "list_nodes", "id": 0})["nodes"]
+    metrics = rm.services.client.metrics()
+    node_reports = rm.services.client.list_nodes({"type": "list_nodes", "id": 0})["nodes"]
     queues = ctx.scheduler.queue_info("")
     app_usage = _app_usage(rm)
     apps = [

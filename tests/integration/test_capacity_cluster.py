@@ -15,11 +15,10 @@ from emu.config.configuration import Configuration
 from emu.config.hadoop_xml import load_xml
 from emu.rm.actor import ResourceManager, RMAddresses
 from emu.scenario import native
-from emu.simulation import Simulation, run_virtual
-from tests.helpers import mr_job, simulation
+from emu.simulation import run_virtual
+from tests.helpers import SCENARIOS, mr_job, scenario_simulation, simulation
 from tests.reference import REFERENCE_DIR
 
-SCENARIOS = Path(__file__).resolve().parents[2] / "scenarios"
 GB = 1024
 
 
@@ -41,16 +40,7 @@ async def test_capacity_preemption_scenario_borrows_then_gives_back(autojump_clo
             batch=batch.preempted_containers, interactive=interactive.preempted_containers
         )
 
-    sim = Simulation(
-        conf=sc.conf,
-        nodes=sc.nodes,
-        workload=sc.workload,
-        faults=sc.faults,
-        seed=sc.seed,
-        am_heartbeat_ms=sc.am_heartbeat_ms,
-        on_tick=tick,
-        check_invariants=True,
-    )
+    sim = scenario_simulation(sc, on_tick=tick)
     result = await sim.run()
     assert [(j["job_id"], j["state"], j["final_status"]) for j in result.jobs] == [
         ("batch", "FINISHED", "SUCCEEDED"),

@@ -15,27 +15,10 @@ from emu import cli
 from emu.metrics.eventlog import EventLog
 from emu.resources import Resource
 from emu.rm.actor import ResourceManager
-from emu.scenario import native
 from emu.simulation import Simulation, run_virtual
 from emu.workload import JobSpec, NodeSpec, TaskSpec, Workload
+from tests.helpers import scenario_simulation
 from tests.reference import REFERENCE_DIR
-
-SCENARIOS = Path(__file__).resolve().parents[2] / "scenarios"
-
-
-def scenario_sim(name: str, on_tick: Any = None, **kw: Any) -> Simulation:
-    sc = native.load(SCENARIOS / name)
-    return Simulation(
-        conf=sc.conf,
-        nodes=sc.nodes,
-        workload=sc.workload,
-        faults=sc.faults,
-        seed=sc.seed,
-        am_heartbeat_ms=sc.am_heartbeat_ms,
-        on_tick=on_tick,
-        check_invariants=True,
-        **kw,
-    )
 
 
 def tasks_by_queue(rm: ResourceManager) -> dict[str, Resource]:
@@ -63,7 +46,7 @@ async def test_drf_paper_example(autojump_clock):
             share_b = max(b.vcores / 9, b.memory / 18432)
             samples.append((now, a.memory // 4096, b.vcores // 3, share_a, share_b))
 
-    result = await scenario_sim("fair-drf-paper.toml", tick).run()
+    result = await scenario_simulation("fair-drf-paper.toml", on_tick=tick).run()
     assert [j["state"] for j in result.jobs] == ["FINISHED", "FINISHED"]
     assert len(samples) > 500
     assert {(a, b) for _, a, b, _, _ in samples} == {(3, 2)}
@@ -83,7 +66,7 @@ async def test_weighted_max_min(autojump_clock):
             usage.add(tuple(info[n]["used"]["memory-mb"] // 1024 for n in names))
             shares.add(tuple(info[n]["fair_share"]["memory-mb"] for n in names))
 
-    result = await scenario_sim("fair-weighted.toml", tick).run()
+    result = await scenario_simulation("fair-weighted.toml", on_tick=tick).run()
     assert [j["state"] for j in result.jobs] == ["FINISHED"] * 3
     assert usage == {(3, 4, 3)}
     assert shares == {(3072, 4096, 3072)}
@@ -106,7 +89,7 @@ async def test_starving_queue_gets_its_share_back(autojump_clock):
                 seen["warned"] = max(seen["warned"], len(sapp.to_preempt))
 
     out = io.StringIO()
-    sim = scenario_sim("fair-preemption.toml", tick, events=EventLog(out))
+    sim = scenario_simulation("fair-preemption.toml", on_tick=tick, events=EventLog(out))
     result = await sim.run()
     assert [j["state"] for j in result.jobs] == ["FINISHED", "FINISHED"]
     # adhoc arrives at 60 s: 10 s starvation timeout, 5 s warning for its AM,
@@ -127,7 +110,7 @@ def test_preemption_run_is_deterministic():
 
     def once() -> str:
         out = io.StringIO()
-        run_virtual(scenario_sim("fair-preemption.toml"), out)
+        run_virtual(scenario_simulation("fair-preemption.toml"), out)
         return out.getvalue()
 
     assert once() == once()

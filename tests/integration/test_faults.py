@@ -6,29 +6,20 @@ from __future__ import annotations
 
 import io
 import json
-from pathlib import Path
 
 from emu.cli import main
 from emu.metrics.eventlog import EventLog
 from emu.scenario import native
 from emu.scenario.native import FAULT_KINDS, Fault
-from emu.simulation import Simulation
-from tests.helpers import mr_job, simulation
+from tests.helpers import SCENARIOS, mr_job, scenario_simulation, simulation
 
-ALL_FAULTS = Path(__file__).resolve().parents[2] / "scenarios" / "all-faults.toml"
+ALL_FAULTS = SCENARIOS / "all-faults.toml"
 
 
 async def test_all_faults_scenario_injects_every_kind_and_finishes_every_job(autojump_clock):
     sc = native.load(ALL_FAULTS)
     assert sorted({f.kind for f in sc.faults}) == sorted(FAULT_KINDS)
-    sim = Simulation(
-        conf=sc.conf,
-        nodes=sc.nodes,
-        workload=sc.workload,
-        faults=sc.faults,
-        seed=sc.seed,
-        check_invariants=True,
-    )
+    sim = scenario_simulation(sc)
     result = await sim.run()
     states = {j["job_id"]: j["state"] for j in result.jobs}
     assert states == {"etl": "FINISHED", "report": "FINISHED", "index": "FINISHED",

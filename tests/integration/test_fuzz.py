@@ -16,12 +16,12 @@ from emu import protocol as P
 from emu.config.configuration import Configuration
 from emu.metrics.cluster_invariants import check_state
 from emu.rm.actor import ResourceManager, RMAddresses
-from emu.rm.scheduler.common import ANY
+from emu.rm.scheduler.locality import ANY
 from emu.simulation import run_virtual
 from emu.transport import connect
 from tests.fuzzing import ENDPOINTS, KINDS, campaign, workload_sim
-from tests.helpers import fifo_conf
-from tests.rmharness import RMHarness, ask
+from tests.helpers import ask, fifo_conf
+from tests.rmharness import RMHarness
 
 RM_SERVICES = (P.RESOURCE_TRACKER, P.AM_PROTOCOL, P.CLIENT, P.ADMIN)
 
@@ -144,8 +144,7 @@ async def test_well_formed_requests_with_arbitrary_values_never_crash_the_rm(mes
     rm.add_node("h1")
     rm.add_node("h2")
     app = rm.submit("a")
-    rm.heartbeat("h1")
-    rm.register_am(app)
+    rm.start_am(app, "h1")
     rm.allocate(app, [ask(20, ANY, 2)])
     rm.heartbeat("h2")
     for msg in messages:

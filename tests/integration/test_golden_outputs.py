@@ -16,86 +16,20 @@ from __future__ import annotations
 
 import io
 import os
-import re
 from pathlib import Path
 
 import pytest
 
-from emu.bench import workload as W
-from emu.sls import SlsOptions, run
-from tests.reference import REFERENCE_DIR
+from emu.sls import run
+from tests.reference import REFERENCE_CASES, comparable_outputs, reference_options
 
 GOLDEN = Path(__file__).resolve().parent.parent / "data" / "golden"
-TEST_RES = REFERENCE_DIR / "test-resources"
-WALL_FIELDS = re.compile(rb'"(jvm[^"]*|[^"]*timecost)": [0-9.eE+-]+')
-SCHEDULER = "yarn.resourcemanager.scheduler.class"
-FILES = ("jobruntime.csv", "summary.json", "realtimetrack.json")
 
 
-@pytest.fixture(scope="module")
-def bench_inputs(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """20 nodes, 90 s of arrivals at 80 % memory, jobs a tenth the size."""
-    out = tmp_path_factory.mktemp("bench")
-    W.write_conf_dirs(out)
-    W.write_nodes(out / "nodes.json", 20)
-    small = W.Shape(maps=(5, 15), reduces=(1, 2))
-    W.write_trace(out / "trace.json", W.jobs(20, 90, 0.8, seed=5, shape=small))
-    return out
-
-
-def _options(case: str, out: Path, bench: Path) -> SlsOptions:
-    if case.startswith("sls-"):
-        return SlsOptions(
-            output_dir=out,
-            tracetype="SLS",
-            traces=[str(TEST_RES / "inputsls.json")],
-            nodes_file=str(TEST_RES / "nodes.json"),
-            conf_dir=str(TEST_RES),
-            overrides={SCHEDULER: case.removeprefix("sls-")},
-        )
-    if case == "synth":
-        return SlsOptions(
-            output_dir=out,
-            tracetype="SYNTH",
-            traces=[str(TEST_RES / "syn.json")],
-            conf_dir=str(TEST_RES),
-        )
-    if case == "rumen":
-        return SlsOptions(
-            output_dir=out,
-            tracetype="RUMEN",
-            traces=[str(REFERENCE_DIR / "sample-data" / "2jobs2min-rumen-jh.json")],
-            conf_dir=str(REFERENCE_DIR / "sample-conf"),
-        )
-    scheduler = case.removeprefix("bench-")
-    return SlsOptions(
-        output_dir=out,
-        tracetype="SLS",
-        traces=[str(bench / "trace.json")],
-        nodes_file=str(bench / "nodes.json"),
-        conf_dir=str(bench / scheduler),
-    )
-
-
-CASES = [
-    "sls-fifo",
-    "sls-capacity",
-    "sls-fair",
-    "synth",
-    "rumen",
-    "bench-fifo",
-    "bench-capacity",
-    "bench-fair",
-]
-
-
-@pytest.mark.parametrize("case", CASES)
+@pytest.mark.parametrize("case", REFERENCE_CASES)
 def test_outputs_match_golden_copies(tmp_path: Path, bench_inputs: Path, case: str) -> None:
-    run(_options(case, tmp_path, bench_inputs), stdout=io.StringIO())
-    for name in FILES:
-        got = (tmp_path / name).read_bytes()
-        if name == "realtimetrack.json":
-            got = WALL_FIELDS.sub(b"", got)
+    run(reference_options(case, tmp_path, bench_inputs), stdout=io.StringIO())
+    for name, got in comparable_outputs(tmp_path).items():
         kept = GOLDEN / case / name
         if os.environ.get("EMU_REGOLD") == "1":
             kept.parent.mkdir(parents=True, exist_ok=True)

@@ -19,7 +19,8 @@ from emu.sls import run
 from emu.web.live import LiveView
 from emu.web.server import build_app
 from tests.helpers import fifo_conf, mr_job, simulation
-from tests.integration import test_golden_outputs as golden
+from tests.integration.test_golden_outputs import GOLDEN
+from tests.reference import comparable_outputs, reference_options
 
 
 def _jobs(n: int) -> list:
@@ -117,19 +118,13 @@ async def test_the_state_store_keeps_fewer_and_a_restart_recovers_only_those(aut
     assert sorted(a.name for a in rms[0].ctx.apps.values()) == ["j4", "last"]
 
 
-bench_inputs = golden.bench_inputs  # the golden replays' fixture, used here too
-
-
 @pytest.mark.parametrize("case", ["sls-capacity", "bench-fair"])
 def test_sls_outputs_stay_byte_identical_when_the_rm_keeps_two_apps(tmp_path, bench_inputs, case):
     """The golden replays (tests/data/golden) with the RM keeping only two
     finished apps: jobruntime.csv, summary.json (why_pending included) and
     realtimetrack.json do not change."""
-    opts = golden._options(case, tmp_path, bench_inputs)
+    opts = reference_options(case, tmp_path, bench_inputs)
     opts = replace(opts, overrides={**opts.overrides, MAX_COMPLETED: "2"})
     run(opts, stdout=io.StringIO())
-    for name in golden.FILES:
-        got = (tmp_path / name).read_bytes()
-        if name == "realtimetrack.json":
-            got = golden.WALL_FIELDS.sub(b"", got)
-        assert got == (golden.GOLDEN / case / name).read_bytes(), f"{case}/{name} differs"
+    for name, got in comparable_outputs(tmp_path).items():
+        assert got == (GOLDEN / case / name).read_bytes(), f"{case}/{name} differs"

@@ -17,8 +17,7 @@ from typing import Any
 
 from emu.processes.cluster import Child, Children, emu_argv
 from emu.processes.common import SyncClient, free_port_base
-from emu.transport import TransportError
-from emu.transport.zmq import Curve
+from emu.transport import Curve, TransportError
 
 RATE = 40.0
 

@@ -13,8 +13,8 @@ from emu.config.hadoop_xml import load_xml
 from emu.errors import InputError
 from emu.resources import Resource
 from emu.rm.scheduler.capacity.config import PREFIX, parse
+from tests.capacity_harness import GB, Harness, Q, used
 from tests.reference import REFERENCE_DIR
-from tests.unit.test_capacity_harness import GB, Harness, Q, used
 
 MIN, MAX = Resource(1024, 1), Resource(8192, 4)
 CAPACITY_FILES = sorted(REFERENCE_DIR.rglob("*capacity-scheduler.xml"))

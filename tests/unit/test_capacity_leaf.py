@@ -12,7 +12,7 @@ most), as in those tests.
 from __future__ import annotations
 
 from emu.resources import Resource
-from tests.unit.test_capacity_harness import GB, Harness, Q, used
+from tests.capacity_harness import GB, Harness, Q, used
 
 LEAF_QUEUES: dict[str, object] = {
     Q + "reservations-continue-look-all-nodes": False,  # as TestLeafQueue's setUp
@@ -208,21 +208,22 @@ async def test_headroom_shrinks_when_other_queues_use_the_cluster(autojump_clock
     assert h.sched.headroom(app).memory == 2 * GB
 
 
+A_TENTH_TWO_USERS = {
+    Q + "root.queues": "a,b",
+    Q + "root.a.capacity": 10,
+    Q + "root.b.capacity": 90,
+    Q + "root.a.minimum-user-limit-percent": 50,
+    Q + "root.a.user-limit-factor": 5.0,
+}
+"""TestApplicationLimits' queues: a has 10 %, half of it guaranteed per user."""
+
+
 async def test_am_resource_limit_and_user_am_limit(autojump_clock) -> None:
     """TestApplicationLimits.testAMResourceLimit: the AM limit is 10 % of the
     queue's usable capacity (80 GB cluster: 8 GB); a user's share of it is
     4 GB with one active user and 2 GB (50 %) with two; pending apps are
     activated as limits allow."""
-    h = Harness(
-        {
-            Q + "root.queues": "a,b",
-            Q + "root.a.capacity": 10,
-            Q + "root.b.capacity": 90,
-            Q + "root.a.minimum-user-limit-percent": 50,
-            Q + "root.a.user-limit-factor": 5.0,
-        },
-        **SETTINGS,
-    )
+    h = Harness(A_TENTH_TWO_USERS, **SETTINGS)
     for i in range(5):
         h.node(f"n{i}", 16 * GB, 8)
     a = h.leaf("a")
@@ -257,16 +258,7 @@ async def test_active_application_limits(autojump_clock) -> None:
     """TestApplicationLimits.testActiveApplicationLimits: 160 GB cluster,
     queue a 10 %: AM limit 16 GB, 8 GB per user; apps queue while either
     limit is reached and start when others finish."""
-    h = Harness(
-        {
-            Q + "root.queues": "a,b",
-            Q + "root.a.capacity": 10,
-            Q + "root.b.capacity": 90,
-            Q + "root.a.minimum-user-limit-percent": 50,
-            Q + "root.a.user-limit-factor": 5.0,
-        },
-        **SETTINGS,
-    )
+    h = Harness(A_TENTH_TWO_USERS, **SETTINGS)
     for i in range(10):
         h.node(f"n{i}", 16 * GB, 32)
     a = h.leaf("a")

@@ -26,7 +26,7 @@ from emu.rm.scheduler.capacity.preemption import (
     container_order_key,
     select_candidates,
 )
-from emu.rm.scheduler.common import SchedulerApp
+from emu.rm.scheduler.scheduler_app import SchedulerApp
 
 CONF = PreemptionConf(
     enabled=True,

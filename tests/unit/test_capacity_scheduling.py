@@ -5,7 +5,7 @@ delay scheduling and reservations."""
 
 from __future__ import annotations
 
-from tests.unit.test_capacity_harness import GB, Harness, Q, used
+from tests.capacity_harness import GB, Harness, Q, used
 
 TWO = {Q + "root.queues": "a,b", Q + "root.a.capacity": 30, Q + "root.b.capacity": 70}
 SETTINGS = {
@@ -266,7 +266,7 @@ async def test_asks_above_the_queue_maximum_allocation_are_refused(autojump_cloc
     """maximum-allocation-mb per queue: InvalidResourceRequestException."""
     import pytest
 
-    from emu.rm.scheduler.common import SchedulerError
+    from emu.rm.scheduler.abstract_scheduler import SchedulerError
 
     h = Harness({**TWO, Q + "root.a.maximum-allocation-mb": 2048})
     h.node("n0", 8 * GB)

@@ -7,9 +7,9 @@ import pytest
 
 from emu.metrics.cluster_invariants import ClusterInvariantBroken, check_final, check_state
 from emu.resources import Resource
-from emu.rm.scheduler.common import ANY
-from tests.helpers import fifo_conf, mr_job, simulation
-from tests.rmharness import RMHarness, ask
+from emu.rm.scheduler.locality import ANY
+from tests.helpers import ask, fifo_conf, mr_job, simulation
+from tests.rmharness import RMHarness
 
 
 def busy_rm(conf=None) -> tuple[RMHarness, str]:
@@ -18,8 +18,7 @@ def busy_rm(conf=None) -> tuple[RMHarness, str]:
     rm.add_node("h1")
     rm.add_node("h2")
     app = rm.submit("a")
-    rm.heartbeat("h1")
-    rm.register_am(app)
+    rm.start_am(app, "h1")
     rm.allocate(app, [ask(20, ANY, 3)])
     for _ in range(3):  # the CapacityScheduler places one off-switch task per heartbeat
         rm.heartbeat("h1")

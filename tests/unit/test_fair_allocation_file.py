@@ -135,18 +135,33 @@ def test_backwards_compatible_pools_and_top_level_fair_share_timeout(tmp_path: P
 
 
 @pytest.mark.parametrize(
-    "name",
+    ("name", "leaves", "parents"),
     [
-        "rm-allocation-files/fair-scheduler-conversion.xml",
-        "rm-allocation-files/test-fair-scheduler.xml",
-        "sample-conf/fair-scheduler.xml",
-        "test-resources/fair-scheduler.xml",
+        (
+            "rm-allocation-files/fair-scheduler-conversion.xml",
+            {"root.default", "root.users.joe", "root.users.john", "root.admins.bob"},
+            {"root", "root.users", "root.admins", "root.admins.alice"},
+        ),
+        ("rm-allocation-files/test-fair-scheduler.xml", {"root.queue1"}, set()),
+        (
+            "sample-conf/fair-scheduler.xml",
+            {"root.sls_queue_1", "root.sls_queue_2", "root.sls_queue_3"},
+            set(),
+        ),
+        (
+            "test-resources/fair-scheduler.xml",
+            {"root.sls_queue_2", "root.sls_queue_3"},
+            {"root.sls_queue_1"},
+        ),
     ],
 )
-def test_reference_allocation_files_load_unchanged(name: str):
-    """Every fair-scheduler.xml Hadoop ships (SLS samples and RM test resources) loads."""
+def test_reference_allocation_files_load_unchanged(name: str, leaves: set, parents: set):
+    """Every fair-scheduler.xml Hadoop ships (SLS samples and RM test resources)
+    loads, with the leaf and parent queues it declares (type="parent" and
+    <reservation> queues are parents)."""
     conf = load(REFERENCE_DIR / name)
-    assert conf.configured.leaves or conf.configured.parents
+    assert conf.configured.leaves == leaves
+    assert conf.configured.parents == parents
 
 
 def test_reference_conversion_file_values():

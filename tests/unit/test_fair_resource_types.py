@@ -12,6 +12,7 @@ from emu.resources import Resource
 from emu.rm.node import RMNode
 from emu.rm.scheduler.fair.arith import LONG_MAX
 from tests.fair_harness import GB, FSHarness, write_alloc
+from tests.helpers import ask
 
 GPU = {"yarn.resource-types": "gpu"}
 
@@ -28,21 +29,7 @@ def gpu_request(h: FSHarness, queue: str, num: int, memory: int = GB, gpu: int =
     attempt = h.submit(queue)
     assert attempt is not None
     capability = {"memory-mb": memory, "vcores": 1, "gpu": gpu}
-    h.sched.allocate(
-        attempt,
-        [
-            {
-                "priority": 1,
-                "resource_name": "*",
-                "capability": capability,
-                "num_containers": num,
-                "relax_locality": True,
-            }
-        ],
-        [],
-        [],
-        [],
-    )
+    h.sched.allocate(attempt, [ask(1, "*", num, capability=capability)], [], [], [])
     h.drain()
     h.update()
     return attempt

@@ -5,19 +5,22 @@ from __future__ import annotations
 
 from emu import protocol as P
 from emu.resources import Resource
-from emu.rm.scheduler.common import ANY, NODE_LOCAL, OFF_SWITCH, RACK_LOCAL, AppSchedulingInfo, Ask
-from tests.helpers import fifo_conf
-from tests.rmharness import RMHarness, ask
+from emu.rm.scheduler.app_scheduling_info import AppSchedulingInfo, Ask
+from emu.rm.scheduler.locality import ANY, NODE_LOCAL, OFF_SWITCH, RACK_LOCAL
+from tests.helpers import ask, fifo_conf
+from tests.rmharness import RMHarness
 
 
-def running_app(rm: RMHarness, name: str, **kw) -> str:
-    app = rm.submit(name, **kw)
-    return app
-
-
-def start_am(rm: RMHarness, app: str, host: str) -> None:
-    rm.heartbeat(host)  # AM container placed here, launched by the harness
-    rm.register_am(app)
+def one_task_running() -> tuple[RMHarness, str, dict]:
+    """One node h1 running app a's AM and one task container, collected by the AM."""
+    rm = RMHarness(fifo_conf())
+    rm.add_node("h1")
+    app = rm.submit("a")
+    rm.start_am(app, "h1")
+    rm.allocate(app, [ask(20, ANY, 1)])
+    rm.heartbeat("h1")
+    (c,) = rm.allocate(app)["allocated"]
+    return rm, app, c
 
 
 async def test_am_container_then_tasks_only_on_node_heartbeat(autojump_clock):
@@ -62,7 +65,7 @@ async def test_node_local_before_rack_local_before_off_switch(autojump_clock):
     rm.add_node("h2", rack="/r1")
     rm.add_node("h3", rack="/r2", memory=16384)
     app = rm.submit("a")
-    start_am(rm, app, "h3")
+    rm.start_am(app, "h3")
     rm.allocate(app, [ask(20, "h1", 1), ask(20, "/r1", 1), ask(20, ANY, 3)])
     rm.heartbeat("h2")  # rack-local for the h1 ask's rack
     sched = rm.ctx.scheduler
@@ -81,7 +84,7 @@ async def test_strict_host_ask_never_goes_elsewhere(autojump_clock):
     rm.add_node("h1", rack="/r1")
     rm.add_node("h2", rack="/r1")
     app = rm.submit("a")
-    start_am(rm, app, "h2")
+    rm.start_am(app, "h2")
     rm.allocate(
         app, [ask(20, "h1", 1), ask(20, "/r1", 1, relax=False), ask(20, ANY, 1, relax=False)]
     )
@@ -96,7 +99,7 @@ async def test_ask_above_maximum_is_refused_and_the_am_keeps_going(autojump_cloc
     rm = RMHarness(fifo_conf())
     rm.add_node("h1")
     app = rm.submit("a")
-    start_am(rm, app, "h1")
+    rm.start_am(app, "h1")
     reply = rm.allocate(app, [ask(20, ANY, 1, memory=64 * 1024)])
     assert reply["type"] == "error" and reply["code"] == P.INVALID_RESOURCE_REQUEST
     assert "requested resource is greater than maximum allowed allocation" in reply["message"]
@@ -104,13 +107,7 @@ async def test_ask_above_maximum_is_refused_and_the_am_keeps_going(autojump_cloc
 
 
 async def test_completed_container_reported_once_to_the_am(autojump_clock):
-    rm = RMHarness(fifo_conf())
-    rm.add_node("h1")
-    app = rm.submit("a")
-    start_am(rm, app, "h1")
-    rm.allocate(app, [ask(20, ANY, 1)])
-    rm.heartbeat("h1")
-    (c,) = rm.allocate(app)["allocated"]
+    rm, app, c = one_task_running()
     cid = c["container_id"]
     rm.heartbeat("h1", [{"container_id": cid, "state": "RUNNING", "exit_status": -1000}])
     assert rm.ctx.containers[cid].state == "RUNNING"
@@ -121,13 +118,7 @@ async def test_completed_container_reported_once_to_the_am(autojump_clock):
 
 
 async def test_released_container_frees_resources_and_node_is_told(autojump_clock):
-    rm = RMHarness(fifo_conf())
-    rm.add_node("h1")
-    app = rm.submit("a")
-    start_am(rm, app, "h1")
-    rm.allocate(app, [ask(20, ANY, 1)])
-    rm.heartbeat("h1")
-    (c,) = rm.allocate(app)["allocated"]
+    rm, app, c = one_task_running()
     rm.allocate(app, releases=[c["container_id"]])
     assert rm.ctx.scheduler.used == Resource(1024, 1)
     assert c["container_id"] in rm.heartbeat("h1")["containers_to_cleanup"]
@@ -175,7 +166,7 @@ def test_asks_replace_by_priority_and_name():
 
 
 def test_locality_decrements_host_rack_and_any():
-    from emu.rm.scheduler.common import SchedulerNode
+    from emu.rm.scheduler.scheduler_node import SchedulerNode
 
     info = AppSchedulingInfo()
     cap = Resource(1024, 1)
@@ -197,7 +188,7 @@ async def test_am_lost_with_its_node_does_not_count_toward_max_attempts(autojump
     rm.add_node("h1")
     rm.add_node("h2")
     app = rm.submit("a")
-    start_am(rm, app, "h1")
+    rm.start_am(app, "h1")
     rm.ctx.dispatch("node", "EXPIRE", "h1")
     rm.ctx.dispatcher.drain()
     assert rm.ctx.apps[app].state == "ACCEPTED"
@@ -208,7 +199,7 @@ async def test_am_that_exits_with_an_error_uses_up_its_attempts(autojump_clock):
     rm = RMHarness(fifo_conf({"yarn.resourcemanager.am.max-attempts": 1}))
     rm.add_node("h1")
     app = rm.submit("a")
-    start_am(rm, app, "h1")
+    rm.start_am(app, "h1")
     am = rm.ctx.attempts[rm.attempt(app)].am_container_id
     rm.heartbeat("h1", [{"container_id": am, "state": "COMPLETE", "exit_status": 1}])
     assert rm.ctx.apps[app].state == "FAILED"
@@ -218,7 +209,7 @@ async def test_removed_attempt_leaves_no_pending_demand_in_its_queue(autojump_cl
     rm = RMHarness(fifo_conf())
     rm.add_node("h1", memory=2048)
     app = rm.submit("a")
-    start_am(rm, app, "h1")
+    rm.start_am(app, "h1")
     rm.allocate(app, [ask(20, ANY, 5)])
     queue = rm.ctx.scheduler.queue_metrics("default")
     assert queue.pending == Resource(5 * 1024, 5)

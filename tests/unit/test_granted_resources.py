@@ -11,8 +11,8 @@ import pytest
 
 from emu import protocol as P
 from emu.resources import Resource
-from emu.rm.scheduler.common import ANY
-from tests.helpers import fifo_conf
+from emu.rm.scheduler.locality import ANY
+from tests.helpers import ask, fifo_conf
 from tests.rmharness import RMHarness
 
 DRF = "org.apache.hadoop.yarn.util.resource.DominantResourceCalculator"
@@ -37,16 +37,7 @@ def granted(props: dict[str, object]) -> list[Resource]:
     app = rm.submit("a", queue="root.default")
     beat(rm)
     rm.register_am(app)
-    asks = [
-        {
-            "priority": 20,
-            "resource_name": ANY,
-            "capability": GPU_ASK,
-            "num_containers": 1,
-            "relax_locality": True,
-        }
-    ]
-    rm.allocate(app, asks)
+    rm.allocate(app, [ask(20, ANY, 1, capability=GPU_ASK)])
     beat(rm)
     reply = rm.allocate(app)
     assert "allocated" in reply, reply

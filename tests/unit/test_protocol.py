@@ -7,6 +7,7 @@ import msgpack
 import pytest
 
 from emu import protocol as P
+from tests.helpers import ask
 
 
 def heartbeat(**over):
@@ -48,10 +49,9 @@ def test_missing_and_ill_typed_fields_are_named():
 
 
 def test_nested_ask_capability_is_checked():
-    ask = {"priority": 1, "resource_name": "*", "capability": {"memory-mb": "x", "vcores": 1},
-           "num_containers": 1, "relax_locality": True}  # fmt: skip
+    bad = ask(1, "*", 1, capability={"memory-mb": "x", "vcores": 1})
     msg = P.request(
-        "allocate", 1, attempt_id="a", response_id=0, asks=[ask], releases=[],
+        "allocate", 1, attempt_id="a", response_id=0, asks=[bad], releases=[],
         blacklist_add=[], blacklist_remove=[], progress=0.0,
     )  # fmt: skip
     with pytest.raises(P.ProtocolError, match=r"asks\[0\]\.capability\.memory-mb"):

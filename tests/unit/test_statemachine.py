@@ -108,7 +108,7 @@ def test_event_member_nothing_handles_fails_at_definition():
 
 def test_every_scheduler_event_has_exactly_one_handler():
     from emu.metrics.sls import SCHEDULER_EVENTS
-    from emu.rm.scheduler.common import Scheduler
+    from emu.rm.scheduler.abstract_scheduler import Scheduler
     from emu.rm.scheduler.events import SchedulerEvent, check_handlers
 
     assert tuple(SchedulerEvent) == SCHEDULER_EVENTS

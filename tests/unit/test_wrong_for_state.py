@@ -4,17 +4,16 @@ YARN's answers (ApplicationMasterService, ResourceTrackerService)."""
 from __future__ import annotations
 
 from emu import protocol as P
-from emu.rm.scheduler.common import ANY
-from tests.helpers import fifo_conf
-from tests.rmharness import RMHarness, ask
+from emu.rm.scheduler.locality import ANY
+from tests.helpers import ask, fifo_conf
+from tests.rmharness import RMHarness
 
 
 def running(rm: RMHarness) -> str:
     rm.add_node("h1")
     rm.add_node("h2")
     app = rm.submit("a")
-    rm.heartbeat("h1")
-    rm.register_am(app)
+    rm.start_am(app, "h1")
     return app
 
 
@@ -128,8 +127,8 @@ async def test_a_node_too_far_behind_is_rebooted_until_it_registers_again(autoju
     assert reply["action"] == P.RESYNC
     assert "h2" not in rm.ctx.nodes and rm.ctx.inactive_nodes["h2"].state == "REBOOTED"
     assert "h2" not in rm.ctx.scheduler.nodes and rm.ctx.scheduler.cluster != total
-    assert rm.services.metrics()["rebooted_nodes"] == 1
+    assert rm.services.client.metrics()["rebooted_nodes"] == 1
     rm.add_node("h2")
     assert rm.ctx.nodes["h2"].state == "RUNNING" and "h2" not in rm.ctx.inactive_nodes
-    assert rm.services.metrics()["rebooted_nodes"] == 0
+    assert rm.services.client.metrics()["rebooted_nodes"] == 0
     assert rm.ctx.scheduler.cluster == total

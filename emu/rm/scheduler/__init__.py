@@ -1,5 +1,11 @@
-"""Schedulers: `common` holds what they share; `fifo`, `capacity` and `fair`
-decide where containers go. `create` picks one by its settings name."""
+"""Schedulers, laid out as Hadoop's scheduler package.
+
+What every scheduler shares: `scheduler_node` (SchedulerNode),
+`app_scheduling_info` (an attempt's asks), `scheduler_app`
+(SchedulerApplicationAttempt), `queue_metrics`, `locality` (NodeType, ANY)
+and `abstract_scheduler` (AbstractYarnScheduler: events, container
+charging, reservations). `fifo`, `capacity` and `fair` decide where
+containers go. `create` picks one by its settings name."""
 
 from __future__ import annotations
 
@@ -7,7 +13,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from emu.rm.context import RMContext
-    from emu.rm.scheduler.common import Scheduler
+    from emu.rm.scheduler.abstract_scheduler import Scheduler
 
 
 def create(ctx: RMContext) -> Scheduler:

@@ -16,14 +16,10 @@ from typing import TYPE_CHECKING
 from emu.resources import ResourceCalculator
 from emu.rm.scheduler import activities as act
 from emu.rm.scheduler import shortcuts
-from emu.rm.scheduler.common import (
-    NODE_LOCAL,
-    OFF_SWITCH,
-    RACK_LOCAL,
-    Scheduler,
-    SchedulerApp,
-    SchedulerNode,
-)
+from emu.rm.scheduler.abstract_scheduler import Scheduler
+from emu.rm.scheduler.locality import NODE_LOCAL, OFF_SWITCH, RACK_LOCAL
+from emu.rm.scheduler.scheduler_app import SchedulerApp
+from emu.rm.scheduler.scheduler_node import SchedulerNode
 
 if TYPE_CHECKING:
     from emu.rm.app import RMApp

@@ -32,16 +32,21 @@ limit by no more than what it has reserved.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Protocol
 
-from emu.resources import ZERO
+from emu.resources import ZERO, Resource
 from emu.rm.scheduler.capacity import resource_math as rm
-from emu.rm.scheduler.common import ANY, NODE_LOCAL, OFF_SWITCH, RACK_LOCAL
+from emu.rm.scheduler.locality import ANY, NODE_LOCAL, OFF_SWITCH, RACK_LOCAL
 
 if TYPE_CHECKING:
-    from emu.resources import Resource
-    from emu.rm.scheduler.capacity.scheduler import CapacityScheduler
-    from emu.rm.scheduler.common import Ask, SchedulerApp, SchedulerNode
+    from emu.resources import ResourceCalculator
+    from emu.rm.container import RMContainer
+    from emu.rm.scheduler.app_scheduling_info import Ask
+    from emu.rm.scheduler.capacity.config import CapacityConf
+    from emu.rm.scheduler.scheduler_app import SchedulerApp
+    from emu.rm.scheduler.scheduler_node import SchedulerNode
 
 ALLOCATED, RESERVED = "ALLOCATED", "RESERVED"
 PRIORITY_SKIPPED, APP_SKIPPED = "PRIORITY_SKIPPED", "APP_SKIPPED"
@@ -50,8 +55,47 @@ LOCALITY_WAIT = "LOCALITY_WAIT"
 """Like APP_SKIPPED, because delay scheduling holds the app for a better node."""
 
 
+class Containers(Protocol):
+    """What the allocator asks of the scheduler: create, reserve and drop
+    containers, with all their bookkeeping."""
+
+    def place(
+        self, sapp: SchedulerApp, node: SchedulerNode, priority: int, node_type: str, ask: Ask
+    ) -> RMContainer: ...
+
+    def reserve(
+        self, sapp: SchedulerApp, node: SchedulerNode, priority: int, ask: Ask
+    ) -> RMContainer: ...
+
+    def unreserve(self, sapp: SchedulerApp | None, node: SchedulerNode) -> None: ...
+
+
+@dataclass(slots=True)
+class AllocatorState:
+    """All the allocator reads and keeps, so it does not reach into the
+    whole scheduler: the calculator and configuration (replaced on a
+    refresh), the cluster's size (set before each node is offered), the
+    scheduler's live node and attempt maps, each leaf's maximum allocation,
+    and the re-reservation counts it alone maintains."""
+
+    calc: ResourceCalculator
+    cs: CapacityConf
+    minimum: Resource
+    nodes: dict[str, SchedulerNode]
+    apps: dict[str, SchedulerApp]
+    leaf_max: Callable[[str], Resource]
+    containers: Containers
+    cluster: Resource = ZERO
+    rereservations: dict[tuple[str, int], int] = field(default_factory=dict)
+
+    def forget(self, attempt_id: str) -> None:
+        """Drop an ended attempt's re-reservation counts."""
+        for key in [k for k in self.rereservations if k[0] == attempt_id]:
+            del self.rereservations[key]
+
+
 def assign_app(
-    sched: CapacityScheduler,
+    st: AllocatorState,
     sapp: SchedulerApp,
     node: SchedulerNode,
     headroom: Resource,
@@ -62,14 +106,14 @@ def assign_app(
     take; `must_unreserve` is how far the user is above the user limit
     (only reservations elsewhere can make room for it)."""
     info = sapp.info
-    calc, cluster = sched.calc, sched.cluster
-    looking = sched.cs.reservations_continue_looking
+    calc, cluster = st.calc, st.cluster
+    looking = st.cs.reservations_continue_looking
     for priority in list(info.priorities):
         any_ask = info.get(priority, ANY)
         if any_ask is None or any_ask.num <= 0:
             continue
         required = any_ask.capability
-        if not looking and not should_allocate_or_reserve(sched, sapp, priority, required):
+        if not looking and not should_allocate_or_reserve(st, sapp, priority, required):
             continue
         unreservable = sapp.reserved_total() if looking else ZERO
         if not rm.ge(calc, cluster, headroom + unreservable, required):
@@ -78,7 +122,7 @@ def assign_app(
             return APP_SKIPPED, OFF_SWITCH
         opportunities = sapp.opportunities
         opportunities[priority] = opportunities.get(priority, 0) + 1
-        outcome, locality = _assign_on_node(sched, sapp, node, priority, headroom, must_unreserve)
+        outcome, locality = _assign_on_node(st, sapp, node, priority, headroom, must_unreserve)
         if outcome == PRIORITY_SKIPPED:
             opportunities[priority] -= 1
             continue
@@ -87,7 +131,7 @@ def assign_app(
 
 
 def _assign_on_node(
-    sched: CapacityScheduler,
+    st: AllocatorState,
     sapp: SchedulerApp,
     node: SchedulerNode,
     priority: int,
@@ -99,12 +143,12 @@ def _assign_on_node(
         ask = info.can_place(priority, node, node_type)
         if ask is None:
             continue
-        if not _delay_allows(sched, sapp, priority, node_type):
+        if not _delay_allows(st, sapp, priority, node_type):
             if node_type == OFF_SWITCH:
                 return LOCALITY_WAIT, node_type
             continue
         outcome = _assign_container(
-            sched, sapp, node, priority, ask, node_type, headroom, must_unreserve
+            st, sapp, node, priority, ask, node_type, headroom, must_unreserve
         )
         if outcome in (ALLOCATED, RESERVED):
             return outcome, node_type
@@ -113,12 +157,10 @@ def _assign_on_node(
     return PRIORITY_SKIPPED, OFF_SWITCH
 
 
-def _delay_allows(
-    sched: CapacityScheduler, sapp: SchedulerApp, priority: int, node_type: str
-) -> bool:
+def _delay_allows(st: AllocatorState, sapp: SchedulerApp, priority: int, node_type: str) -> bool:
     if node_type == NODE_LOCAL:
         return True
-    cs, nodes = sched.cs, len(sched.nodes)
+    cs, nodes = st.cs, len(st.nodes)
     missed = sapp.opportunities.get(priority, 0)
     if node_type == RACK_LOCAL:
         return min(nodes, cs.node_locality_delay) < missed
@@ -134,7 +176,7 @@ def _delay_allows(
 
 
 def _assign_container(
-    sched: CapacityScheduler,
+    st: AllocatorState,
     sapp: SchedulerApp,
     node: SchedulerNode,
     priority: int,
@@ -143,12 +185,12 @@ def _assign_container(
     headroom: Resource,
     must_unreserve: Resource,
 ) -> str:
-    calc, cluster = sched.calc, sched.cluster
-    looking = sched.cs.reservations_continue_looking
+    calc, cluster = st.calc, st.cluster
+    looking = st.cs.reservations_continue_looking
     capability = ask.capability
     if not calc.fits(capability, node.total):
         return LOCALITY_SKIPPED
-    should = should_allocate_or_reserve(sched, sapp, priority, capability)
+    should = should_allocate_or_reserve(st, sapp, priority, capability)
     need = rm.rmax(calc, cluster, capability - headroom, must_unreserve)
     need_unreserve = rm.positive(calc, cluster, need)
     if calc.fits(capability, node.available):
@@ -156,26 +198,24 @@ def _assign_container(
             # Continue looking: allocate here by giving up a reservation
             # of the same priority elsewhere (FiCaSchedulerApp.findNodeToUnreserve).
             other = _node_to_unreserve(
-                sched, sapp, node, priority, need if need_unreserve else capability
+                st, sapp, node, priority, need if need_unreserve else capability
             )
             if other is None:
                 return LOCALITY_SKIPPED
-            sched.unreserve(sapp, other)
-        sched.place(sapp, node, priority, node_type, ask)
-        if node_type == NODE_LOCAL or (
-            node_type == RACK_LOCAL and sched.cs.rack_locality_full_reset
-        ):
+            st.containers.unreserve(sapp, other)
+        st.containers.place(sapp, node, priority, node_type, ask)
+        if node_type == NODE_LOCAL or (node_type == RACK_LOCAL and st.cs.rack_locality_full_reset):
             sapp.opportunities[priority] = 0
-        sched.rereservations.pop((sapp.attempt_id, priority), None)
+        st.rereservations.pop((sapp.attempt_id, priority), None)
         return ALLOCATED
     if should and not (looking and need_unreserve) and node.reserved is None:
-        sched.reserve(sapp, node, priority, ask)
+        st.containers.reserve(sapp, node, priority, ask)
         return RESERVED
     return LOCALITY_SKIPPED
 
 
 def _node_to_unreserve(
-    sched: CapacityScheduler,
+    st: AllocatorState,
     sapp: SchedulerApp,
     node: SchedulerNode,
     priority: int,
@@ -185,13 +225,13 @@ def _node_to_unreserve(
         c = sapp.reservations[node_id]
         if node_id == node.node_id or c.priority != priority:
             continue
-        if rm.fits(sched.calc, amount, c.resource) and node_id in sched.nodes:
-            return sched.nodes[node_id]
+        if rm.fits(st.calc, amount, c.resource) and node_id in st.nodes:
+            return st.nodes[node_id]
     return None
 
 
 def should_allocate_or_reserve(
-    sched: CapacityScheduler, sapp: SchedulerApp, priority: int, required: Resource
+    st: AllocatorState, sapp: SchedulerApp, priority: int, required: Resource
 ) -> bool:
     """RegularContainerAllocator.shouldAllocOrReserveNewContainer."""
     any_ask = sapp.info.get(priority, ANY)
@@ -199,40 +239,40 @@ def should_allocate_or_reserve(
     reserved = sum(1 for c in sapp.reservations.values() if c.priority == priority)
     starvation = 0
     if reserved:
-        leaf_max = sched.tree[sapp.queue].conf.maximum_allocation
-        node_factor = sched.calc.ratio(required, leaf_max)
-        min_factor = sched.calc.ratio(leaf_max - sched.minimum, leaf_max)
-        rereserved = sched.rereservations.get((sapp.attempt_id, priority), 0)
+        leaf_max = st.leaf_max(sapp.queue)
+        node_factor = st.calc.ratio(required, leaf_max)
+        min_factor = st.calc.ratio(leaf_max - st.minimum, leaf_max)
+        rereserved = st.rereservations.get((sapp.attempt_id, priority), 0)
         starvation = int((rereserved / reserved) * (1.0 - min(node_factor, min_factor)))
     return starvation + outstanding - reserved > 0
 
 
-def fulfil_reservation(sched: CapacityScheduler, node: SchedulerNode) -> bool:
+def fulfil_reservation(st: AllocatorState, node: SchedulerNode) -> bool:
     """Allocate from the node's reserved container if it now fits (queue
     limits are not checked again, as in YARN); drop the reservation if the
     app no longer needs it; otherwise re-reserve. True if a container was
     allocated."""
     reserved = node.reserved
     assert reserved is not None
-    sapp = sched.apps.get(reserved.attempt_id)
+    sapp = st.apps.get(reserved.attempt_id)
     if sapp is None:
-        sched.unreserve(None, node)
+        st.containers.unreserve(None, node)
         return False
     priority = reserved.priority
     any_ask = sapp.info.get(priority, ANY)
     if any_ask is None or any_ask.num <= 0:
-        sched.unreserve(sapp, node)
+        st.containers.unreserve(sapp, node)
         return False
     for node_type in (NODE_LOCAL, RACK_LOCAL, OFF_SWITCH):
         ask = sapp.info.can_place(priority, node, node_type)
         if ask is None:
             continue
-        if sched.calc.fits(ask.capability, node.available):
-            sched.unreserve(sapp, node)
-            sched.place(sapp, node, priority, node_type, ask)
-            sched.rereservations.pop((sapp.attempt_id, priority), None)
+        if st.calc.fits(ask.capability, node.available):
+            st.containers.unreserve(sapp, node)
+            st.containers.place(sapp, node, priority, node_type, ask)
+            st.rereservations.pop((sapp.attempt_id, priority), None)
             return True
         break
     key = (sapp.attempt_id, priority)
-    sched.rereservations[key] = sched.rereservations.get(key, 0) + 1
+    st.rereservations[key] = st.rereservations.get(key, 0) + 1
     return False

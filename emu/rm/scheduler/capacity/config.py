@@ -93,7 +93,7 @@ class Acl:
         if any(p.strip() == "*" for p in parts):
             return cls(everyone=True, text="*")
         users = frozenset(u.strip() for u in parts[0].split(",") if u.strip())
-        groups = frozenset()
+        groups: frozenset[str] = frozenset()
         if len(parts) == 2:
             groups = frozenset(g.strip() for g in parts[1].split(",") if g.strip())
         return cls(False, users, groups, raw)
@@ -331,78 +331,25 @@ def _build(
     cluster_maximum: Resource,
 ) -> None:
     """Build `path` and its subtree; `capacities` holds each queue's capacity
-    (percent of its parent), filled by the parent before its children."""
+    (percent of its parent), filled by the parent before its children.
+
+    Each setting is read and checked in the order below, so a file with
+    several mistakes is refused for the same one every time.
+    """
     p = f"{PREFIX}{path}."
     kids = paths[path]
     capacity = 100.0 if parent is None else capacities[path]
-    max_key = p + "maximum-capacity"
-    max_cap = conf.get_float(max_key, -1.0) if path != ROOT else 100.0
-    if max_cap == -1.0:
-        max_cap = 100.0
-    if not 0 < max_cap <= 100:
-        raise _fail(conf, max_key, f"must be in (0, 100] or -1, got {max_cap:g}")
-    if parent is None:
-        abs_cap, abs_max = 1.0, 1.0
-    else:
-        abs_cap = parent.absolute_capacity * capacity / 100
-        abs_max = parent.absolute_maximum_capacity * max_cap / 100
-    if abs_cap > abs_max + 1e-6:
-        raise _fail(
-            conf,
-            max_key if conf.get(max_key) is not None else p + "capacity",
-            f"capacity {capacity:g}% of {path} is above its maximum-capacity {max_cap:g}%",
-        )
-
-    state_key = p + "state"
-    state = (conf.get(state_key) or "").upper() or (parent.state if parent else RUNNING)
-    if state not in (RUNNING, STOPPED):
-        raise _fail(conf, state_key, f"expected RUNNING or STOPPED, got {conf.get(state_key)!r}")
-    if parent is not None and parent.state == STOPPED and state == RUNNING:
-        raise _fail(
-            conf, state_key, f"{path} cannot be RUNNING under the STOPPED queue {parent.path}"
-        )
-
-    ulp_key = p + "minimum-user-limit-percent"
-    ulp = conf.get_float(ulp_key, conf.get_float(PREFIX + "minimum-user-limit-percent", 100.0))
-    if not 0 <= ulp <= 100:
-        raise _fail(conf, ulp_key, f"must be in [0, 100], got {ulp:g}")
-    ulf_key = p + "user-limit-factor"
-    ulf = conf.get_float(ulf_key, conf.get_float(PREFIX + "user-limit-factor", 1.0))
-    if ulf <= 0 and ulf != -1:
-        raise _fail(conf, ulf_key, f"must be positive or -1, got {ulf:g}")
-
-    parent_max = parent.maximum_allocation if parent else cluster_maximum
-    mem_key, vc_key = p + "maximum-allocation-mb", p + "maximum-allocation-vcores"
-    max_alloc = Resource(
-        conf.get_int(mem_key, parent_max.memory),
-        conf.get_int(vc_key, parent_max.vcores),
-        cluster_maximum.extra,
-    )
-    for key, value, limit in (
-        (mem_key, max_alloc.memory, parent_max.memory),
-        (vc_key, max_alloc.vcores, parent_max.vcores),
-    ):
-        if value > limit:
-            raise _fail(
-                conf, key, f"{value} is larger than the parent's or cluster's maximum {limit}"
-            )
-    if max_alloc.memory < minimum.memory or max_alloc.vcores < minimum.vcores:
-        raise _fail(conf, mem_key, f"maximum allocation {max_alloc} is below the minimum {minimum}")
-
+    max_cap, abs_cap, abs_max = _capacity_limits(conf, path, parent, capacity)
+    state = _state(conf, path, parent)
+    ulp, ulf = _user_limits(conf, p)
+    max_alloc = _maximum_allocation(conf, p, parent, minimum, cluster_maximum)
     am_key = p + "maximum-am-resource-percent"
     am_pct = conf.get_float(am_key, conf.get_float(PREFIX + "maximum-am-resource-percent", 0.1))
-
-    acls = {}
-    for kind in ("acl_submit_applications", "acl_administer_queue"):
-        raw = _raw(conf, p + kind)
-        if raw is None:
-            acls[kind] = EVERYONE if parent is None else NO_ONE
-        else:
-            acls[kind] = Acl.parse(raw)
-
+    submit_acl, admin_acl = (
+        _acl(conf, p + kind, parent) for kind in ("acl_submit_applications", "acl_administer_queue")
+    )
     preempt_key = p + "disable_preemption"
     disabled = conf.get_bool(preempt_key, parent.preemption_disabled if parent else False)
-
     policy_key = p + "ordering-policy"
     policy_raw = conf.get_str(policy_key, "utilization" if kids else "fifo")
     policy = _ordering_policy(conf, policy_key, policy_raw, leaf=not kids)
@@ -421,8 +368,8 @@ def _build(
         maximum_allocation=max_alloc,
         maximum_applications=conf.get_int(p + "maximum-applications", -1),
         maximum_am_percent=am_pct,
-        submit_acl=acls["acl_submit_applications"],
-        admin_acl=acls["acl_administer_queue"],
+        submit_acl=submit_acl,
+        admin_acl=admin_acl,
         preemption_disabled=disabled,
         ordering_policy=policy,
         fair_size_based_weight=conf.get_bool(policy_key + ".fair.enable-size-based-weight", False),
@@ -434,6 +381,98 @@ def _build(
         capacities.update(_child_capacities(conf, q, kids))
         for k in kids:
             _build(conf, f"{path}.{k}", q, paths, out, capacities, minimum, cluster_maximum)
+
+
+def _capacity_limits(
+    conf: Configuration, path: str, parent: QueueConf | None, capacity: float
+) -> tuple[float, float, float]:
+    """(maximum-capacity %, absolute capacity, absolute maximum capacity) of
+    `path`, whose capacity is `capacity` % of its parent's."""
+    p = f"{PREFIX}{path}."
+    max_key = p + "maximum-capacity"
+    max_cap = conf.get_float(max_key, -1.0) if path != ROOT else 100.0
+    if max_cap == -1.0:
+        max_cap = 100.0
+    if not 0 < max_cap <= 100:
+        raise _fail(conf, max_key, f"must be in (0, 100] or -1, got {max_cap:g}")
+    if parent is None:
+        abs_cap, abs_max = 1.0, 1.0
+    else:
+        abs_cap = parent.absolute_capacity * capacity / 100
+        abs_max = parent.absolute_maximum_capacity * max_cap / 100
+    if abs_cap > abs_max + 1e-6:
+        raise _fail(
+            conf,
+            max_key if conf.get(max_key) is not None else p + "capacity",
+            f"capacity {capacity:g}% of {path} is above its maximum-capacity {max_cap:g}%",
+        )
+    return max_cap, abs_cap, abs_max
+
+
+def _state(conf: Configuration, path: str, parent: QueueConf | None) -> str:
+    """RUNNING or STOPPED, inherited from the parent; a RUNNING child of a
+    STOPPED parent is refused."""
+    state_key = f"{PREFIX}{path}.state"
+    state = (conf.get(state_key) or "").upper() or (parent.state if parent else RUNNING)
+    if state not in (RUNNING, STOPPED):
+        raise _fail(conf, state_key, f"expected RUNNING or STOPPED, got {conf.get(state_key)!r}")
+    if parent is not None and parent.state == STOPPED and state == RUNNING:
+        raise _fail(
+            conf, state_key, f"{path} cannot be RUNNING under the STOPPED queue {parent.path}"
+        )
+    return state
+
+
+def _user_limits(conf: Configuration, p: str) -> tuple[float, float]:
+    """(minimum-user-limit-percent, user-limit-factor) of the queue whose
+    property prefix is `p`, defaulting to the scheduler-wide values."""
+    ulp_key = p + "minimum-user-limit-percent"
+    ulp = conf.get_float(ulp_key, conf.get_float(PREFIX + "minimum-user-limit-percent", 100.0))
+    if not 0 <= ulp <= 100:
+        raise _fail(conf, ulp_key, f"must be in [0, 100], got {ulp:g}")
+    ulf_key = p + "user-limit-factor"
+    ulf = conf.get_float(ulf_key, conf.get_float(PREFIX + "user-limit-factor", 1.0))
+    if ulf <= 0 and ulf != -1:
+        raise _fail(conf, ulf_key, f"must be positive or -1, got {ulf:g}")
+    return ulp, ulf
+
+
+def _maximum_allocation(
+    conf: Configuration,
+    p: str,
+    parent: QueueConf | None,
+    minimum: Resource,
+    cluster_maximum: Resource,
+) -> Resource:
+    """The queue's maximum container: at most its parent's (the cluster's for
+    root), at least the scheduler's minimum."""
+    parent_max = parent.maximum_allocation if parent else cluster_maximum
+    mem_key, vc_key = p + "maximum-allocation-mb", p + "maximum-allocation-vcores"
+    max_alloc = Resource(
+        conf.get_int(mem_key, parent_max.memory),
+        conf.get_int(vc_key, parent_max.vcores),
+        cluster_maximum.extra,
+    )
+    for key, value, limit in (
+        (mem_key, max_alloc.memory, parent_max.memory),
+        (vc_key, max_alloc.vcores, parent_max.vcores),
+    ):
+        if value > limit:
+            raise _fail(
+                conf, key, f"{value} is larger than the parent's or cluster's maximum {limit}"
+            )
+    if max_alloc.memory < minimum.memory or max_alloc.vcores < minimum.vcores:
+        raise _fail(conf, mem_key, f"maximum allocation {max_alloc} is below the minimum {minimum}")
+    return max_alloc
+
+
+def _acl(conf: Configuration, key: str, parent: QueueConf | None) -> Acl:
+    """The ACL at `key`; unset, root allows everyone and any other queue no
+    one beyond what its ancestors allow (as Hadoop's defaults)."""
+    raw = _raw(conf, key)
+    if raw is None:
+        return EVERYONE if parent is None else NO_ONE
+    return Acl.parse(raw)
 
 
 def _child_capacities(conf: Configuration, parent: QueueConf, kids: list[str]) -> dict[str, float]:

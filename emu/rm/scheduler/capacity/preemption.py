@@ -41,7 +41,7 @@ from emu.rm.scheduler.events import SchedulerEvent
 if TYPE_CHECKING:
     from emu.rm.container import RMContainer
     from emu.rm.scheduler.capacity.scheduler import CapacityScheduler
-    from emu.rm.scheduler.common import SchedulerApp
+    from emu.rm.scheduler.scheduler_app import SchedulerApp
 
 UNIT = Resource(1, 1)
 MAX_INT = float(2**31 - 1)
@@ -344,13 +344,13 @@ class PreemptionPolicy:
                 elif since is None:
                     self.marked[cid] = now
                     if sapp is not None:
-                        sapp.to_preempt[cid] = c
+                        sapp.mark_for_preemption(c)
         for cid in [k for k, t in self.marked.items() if t + 2 * max_wait < now]:
             del self.marked[cid]
-            c = sched.ctx.containers.get(cid)
-            sapp = sched.apps.get(c.attempt_id) if c is not None else None
+            held = sched.ctx.containers.get(cid)
+            sapp = sched.apps.get(held.attempt_id) if held is not None else None
             if sapp is not None:
-                sapp.to_preempt.pop(cid, None)
+                sapp.unmark_for_preemption(cid)
 
     def forget(self, container_id: str) -> None:
         self.marked.pop(container_id, None)

@@ -36,7 +36,8 @@ from emu.rm.scheduler.capacity.config import CapacityConf, QueueConf
 
 if TYPE_CHECKING:
     from emu.resources import ResourceCalculator
-    from emu.rm.scheduler.common import QueueMetrics, SchedulerApp
+    from emu.rm.scheduler.queue_metrics import QueueMetrics
+    from emu.rm.scheduler.scheduler_app import SchedulerApp
 
 
 class Env(Protocol):
@@ -135,7 +136,7 @@ class ParentQueue(Queue):
         ties go to the larger guarantee, then to configuration order."""
         respect = self.conf.ordering_policy == "priority-utilization"
 
-        def key(i_q: tuple[int, Queue]) -> tuple:
+        def key(i_q: tuple[int, Queue]) -> tuple[bool, float, float, int]:
             i, q = i_q
             zero = q.conf.absolute_capacity <= 0
             used = q.absolute_used_capacity(env) if zero else q.used_capacity(env)

@@ -12,7 +12,7 @@ rounded up to the step; `multiply_down` truncates and rounds down.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from emu.resources import (
     MEMORY,
@@ -26,7 +26,7 @@ from emu.resources import (
 )
 
 
-def _map(r: Resource, fn) -> Resource:
+def _map(r: Resource, fn: Callable[[int], int]) -> Resource:
     return Resource(fn(r.memory), fn(r.vcores), tuple((k, fn(v)) for k, v in r.extra))
 
 

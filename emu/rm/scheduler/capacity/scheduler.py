@@ -26,6 +26,7 @@ The queue tree, users and limits are in `queues`, placement rules in
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from emu.config.configuration import Configuration
@@ -34,20 +35,18 @@ from emu.resources import ZERO, Resource, calculator
 from emu.rm.container import RMContainer
 from emu.rm.diagnostics import invalid_request
 from emu.rm.scheduler import activities as act
+from emu.rm.scheduler.abstract_scheduler import Scheduler
+from emu.rm.scheduler.app_scheduling_info import Ask
 from emu.rm.scheduler.capacity import allocator
 from emu.rm.scheduler.capacity import resource_math as rm
 from emu.rm.scheduler.capacity.config import CapacityConf, parse, queue_paths
 from emu.rm.scheduler.capacity.placement import place
 from emu.rm.scheduler.capacity.preemption import PreemptionPolicy, TempQueue
 from emu.rm.scheduler.capacity.queues import LeafQueue, ParentQueue, Queue, build
-from emu.rm.scheduler.common import (
-    OFF_SWITCH,
-    Ask,
-    QueueMetrics,
-    Scheduler,
-    SchedulerApp,
-    SchedulerNode,
-)
+from emu.rm.scheduler.locality import OFF_SWITCH
+from emu.rm.scheduler.queue_metrics import QueueMetrics
+from emu.rm.scheduler.scheduler_app import SchedulerApp
+from emu.rm.scheduler.scheduler_node import SchedulerNode
 
 if TYPE_CHECKING:
     from emu.rm.app import RMApp
@@ -97,7 +96,15 @@ class CapacityScheduler(Scheduler):
         self.app_leaf: dict[str, LeafQueue] = {}
         self.demanding: set[str] = set()
         self.demand: dict[str, int] = dict.fromkeys(self.tree, 0)
-        self.rereservations: dict[tuple[str, int], int] = {}
+        self.alloc = allocator.AllocatorState(
+            self.calc,
+            cs,
+            self.minimum,
+            self.nodes,
+            self.apps,
+            lambda path: self.tree[path].conf.maximum_allocation,
+            self,
+        )
         self.preemption = PreemptionPolicy(cs.preemption) if cs.preemption.enabled else None
         if self.preemption is not None:
             self.update_interval_ms = cs.preemption.monitoring_interval_ms
@@ -149,8 +156,7 @@ class CapacityScheduler(Scheduler):
         leaf = self._leaf(sapp)
         self._set_demand(sapp, leaf, False)
         leaf.remove_attempt(sapp)
-        for key in [k for k in self.rereservations if k[0] == sapp.attempt_id]:
-            del self.rereservations[key]
+        self.alloc.forget(sapp.attempt_id)
         self._activate(leaf)
 
     def demand_changed(self, sapp: SchedulerApp) -> None:
@@ -212,18 +218,12 @@ class CapacityScheduler(Scheduler):
         u.used = u.used + delta
         leaf.touch()
 
-    def place(
-        self, sapp: SchedulerApp, node: SchedulerNode, priority: int, node_type: str, ask: Ask
-    ) -> RMContainer:
-        c = super().place(sapp, node, priority, node_type, ask)
-        self._charge(sapp.app_id, sapp.user, c.resource, ZERO)
-        return c
-
-    def container_recovered(self, c: RMContainer, sapp: SchedulerApp) -> None:
-        """A container rebuilt after an RM restart is charged as a placed one."""
+    def container_allocated(self, c: RMContainer, sapp: SchedulerApp, node: SchedulerNode) -> None:
+        super().container_allocated(c, sapp, node)
         self._charge(sapp.app_id, sapp.user, c.resource, ZERO)
 
-    def container_completed(self, c: RMContainer, sapp: SchedulerApp | None) -> None:
+    def container_released(self, c: RMContainer, sapp: SchedulerApp | None) -> None:
+        super().container_released(c, sapp)
         app = self.ctx.apps.get(c.app_id)
         if app is not None:
             self._charge(c.app_id, app.user, ZERO - c.resource, ZERO)
@@ -250,8 +250,9 @@ class CapacityScheduler(Scheduler):
         return self.tree[sapp.queue].conf.maximum_allocation, f" of queue {sapp.queue}"
 
     def schedule(self, node: SchedulerNode) -> None:
+        self.alloc.cluster = self.cluster
         if node.reserved is not None:
-            allocator.fulfil_reservation(self, node)
+            allocator.fulfil_reservation(self.alloc, node)
             return
         cs, minimum, count = self.cs, self.minimum, self.calc.divide_and_count
         offswitch = assigned = 0
@@ -350,7 +351,9 @@ class CapacityScheduler(Scheduler):
                     record(sapp.app_id, act.USER_LIMIT, node.node_id)
                     continue
                 must_unreserve = user_used - user_limit
-            outcome, locality = allocator.assign_app(self, sapp, node, headroom, must_unreserve)
+            outcome, locality = allocator.assign_app(
+                self.alloc, sapp, node, headroom, must_unreserve
+            )
             record(sapp.app_id, _REASONS.get(outcome, act.NO_FIT), node.node_id)
             if outcome in (allocator.ALLOCATED, allocator.RESERVED):
                 return Assignment(outcome, locality)
@@ -366,7 +369,7 @@ class CapacityScheduler(Scheduler):
             return list(leaf.active)
         return sorted(leaf.active, key=self._fair_key(leaf))
 
-    def _fair_key(self, leaf: LeafQueue):
+    def _fair_key(self, leaf: LeafQueue) -> Callable[[SchedulerApp], tuple[float, int]]:
         """FairOrderingPolicy: least used memory first (divided by
         log2(1 + demand) with size-based weight), then submission order."""
         sized = leaf.conf.fair_size_based_weight
@@ -514,6 +517,7 @@ class CapacityScheduler(Scheduler):
     def _apply(self, conf: Configuration, cs: CapacityConf) -> None:
         self.conf, self.cs = conf, cs
         self.calc = calculator(cs.calculator)
+        self.alloc.calc, self.alloc.cs = self.calc, cs
         self.tree, self.root = build(cs, self._leaf_metrics, self.tree)
         for path in [p for p in self.queues if not cs.queues[p].is_leaf]:
             del self.queues[path]

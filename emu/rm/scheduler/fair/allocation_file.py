@@ -220,22 +220,23 @@ def parse_resource(
     return ConfigurableResource(Resource(amounts[0], amounts[1]))
 
 
-def _java_int(text: str) -> int:
+def _java_integer(text: str, maximum: int, kind: str) -> int:
+    """Integer.parseInt / Long.parseLong: digits with an optional sign, within
+    [-maximum - 1, maximum], with Java's NumberFormatException message."""
     if not re.fullmatch(r"[+-]?\d+", text):
         raise ValueError(f'For input string: "{text}"')
     v = int(text)
-    if v > INT_MAX or v < -INT_MAX - 1:
-        raise ValueError(f'For input string: "{text}" (out of int range)')
+    if v > maximum or v < -maximum - 1:
+        raise ValueError(f'For input string: "{text}" (out of {kind} range)')
     return v
+
+
+def _java_int(text: str) -> int:
+    return _java_integer(text, INT_MAX, "int")
 
 
 def _java_long(text: str) -> int:
-    if not re.fullmatch(r"[+-]?\d+", text):
-        raise ValueError(f'For input string: "{text}"')
-    v = int(text)
-    if v > LONG_MAX or v < -LONG_MAX - 1:
-        raise ValueError(f'For input string: "{text}" (out of long range)')
-    return v
+    return _java_integer(text, LONG_MAX, "long")
 
 
 _FLOAT = re.compile(r"[+-]?(NaN|Infinity|((\d+\.?\d*|\.\d+)([eE][+-]?\d+)?))[fFdD]?")
@@ -498,81 +499,28 @@ class _Loader:
                 self.conf.user_max_apps[name] = int(self.number(field_el, _java_int))
 
     def queue(self, parent: str | None, el: Element) -> None:
+        """Read one <queue> (or <pool>) and its subtree, as
+        AllocationFileQueueParser.loadQueue does: each child element goes to
+        its handler in `_QUEUE_ELEMENTS`; unknown elements are ignored."""
         conf = self.conf
-        raw = el.attrs.get("name", "")
-        name = raw.strip()
-        if "." in name:
-            raise self.fail(
-                el, f"Bad fair scheduler config file: queue name ({name}) shouldn't contain period."
-            )
-        if not name:
-            raise self.fail(
-                el,
-                "Bad fair scheduler config file: queue name shouldn't be empty or consist only of "
-                "whitespace.",
-            )
+        name = self.queue_name(el)
         full = f"{parent}.{name}" if parent is not None else name
         conf.queue_lines[full] = el.line
-        is_leaf = True
-        reservable = max_am_set = False
-        timeouts = {}
+        q = _QueueRead(full)
         for f in el.children:
-            tag = f.tag
-            if tag == "minResources":
-                r = self.resource(f, 0)
-                if r.resource is None:
-                    raise self.fail(
-                        f, "minResources must be absolute, not a percentage of the cluster"
-                    )
-                conf.min_resources[full] = r.resource
-            elif tag == "maxResources":
-                conf.max_resources[full] = self.resource(f)
-            elif tag == "maxChildResources":
-                conf.max_child_resources[full] = self.resource(f)
-            elif tag == "maxRunningApps":
-                conf.queue_max_apps[full] = int(self.number(f, _java_int))
-            elif tag == "maxAMShare":
-                conf.queue_max_am_shares[full] = min(self.number(f, _java_float), 1.0)
-                max_am_set = True
-            elif tag == "maxContainerAllocation":
-                r = self.resource(f)
-                if r.resource is None:
-                    raise self.fail(f, "maxContainerAllocation must be absolute, not a percentage")
-                conf.max_container_allocation[full] = r.resource
-            elif tag == "weight":
-                conf.weights[full] = f32(self.number(f, _java_double))
-            elif tag == "minSharePreemptionTimeout":
-                timeouts["min"] = int(self.number(f, _java_long)) * 1000
-            elif tag == "fairSharePreemptionTimeout":
-                timeouts["fair"] = int(self.number(f, _java_long)) * 1000
-            elif tag == "fairSharePreemptionThreshold":
-                conf.fair_share_thresholds[full] = max(min(self.number(f, _java_float), 1.0), 0.0)
-            elif tag in ("schedulingPolicy", "schedulingMode"):
-                conf.queue_policies[full] = self.policy(f)
-            elif tag == "aclSubmitApps":
-                conf.acls.setdefault(full, {})[SUBMIT] = AccessControlList(f.text or "")
-            elif tag == "aclAdministerApps":
-                conf.acls.setdefault(full, {})[ADMINISTER] = AccessControlList(f.text or "")
-            elif tag == "reservation":
-                reservable = True
-                conf.reservable.add(full)
-                self.parents.append(full)
-            elif tag == "allowPreemptionFrom":
-                if self.text(f).lower() != "true":
-                    conf.non_preemptable.add(full)
-            elif tag in ("queue", "pool"):
-                self.queue(full, f)
-                is_leaf = False
-        if "min" in timeouts:
-            conf.min_share_timeouts[full] = timeouts["min"]
-        if "fair" in timeouts:
-            conf.fair_share_timeouts[full] = timeouts["fair"]
-        if is_leaf and el.attrs.get("type") != "parent":
-            if not reservable:
+            handler = _QUEUE_ELEMENTS.get(f.tag)
+            if handler is not None:
+                handler(self, q, f)
+        if "min" in q.timeouts:
+            conf.min_share_timeouts[full] = q.timeouts["min"]
+        if "fair" in q.timeouts:
+            conf.fair_share_timeouts[full] = q.timeouts["fair"]
+        if q.is_leaf and el.attrs.get("type") != "parent":
+            if not q.reservable:
                 self.leaves.append(full)
         else:
-            if reservable or max_am_set:
-                what = "reservation" if reservable else "maxAMShare"
+            if q.reservable or q.max_am_set:
+                what = "reservation" if q.reservable else "maxAMShare"
                 raise self.fail(
                     el,
                     f"The configuration settings for {full} are invalid. A queue element that "
@@ -583,6 +531,82 @@ class _Loader:
         acls = conf.acls.setdefault(full, {})
         for kind in (SUBMIT, ADMINISTER):
             acls.setdefault(kind, EVERYBODY if full == ROOT else NOBODY)
+
+    def queue_name(self, el: Element) -> str:
+        """The queue's own name (its `name` attribute, trimmed), refused if it
+        is empty or has a period."""
+        name = el.attrs.get("name", "").strip()
+        if "." in name:
+            raise self.fail(
+                el, f"Bad fair scheduler config file: queue name ({name}) shouldn't contain period."
+            )
+        if not name:
+            raise self.fail(
+                el,
+                "Bad fair scheduler config file: queue name shouldn't be empty or consist only of "
+                "whitespace.",
+            )
+        return name
+
+    # --- one handler per element inside <queue>, in `_QUEUE_ELEMENTS` --------------------
+    def q_min_resources(self, q: _QueueRead, f: Element) -> None:
+        r = self.resource(f, 0)
+        if r.resource is None:
+            raise self.fail(f, "minResources must be absolute, not a percentage of the cluster")
+        self.conf.min_resources[q.full] = r.resource
+
+    def q_max_resources(self, q: _QueueRead, f: Element) -> None:
+        self.conf.max_resources[q.full] = self.resource(f)
+
+    def q_max_child_resources(self, q: _QueueRead, f: Element) -> None:
+        self.conf.max_child_resources[q.full] = self.resource(f)
+
+    def q_max_running_apps(self, q: _QueueRead, f: Element) -> None:
+        self.conf.queue_max_apps[q.full] = int(self.number(f, _java_int))
+
+    def q_max_am_share(self, q: _QueueRead, f: Element) -> None:
+        self.conf.queue_max_am_shares[q.full] = min(self.number(f, _java_float), 1.0)
+        q.max_am_set = True
+
+    def q_max_container_allocation(self, q: _QueueRead, f: Element) -> None:
+        r = self.resource(f)
+        if r.resource is None:
+            raise self.fail(f, "maxContainerAllocation must be absolute, not a percentage")
+        self.conf.max_container_allocation[q.full] = r.resource
+
+    def q_weight(self, q: _QueueRead, f: Element) -> None:
+        self.conf.weights[q.full] = f32(self.number(f, _java_double))
+
+    def q_min_share_timeout(self, q: _QueueRead, f: Element) -> None:
+        q.timeouts["min"] = int(self.number(f, _java_long)) * 1000
+
+    def q_fair_share_timeout(self, q: _QueueRead, f: Element) -> None:
+        q.timeouts["fair"] = int(self.number(f, _java_long)) * 1000
+
+    def q_fair_share_threshold(self, q: _QueueRead, f: Element) -> None:
+        self.conf.fair_share_thresholds[q.full] = max(min(self.number(f, _java_float), 1.0), 0.0)
+
+    def q_policy(self, q: _QueueRead, f: Element) -> None:
+        self.conf.queue_policies[q.full] = self.policy(f)
+
+    def q_submit_acl(self, q: _QueueRead, f: Element) -> None:
+        self.conf.acls.setdefault(q.full, {})[SUBMIT] = AccessControlList(f.text or "")
+
+    def q_administer_acl(self, q: _QueueRead, f: Element) -> None:
+        self.conf.acls.setdefault(q.full, {})[ADMINISTER] = AccessControlList(f.text or "")
+
+    def q_reservation(self, q: _QueueRead, f: Element) -> None:
+        q.reservable = True
+        self.conf.reservable.add(q.full)
+        self.parents.append(q.full)
+
+    def q_allow_preemption_from(self, q: _QueueRead, f: Element) -> None:
+        if self.text(f).lower() != "true":
+            self.conf.non_preemptable.add(q.full)
+
+    def q_child(self, q: _QueueRead, f: Element) -> None:
+        self.queue(q.full, f)
+        q.is_leaf = False
 
     def check_policies(self, root: Element) -> None:
         """Parents cannot be fifo; a fair parent cannot have drf children."""
@@ -633,6 +657,41 @@ class _Loader:
         if rule_class is None:
             raise self.fail(el, f"No rule class found for {kind}")
         return rule_class(create, args)
+
+
+@dataclass
+class _QueueRead:
+    """What reading one <queue> element has found so far."""
+
+    full: str
+    is_leaf: bool = True
+    reservable: bool = False
+    max_am_set: bool = False
+    timeouts: dict[str, int] = field(default_factory=dict)
+
+
+_QUEUE_ELEMENTS: dict[str, Callable[[_Loader, _QueueRead, Element], None]] = {
+    "minResources": _Loader.q_min_resources,
+    "maxResources": _Loader.q_max_resources,
+    "maxChildResources": _Loader.q_max_child_resources,
+    "maxRunningApps": _Loader.q_max_running_apps,
+    "maxAMShare": _Loader.q_max_am_share,
+    "maxContainerAllocation": _Loader.q_max_container_allocation,
+    "weight": _Loader.q_weight,
+    "minSharePreemptionTimeout": _Loader.q_min_share_timeout,
+    "fairSharePreemptionTimeout": _Loader.q_fair_share_timeout,
+    "fairSharePreemptionThreshold": _Loader.q_fair_share_threshold,
+    "schedulingPolicy": _Loader.q_policy,
+    "schedulingMode": _Loader.q_policy,
+    "aclSubmitApps": _Loader.q_submit_acl,
+    "aclAdministerApps": _Loader.q_administer_acl,
+    "reservation": _Loader.q_reservation,
+    "allowPreemptionFrom": _Loader.q_allow_preemption_from,
+    "queue": _Loader.q_child,
+    "pool": _Loader.q_child,
+}
+"""Element name inside <queue> -> how it is read (AllocationFileQueueParser's
+if-chain as a table); an element not listed is ignored."""
 
 
 def load(path: Path, resource_types: tuple[str, ...] = ()) -> AllocationConfiguration:

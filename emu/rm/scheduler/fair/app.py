@@ -2,8 +2,9 @@
 FSAppAttempt): its share, demand and starvation, delay scheduling, node
 reservations, and the offer of a node to it.
 
-It wraps the common layer's SchedulerApp (asks, live containers) and keeps
-what only fair scheduling needs beside it. An attempt that never asked for
+It wraps the common layer's SchedulerApp and reads its asks, live
+containers, usage, AM resource, reservations and preemption marks from it,
+keeping beside it only what fair scheduling alone needs. An attempt that never asked for
 an AM container is treated as an unmanaged AM (no maxAMShare check), which
 is how Hadoop's own unit tests drive the scheduler.
 """
@@ -15,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from emu.resources import ZERO, Resource, component_min
 from emu.rm.scheduler import activities as act
-from emu.rm.scheduler.common import ANY, NODE_LOCAL, OFF_SWITCH, RACK_LOCAL, Ask
+from emu.rm.scheduler.app_scheduling_info import Ask
 from emu.rm.scheduler.fair.arith import (
     f32,
     fits_in,
@@ -27,12 +28,14 @@ from emu.rm.scheduler.fair.arith import (
     subtract_non_negative,
 )
 from emu.rm.scheduler.fair.queues import CONTAINER_RESERVED, NONE
+from emu.rm.scheduler.locality import ANY, NODE_LOCAL, OFF_SWITCH, RACK_LOCAL
 
 if TYPE_CHECKING:
     from emu.rm.container import RMContainer
-    from emu.rm.scheduler.common import SchedulerApp, SchedulerNode
     from emu.rm.scheduler.fair.queues import FSLeafQueue
     from emu.rm.scheduler.fair.scheduler import FairScheduler
+    from emu.rm.scheduler.scheduler_app import SchedulerApp
+    from emu.rm.scheduler.scheduler_node import SchedulerNode
 
 
 class FSApp:
@@ -48,19 +51,14 @@ class FSApp:
         self.user = sapp.user
         self.max_share = fs.unbounded
         self.start_ms = sapp.start_ms
-        self._used = ZERO
         self._demand = ZERO
         self.runnable = False
         self.fair_share = ZERO
-        self.am_resource = ZERO
         self.allowed_locality: dict[int, str] = {}
-        self.reservations: dict[str, set[str]] = {}
         self.fairshare_starvation = ZERO
         self.minshare_starvation = ZERO
         self.last_time_at_fair_share = sapp.start_ms
         self.next_starvation_check = 0
-        self.to_be_preempted: dict[str, RMContainer] = {}
-        self.resources_to_be_preempted = ZERO
         self.stopped = False
 
     def __repr__(self) -> str:
@@ -73,12 +71,16 @@ class FSApp:
 
     @property
     def used(self) -> Resource:
-        return self._used
+        """The common app's usage: the scheduler charges it, then calls
+        `used_changed`."""
+        return self.sapp.used
 
-    @used.setter
-    def used(self, r: Resource) -> None:
-        self._used = r
+    def used_changed(self) -> None:
         self._track_demand()
+
+    @property
+    def am_resource(self) -> Resource:
+        return self.sapp.am_resource
 
     @property
     def demand(self) -> Resource:
@@ -92,7 +94,7 @@ class FSApp:
     def _track_demand(self) -> None:
         """Keep the queue's set of runnable apps with unmet demand current, so
         a node update visits only those instead of every app of the queue."""
-        if self.runnable and not same(self._demand, self._used):
+        if self.runnable and not same(self._demand, self.sapp.used):
             self.queue.wanting[self] = None
         else:
             self.queue.wanting.pop(self, None)
@@ -261,7 +263,7 @@ class FSApp:
         any_ask = self.sapp.info.get(priority, ANY)
         if any_ask is None or any_ask.num <= 0:
             return None
-        return self.fs.place_for(self, node, priority, node_type, ask)
+        return self.fs.place(self.sapp, node, priority, node_type, ask)
 
     # --- reservations ---------------------------------------------------------------------------
     def is_starved_for_fair_share(self) -> bool:
@@ -280,9 +282,15 @@ class FSApp:
         )
 
     def num_reservations(self, rack: str, any_rack: bool) -> int:
+        """Nodes this app holds reservations on: all of them, or on `rack`
+        (the common app's reservations, by node)."""
+        held = self.sapp.reservations
         if any_rack:
-            return sum(len(nodes) for nodes in self.reservations.values())
-        return len(self.reservations.get(rack, ()))
+            return len(held)
+        nodes = self.fs.nodes
+        return sum(
+            1 for node_id in held if (n := nodes.get(node_id)) is not None and n.rack == rack
+        )
 
     def reservation_exceeds_threshold(self, node: SchedulerNode, node_type: str) -> bool:
         if node_type == NODE_LOCAL:
@@ -300,7 +308,6 @@ class FSApp:
             return False
         if current is None:
             self.fs.reserve(self.sapp, node, priority, ask)
-        self.reservations.setdefault(node.rack, set()).add(node.node_id)
         return True
 
     def assign_reserved_container(self, node: SchedulerNode) -> bool:
@@ -336,23 +343,16 @@ class FSApp:
         if not self.queue.preemptable:
             return False
         cid = c.container_id
-        if cid not in self.sapp.live or cid in self.to_be_preempted:
+        if cid not in self.sapp.live or cid in self.sapp.to_preempt:
             return False
-        after = self.used - self.resources_to_be_preempted - c.resource - already
+        after = self.used - self.sapp.to_preempt_resource - c.resource - already
         return (
             not self.queue.policy.calculator.compare(self.fs.cluster, after, self.fair_share, True)
             < 0
         )
 
     def track_for_preemption(self, c: RMContainer) -> None:
-        if c.container_id not in self.to_be_preempted:
-            self.to_be_preempted[c.container_id] = c
-            self.resources_to_be_preempted = self.resources_to_be_preempted + c.resource
-            self.sapp.to_preempt[c.container_id] = c
-
-    def untrack_for_preemption(self, c: RMContainer) -> None:
-        if self.to_be_preempted.pop(c.container_id, None) is not None:
-            self.resources_to_be_preempted = self.resources_to_be_preempted - c.resource
+        self.sapp.mark_for_preemption(c)
 
     def starved_requests(self) -> list[tuple[Ask, int]]:
         """The asks (and how many of their containers) that cover this app's

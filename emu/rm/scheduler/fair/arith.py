@@ -30,7 +30,8 @@ def unbounded(types: tuple[str, ...] = ()) -> Resource:
 
 def f32(x: float) -> float:
     """The value of `x` as a Java float (IEEE single), widened back to double."""
-    return struct.unpack("<f", struct.pack("<f", x))[0]
+    value: float = struct.unpack("<f", struct.pack("<f", x))[0]
+    return value
 
 
 def jlong(x: float) -> int:

@@ -30,15 +30,16 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from emu.resources import ZERO, Resource, component_min
-from emu.rm.scheduler.common import ANY
 from emu.rm.scheduler.events import SchedulerEvent
 from emu.rm.scheduler.fair.arith import INT_MAX, fits_in, is_none, subtract_non_negative
+from emu.rm.scheduler.locality import ANY
 
 if TYPE_CHECKING:
     from emu.rm.container import RMContainer
-    from emu.rm.scheduler.common import Ask, SchedulerNode
+    from emu.rm.scheduler.app_scheduling_info import Ask
     from emu.rm.scheduler.fair.app import FSApp
     from emu.rm.scheduler.fair.scheduler import FairScheduler
+    from emu.rm.scheduler.scheduler_node import SchedulerNode
 
 
 class NodePreemption:

@@ -41,9 +41,9 @@ from emu.rm.scheduler.fair.arith import (
 from emu.rm.scheduler.fair.policies import Policy
 
 if TYPE_CHECKING:
-    from emu.rm.scheduler.common import SchedulerNode
     from emu.rm.scheduler.fair.app import FSApp
     from emu.rm.scheduler.fair.scheduler import FairScheduler
+    from emu.rm.scheduler.scheduler_node import SchedulerNode
 
 ROOT = "root"
 DEFAULT = "root.default"
@@ -245,7 +245,7 @@ class FSParentQueue(FSQueue):
         if not self.precheck(node):
             return NONE
         for child in self.policy.sort(self.children, self.fs.cluster):
-            assigned = child.assign_container(node)
+            assigned: Resource = child.assign_container(node)
             if assigned != NONE:
                 return assigned
         return NONE

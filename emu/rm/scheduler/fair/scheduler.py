@@ -32,7 +32,7 @@ from emu.resources import (
     component_min,
 )
 from emu.rm.scheduler import activities as act
-from emu.rm.scheduler.common import Ask, Scheduler, SchedulerError, SchedulerNode
+from emu.rm.scheduler.abstract_scheduler import Scheduler, SchedulerError
 from emu.rm.scheduler.fair import allocation_file
 from emu.rm.scheduler.fair.allocation_file import AllocationConfiguration
 from emu.rm.scheduler.fair.app import FSApp
@@ -59,6 +59,7 @@ from emu.rm.scheduler.fair.queues import (
     ensure_root_prefix,
 )
 from emu.rm.scheduler.fair.settings import FairSettings
+from emu.rm.scheduler.scheduler_node import SchedulerNode
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -67,7 +68,7 @@ if TYPE_CHECKING:
     from emu.rm.container import RMContainer
     from emu.rm.context import RMContext
     from emu.rm.node import RMNode
-    from emu.rm.scheduler.common import SchedulerApp
+    from emu.rm.scheduler.scheduler_app import SchedulerApp
 
 log = structlog.get_logger("emu.rm.fair")
 
@@ -245,55 +246,44 @@ class FairScheduler(Scheduler):
         root.recompute_steady_shares()
         self.update_root_available()
 
-    def container_completed(self, c: RMContainer, sapp: SchedulerApp | None) -> None:
+    def container_allocated(self, c: RMContainer, sapp: SchedulerApp, node: SchedulerNode) -> None:
+        super().container_allocated(c, sapp, node)
         app = self.fsapps.get(c.attempt_id)
         if app is not None:
-            app.used = app.used - c.resource
+            app.used_changed()
+            app.queue.inc_usage(c.resource)
+            if c.is_am:
+                app.queue.am_usage = app.queue.am_usage + c.resource
+        state = self.preempt_nodes.get(node.node_id)
+        if state is not None:
+            state.allocated(c.attempt_id, c.resource)
+
+    def container_released(self, c: RMContainer, sapp: SchedulerApp | None) -> None:
+        super().container_released(c, sapp)
+        app = self.fsapps.get(c.attempt_id)
+        if app is not None:
+            app.used_changed()
             app.queue.dec_usage(c.resource)
-            app.untrack_for_preemption(c)
         state = self.preempt_nodes.get(c.node_id)
         if state is not None:
             state.containers.discard(c.container_id)
         self.update_root_available()
 
-    def unreserve(self, sapp: SchedulerApp | None, node: SchedulerNode) -> None:
-        c = node.reserved
+    def recover_container(
+        self,
+        attempt_id: str,
+        container_id: str,
+        node_id: str,
+        resource: Resource,
+        priority: int,
+        is_am: bool,
+    ) -> RMContainer | None:
+        """As the common layer's; a recovery happens outside a node update,
+        so the root's available resource is brought up to date here."""
+        c = super().recover_container(attempt_id, container_id, node_id, resource, priority, is_am)
         if c is not None:
-            app = self.fsapps.get(c.attempt_id)
-            if app is not None:
-                nodes = app.reservations.get(node.rack)
-                if nodes is not None:
-                    nodes.discard(node.node_id)
-        super().unreserve(sapp, node)
-
-    def place_for(
-        self, app: FSApp, node: SchedulerNode, priority: int, node_type: str, ask: Ask
-    ) -> RMContainer:
-        """Place a container for `app` and keep the fair bookkeeping."""
-        c = self.place(app.sapp, node, priority, node_type, ask)
-        app.used = app.used + c.resource
-        app.queue.inc_usage(c.resource)
-        if c.is_am:
-            app.am_resource = ask.capability
-            app.queue.am_usage = app.queue.am_usage + ask.capability
-        state = self.preempt_nodes.get(node.node_id)
-        if state is not None:
-            state.allocated(app.sapp.attempt_id, c.resource)
+            self.update_root_available()
         return c
-
-    def container_recovered(self, c: RMContainer, sapp: SchedulerApp) -> None:
-        """A container rebuilt after an RM restart: the bookkeeping of `place_for`."""
-        app = self.fsapps.get(c.attempt_id)
-        if app is not None:
-            app.used = app.used + c.resource
-            app.queue.inc_usage(c.resource)
-            if c.is_am:
-                app.am_resource = c.resource
-                app.queue.am_usage = app.queue.am_usage + c.resource
-        state = self.preempt_nodes.get(c.node_id)
-        if state is not None:
-            state.allocated(c.attempt_id, c.resource)
-        self.update_root_available()
 
     # --- scheduling -----------------------------------------------------------------------------
     def schedule(self, node: SchedulerNode) -> None:

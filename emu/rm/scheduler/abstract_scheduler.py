@@ -1,12 +1,9 @@
-"""What every YARN scheduler shares: nodes, outstanding asks, container
-bookkeeping, reservations, metrics. FIFO, Capacity and Fair build on this.
-
-The pieces mirror Hadoop's: `SchedulerNode`, `AppSchedulingInfo` (asks by
-priority and resource name with replace-on-update semantics),
-`SchedulerApp` (SchedulerApplicationAttempt), `QueueMetrics`, and
-`Scheduler` (AbstractYarnScheduler), which turns scheduler events into calls
-and keeps containers' state machines in step. Subclasses decide *where*
-containers go (`schedule(node)`) and which queue an app joins (`place_app`).
+"""The abstract scheduler (Hadoop's AbstractYarnScheduler): turns scheduler
+events into calls, keeps containers' state machines in step, and charges
+every container to its node, attempt, queue and the cluster through one
+hook pair. FIFO, Capacity and Fair build on it: subclasses decide *where*
+containers go (`schedule(node)`) and which queue an app joins
+(`place_app`).
 
 Only NODE_UPDATE places containers: `allocate` records asks and hands over
 what was placed since the previous call, nothing more.
@@ -14,11 +11,11 @@ what was placed since the previous call, nothing more.
 
 from __future__ import annotations
 
-import bisect
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from emu.metrics.utilization import UtilizationIntegral
 from emu.protocol import EXIT_ABORTED, EXIT_KILLED_EXPIRED, EXIT_PREEMPTED
 from emu.resources import ZERO, Resource, ResourceCalculator
 from emu.rm import app as app_sm
@@ -28,7 +25,12 @@ from emu.rm import node as node_sm
 from emu.rm.container import RMContainer
 from emu.rm.diagnostics import invalid_request
 from emu.rm.scheduler.activities import Activities
+from emu.rm.scheduler.app_scheduling_info import AppSchedulingInfo, Ask
 from emu.rm.scheduler.events import check_handlers
+from emu.rm.scheduler.locality import ANY, OFF_SWITCH
+from emu.rm.scheduler.queue_metrics import QueueMetrics
+from emu.rm.scheduler.scheduler_app import SchedulerApp
+from emu.rm.scheduler.scheduler_node import SchedulerNode
 
 if TYPE_CHECKING:
     from emu.rm.app import RMApp
@@ -37,283 +39,11 @@ if TYPE_CHECKING:
     from emu.rm.dispatcher import Event
     from emu.rm.node import RMNode
 
-NODE_LOCAL, RACK_LOCAL, OFF_SWITCH = "NODE_LOCAL", "RACK_LOCAL", "OFF_SWITCH"
-ANY = "*"
 AM_PRIORITY = 0
 
 
 class SchedulerError(Exception):
     """An allocate call the scheduler refuses (YARN's InvalidResourceRequestException)."""
-
-
-class SchedulerNode:
-    """A node as the scheduler sees it: what is used, free, and reserved."""
-
-    __slots__ = (
-        "allocated",
-        "available",
-        "containers",
-        "host",
-        "node_id",
-        "rack",
-        "reserved",
-        "total",
-    )
-
-    def __init__(self, node_id: str, host: str, rack: str, total: Resource) -> None:
-        self.node_id = node_id
-        self.host = host
-        self.rack = rack
-        self.total = total
-        self.allocated = ZERO
-        self.available = total
-        self.containers: dict[str, RMContainer] = {}
-        self.reserved: RMContainer | None = None
-
-    def add(self, c: RMContainer) -> None:
-        self.containers[c.container_id] = c
-        self.allocated = self.allocated + c.resource
-        self.available = self.available - c.resource
-
-    def remove(self, c: RMContainer) -> None:
-        if self.containers.pop(c.container_id, None) is not None:
-            self.allocated = self.allocated - c.resource
-            self.available = self.available + c.resource
-
-    def set_total(self, total: Resource) -> None:
-        self.total = total
-        self.available = total - self.allocated
-
-
-class Ask:
-    """One outstanding ResourceRequest: `num` containers of `capability` at
-    `priority` on `name` (a host, a rack, or `*`)."""
-
-    __slots__ = ("capability", "name", "num", "priority", "relax")
-
-    def __init__(
-        self, priority: int, name: str, capability: Resource, num: int, relax: bool
-    ) -> None:
-        self.priority = priority
-        self.name = name
-        self.capability = capability
-        self.num = num
-        self.relax = relax
-
-
-class AppSchedulingInfo:
-    """An attempt's outstanding asks, as YARN's AppSchedulingInfo.
-
-    An ask replaces the previous ask of the same (priority, resource name),
-    as in YARN: the AM always sends the full current count. Placing a
-    container decrements the matching host, rack and `*` asks according to
-    the locality it was placed at.
-    """
-
-    __slots__ = ("pending", "priorities", "requests")
-
-    def __init__(self) -> None:
-        self.requests: dict[int, dict[str, Ask]] = {}
-        self.priorities: list[int] = []
-        self.pending = ZERO
-
-    def update(self, asks: list[Ask]) -> None:
-        for ask in asks:
-            by_name = self.requests.get(ask.priority)
-            if by_name is None:
-                if ask.num <= 0:
-                    continue
-                by_name = self.requests[ask.priority] = {}
-            old = by_name.get(ask.name)
-            if ask.name == ANY:
-                if old is not None:
-                    self.pending = self.pending - old.capability * old.num
-                self.pending = self.pending + ask.capability * max(ask.num, 0)
-            if ask.num <= 0 and ask.name != ANY:
-                by_name.pop(ask.name, None)
-            else:
-                by_name[ask.name] = ask
-            self._refresh(ask.priority)
-
-    def _refresh(self, priority: int) -> None:
-        by_name = self.requests.get(priority)
-        any_ask = by_name.get(ANY) if by_name else None
-        live = any_ask is not None and any_ask.num > 0
-        i = bisect.bisect_left(self.priorities, priority)
-        present = i < len(self.priorities) and self.priorities[i] == priority
-        if live and not present:
-            self.priorities.insert(i, priority)
-        elif not live and present:
-            del self.priorities[i]
-        if by_name is not None and not live and all(a.num <= 0 for a in by_name.values()):
-            del self.requests[priority]
-
-    def get(self, priority: int, name: str) -> Ask | None:
-        by_name = self.requests.get(priority)
-        return by_name.get(name) if by_name else None
-
-    def allocated(self, node_type: str, node: SchedulerNode, priority: int) -> None:
-        """Decrement asks for one container placed at `node_type` locality."""
-        by_name = self.requests[priority]
-        names = (
-            (node.host, node.rack, ANY)
-            if node_type == NODE_LOCAL
-            else (node.rack, ANY)
-            if node_type == RACK_LOCAL
-            else (ANY,)
-        )
-        for name in names:
-            ask = by_name.get(name)
-            if ask is None:
-                continue
-            ask.num -= 1
-            if name == ANY:
-                self.pending = self.pending - ask.capability
-            elif ask.num <= 0:
-                del by_name[name]
-        self._refresh(priority)
-
-    def has_pending(self) -> bool:
-        return bool(self.priorities)
-
-    def can_place(self, priority: int, node: SchedulerNode, node_type: str) -> Ask | None:
-        """The ask to satisfy if a container of `priority` may go on `node`
-        at `node_type` locality, following YARN's locality and
-        relax-locality rules; None if it may not."""
-        by_name = self.requests.get(priority)
-        if not by_name:
-            return None
-        any_ask = by_name.get(ANY)
-        if any_ask is None or any_ask.num <= 0:
-            return None
-        if node_type == OFF_SWITCH:
-            if not any_ask.relax:
-                return None
-            rack_ask = by_name.get(node.rack)
-            if rack_ask is not None and rack_ask.num > 0 and not rack_ask.relax:
-                return None
-            return any_ask
-        rack_ask = by_name.get(node.rack)
-        if rack_ask is None or rack_ask.num <= 0:
-            return None
-        if node_type == RACK_LOCAL:
-            return rack_ask if rack_ask.relax or _strict_rack(by_name, node) else None
-        host_ask = by_name.get(node.host)
-        if host_ask is None or host_ask.num <= 0:
-            return None
-        return host_ask
-
-
-def _strict_rack(by_name: dict[str, Ask], node: SchedulerNode) -> bool:
-    """A rack ask with relax=False still allows placement on that rack when
-    no host-level ask names a specific node (a rack-strict request)."""
-    return not any(n not in (ANY, node.rack) and a.num > 0 for n, a in by_name.items())
-
-
-@dataclass
-class QueueMetrics:
-    """Per-queue counters, as YARN's QueueMetrics."""
-
-    name: str
-    allocated: Resource = ZERO
-    allocated_containers: int = 0
-    pending: Resource = ZERO
-    reserved: Resource = ZERO
-    apps_submitted: int = 0
-    apps_running: int = 0
-    apps_pending: int = 0
-    apps_completed: int = 0
-    apps_failed: int = 0
-    apps_killed: int = 0
-    containers_allocated_total: int = 0
-    containers_released_total: int = 0
-    preempted_containers: int = 0
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "allocated": self.allocated.to_wire(),
-            "allocated_containers": self.allocated_containers,
-            "pending": self.pending.to_wire(),
-            "reserved": self.reserved.to_wire(),
-            "apps_submitted": self.apps_submitted,
-            "apps_running": self.apps_running,
-            "apps_pending": self.apps_pending,
-            "apps_completed": self.apps_completed,
-            "apps_failed": self.apps_failed,
-            "apps_killed": self.apps_killed,
-            "containers_allocated_total": self.containers_allocated_total,
-            "containers_released_total": self.containers_released_total,
-            "preempted_containers": self.preempted_containers,
-        }
-
-
-class SchedulerApp:
-    """An attempt as the scheduler sees it (YARN's SchedulerApplicationAttempt)."""
-
-    __slots__ = (
-        "am_pending",
-        "am_resource",
-        "am_running",
-        "app_id",
-        "attempt_id",
-        "blacklist",
-        "container_seq",
-        "info",
-        "live",
-        "newly_allocated",
-        "opportunities",
-        "order",
-        "priority",
-        "queue",
-        "reservations",
-        "start_ms",
-        "to_preempt",
-        "used",
-        "user",
-    )
-
-    def __init__(
-        self,
-        attempt_id: str,
-        app_id: str,
-        queue: str,
-        user: str,
-        priority: int,
-        order: int,
-        am_resource: Resource,
-        start_ms: int,
-        container_seq: int,
-    ) -> None:
-        self.attempt_id = attempt_id
-        self.app_id = app_id
-        self.queue = queue
-        self.user = user
-        self.priority = priority
-        self.order = order
-        self.am_resource = am_resource
-        self.start_ms = start_ms
-        self.info = AppSchedulingInfo()
-        self.live: dict[str, RMContainer] = {}
-        self.used = ZERO
-        self.newly_allocated: list[RMContainer] = []
-        self.am_pending = False
-        self.am_running = False
-        self.blacklist: set[str] = set()
-        self.reservations: dict[str, RMContainer] = {}
-        self.opportunities: dict[int, int] = {}
-        self.to_preempt: dict[str, RMContainer] = {}
-        self.container_seq = container_seq
-
-    @property
-    def pending(self) -> Resource:
-        return self.info.pending
-
-    def reserved_total(self) -> Resource:
-        total = ZERO
-        for c in self.reservations.values():
-            total = total + c.resource
-        return total
 
 
 @dataclass
@@ -326,8 +56,10 @@ class Allocation:
 
 
 class Scheduler:
-    """Shared scheduler machinery; subclasses implement `schedule`,
-    `place_app` and `headroom`, and may override the app hooks."""
+    """Shared scheduler machinery (Hadoop's AbstractYarnScheduler);
+    subclasses implement `schedule`, `place_app` and `headroom`, may override
+    the app and node hooks, and extend `container_allocated` /
+    `container_released` to charge what they keep themselves."""
 
     name = "base"
     update_interval_ms: int | None = None
@@ -349,16 +81,11 @@ class Scheduler:
         self.used = ZERO
         self.queues: dict[str, QueueMetrics] = {}
         self.container_total = 0
-        self.app_order = 0
         self.unknown_reports: Counter[str] = Counter()
         """NM container statuses for containers the RM does not hold (late
         reports of containers it already ended, or strays), by reported state."""
-        self.usage_since_ms = 0
-        self.allocated_mb_ms = 0
-        self.allocated_vcores_ms = 0
-        self.capacity_mb_ms = 0
-        self.capacity_vcores_ms = 0
-        self.last_usage_ms = 0
+        self.integral = UtilizationIntegral()
+        """Allocated and capacity over time, for the run's utilization."""
         self.activities = Activities(ctx.now_ms)
         """Why apps wait: recent decisions per app (`activities`)."""
 
@@ -399,7 +126,7 @@ class Scheduler:
         self.cluster = self.cluster - node.total + rmnode.resource
         node.set_total(rmnode.resource)
 
-    def on_NODE_UPDATE(self, node_id: str, data: tuple[list[str], list[dict]]) -> None:
+    def on_NODE_UPDATE(self, node_id: str, data: tuple[list[str], list[dict[str, Any]]]) -> None:
         launched, completed = data
         containers = self.ctx.containers
         unknown = self.unknown_reports
@@ -441,7 +168,6 @@ class Scheduler:
 
     def on_APP_ATTEMPT_ADDED(self, attempt_id: str, attempt: RMAppAttempt) -> None:
         app = self.ctx.apps[attempt.app_id]
-        self.app_order += 1
         seq = 0
         for prev in app.attempts[:-1]:
             prev_app = self.apps.get(prev)
@@ -665,17 +391,16 @@ class Scheduler:
         self, sapp: SchedulerApp, node: SchedulerNode, priority: int, node_type: str, ask: Ask
     ) -> RMContainer:
         """Create a container for `ask` on `node` (the caller checked it fits)."""
-        ctx = self.ctx
         self._account_usage()
         c = self._new_container(sapp, node, priority, node_type, ask)
-        is_am = c.is_am
         before = sapp.info.pending
         sapp.info.allocated(node_type, node, priority)
-        q = self._charge_container(sapp, node, c)
+        q = self.queue_metrics(sapp.queue)
         q.pending = q.pending - before + sapp.info.pending
-        if not is_am:
+        self.container_allocated(c, sapp, node)
+        if not c.is_am:
             sapp.newly_allocated.append(c)
-        ctx.fire("container", c, csm.ContainerEvent.START)
+        self.ctx.fire("container", c, csm.ContainerEvent.START)
         if not sapp.info.has_pending():
             self.demand_changed(sapp)
         return c
@@ -710,16 +435,16 @@ class Scheduler:
             is_am,
             ctx.now_ms(),
         )
-        self._charge_container(sapp, node, c)
+        self.container_allocated(c, sapp, node)
         ctx.fire("container", c, csm.ContainerEvent.RECOVER)
-        self.container_recovered(c, sapp)
         return c
 
-    def _charge_container(
-        self, sapp: SchedulerApp, node: SchedulerNode, c: RMContainer
-    ) -> QueueMetrics:
-        """Charge a new (placed or recovered) container to its node, attempt,
-        queue and the cluster; an AM container makes its app running."""
+    def container_allocated(self, c: RMContainer, sapp: SchedulerApp, node: SchedulerNode) -> None:
+        """The one place a new container (placed or recovered) is charged:
+        to its node, attempt, queue and the cluster; an AM container makes
+        its app running. Schedulers extend it (call super first) to charge
+        their own queues and users, so no path can charge one and not the
+        other."""
         ctx = self.ctx
         ctx.containers[c.container_id] = c
         node.add(c)
@@ -741,12 +466,25 @@ class Scheduler:
         rmnode = ctx.nodes.get(node.node_id)
         if rmnode is not None:
             rmnode.running_apps.add(sapp.app_id)
-        return q
 
-    def container_recovered(self, c: RMContainer, sapp: SchedulerApp) -> None:
-        """Called after a recovered container was charged to the common
-        bookkeeping; schedulers charge their own (queues, users) as for a
-        placed one."""
+    def container_released(self, c: RMContainer, sapp: SchedulerApp | None) -> None:
+        """The one place a container's resources are given back: by its
+        node, attempt (with any preemption mark), queue and the cluster.
+        `sapp` is None once the attempt is gone. Schedulers extend it (call
+        super first) to release what they charged in `container_allocated`."""
+        node = self.nodes.get(c.node_id)
+        if node is not None:
+            node.remove(c)
+        if sapp is not None and sapp.live.pop(c.container_id, None) is not None:
+            sapp.used = sapp.used - c.resource
+            sapp.unmark_for_preemption(c.container_id)
+        self.used = self.used - c.resource
+        queue = sapp.queue if sapp is not None else self._queue_of(c)
+        if queue is not None:
+            q = self.queue_metrics(queue)
+            q.allocated = q.allocated - c.resource
+            q.allocated_containers -= 1
+            q.containers_released_total += 1
 
     def complete_container(
         self,
@@ -762,20 +500,7 @@ class Scheduler:
         if ctx.containers.pop(c.container_id, None) is None:
             return
         self._account_usage()
-        node = self.nodes.get(c.node_id)
-        if node is not None:
-            node.remove(c)
-        sapp = self.apps.get(c.attempt_id)
-        if sapp is not None and sapp.live.pop(c.container_id, None) is not None:
-            sapp.used = sapp.used - c.resource
-            sapp.to_preempt.pop(c.container_id, None)
-        self.used = self.used - c.resource
-        queue = sapp.queue if sapp is not None else self._queue_of(c)
-        if queue is not None:
-            q = self.queue_metrics(queue)
-            q.allocated = q.allocated - c.resource
-            q.allocated_containers -= 1
-            q.containers_released_total += 1
+        self.container_released(c, self.apps.get(c.attempt_id))
         if (
             cleanup
             and c.state in (csm.ALLOCATED, csm.ACQUIRED, csm.RUNNING)
@@ -783,15 +508,11 @@ class Scheduler:
         ):
             ctx.dispatch("node", node_sm.NodeEvent.CLEANUP_CONTAINER, c.node_id, c.container_id)
         ctx.fire("container", c, event, (exit_status, diagnostics))
-        self.container_completed(c, sapp)
 
     def _queue_of(self, c: RMContainer) -> str | None:
         """The queue a container was charged to (None once its app is gone)."""
         sapp = self.apps.get(c.attempt_id)
         return sapp.queue if sapp is not None else self.app_queue.get(c.app_id)
-
-    def container_completed(self, c: RMContainer, sapp: SchedulerApp | None) -> None:
-        """Called after a container's resources were freed."""
 
     def _new_container(
         self, sapp: SchedulerApp, node: SchedulerNode, priority: int, node_type: str, ask: Ask
@@ -844,26 +565,12 @@ class Scheduler:
 
     # --- utilization integral (exact, for summaries) -------------------------------------------
     def _account_usage(self) -> None:
-        now = self.ctx.now_ms()
-        dt = now - self.last_usage_ms
-        if dt > 0:
-            self.allocated_mb_ms += self.used.memory * dt
-            self.allocated_vcores_ms += self.used.vcores * dt
-            self.capacity_mb_ms += self.cluster.memory * dt
-            self.capacity_vcores_ms += self.cluster.vcores * dt
-            self.last_usage_ms = now
+        self.integral.advance(self.ctx.now_ms(), self.used, self.cluster)
 
     def utilization(self) -> dict[str, float]:
         """Time-weighted allocated/capacity since the start, per resource."""
         self._account_usage()
-        return {
-            "memory": self.allocated_mb_ms / self.capacity_mb_ms if self.capacity_mb_ms else 0.0,
-            "vcores": (
-                self.allocated_vcores_ms / self.capacity_vcores_ms
-                if self.capacity_vcores_ms
-                else 0.0
-            ),
-        }
+        return self.integral.ratios()
 
 
 check_handlers(Scheduler)

@@ -1,0 +1,139 @@
+"""An attempt's outstanding asks (Hadoop's AppSchedulingInfo): asks by
+priority and resource name with replace-on-update semantics, and the
+locality rules that say which ask a node may satisfy."""
+
+from __future__ import annotations
+
+import bisect
+from typing import TYPE_CHECKING
+
+from emu.resources import ZERO, Resource
+from emu.rm.scheduler.locality import ANY, NODE_LOCAL, OFF_SWITCH, RACK_LOCAL
+
+if TYPE_CHECKING:
+    from emu.rm.scheduler.scheduler_node import SchedulerNode
+
+
+class Ask:
+    """One outstanding ResourceRequest: `num` containers of `capability` at
+    `priority` on `name` (a host, a rack, or `*`)."""
+
+    __slots__ = ("capability", "name", "num", "priority", "relax")
+
+    def __init__(
+        self, priority: int, name: str, capability: Resource, num: int, relax: bool
+    ) -> None:
+        self.priority = priority
+        self.name = name
+        self.capability = capability
+        self.num = num
+        self.relax = relax
+
+
+class AppSchedulingInfo:
+    """An attempt's outstanding asks, as YARN's AppSchedulingInfo.
+
+    An ask replaces the previous ask of the same (priority, resource name),
+    as in YARN: the AM always sends the full current count. Placing a
+    container decrements the matching host, rack and `*` asks according to
+    the locality it was placed at.
+    """
+
+    __slots__ = ("pending", "priorities", "requests")
+
+    def __init__(self) -> None:
+        self.requests: dict[int, dict[str, Ask]] = {}
+        self.priorities: list[int] = []
+        self.pending = ZERO
+
+    def update(self, asks: list[Ask]) -> None:
+        for ask in asks:
+            by_name = self.requests.get(ask.priority)
+            if by_name is None:
+                if ask.num <= 0:
+                    continue
+                by_name = self.requests[ask.priority] = {}
+            old = by_name.get(ask.name)
+            if ask.name == ANY:
+                if old is not None:
+                    self.pending = self.pending - old.capability * old.num
+                self.pending = self.pending + ask.capability * max(ask.num, 0)
+            if ask.num <= 0 and ask.name != ANY:
+                by_name.pop(ask.name, None)
+            else:
+                by_name[ask.name] = ask
+            self._refresh(ask.priority)
+
+    def _refresh(self, priority: int) -> None:
+        by_name = self.requests.get(priority)
+        any_ask = by_name.get(ANY) if by_name else None
+        live = any_ask is not None and any_ask.num > 0
+        i = bisect.bisect_left(self.priorities, priority)
+        present = i < len(self.priorities) and self.priorities[i] == priority
+        if live and not present:
+            self.priorities.insert(i, priority)
+        elif not live and present:
+            del self.priorities[i]
+        if by_name is not None and not live and all(a.num <= 0 for a in by_name.values()):
+            del self.requests[priority]
+
+    def get(self, priority: int, name: str) -> Ask | None:
+        by_name = self.requests.get(priority)
+        return by_name.get(name) if by_name else None
+
+    def allocated(self, node_type: str, node: SchedulerNode, priority: int) -> None:
+        """Decrement asks for one container placed at `node_type` locality."""
+        by_name = self.requests[priority]
+        names = (
+            (node.host, node.rack, ANY)
+            if node_type == NODE_LOCAL
+            else (node.rack, ANY)
+            if node_type == RACK_LOCAL
+            else (ANY,)
+        )
+        for name in names:
+            ask = by_name.get(name)
+            if ask is None:
+                continue
+            ask.num -= 1
+            if name == ANY:
+                self.pending = self.pending - ask.capability
+            elif ask.num <= 0:
+                del by_name[name]
+        self._refresh(priority)
+
+    def has_pending(self) -> bool:
+        return bool(self.priorities)
+
+    def can_place(self, priority: int, node: SchedulerNode, node_type: str) -> Ask | None:
+        """The ask to satisfy if a container of `priority` may go on `node`
+        at `node_type` locality, following YARN's locality and
+        relax-locality rules; None if it may not."""
+        by_name = self.requests.get(priority)
+        if not by_name:
+            return None
+        any_ask = by_name.get(ANY)
+        if any_ask is None or any_ask.num <= 0:
+            return None
+        if node_type == OFF_SWITCH:
+            if not any_ask.relax:
+                return None
+            rack_ask = by_name.get(node.rack)
+            if rack_ask is not None and rack_ask.num > 0 and not rack_ask.relax:
+                return None
+            return any_ask
+        rack_ask = by_name.get(node.rack)
+        if rack_ask is None or rack_ask.num <= 0:
+            return None
+        if node_type == RACK_LOCAL:
+            return rack_ask if rack_ask.relax or _strict_rack(by_name, node) else None
+        host_ask = by_name.get(node.host)
+        if host_ask is None or host_ask.num <= 0:
+            return None
+        return host_ask
+
+
+def _strict_rack(by_name: dict[str, Ask], node: SchedulerNode) -> bool:
+    """A rack ask with relax=False still allows placement on that rack when
+    no host-level ask names a specific node (a rack-strict request)."""
+    return not any(n not in (ANY, node.rack) and a.num > 0 for n, a in by_name.items())

@@ -1,0 +1,118 @@
+"""The RM's services: protocol requests in, events through the dispatcher,
+replies out. One class per YARN service, each in its own module:
+`resource_tracker` (ResourceTrackerService), `application_master`
+(ApplicationMasterService), `client_rm` (ClientRMService) and `admin`
+(AdminService); `RMServices` routes each request to the service that
+serves it and keeps the counts.
+
+Each request is handled to completion synchronously: decode has already
+validated its shape; the handler raises events, the dispatcher drains them,
+and the reply reflects everything that followed. Nothing here touches a
+transport: `emu.rm.actor` feeds requests in and carries replies out.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+from typing import Any
+
+import structlog
+
+from emu import protocol as P
+from emu.rm import attempt as attempt_sm
+from emu.rm import node as node_sm
+from emu.rm.context import RMContext
+from emu.rm.scheduler.events import SchedulerEvent
+from emu.rm.services.admin import AdminService
+from emu.rm.services.application_master import ApplicationMasterService
+from emu.rm.services.client_rm import ClientRMService
+from emu.rm.services.resource_tracker import ResourceTrackerService
+from emu.rm.services.service import Refused, Service
+
+log = structlog.get_logger("emu.rm")
+
+
+class RMServices:
+    """The four services over one RMContext, and the RM's periodic work."""
+
+    def __init__(self, ctx: RMContext, epoch: float = 0.0, rate: float = 0.0) -> None:
+        self.ctx = ctx
+        self.requests: Counter[str] = Counter()
+        self.errors: Counter[str] = Counter()
+        self.tracker = ResourceTrackerService(ctx, self.errors, epoch, rate)
+        self.am = ApplicationMasterService(ctx, self.errors)
+        self.client = ClientRMService(ctx, self.errors)
+        self.admin = AdminService(ctx, self.errors)
+        by_family: dict[str, Service] = {
+            P.RESOURCE_TRACKER: self.tracker,
+            P.AM_PROTOCOL: self.am,
+            P.CLIENT: self.client,
+            P.ADMIN: self.admin,
+        }
+        self.handlers: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
+            name: getattr(svc, name)
+            for family, svc in by_family.items()
+            for name in P.SERVICES[family]
+            if hasattr(svc, name)
+        }
+
+    def handle(self, service: str, msg: dict[str, Any]) -> dict[str, Any]:
+        """One validated request on `service` -> its reply map."""
+        mtype = msg["type"]
+        if mtype not in P.SERVICES[service]:
+            self.errors[P.WRONG_SERVICE] += 1
+            return P.error(P.WRONG_SERVICE, f"{mtype} is not served by {service}", msg["id"])
+        self.requests[mtype] += 1
+        try:
+            reply = self.handlers[mtype](msg)
+        except Refused as e:
+            self.errors[e.code] += 1
+            return P.error(e.code, e.message, msg["id"])
+        except Exception as e:
+            self.errors[P.INTERNAL] += 1
+            log.exception("request failed", type=mtype)
+            return P.error(P.INTERNAL, f"{type(e).__name__}: {e}", msg["id"])
+        finally:
+            self.ctx.dispatcher.drain()
+        return reply
+
+    def error_reply(self, err: P.ProtocolError) -> dict[str, Any]:
+        self.errors[err.code] += 1
+        return P.error(err.code, err.message, err.request_id)
+
+    # --- periodic work and launch outcomes -------------------------------------------------------
+    def check_monitor(self, name: str) -> list[str]:
+        """Expire whatever the named monitor finds quiet; returns the ids."""
+        ctx = self.ctx
+        now = ctx.now_ms()
+        if name == "nm":
+            gone = ctx.nm_liveness.expired(now)
+            for node_id in gone:
+                ctx.dispatch("node", node_sm.NodeEvent.EXPIRE, node_id)
+        elif name == "am":
+            gone = ctx.am_liveness.expired(now)
+            for attempt_id in gone:
+                ctx.dispatch("attempt", attempt_sm.AttemptEvent.EXPIRE, attempt_id)
+        else:
+            gone = ctx.container_expiry.expired(now)
+            for cid in gone:
+                ctx.dispatch("scheduler", SchedulerEvent.CONTAINER_EXPIRED, cid)
+        ctx.dispatcher.drain()
+        return gone
+
+    def scheduler_update(self) -> None:
+        """The scheduler's periodic work (fair shares, preemption)."""
+        self.ctx.scheduler.update()
+        self.ctx.dispatcher.drain()
+
+    def take_am_launches(self) -> list[tuple[str, str, dict[str, Any]]]:
+        launches, self.ctx.am_launches = self.ctx.am_launches, []
+        return launches
+
+    def am_launch_result(self, attempt_id: str, error: str | None) -> None:
+        if error is None:
+            self.ctx.dispatch("attempt", attempt_sm.AttemptEvent.LAUNCHED, attempt_id)
+        else:
+            self.ctx.dispatch("attempt", attempt_sm.AttemptEvent.LAUNCH_FAILED, attempt_id, error)
+        self.ctx.dispatcher.drain()

@@ -1,0 +1,79 @@
+"""AdminService: `yarn rmadmin`'s queue refreshes and node changes."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from emu import protocol as P
+from emu.errors import InputError
+from emu.resources import Resource
+from emu.rm import node as node_sm
+from emu.rm.scheduler.fair.scheduler import FairScheduler
+from emu.rm.services.service import Refused, Service
+
+CAPACITY_PREFIX = "yarn.scheduler.capacity."
+
+
+class AdminService(Service):
+    """The ResourceManagerAdministrationProtocol."""
+
+    def refresh_queues(self, msg: dict[str, Any]) -> dict[str, Any]:
+        reason = self._refresh(msg.get("properties") or {}, msg.get("allocations"))
+        return P.reply(msg, ok=reason is None, reason=reason)
+
+    def _refresh(self, properties: dict[str, str], allocations: str | None) -> str | None:
+        """Each scheduler refreshes from what it reads: the CapacityScheduler
+        from yarn.scheduler.capacity.* properties, the FairScheduler from its
+        allocation file; a refresh with neither re-reads the RM's files."""
+        ctx = self.ctx
+        fair = ctx.settings.scheduler == "fair"
+        if allocations is not None:
+            if not fair:
+                return (
+                    f"the {ctx.settings.scheduler} scheduler takes capacity-scheduler.xml "
+                    "properties, not a FairScheduler allocation file"
+                )
+            with tempfile.TemporaryDirectory(prefix="emu-refresh-") as d:
+                path = Path(d) / "fair-scheduler.xml"
+                path.write_text(allocations, encoding="utf-8")
+                scheduler = ctx.scheduler
+                assert isinstance(scheduler, FairScheduler)
+                return scheduler.refresh_from(path)
+        if fair and properties:
+            return (
+                "the FairScheduler's queues come from its allocation file: give a "
+                "fair-scheduler.xml, or edit the RM's and refresh without --file"
+            )
+        if not properties and ctx.reload_conf is not None and not fair:
+            try:
+                fresh = ctx.reload_conf()
+            except InputError as e:
+                return str(e)
+            properties = {n: fresh.get(n) or "" for n in fresh if n.startswith(CAPACITY_PREFIX)}
+            reason = ctx.scheduler.refresh(properties)
+            if reason is None:
+                return None
+            # Name the file and line of the property the refusal is about.
+            named = [n for n in sorted(properties, key=len, reverse=True) if n in reason]
+            where = fresh.sources.get(named[0]) if named else None
+            return f"{where or 'the RM configuration files'}: {reason}"
+        return ctx.scheduler.refresh(properties)
+
+    def decommission_node(self, msg: dict[str, Any]) -> dict[str, Any]:
+        node_id = msg["node_id"]
+        if node_id not in self.ctx.nodes:
+            raise Refused(P.NOT_FOUND, f"unknown or inactive node {node_id}")
+        self.ctx.dispatch("node", node_sm.NodeEvent.DECOMMISSION, node_id)
+        return P.reply(msg, ok=True)
+
+    def update_node_resource(self, msg: dict[str, Any]) -> dict[str, Any]:
+        node_id = msg["node_id"]
+        if node_id not in self.ctx.nodes:
+            raise Refused(P.NOT_FOUND, f"unknown or inactive node {node_id}")
+        resource = Resource.from_wire(msg["resource"])
+        if resource.any_negative():
+            raise Refused(P.INVALID, f"negative resource {resource}")
+        self.ctx.dispatch("node", node_sm.NodeEvent.RESOURCE_UPDATE, node_id, resource)
+        return P.reply(msg, ok=True)

@@ -1,0 +1,132 @@
+"""CapacityScheduler queue placement: leaf names, mappings, ACLs, queue state
+and application limits, driven through tests/capacity_harness.py."""
+
+from __future__ import annotations
+
+from tests.capacity_harness import GB, Harness, Q, used
+
+# --- placement ---------------------------------------------------------------------------
+TWO_LEVEL = {
+    Q + "root.queues": "eng,ops",
+    Q + "root.eng.capacity": 60,
+    Q + "root.ops.capacity": 40,
+    Q + "root.eng.queues": "alice,default",
+    Q + "root.eng.alice.capacity": 50,
+    Q + "root.eng.default.capacity": 50,
+}
+
+
+async def test_apps_name_a_leaf_by_short_name_or_full_path(autojump_clock) -> None:
+    """CapacityScheduler.addApplication: leaf by short name or full path;
+    parents and unknown queues are refused with YARN's diagnostics."""
+    h = Harness(TWO_LEVEL)
+    assert h.submit("ops", "u").queue == "root.ops"
+    assert h.submit("root.eng.alice", "u").queue == "root.eng.alice"
+    assert "to non-leaf queue: eng" in str(h.try_submit("eng", "u"))
+    assert "to non-leaf queue: root" in str(h.try_submit("root", "u"))
+    assert "to unknown queue: nope" in str(h.try_submit("nope", "u"))
+
+
+async def test_ambiguous_short_name_is_refused(autojump_clock) -> None:
+    """CapacitySchedulerQueueManager: a leaf name used twice needs its full path."""
+    h = Harness(
+        {**TWO_LEVEL, Q + "root.ops.queues": "default", Q + "root.ops.default.capacity": 100}
+    )
+    assert "ambiguous queue: default" in str(h.try_submit("default", "u"))
+    assert h.submit("root.ops.default", "u").queue == "root.ops.default"
+
+
+async def test_user_and_group_mappings_first_valid_wins(autojump_clock) -> None:
+    """TestUserGroupMappingPlacementRule: u:/g: rules left to right; %user and
+    %primary_group; a rule whose queue does not exist is skipped."""
+    h = Harness(
+        {
+            **TWO_LEVEL,
+            Q + "queue-mappings": "u:%user:%user,g:ops:ops,u:%user:%primary_group,u:bob:alice",
+            "hadoop.user.group.static.mapping.overrides": "carol=ops;dave=eng,x;bob=",
+        }
+    )
+    assert h.submit("default", "alice").queue == "root.eng.alice"  # %user exists
+    assert h.submit("default", "carol").queue == "root.ops"  # group rule
+    # dave's primary group names the parent queue eng: skipped, default stays
+    assert h.submit("default", "dave").queue == "root.eng.default"
+    assert h.submit("default", "bob").queue == "root.eng.alice"
+    # without override, an explicitly named queue is kept
+    assert h.submit("ops", "alice").queue == "root.ops"
+
+
+async def test_mapping_override_applies_to_named_queues(autojump_clock) -> None:
+    """queue-mappings-override.enable: mappings win over the submitted queue."""
+    h = Harness(
+        {
+            **TWO_LEVEL,
+            Q + "queue-mappings": "u:alice:ops",
+            Q + "queue-mappings-override.enable": True,
+        }
+    )
+    assert h.submit("root.eng.alice", "alice").queue == "root.ops"
+    assert h.submit("root.eng.alice", "bob").queue == "root.eng.alice"
+
+
+async def test_submit_acls_are_inherited_and_admin_implies_submit(autojump_clock) -> None:
+    """TestQueueACLs / ConfiguredYarnAuthorizer: with yarn.acl.enable, a user
+    may submit if the queue or an ancestor allows it; ' ' is no one, '*' anyone,
+    'users groups' lists both; the administer ACL also allows submitting."""
+    h = Harness(
+        {
+            **TWO_LEVEL,
+            "yarn.acl.enable": True,
+            Q + "root.acl_submit_applications": " ",
+            Q + "root.acl_administer_queue": " ",
+            Q + "root.eng.acl_submit_applications": "alice devs",
+            Q + "root.ops.acl_submit_applications": " ",
+            Q + "root.ops.acl_administer_queue": "root-op",
+            "hadoop.user.group.static.mapping.overrides": "erin=devs",
+        }
+    )
+    assert h.submit("root.eng.alice", "alice").queue == "root.eng.alice"
+    assert h.submit("root.eng.default", "erin").queue == "root.eng.default"
+    assert "does not have permission" in str(h.try_submit("root.eng.alice", "mallory"))
+    assert "does not have permission" in str(h.try_submit("ops", "alice"))
+    assert h.submit("ops", "root-op").queue == "root.ops"
+
+
+async def test_acls_are_not_enforced_unless_enabled(autojump_clock) -> None:
+    """QueueACLsManager.checkAccess: yarn.acl.enable defaults to false."""
+    h = Harness({**TWO_LEVEL, Q + "root.acl_submit_applications": " "})
+    assert h.submit("ops", "anyone").queue == "root.ops"
+
+
+async def test_stopped_queue_refuses_new_apps_and_drains(autojump_clock) -> None:
+    """TestQueueState: a STOPPED queue refuses submissions; running apps go on."""
+    h = Harness(TWO_LEVEL)
+    n = h.node("n1", 8 * GB)
+    app = h.submit("ops", "u")
+    h.ask(app, GB, 2)
+    reason = h.sched.refresh({Q + "root.ops.state": "STOPPED"})
+    assert reason is None
+    assert "Queue root.ops is STOPPED" in str(h.try_submit("ops", "u"))
+    h.heartbeat(n)
+    assert used(app) > 0
+
+
+async def test_maximum_applications_per_queue_and_user(autojump_clock) -> None:
+    """TestApplicationLimits.testLimitsComputation: maximum-applications and
+    the per-user share of it, (int)(max * user-limit% * user-limit-factor)."""
+    h = Harness(
+        {
+            **TWO_LEVEL,
+            Q + "root.ops.maximum-applications": 4,
+            Q + "root.ops.minimum-user-limit-percent": 50,
+        }
+    )
+    ops = h.leaf("ops")
+    assert (ops.max_applications, ops.max_applications_per_user) == (4, 2)
+    h.submit("ops", "a")
+    h.submit("ops", "a")
+    assert "already has 2 applications from user a" in str(h.try_submit("ops", "a"))
+    h.submit("ops", "b")
+    h.submit("ops", "b")
+    assert "already has 4 applications" in str(h.try_submit("ops", "c"))
+    # default: (int)(maximum-applications 10000 * absolute capacity)
+    assert h.leaf("root.eng.alice").max_applications == int(10000 * 0.6 * 0.5)

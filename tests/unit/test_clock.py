@@ -1,0 +1,84 @@
+"""emu.clock against the installed trio: the private scheduler state that
+`seed_scheduler` patches exists, and patching it makes the order in which
+tasks woken together run a function of their creation order alone.
+
+If trio changes these internals this file fails first, naming what moved,
+instead of a replay silently losing byte-for-byte reproducibility.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+import trio
+import trio.testing
+from trio._core import _run
+
+from emu.clock import ScaledWallClock, seed_scheduler, virtual_clock
+
+
+def test_the_patched_trio_privates_exist() -> None:
+    assert isinstance(_run._r, random.Random)
+    assert isinstance(_run._ALLOW_DETERMINISTIC_SCHEDULING, bool)
+
+    async def counter() -> int:
+        return trio.lowlevel.current_task()._counter
+
+    assert isinstance(trio.run(counter), int)
+
+
+def _wake_order(tasks: int) -> list[int]:
+    """The order in which `tasks` tasks, all woken by one event, run."""
+    order: list[int] = []
+
+    async def main() -> None:
+        go = trio.Event()
+
+        async def waiter(i: int) -> None:
+            await go.wait()
+            order.append(i)
+
+        async with trio.open_nursery() as nursery:
+            for i in range(tasks):
+                nursery.start_soon(waiter, i)
+            await trio.testing.wait_all_tasks_blocked()
+            go.set()
+
+    trio.run(main, clock=virtual_clock())
+    return order
+
+
+def test_tasks_woken_together_run_in_one_order_run_after_run() -> None:
+    """Trio alone runs them in a different order nearly every time (each
+    batch is reversed at random); after seed_scheduler every run gives the
+    same order, the reverse of creation (trio pops the creation-sorted batch
+    from its end)."""
+    seed_scheduler(1)
+    orders = {tuple(_wake_order(8)) for _ in range(20)}
+    assert orders == {tuple(reversed(range(8)))}
+
+
+def test_other_uses_of_the_scheduler_rng_stay_random() -> None:
+    """The replacement only stops shuffling: trio's SystemClock draws its
+    random offset from the same `_r`, and must still get varied numbers."""
+    seed_scheduler(1)
+    draws = {_run._r.uniform(10_000, 200_000) for _ in range(5)}
+    assert len(draws) == 5
+    assert all(10_000 <= d <= 200_000 for d in draws)
+
+
+async def test_the_virtual_clock_jumps_to_the_next_timer(autojump_clock) -> None:
+    start = trio.current_time()
+    await trio.sleep(3600)
+    assert trio.current_time() - start == 3600
+
+
+def test_scaled_wall_time_runs_at_its_rate(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Simulated seconds are (wall - epoch) * rate; sleeping converts back."""
+    monkeypatch.setattr("emu.clock.time.time", lambda: 1010.0)
+    clock = ScaledWallClock(epoch=1000.0, rate=20.0)
+    assert clock.current_time() == 200.0
+    assert clock.deadline_to_sleep_time(220.0) == 1.0
+    with pytest.raises(ValueError, match="positive"):
+        ScaledWallClock(epoch=0.0, rate=0.0)
