@@ -197,6 +197,8 @@ class ResourceManager:
     def _handler(self, service: str) -> Callable[[Payload], Awaitable[Payload]]:
         services = self.services
         handle_request = self._handle
+        # The recovering handler looks at each heartbeat: it gets them one by one.
+        recovering = self.ctx.recovery is not None
 
         async def handle(payload: Payload) -> Payload:
             try:
@@ -213,14 +215,15 @@ class ResourceManager:
                 )
             if msg["type"] == "node_heartbeats" and service == P.RESOURCE_TRACKER:
                 # One message, many nodes: each heartbeat handled as its own.
-                rid = msg["id"]
-                reply = P.reply(
-                    msg,
-                    replies=[
+                if recovering:
+                    rid = msg["id"]
+                    replies = [
                         handle_request(service, {**hb, "type": "node_heartbeat", "id": rid})
                         for hb in msg["heartbeats"]
-                    ],
-                )
+                    ]
+                else:
+                    replies = services.node_heartbeats(msg)
+                reply = P.reply(msg, replies=replies)
             else:
                 reply = handle_request(service, msg)
             if self.ctx.am_launches:
