@@ -41,6 +41,7 @@ from emu.transport import (
     ServerStats,
     TransportError,
     connect,
+    never_waits,
     serve,
 )
 
@@ -232,7 +233,8 @@ class ResourceManager:
                 reply["metrics"].update(self.process_metrics())
             return P.frame(reply)
 
-        return handle
+        # Every request is handled synchronously (see emu.rm.services).
+        return never_waits(handle)
 
     async def _monitor_loop(self, name: str, interval_ms: int) -> None:
         while True:
