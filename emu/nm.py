@@ -208,7 +208,9 @@ class NodeManagerHost:
         self.errors = 0
         self.refused: Counter[str] = Counter()
         """Container-management requests answered with an error, by code."""
-        self._heap: list[tuple[float, int, str, int]] = []
+        self._heap: list[tuple[float, int, NMNode, int]] = []
+        """(due, sequence, node, its generation then): the sequence is unique,
+        so a node is never compared."""
         self._seq = 0
         self._nursery: trio.Nursery | None = None
         self._rng = random.Random(self.seed)
@@ -333,7 +335,7 @@ class NodeManagerHost:
 
     def _schedule(self, node: NMNode, at: float) -> None:
         self._seq += 1
-        heapq.heappush(self._heap, (at, self._seq, node.node_id, node.generation))
+        heapq.heappush(self._heap, (at, self._seq, node, node.generation))
         self._wakeup.set()
 
     async def _heartbeat_loop(self, rm: Connection) -> None:
@@ -386,9 +388,9 @@ class NodeManagerHost:
                 self._wakeup = trio.Event()
                 continue
             batch: list[NMNode] = []
-            while heap and heap[0][0] <= now and len(batch) < self.max_batch:
-                _, _, node_id, generation = heapq.heappop(heap)
-                node = self.by_id[node_id]
+            room = self.max_batch
+            while heap and heap[0][0] <= now and len(batch) < room:
+                _, _, node, generation = heapq.heappop(heap)
                 if not node.stopped and generation == node.generation:
                     batch.append(node)
             if batch:
