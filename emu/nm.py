@@ -50,6 +50,7 @@ from emu.transport import (
     ServerStats,
     TransportError,
     connect,
+    never_waits,
     serve,
 )
 
@@ -230,7 +231,7 @@ class NodeManagerHost:
         async with trio.open_nursery() as nursery:
             self._nursery = nursery
             self.bound_address = await nursery.start(
-                partial(serve, self.address, self._handle, stats=self.stats)
+                partial(serve, self.address, never_waits(self._handle), stats=self.stats)
             )
             self.nm_address = _advertised(self.bound_address, self.advertise_host)
             async with connect(self.rm_address, identity=f"nm-host-{self.nm_address}") as rm:
@@ -559,6 +560,8 @@ class NodeManagerHost:
 
     # --- container management ----------------------------------------------------------------
     async def _handle(self, payload: Payload) -> Payload:
+        """Container management: answered synchronously (AMs are started in
+        the host's nursery, not awaited), so it is served `never_waits`."""
         try:
             msg = P.decode(payload)
         except P.ProtocolError as e:

@@ -17,6 +17,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, replace
+from functools import partial
 from typing import TYPE_CHECKING, Any, NoReturn, Protocol, SupportsBytes, TypeVar, cast
 
 import structlog
@@ -160,7 +161,13 @@ def never_waits(handler: _H) -> _H:
     completion with no cancel scope around it: nothing else runs, so
     nothing can stop the server, before it returns. A marked handler that
     does wait is a bug, reported as `RuntimeError` by the transport."""
-    handler.never_waits = True  # type: ignore[attr-defined]
+    try:
+        handler.never_waits = True  # type: ignore[attr-defined]
+    except AttributeError:
+        # A bound method takes no attributes: mark a partial of it instead.
+        marked = partial(handler)
+        marked.never_waits = True  # type: ignore[attr-defined]
+        return cast(_H, marked)
     return handler
 
 

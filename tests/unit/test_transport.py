@@ -471,6 +471,15 @@ async def test_a_handler_that_never_waits_answers_inline_and_is_counted(
     assert (stats.requests, stats.replies) == (1, 1)
 
 
+def test_a_bound_method_can_be_marked_never_waits() -> None:
+    class Server:
+        async def handle(self, payload: bytes) -> bytes:
+            return payload
+
+    marked = never_waits(Server().handle)
+    assert marked.never_waits is True  # type: ignore[attr-defined]
+
+
 async def test_a_handler_marked_never_waits_that_waits_is_an_error(
     nursery: trio.Nursery,
 ) -> None:
