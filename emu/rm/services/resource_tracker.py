@@ -87,8 +87,9 @@ class ResourceTrackerService(Service):
         """One node's heartbeat: `msg` holds its fields (a `node_heartbeat`
         request, or one entry of a `node_heartbeats` batch, taken as it is,
         without a copy that would add the type and id); the reply answers
-        `request_id`. `now_ms`: the time, when the caller read it for a batch
-        (the clock does not move while one is handled)."""
+        `request_id`. `now_ms`: the time, when the caller read it once for a
+        batch (the virtual clock does not move while one is handled; a wall
+        clock moves by microseconds, well inside the liveness expiry)."""
         ctx = self.ctx
         node_id = msg["node_id"]
         node = ctx.nodes.get(node_id)
