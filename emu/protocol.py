@@ -438,48 +438,86 @@ def _check_fields(msg: dict[str, Any], fields: dict[str, Any], prefix: str = "")
         _check(msg[name], desc, prefix + name)
 
 
+_MISSING = object()
+
+
+def _all_of(kind: type) -> Any:
+    def every(v: list[Any]) -> bool:
+        return all(type(x) is kind for x in v)
+
+    return every
+
+
+def _each(pred: Any) -> Any:
+    def every(v: list[Any]) -> bool:
+        return all(pred(x) for x in v)
+
+    return every
+
+
+def _failing(desc: Any, env: dict[str, Any]) -> str:
+    """A Python expression, true when the value `v` does not fit `desc`
+    (never for `ANY`); helpers it calls are added to `env`."""
+    if desc is ANY:
+        return "False"
+    if isinstance(desc, Opt):
+        return f"(v is not None and ({_failing(desc.inner, env)}))"
+    if isinstance(desc, Struct):
+        name = env["_name"](_fast_fields(desc.fields, True))
+        return f"not {name}(v)"
+    if isinstance(desc, list):
+        item = desc[0]
+        every = _all_of(item) if item in (str, int) else _each(_fast(item))
+        return f"(type(v) is not list or (v and not {env['_name'](every)}(v)))"
+    if desc is float:
+        return "(type(v) is not float and type(v) is not int)"
+    if desc in (int, str):
+        return f"type(v) is not {env['_name'](desc)}"
+    return f"not isinstance(v, {env['_name'](desc)})"
+
+
 def _fast(desc: Any) -> Any:
     """A predicate equivalent to `_check` for `desc`, without error messages:
     the hot path only needs yes or no; `_check` explains a no."""
-    if desc is ANY:
-        return lambda v: True
-    if isinstance(desc, Opt):
-        inner = _fast(desc.inner)
-        return lambda v: v is None or inner(v)
-    if isinstance(desc, Struct):
-        return _fast_fields(desc.fields, True)
-    if isinstance(desc, list):
-        item = desc[0]
-        if item in (str, int):
-            return lambda v: type(v) is list and all(type(x) is item for x in v)
-        inner = _fast(item)
-        return lambda v: type(v) is list and all(inner(x) for x in v)
-    if desc is float:
-        return lambda v: type(v) in (float, int)
-    if desc is int:
-        return lambda v: type(v) is int
-    if desc is str:
-        return lambda v: type(v) is str
-    return lambda v: isinstance(v, desc)
+    env: dict[str, Any] = {}
+    _namer(env)
+    source = f"def ok(v):\n    return not ({_failing(desc, env)})\n"
+    exec(source, env)
+    return env["ok"]
+
+
+def _namer(env: dict[str, Any]) -> None:
+    def name(obj: Any) -> str:
+        key = f"_h{len(env)}"
+        env[key] = obj
+        return key
+
+    env["_name"] = name
+    env["_MISSING"] = _MISSING
 
 
 def _fast_fields(fields: dict[str, Any], check_map: bool) -> Any:
-    required = tuple((n, _fast(d)) for n, d in fields.items() if not isinstance(d, Opt))
-    optional = tuple((n, _fast(d.inner)) for n, d in fields.items() if isinstance(d, Opt))
-
-    def ok(m: Any) -> bool:
-        if check_map and type(m) is not dict:
-            return False
-        for name, pred in required:
-            if name not in m or not pred(m[name]):
-                return False
-        for name, pred in optional:
-            v = m.get(name)
-            if v is not None and not pred(v):
-                return False
-        return True
-
-    return ok
+    """A predicate for a map with `fields` (`_check_fields` without the
+    messages), compiled to one straight-line function: every message is
+    checked on receipt, so this is on the path of each heartbeat and
+    allocate, and a loop over per-field closures costs several times more."""
+    env: dict[str, Any] = {}
+    _namer(env)
+    lines = ["def ok(m):"]
+    if check_map:
+        lines.append("    if type(m) is not dict: return False")
+    for name, desc in fields.items():
+        if isinstance(desc, Opt):
+            if desc.inner is ANY:
+                continue
+            lines.append(f"    v = m.get({name!r})")
+            lines.append(f"    if v is not None and ({_failing(desc.inner, env)}): return False")
+        else:
+            lines.append(f"    v = m.get({name!r}, _MISSING)")
+            lines.append(f"    if v is _MISSING or ({_failing(desc, env)}): return False")
+    lines.append("    return True")
+    exec("\n".join(lines) + "\n", env)
+    return env["ok"]
 
 
 _FAST: dict[str, Any] = {

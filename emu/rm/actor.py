@@ -41,6 +41,7 @@ from emu.transport import (
     ServerStats,
     TransportError,
     connect,
+    never_waits,
     serve,
 )
 
@@ -222,8 +223,10 @@ class ResourceManager:
 
     def _handler(self, service: str) -> Callable[[Payload], Awaitable[Payload]]:
         async def handle(payload: Payload) -> Payload:
-            # Looked up per request: `restart` replaces both.
+            # Looked up per request: `restart` replaces both (and the context).
             services, handle_request = self.services, self._handle
+            # The recovering handler looks at each heartbeat: it gets them one by one.
+            recovering = self.ctx.recovery is not None
             try:
                 msg = P.decode(payload)
             except P.ProtocolError as e:
@@ -238,14 +241,15 @@ class ResourceManager:
                 )
             if msg["type"] == "node_heartbeats" and service == P.RESOURCE_TRACKER:
                 # One message, many nodes: each heartbeat handled as its own.
-                rid = msg["id"]
-                reply = P.reply(
-                    msg,
-                    replies=[
+                if recovering:
+                    rid = msg["id"]
+                    replies = [
                         handle_request(service, {**hb, "type": "node_heartbeat", "id": rid})
                         for hb in msg["heartbeats"]
-                    ],
-                )
+                    ]
+                else:
+                    replies = services.node_heartbeats(msg)
+                reply = P.reply(msg, replies=replies)
             else:
                 reply = handle_request(service, msg)
             if self.ctx.am_launches:
@@ -254,7 +258,8 @@ class ResourceManager:
                 reply["metrics"].update(self.process_metrics())
             return P.frame(reply)
 
-        return handle
+        # Every request is handled synchronously (see emu.rm.services).
+        return never_waits(handle)
 
     async def _monitor_loop(self, name: str, interval_ms: int) -> None:
         while True:

@@ -4,8 +4,9 @@ Actor code sees only this interface, never a socket:
 
 - `serve(address, handler)` runs a server loop; `handler(payload) -> reply`
   is awaited once per request, in arrival order, and its bytes go back to the
-  requester. Started with `await nursery.start(serve, ...)`, it reports the
-  bound address (useful with `tcp://127.0.0.1:0`).
+  requester (`never_waits(handler)` marks one that never waits, which the
+  in-process transport may run inline with less ceremony). Started with
+  `await nursery.start(serve, ...)`, it reports the bound address (useful with `tcp://127.0.0.1:0`).
 - `connect(address, identity=...)` is an async context manager giving a
   `Connection` whose `request(payload, timeout=...)` returns the reply bytes.
 
@@ -35,6 +36,7 @@ from emu.transport.base import (
     backend_for,
     connect,
     defaults,
+    never_waits,
     request_timeout,
     serve,
     set_defaults,
@@ -56,6 +58,7 @@ __all__ = [
     "backend_for",
     "connect",
     "defaults",
+    "never_waits",
     "request_timeout",
     "serve",
     "set_defaults",

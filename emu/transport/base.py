@@ -17,7 +17,8 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, NoReturn, Protocol, SupportsBytes, cast
+from functools import partial
+from typing import TYPE_CHECKING, Any, NoReturn, Protocol, SupportsBytes, TypeVar, cast
 
 import structlog
 import trio
@@ -29,6 +30,7 @@ Payload = bytes | SupportsBytes
 """What travels: bytes, or an object `bytes()` encodes (sent as is in-process)."""
 
 Handler = Callable[[Payload], Awaitable[Payload | None]]
+_H = TypeVar("_H", bound=Callable[..., Any])
 """Called once per request with its payload; returns the reply payload.
 
 None means no reply at all: the requester hears nothing and times out, as
@@ -151,6 +153,22 @@ async def handle_request(
         return None
     stats.replies += 1
     return reply
+
+
+def never_waits(handler: _H) -> _H:
+    """Mark `handler` as one that answers without ever waiting (it reaches
+    no checkpoint). The in-process transport then runs it inline to
+    completion with no cancel scope around it: nothing else runs, so
+    nothing can stop the server, before it returns. A marked handler that
+    does wait is a bug, reported as `RuntimeError` by the transport."""
+    try:
+        handler.never_waits = True  # type: ignore[attr-defined]
+    except AttributeError:
+        # A bound method takes no attributes: mark a partial of it instead.
+        marked = partial(handler)
+        marked.never_waits = True  # type: ignore[attr-defined]
+        return cast(_H, marked)
+    return handler
 
 
 def request_timeout(address: str, seconds: float) -> float | None:

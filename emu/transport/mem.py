@@ -8,7 +8,8 @@ protocol's frames reach the receiver unencoded.
 This is the hot path of a large simulation. When the server is idle (not
 handling a request, none queued), a request runs the handler inline in the
 requester's task: no task switch, no channel, and the same order as queueing
-would give, since nothing is ahead of it. Otherwise it is queued for the
+would give, since nothing is ahead of it (a handler marked `never_waits`
+runs to completion there without even a cancel scope). Otherwise it is queued for the
 server task: one small `Pending` object and one event; there is one
 unbounded request channel per server and none per request or connection.
 """
@@ -16,9 +17,9 @@ unbounded request channel per server and none per request or connection.
 from __future__ import annotations
 
 import math
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Coroutine
 from contextlib import asynccontextmanager
-from typing import NoReturn
+from typing import Any, NoReturn
 
 import trio
 
@@ -46,6 +47,7 @@ class _Server:
         "handler",
         "idle",
         "inline",
+        "never_waits",
         "queued",
         "send",
         "stats",
@@ -68,6 +70,7 @@ class _Server:
         self.idle: trio.Event | None = None
         self.inline: trio.CancelScope | None = None
         self.stopped = False
+        self.never_waits: bool = getattr(handler, "never_waits", False)
 
     def done(self) -> None:
         self.busy = False
@@ -173,6 +176,16 @@ class MemConnection(Connection):
         if not server.busy and not server.queued:
             await trio.lowlevel.checkpoint_if_cancelled()
             server.busy = True
+            if server.never_waits:
+                try:
+                    reply = _run_now(
+                        handle_request(server.handler, payload, server.stats, server.address)
+                    )
+                finally:
+                    server.done()
+                if reply is None:
+                    await trio.sleep_forever()  # as a queued request left unanswered
+                return reply
             reply = None
             with trio.CancelScope() as scope:
                 server.inline = scope
@@ -192,6 +205,18 @@ class MemConnection(Connection):
         server.queued += 1
         server.send.send_nowait(pending)
         return await pending.wait()
+
+
+def _run_now(coro: Coroutine[Any, Any, Payload | None]) -> Payload | None:
+    """The result of a coroutine that finishes without waiting, run here
+    and now (a `never_waits` handler under `handle_request`)."""
+    try:
+        coro.send(None)
+    except StopIteration as done:
+        result: Payload | None = done.value
+        return result
+    coro.close()
+    raise RuntimeError("a handler marked never_waits waited")
 
 
 @asynccontextmanager

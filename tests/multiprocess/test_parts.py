@@ -12,7 +12,7 @@ import trio
 from emu import protocol as P
 from emu import security
 from emu.config.configuration import Configuration
-from emu.nm import LatencyHistogram, NMNode, _acknowledged
+from emu.nm import LatencyHistogram, NMNode, NodeManagerHost, _acknowledged
 from emu.resources import Resource
 from emu.rm import recovery as rec
 from emu.rm.actor import ResourceManager, RMAddresses
@@ -164,6 +164,58 @@ async def test_batched_heartbeats_are_answered_one_by_one(autojump_clock) -> Non
         await rm._handler(P.CLIENT)(P.encode(P.request("node_heartbeats", 1, heartbeats=[])))
     )
     assert wrong["code"] == P.WRONG_SERVICE
+
+
+class _CannedRM:
+    """A resource tracker connection that answers every request with `reply`."""
+
+    address = "tcp://rm:8031"
+
+    def __init__(self, reply: P.Frame | bytes) -> None:
+        self.reply = reply
+
+    async def request(self, payload: P.Frame | bytes, timeout: float | None = None):
+        return self.reply
+
+
+_GOOD_BEAT = {
+    "type": "node_heartbeat_reply",
+    "id": 1,
+    "response_id": 1,
+    "containers_to_cleanup": [],
+    "apps_to_cleanup": [],
+    "action": P.NORMAL,
+    "next_heartbeat_ms": 1000,
+}
+
+
+def _two_nodes() -> tuple[NodeManagerHost, list[NMNode]]:
+    nodes = [NMNode(f"n{i}", f"n{i}", "/r", Resource(1024, 1), registered=True) for i in (1, 2)]
+    return NodeManagerHost(nodes, "tcp://rm:8031", "tcp://nm:0"), nodes
+
+
+async def test_a_batch_reply_in_bytes_is_checked_entry_by_entry() -> None:
+    """Over the wire each entry is validated: a malformed one fails its own
+    node's heartbeat (retried later), the others are applied."""
+    host, nodes = _two_nodes()
+    bad = {**_GOOD_BEAT, "response_id": "1"}
+    reply = P.encode(P.reply({"type": "node_heartbeats", "id": 1}, replies=[_GOOD_BEAT, bad]))
+    await host._heartbeats(_CannedRM(reply), nodes)
+    assert [n.response_id for n in nodes] == [1, 0]
+    assert host.errors == 1 and host.heartbeats == 1
+
+
+async def test_a_batch_reply_from_the_rm_in_process_is_applied_as_built(autojump_clock) -> None:
+    """A Frame's entries are the RM's own maps: each node takes its reply
+    (response id, next heartbeat on the clock read once for the batch)."""
+    host, nodes = _two_nodes()
+    second = {**_GOOD_BEAT, "response_id": 7, "next_heartbeat_ms": 2000}
+    reply = P.frame(P.reply({"type": "node_heartbeats", "id": 1}, replies=[_GOOD_BEAT, second]))
+    await trio.sleep(5)
+    await host._heartbeats(_CannedRM(reply), nodes)
+    assert [n.response_id for n in nodes] == [1, 7]
+    assert host.errors == 0 and host.heartbeats == 2
+    assert sorted(at for at, *_ in host._heap) == [6.0, 7.0]
 
 
 def test_an_acknowledged_heartbeat_keeps_statuses_queued_since() -> None:

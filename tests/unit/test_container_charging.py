@@ -97,3 +97,23 @@ async def test_capacity_charges_a_recovered_container_as_a_placed_one() -> None:
     h.release_all(sapp)
     assert (leaf.used, leaf.users["alice"].used, h.sched.root.used) == (ZERO,) * 3
     assert sapp.used == ZERO and node.allocated == ZERO
+
+
+async def test_fair_root_available_follows_the_cluster_and_usage() -> None:
+    """The root's available resource is kept while neither the cluster nor
+    the usage is replaced, and recomputed as soon as either is."""
+    h = FSHarness()
+    h.add_node("n1", 8 * GB)
+    sched = h.sched
+    sched.update_root_available()
+    held = sched.root_available
+    assert held == Resource(8 * GB, 8)
+    sched.update_root_available()
+    assert sched.root_available is held
+    h.add_node("n2", 4 * GB)
+    sched.update_root_available()
+    assert sched.root_available == Resource(12 * GB, 16)
+    attempt = h.request(GB, "root.default", num=1)
+    h.heartbeat("n1")
+    assert h.live(attempt) == 1
+    assert sched.root_available == Resource(11 * GB, 15)

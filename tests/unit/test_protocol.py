@@ -131,3 +131,68 @@ def test_frames_off_gives_bytes():
         assert P.frame(heartbeat()) == P.encode(heartbeat())
     finally:
         P.set_frames(before)
+
+
+def _batch(**entry_over):
+    entry = {"node_id": "n1", "response_id": 0, "containers": [], "healthy": True}
+    entry.update(entry_over)
+    return {"heartbeats": [entry]}
+
+
+_STATUS = {"container_id": "c1", "state": "COMPLETE", "exit_status": 0}
+
+
+@pytest.mark.parametrize(
+    ("fields", "fits"),
+    [
+        (_batch(), True),
+        (_batch(health_report=None), True),
+        (_batch(health_report="disk full"), True),
+        (_batch(containers=[_STATUS, {**_STATUS, "diagnostics": "x"}]), True),
+        ({"heartbeats": []}, True),
+        ({"heartbeats": None}, False),
+        ({}, False),
+        (_batch(response_id=True), False),
+        (_batch(response_id=1.0), False),
+        (_batch(node_id=None), False),
+        (_batch(healthy=1), False),
+        (_batch(health_report=3), False),
+        (_batch(containers=None), False),
+        (_batch(containers=[_STATUS, "c2"]), False),
+        (_batch(containers=[{**_STATUS, "exit_status": "0"}]), False),
+        (_batch(containers=[{**_STATUS, "diagnostics": 5}]), False),
+        ({"heartbeats": [["n1"]]}, False),
+    ],
+)
+def test_the_fast_check_agrees_with_the_explaining_one(fields, fits):
+    """The compiled predicate `validate` tries first must say no wherever
+    `_check_fields` raises (a wrong yes would let a bad map through), and
+    yes where it passes, nested lists and optional fields included."""
+    spec = P.CATALOGUE["node_heartbeats"]
+    try:
+        P._check_fields(fields, spec.fields)
+        explained = True
+    except P.ProtocolError:
+        explained = False
+    assert explained is fits
+    assert P._FAST["node_heartbeats"](fields) is fits
+
+
+def test_the_fast_check_covers_nested_structs_and_lists_of_str():
+    ok = P.request(
+        "allocate",
+        1,
+        attempt_id="a",
+        response_id=0,
+        asks=[ask(1, "*", 2)],
+        releases=["c1"],
+        blacklist_add=[],
+        blacklist_remove=[],
+        progress=0.5,
+    )
+    check = P._FAST["allocate"]
+    assert check(ok)
+    assert check({**ok, "progress": 1})  # an int is a number
+    assert not check({**ok, "releases": ["c1", 2]})
+    assert not check({**ok, "asks": [{**ask(1, "*", 2), "capability": {"memory-mb": 1}}]})
+    assert not check({**ok, "asks": [{**ask(1, "*", 2), "relax_locality": None}]})

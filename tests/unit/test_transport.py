@@ -34,6 +34,7 @@ from emu.transport import (
     backend_for,
     connect,
     defaults,
+    never_waits,
     serve,
     set_defaults,
 )
@@ -448,6 +449,52 @@ async def test_mem_stopped_server_fails_pending_requests(nursery: trio.Nursery) 
     assert failures == ["server at mem://stopping stopped"] * 3
     # The name is free again.
     await start_server(nursery, "mem://stopping", echo)
+
+
+async def test_a_handler_that_never_waits_answers_inline_and_is_counted(
+    nursery: trio.Nursery,
+) -> None:
+    """In-process, a `never_waits` handler runs in the requester's task (no
+    switch to the server task) and its reply and counts are as usual."""
+    ran_in: list[object] = []
+
+    @never_waits
+    async def upper(payload: bytes) -> bytes:
+        ran_in.append(trio.lowlevel.current_task())
+        return payload.upper()
+
+    stats = ServerStats()
+    await nursery.start(partial(serve, "mem://inline", upper, stats=stats))
+    async with connect("mem://inline") as conn:
+        assert await conn.request(b"abc") == b"ABC"
+    assert ran_in == [trio.lowlevel.current_task()]
+    assert (stats.requests, stats.replies) == (1, 1)
+
+
+def test_a_bound_method_can_be_marked_never_waits() -> None:
+    class Server:
+        async def handle(self, payload: bytes) -> bytes:
+            return payload
+
+    marked = never_waits(Server().handle)
+    assert marked.never_waits is True  # type: ignore[attr-defined]
+
+
+async def test_a_handler_marked_never_waits_that_waits_is_an_error(
+    nursery: trio.Nursery,
+) -> None:
+    @never_waits
+    async def sleepy(payload: bytes) -> bytes:
+        await trio.sleep(0)
+        return payload
+
+    await start_server(nursery, "mem://liar", sleepy)
+    async with connect("mem://liar") as conn:
+        with pytest.raises(RuntimeError, match="never_waits"):
+            await conn.request(b"x")
+        # The server is free again for the next request.
+        with pytest.raises(RuntimeError, match="never_waits"):
+            await conn.request(b"y")
 
 
 class _Frame:

@@ -13,7 +13,9 @@ Shortcuts today (FairScheduler):
 - the drf and fair comparators' order is reached through a sort key when it
   is a plain lexicographic order (no needy item, positive weights);
 - a queue's max share is kept until the cluster, the configured maximum or
-  the min share is replaced.
+  the min share is replaced;
+- the root's available resource (cluster less used) is kept until either
+  is replaced.
 
 FifoScheduler: a node update visits only the attempts with outstanding
 asks (kept in submission order as their demand changes), not every one.

@@ -79,6 +79,17 @@ class ResourceTrackerService(Service):
         )
 
     def node_heartbeat(self, msg: dict[str, Any]) -> dict[str, Any]:
+        return self.beat(msg, msg["id"])
+
+    def beat(
+        self, msg: dict[str, Any], request_id: int, now_ms: int | None = None
+    ) -> dict[str, Any]:
+        """One node's heartbeat: `msg` holds its fields (a `node_heartbeat`
+        request, or one entry of a `node_heartbeats` batch, taken as it is,
+        without a copy that would add the type and id); the reply answers
+        `request_id`. `now_ms`: the time, when the caller read it once for a
+        batch (the virtual clock does not move while one is handled; a wall
+        clock moves by microseconds, well inside the liveness expiry)."""
         ctx = self.ctx
         node_id = msg["node_id"]
         node = ctx.nodes.get(node_id)
@@ -87,28 +98,29 @@ class ResourceTrackerService(Service):
             action = (
                 P.SHUTDOWN if old is not None and old.state == node_sm.DECOMMISSIONED else P.RESYNC
             )
-            return self._node_reply(msg, msg["response_id"], [], [], action)
+            return self._node_reply(request_id, msg["response_id"], [], [], action)
         rid = msg["response_id"]
         if rid + 1 == node.response_id and node.last_reply is not None:
-            return {**node.last_reply, "id": msg["id"]}
+            return {**node.last_reply, "id": request_id}
         if rid != node.response_id:
             # YARN: "too far behind rm response id"; the node is REBOOTED
             # (out of the scheduler) until it registers again.
             ctx.dispatch("node", node_sm.NodeEvent.REBOOTING, node_id)
             ctx.dispatcher.drain()
-            return self._node_reply(msg, rid, [], [], P.RESYNC)
-        now = ctx.now_ms()
+            return self._node_reply(request_id, rid, [], [], P.RESYNC)
+        now = ctx.now_ms() if now_ms is None else now_ms
         node.last_heartbeat_ms = now
         ctx.nm_liveness.ping(node_id, now)
-        launched: list[str] = []
-        completed: list[dict[str, Any]] = []
-        for st in msg["containers"]:
-            if st["state"] == "COMPLETE":
-                completed.append(st)
-            else:
-                launched.append(st["container_id"])
+        containers = msg["containers"]
         node.health_report = msg.get("health_report") or ""
-        if not _quiet_heartbeat(ctx, node, msg):
+        if containers or not _quiet_heartbeat(ctx, node, msg):
+            launched: list[str] = []
+            completed: list[dict[str, Any]] = []
+            for st in containers:
+                if st["state"] == "COMPLETE":
+                    completed.append(st)
+                else:
+                    launched.append(st["container_id"])
             ctx.dispatch(
                 "node",
                 node_sm.NodeEvent.STATUS_UPDATE,
@@ -117,24 +129,32 @@ class ResourceTrackerService(Service):
             )
             ctx.dispatcher.drain()
         node.response_id = rid + 1
-        action = P.SHUTDOWN if node.state in node_sm.FINAL else P.NORMAL
         cleanup, node.containers_to_cleanup = node.containers_to_cleanup, []
         apps, node.apps_to_cleanup = node.apps_to_cleanup, []
-        reply = self._node_reply(msg, node.response_id, cleanup, apps, action)
+        reply = {
+            "response_id": node.response_id,
+            "containers_to_cleanup": cleanup,
+            "apps_to_cleanup": apps,
+            "action": P.SHUTDOWN if node.state in node_sm.FINAL else P.NORMAL,
+            "next_heartbeat_ms": self.ctx.settings.nm_heartbeat_ms,
+            "type": "node_heartbeat_reply",
+            "id": request_id,
+        }
         node.last_reply = reply
         return reply
 
     def _node_reply(
-        self, msg: dict[str, Any], rid: int, cleanup: list[str], apps: list[str], action: str
+        self, request_id: int, rid: int, cleanup: list[str], apps: list[str], action: str
     ) -> dict[str, Any]:
-        return P.reply(
-            msg,
-            response_id=rid,
-            containers_to_cleanup=cleanup,
-            apps_to_cleanup=apps,
-            action=action,
-            next_heartbeat_ms=self.ctx.settings.nm_heartbeat_ms,
-        )
+        return {
+            "response_id": rid,
+            "containers_to_cleanup": cleanup,
+            "apps_to_cleanup": apps,
+            "action": action,
+            "next_heartbeat_ms": self.ctx.settings.nm_heartbeat_ms,
+            "type": "node_heartbeat_reply",
+            "id": request_id,
+        }
 
     def unregister_node(self, msg: dict[str, Any]) -> dict[str, Any]:
         node = self.ctx.nodes.get(msg["node_id"])

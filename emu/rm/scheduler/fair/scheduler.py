@@ -95,6 +95,7 @@ class FairScheduler(Scheduler):
             self.increment, self.settings.reservation_threshold_multiple
         )
         self.root_available = ZERO
+        self._available_of: tuple[Resource | None, Resource | None] = (None, None)
         self.quiet_epoch = 0
         """Moves on with every change that may alter what a node update with
         no container statuses does (an app's usage, demand, runnability or
@@ -165,7 +166,16 @@ class FairScheduler(Scheduler):
         return state is not None and app.sapp.attempt_id in state.for_app
 
     def update_root_available(self) -> None:
-        self.root_available = self.cluster - self.used
+        """The root queue's available resource, cluster less used, as every
+        pass (and every skipped quiet one) leaves it. Shortcut: both are
+        immutable and replaced on change, so while neither is, the value
+        already held is the one the subtraction would give."""
+        cluster, used = self.cluster, self.used
+        held = self._available_of
+        if cluster is held[0] and used is held[1] and shortcuts.enabled():
+            return
+        self._available_of = (cluster, used)
+        self.root_available = cluster - used
 
     # --- events ---------------------------------------------------------------------------------
     def place_app(self, app: RMApp) -> str | None:
