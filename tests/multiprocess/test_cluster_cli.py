@@ -101,7 +101,15 @@ def test_keep_running_stays_up_and_a_second_replay_counts_its_own_jobs(tmp_path)
         assert "jobs 1 finished, 0 failed, 0 killed" in again.stdout
     finally:
         up.send_signal(signal.SIGINT)
-        up.communicate(timeout=60)
+        try:
+            rest = up.communicate(timeout=60)[0]
+        except subprocess.TimeoutExpired:
+            up.kill()  # nothing left behind for the next test, and say what it printed
+            rest = up.communicate()[0]
+            raise AssertionError(
+                "cluster up did not stop on SIGINT:\n" + "".join(seen) + rest
+            ) from None
+    assert "emu cluster: stopping" in rest, rest
 
 
 def test_a_replay_reports_every_job_though_the_rm_keeps_one_finished_app(tmp_path) -> None:
