@@ -38,12 +38,14 @@ class TaskSpec:
     allocation_id: int = -1
     request_delay_ms: int = 0
 
-    def to_wire(self) -> dict[str, Any]:
+    def to_wire(self, resource: dict[str, int] | None = None) -> dict[str, Any]:
+        """The task's wire map; `resource`, if given, is the resource's wire
+        map to use (shared between the tasks of one job)."""
         return {
             "type": self.task_type,
             "priority": self.priority,
             "duration_ms": self.duration_ms,
-            "resource": self.resource.to_wire(),
+            "resource": self.resource.to_wire() if resource is None else resource,
             "hosts": list(self.hosts),
             "execution_type": self.execution_type,
             "allocation_id": self.allocation_id,
@@ -104,15 +106,19 @@ class JobSpec:
 
     def to_wire(self) -> dict[str, Any]:
         """The job as the submission context carries it. Equal tasks share one
-        task map (and equal resources one resource map): in one process the
+        task map, and equal resources one resource map: in one process the
         context is handed over as is, and a 100-task job whose tasks come in
         a few dozen shapes then costs a few dozen maps, not a hundred."""
         maps: dict[TaskSpec, dict[str, Any]] = {}
+        resources: dict[Resource, dict[str, int]] = {}
         tasks = []
         for t in self.tasks:
             m = maps.get(t)
             if m is None:
-                m = maps[t] = t.to_wire()
+                r = resources.get(t.resource)
+                if r is None:
+                    r = resources[t.resource] = t.resource.to_wire()
+                m = maps[t] = t.to_wire(r)
             tasks.append(m)
         return {
             "job_id": self.job_id,

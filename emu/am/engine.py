@@ -79,6 +79,7 @@ class ApplicationMaster:
 
     def __init__(self, am: dict[str, Any], faults: AMFaults | None = None) -> None:
         self.attempt_id: str = am["attempt_id"]
+        self._app_id: str | None = None
         self.rm_address: str = am["rm_address"]
         context = am["context"]
         self.job = JobSpec.from_wire(context["job"])
@@ -460,8 +461,12 @@ class ApplicationMaster:
                 self.releases.append(cid)
 
     def attempt_app_id(self) -> str:
-        _, ts, seq, _ = self.attempt_id.split("_")
-        return f"application_{ts}_{seq}"
+        """The app id of this attempt, built once: every container launch
+        carries it, and the NM keeps it per running container."""
+        if self._app_id is None:
+            _, ts, seq, _ = self.attempt_id.split("_")
+            self._app_id = f"application_{ts}_{seq}"
+        return self._app_id
 
 
 async def run_am(am: dict[str, Any], faults: AMFaults | None = None) -> None:

@@ -199,6 +199,7 @@ def test_job_wire_shares_equal_task_maps_and_reads_back_equal(tmp_path: Path) ->
     (job,) = read_sls([path], **DEFAULTS).jobs
     wire = job.to_wire()
     assert wire["tasks"][0] is wire["tasks"][2] and wire["tasks"][0] is not wire["tasks"][1]
+    assert wire["tasks"][0]["resource"] is wire["tasks"][1]["resource"]
     bytes_wire = msgpack.unpackb(msgpack.packb(wire), raw=False)
     for m in (wire, bytes_wire):
         back = JobSpec.from_wire(m)
