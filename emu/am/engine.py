@@ -101,9 +101,14 @@ class ApplicationMaster:
         self._pending: dict[int, list[int]] | None = None
         self._desired_table: dict[int, dict[str, tuple[int, tuple]]] | None = None
         # The racks of each task's preferred hosts, for matching containers.
-        # One shared empty set for the (usual) tasks without preferred hosts.
+        # One shared empty set for the (usual) tasks without preferred hosts,
+        # and one set per distinct rack set (a job's hundred host-preferring
+        # maps name a few dozen racks).
+        rack_sets: dict[frozenset[str], frozenset[str]] = {}
         self.task_racks = [
-            frozenset(self.racks.get(h, DEFAULT_RACK) for h in t.hosts) if t.hosts else _NO_RACKS
+            rack_sets.setdefault(racks, racks)
+            if (racks := frozenset(self.racks.get(h, DEFAULT_RACK) for h in t.hosts))
+            else _NO_RACKS
             for t in self.tasks
         ]
         self.container_task: dict[str, int] = {}
