@@ -40,24 +40,33 @@ class TaskSpec:
 
     def to_wire(self, resource: dict[str, int] | None = None) -> dict[str, Any]:
         """The task's wire map; `resource`, if given, is the resource's wire
-        map to use (shared between the tasks of one job)."""
-        return {
+        map to use (shared between the tasks of one job). Keys at their
+        defaults (no hosts, GUARANTEED, allocation id -1, no request delay)
+        are left out, as `from_wire` reads them: a running app's plan stays
+        in its submission context, a 4-key map is 184 bytes and the full
+        8-key one with its empty host list 328."""
+        m: dict[str, Any] = {
             "type": self.task_type,
             "priority": self.priority,
             "duration_ms": self.duration_ms,
             "resource": self.resource.to_wire() if resource is None else resource,
-            "hosts": list(self.hosts),
-            "execution_type": self.execution_type,
-            "allocation_id": self.allocation_id,
-            "request_delay_ms": self.request_delay_ms,
         }
+        if self.hosts:
+            m["hosts"] = list(self.hosts)
+        if self.execution_type != "GUARANTEED":
+            m["execution_type"] = self.execution_type
+        if self.allocation_id != -1:
+            m["allocation_id"] = self.allocation_id
+        if self.request_delay_ms != 0:
+            m["request_delay_ms"] = self.request_delay_ms
+        return m
 
     @classmethod
     def from_wire(cls, m: dict[str, Any], shared: SpecCache | None = None) -> TaskSpec:
         """The spec of a wire map; with `shared`, equal specs (and their
         resources and host tuples) come back as one object."""
         resource = Resource.from_wire(m["resource"])
-        hosts = tuple(m["hosts"])
+        hosts = tuple(m.get("hosts") or ())
         if shared is None:
             return cls(
                 task_type=m["type"],

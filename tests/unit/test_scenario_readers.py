@@ -18,7 +18,7 @@ from emu.scenario.rumen2sls import convert
 from emu.scenario.sls import read_sls
 from emu.scenario.synth import read_synth
 from emu.scenario.topology import read_nodes_file
-from emu.workload import JobSpec, NodeSpec, Workload
+from emu.workload import JobSpec, NodeSpec, TaskSpec, Workload
 from tests.reference import REFERENCE_DIR
 
 CONTAINER = Resource(1024, 1)
@@ -725,3 +725,12 @@ def test_bad_nodes_file_names_key(tmp_path: Path) -> None:
     path = write_json(tmp_path, "nodes2.json", {"rack": "r"})
     with pytest.raises(InputError, match="rack entry 1: nodes: missing"):
         read_nodes_file(path)
+
+
+def test_task_wire_leaves_out_defaults_and_reads_every_field_back() -> None:
+    plain = TaskSpec("map", 20, 5, Resource(1024, 1))
+    assert set(plain.to_wire()) == {"type", "priority", "duration_ms", "resource"}
+    full = TaskSpec("t", 3, 7, Resource(512, 2, {"gpu": 1}), ("h1", "h2"), "OPPORTUNISTIC", 9, 40)
+    for spec in (plain, full):
+        assert TaskSpec.from_wire(spec.to_wire()) == spec
+        assert TaskSpec.from_wire(msgpack.unpackb(msgpack.packb(spec.to_wire()))) == spec
