@@ -18,7 +18,8 @@ General layout (each line is one boundary worth keeping):
                registry everything shares), `dispatcher`, `statemachine`
                and the four entity tables (`app`, `attempt`, `container`,
                `node`, each with StrEnums of its states and events and the
-               lifecycle steps its hooks take), `monitors`, and `scheduler/`
+               lifecycle steps its hooks take), `monitors`, `retention` (the
+               finished apps it keeps), and `scheduler/`
                (`events`: the SchedulerEvent enum;
                `scheduler_node`, `app_scheduling_info`, `scheduler_app`,
                `queue_metrics`, `locality` and `abstract_scheduler`, as

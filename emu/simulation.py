@@ -9,6 +9,7 @@ ones a multi-process cluster runs; only the addresses and the clock differ
 
 from __future__ import annotations
 
+import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -26,8 +27,11 @@ from emu.metrics.fault_report import FaultReport, ObservedEventLog
 from emu.nm import NMNode, NodeManagerHost
 from emu.replay import Replayer
 from emu.resources import Resource
-from emu.rm import stall
+from emu.rm import app as app_sm
+from emu.rm import recovery, stall
 from emu.rm.actor import ResourceManager, RMAddresses
+from emu.rm.app import REPORT_KEYS, RMApp
+from emu.rm.scheduler.activities import Entry, wait_entry
 from emu.scenario.native import Fault, Scenario
 from emu.transport import connect
 from emu.workload import NodeSpec, Workload
@@ -55,6 +59,78 @@ class RunResult:
     `emu.rm.scheduler.activities`)."""
     faults: dict[str, Any] = field(default_factory=dict)
     """What was injected and what recovered (emu.metrics.fault_report)."""
+
+
+LOST_IN_RESTART = (
+    "Application lost in a ResourceManager restart without recovery "
+    "(yarn.resourcemanager.recovery.enabled is false)"
+)
+
+
+class RemovedApps:
+    """What the outputs need of the apps the RM no longer knows at the end
+    of a run: those it removed (`emu.rm.retention`) and those an RM restart
+    lost. Their final reports are kept as tuples (a 24-hour run removes
+    thousands), with why the scheduler held them back."""
+
+    __slots__ = ("_reports", "_waits", "rm")
+
+    def __init__(self, rm: ResourceManager) -> None:
+        self.rm = rm
+        self._reports: dict[str, tuple[Any, ...]] = {}
+        self._waits: dict[str, tuple[tuple[Entry, ...], tuple[Entry, ...]]] = {}
+        self.attach()
+
+    def attach(self) -> None:
+        """Listen to the RM's current context (again after a restart)."""
+        self.rm.ctx.completed_apps.listeners.append(self._removing)
+
+    def _removing(self, app: RMApp) -> None:
+        self._reports[app.app_id] = tuple(app.report().values())
+        held = self.rm.ctx.scheduler.activities.held_back(app.app_id)
+        if held is not None:
+            self._waits[app.app_id] = held
+
+    def restarting(self, recovery: bool) -> int:
+        """The RM is about to lose its memory. Keep every finished app's
+        report (the state store may hold fewer) and the scheduler's decision
+        logs (never stored); without recovery, every unfinished app is lost:
+        it ends FAILED, saying why (YARN's clients would be told it does not
+        exist). Returns how many apps were unfinished."""
+        ctx = self.rm.ctx
+        now = ctx.now_ms()
+        unfinished = 0
+        for app in ctx.apps.values():
+            if app.state in app_sm.FINAL:
+                self._reports[app.app_id] = tuple(app.report().values())
+                continue
+            unfinished += 1
+            if not recovery:
+                report = app.report()
+                report.update(
+                    state=app_sm.FAILED,
+                    final_status="FAILED",
+                    finished_ms=now,
+                    diagnostics=LOST_IN_RESTART,
+                )
+                self._reports[app.app_id] = tuple(report.values())
+        activities = ctx.scheduler.activities
+        for app_id in ctx.apps:
+            held = activities.held_back(app_id)
+            if held is not None:
+                self._waits[app_id] = held
+        return unfinished
+
+    def reports(self) -> dict[str, dict[str, Any]]:
+        """App id -> final report of every removed app."""
+        keys = REPORT_KEYS
+        return {app_id: dict(zip(keys, v, strict=True)) for app_id, v in self._reports.items()}
+
+    def waits(self) -> dict[str, dict[str, list[list[Any]]]]:
+        """`Activities.waits()` of every app, removed or retained, by app id."""
+        merged = {app_id: wait_entry(*held) for app_id, held in self._waits.items()}
+        merged.update(self.rm.ctx.scheduler.activities.waits())
+        return dict(sorted(merged.items()))
 
 
 @dataclass
@@ -100,13 +176,25 @@ class Simulation:
         return cls(**{**fields, **kw})
 
     async def run(self) -> RunResult:
+        if not recovery.enabled(self.conf):
+            return await self._run(self.conf)
+        # A run of its own must never recover another run's apps: its state
+        # store lives (and dies) with it, wherever the configuration points.
+        with tempfile.TemporaryDirectory(prefix="emu-rmstore-") as store:
+            conf = Configuration()
+            conf.update(self.conf)
+            conf.set(recovery.STORE_URI, store, "emu: the run's own state store")
+            return await self._run(conf)
+
+    async def _run(self, conf: Configuration) -> RunResult:
         started = time.perf_counter()
         fault_report = FaultReport()
         rm = ResourceManager(
-            self.conf,
+            conf,
             self.rm_addresses or RMAddresses.in_memory(),
             ObservedEventLog(self.events or EventLog(), fault_report.observe),
         )
+        removed = RemovedApps(rm)
         if self.on_start is not None:
             self.on_start(rm)
         am_faults = AMFaults()
@@ -138,6 +226,8 @@ class Simulation:
                     nursery.start_soon(
                         self._inject,
                         self.faults,
+                        rm,
+                        removed,
                         nm,
                         am_faults,
                         replayer,
@@ -166,7 +256,8 @@ class Simulation:
             raise broken[0]
         if self.check_invariants and not stalled:
             check_final(rm.ctx)
-        by_app = {r["app_id"]: r for r in reports}
+        by_app = removed.reports()
+        by_app.update((r["app_id"], r) for r in reports)
         jobs = []
         for job in self.workload.jobs:
             report = dict(by_app[replayer.app_of_job[job.job_id]])
@@ -183,7 +274,7 @@ class Simulation:
             rm_requests=dict(rm.services.requests),
             invalid_transitions=dict(rm.ctx.invalid_transitions),
             stalled=stalled[0] if stalled else None,
-            why_pending=rm.ctx.scheduler.activities.waits(),
+            why_pending=removed.waits(),
             faults=fault_report.to_dict(jobs, am_faults.tasks_rerun),
         )
 
@@ -218,12 +309,12 @@ class Simulation:
         """Stop the replay, with the reason in `stalled`, once the RM has been
         idle (`emu.rm.stall`) for a whole window after the last submission
         and fault. It only reads the RM, a few times per window."""
-        ctx = rm.ctx
-        window = stall.window_ms(ctx)
+        window = stall.window_ms(rm.ctx)
         idle_since: int | None = None
-        mark = stall.progress_mark(ctx)
+        mark = stall.progress_mark(rm.ctx)
         while True:
             await trio.sleep(window / 4000)
+            ctx = rm.ctx  # a new one after an RM restart
             now = round(trio.current_time() * 1000)
             before, mark = mark, stall.progress_mark(ctx)
             submitted = len(replayer.app_of_job) == len(self.workload.jobs)
@@ -239,6 +330,8 @@ class Simulation:
     async def _inject(
         self,
         faults: list[Fault],
+        rm: ResourceManager,
+        removed: RemovedApps,
         nm: NodeManagerHost,
         am_faults: AMFaults,
         replayer: Replayer,
@@ -261,6 +354,13 @@ class Simulation:
                 am_faults.crash_jobs.add(fault.target)
             elif fault.kind == "decommission":
                 await admin.call("decommission_node", node_id=fault.target)
+            elif fault.kind == "rm_restart":
+                recovering = rm.ctx.recovery is not None
+                unfinished = removed.restarting(recovering)
+                # YARN's cluster timestamp is the RM's start time: new app ids.
+                rm.restart(cluster_timestamp=max(fault.at_ms, rm.ctx.cluster_timestamp + 1))
+                removed.attach()
+                report.rm_restarted(recovering, unfinished)
             elif fault.kind == "kill_app":
                 while fault.target not in replayer.app_of_job:
                     await trio.sleep(0.001)

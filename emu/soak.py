@@ -11,21 +11,35 @@ process's resident memory is sampled every 5 simulated minutes.
 
 It passes when every job finished and memory after warm-up (the first
 quarter of the run) stays within +-10 % of its first post-warm-up sample.
+The RM keeps at most yarn.resourcemanager.max-completed-applications
+finished apps (YARN's default, 1,000, unless `--max-completed-apps`), as a
+real RM would over a day; the run's own record of every job is a tuple per
+job (`emu.simulation.RemovedApps`).
 
-    python -m emu.soak [--hours 24] [--nodes 1000]
+`--output DIR` writes the figures to DIR/soak.json; `--trace-memory` also
+compares tracemalloc snapshots taken at the first and the last
+post-warm-up samples, and prints the allocation sites that grew most (slow: use it on
+short runs to find what a long one would leak).
+
+    python -m emu.soak [--hours 24] [--nodes 1000] [--output DIR] [--trace-memory]
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
+import json
 import sys
 import time
+import tracemalloc
+from pathlib import Path
 from typing import Any
 
 from emu.bench.figures import rss_mb
 from emu.config.configuration import Configuration
 from emu.metrics.fault_report import describe
 from emu.resources import Resource
+from emu.rm.retention import DEFAULT_MAX_COMPLETED, MAX_COMPLETED
 from emu.scenario.native import Fault
 from emu.simulation import Simulation, run_virtual
 from emu.workload import JobSpec, NodeSpec, TaskSpec, Workload
@@ -90,7 +104,14 @@ def faults(hours: float, hosts: list[str], jobs: list[str]) -> list[Fault]:
     return sorted(out, key=lambda f: (f.at_ms, f.kind, f.target))
 
 
-def soak(hours: float, nodes: int) -> dict[str, Any]:
+def soak(
+    hours: float,
+    nodes: int,
+    max_completed_apps: int = DEFAULT_MAX_COMPLETED,
+    trace_memory: bool = False,
+) -> dict[str, Any]:
+    """Run the soak; its figures (and, with `trace_memory`, the top growing
+    allocation sites after warm-up as text lines)."""
     spec = cluster(nodes)
     jobs = int(hours * 3_600_000 // JOB_EVERY_MS)
     wl = workload(jobs, spec, jobs * JOB_EVERY_MS, 60, 90_000)
@@ -100,14 +121,25 @@ def soak(hours: float, nodes: int) -> dict[str, Any]:
             "yarn.nm.liveness-monitor.expiry-interval-ms": "300000",
             "yarn.am.liveness-monitor.expiry-interval-ms": "300000",
             "yarn.resourcemanager.am.max-attempts": "4",
+            MAX_COMPLETED: str(max_completed_apps),
         }
     )
     samples: list[tuple[int, float]] = []
+    warm_up_s = hours * 3600 / 4
+    traced: list[tracemalloc.Snapshot] = []
+    if trace_memory:
+        tracemalloc.start(6)
 
     def sample(rm: Any) -> None:
         seconds = rm.ctx.now_ms() // 1000
         if seconds % SAMPLE_EVERY_S == 0 and (not samples or samples[-1][0] != seconds):
             samples.append((seconds, rss_mb()))
+            if trace_memory and seconds >= warm_up_s:
+                # The first post-warm-up snapshot and the latest one: both
+                # in steady state, unlike the end, when the run winds down.
+                gc.collect()
+                del traced[1:]
+                traced.append(tracemalloc.take_snapshot())
 
     sim = Simulation(
         conf,
@@ -122,6 +154,13 @@ def soak(hours: float, nodes: int) -> dict[str, Any]:
     started = time.perf_counter()
     result = run_virtual(sim)
     wall = time.perf_counter() - started
+    growth: list[str] = []
+    if len(traced) == 2:
+        stats = traced[1].compare_to(traced[0], "traceback")
+        tracemalloc.stop()
+        for stat in stats[:15]:
+            growth.append(f"{stat.size_diff / 1024:+9.1f} KB {stat.count_diff:+8d} blocks")
+            growth.extend(f"    {line}" for line in stat.traceback.format()[-6:])
     warm = [s for s in samples if s[0] >= result.simulated_ms / 1000 / 4]
     base = warm[0][1] if warm else 0.0
     drift = [(rss - base) / base for _, rss in warm] if base else [0.0]
@@ -137,6 +176,8 @@ def soak(hours: float, nodes: int) -> dict[str, Any]:
         "drift_min": min(drift),
         "drift_max": max(drift),
         "faults": result.faults,
+        "max_completed_apps": max_completed_apps,
+        "growth": growth,
         "ok": finished == jobs and all(abs(d) <= TOLERANCE for d in drift),
     }
 
@@ -145,8 +186,21 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m emu.soak", description=__doc__)
     parser.add_argument("--hours", type=float, default=24.0, help="simulated hours (default 24)")
     parser.add_argument("--nodes", type=int, default=1000)
+    parser.add_argument(
+        "--max-completed-apps",
+        type=int,
+        default=DEFAULT_MAX_COMPLETED,
+        help=f"{MAX_COMPLETED} (default {DEFAULT_MAX_COMPLETED}, YARN's)",
+    )
+    parser.add_argument("--output", "-o", type=Path, help="write the figures to DIR/soak.json")
+    parser.add_argument(
+        "--trace-memory", action="store_true", help="print what grew after warm-up (slow)"
+    )
     args = parser.parse_args(argv)
-    r = soak(args.hours, args.nodes)
+    r = soak(args.hours, args.nodes, args.max_completed_apps, args.trace_memory)
+    if args.output is not None:
+        args.output.mkdir(parents=True, exist_ok=True)
+        (args.output / "soak.json").write_text(json.dumps(r, indent=2) + "\n")
     print("simulated min  RSS MB")
     for seconds, rss in r["samples"]:
         print(f"{seconds / 60:13.0f}  {rss:6.1f}")
@@ -160,6 +214,9 @@ def main(argv: list[str] | None = None) -> int:
         f"memory after warm-up: {r['drift_min']:+.1%} .. {r['drift_max']:+.1%} of its first "
         f"sample (limit +-{TOLERANCE:.0%}): {'PASS' if r['ok'] else 'FAIL'}"
     )
+    if r["growth"]:
+        print("allocation sites that grew most after warm-up:")
+        print("\n".join(r["growth"]))
     return 0 if r["ok"] else 1
 
 

@@ -25,7 +25,19 @@ class FaultReport:
         self.nodes_lost = 0
         self.nodes_rejoined = 0
         self.nodes_decommissioned = 0
+        self.rm_restarts = 0
+        self.apps_recovered = 0
+        self.apps_lost = 0
         self._gone: set[str] = set()
+
+    def rm_restarted(self, recovery: bool, unfinished: int) -> None:
+        """The RM restarted with `unfinished` apps running or waiting: with
+        recovery they come back from the state store, without it they are lost."""
+        self.rm_restarts += 1
+        if recovery:
+            self.apps_recovered += unfinished
+        else:
+            self.apps_lost += unfinished
 
     def observe(self, kind: str, fields: dict[str, Any]) -> None:
         """One RM event-log record: node transitions out of and back into the cluster."""
@@ -42,16 +54,20 @@ class FaultReport:
             self.nodes_rejoined += 1
 
     def to_dict(self, jobs: list[dict[str, Any]], tasks_rerun: int) -> dict[str, Any]:
-        return {
-            "injected": dict(sorted(self.injected.items())),
-            "recovered": {
-                "nodes_lost": self.nodes_lost,
-                "nodes_rejoined": self.nodes_rejoined,
-                "nodes_decommissioned": self.nodes_decommissioned,
-                "attempts_restarted": sum(max(j.get("attempts", 1) - 1, 0) for j in jobs),
-                "tasks_rerun": tasks_rerun,
-            },
+        recovered = {
+            "nodes_lost": self.nodes_lost,
+            "nodes_rejoined": self.nodes_rejoined,
+            "nodes_decommissioned": self.nodes_decommissioned,
+            "attempts_restarted": sum(max(j.get("attempts", 1) - 1, 0) for j in jobs),
+            "tasks_rerun": tasks_rerun,
         }
+        if self.rm_restarts:  # only then, so other runs' summaries stay as they were
+            recovered.update(
+                rm_restarts=self.rm_restarts,
+                apps_recovered=self.apps_recovered,
+                apps_lost=self.apps_lost,
+            )
+        return {"injected": dict(sorted(self.injected.items())), "recovered": recovered}
 
 
 class ObservedEventLog(EventLog):
@@ -71,8 +87,14 @@ def describe(faults: dict[str, Any]) -> str:
     """One terminal line: what was injected, what recovered."""
     injected = ", ".join(f"{k} {n}" for k, n in faults["injected"].items()) or "none"
     r = faults["recovered"]
-    return (
+    line = (
         f"faults injected: {injected}; nodes lost {r['nodes_lost']} "
         f"(rejoined {r['nodes_rejoined']}), decommissioned {r['nodes_decommissioned']}, "
         f"attempts restarted {r['attempts_restarted']}, tasks re-run {r['tasks_rerun']}"
     )
+    if r.get("rm_restarts"):
+        line += (
+            f", RM restarts {r['rm_restarts']} (apps recovered {r['apps_recovered']}, "
+            f"lost {r['apps_lost']})"
+        )
+    return line

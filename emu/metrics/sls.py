@@ -42,6 +42,7 @@ byte-identical for a trace and seed.
 from __future__ import annotations
 
 import gc
+import itertools
 import json
 import os
 import resource
@@ -193,6 +194,14 @@ class SlsRecorder:
         sched.allocate = timed_allocate  # type: ignore[method-assign]
         sched.place = counted_place  # type: ignore[method-assign]
 
+        def forget(app: Any) -> None:
+            # An app the RM no longer keeps (emu.rm.retention) asks for nothing more.
+            for attempt_id in app.attempts:
+                first_ask.pop(attempt_id, None)
+                done.discard(attempt_id)
+
+        rm.ctx.completed_apps.listeners.append(forget)
+
     # --- sampling ----------------------------------------------------------------------
     def tick(self, rm: ResourceManager) -> None:
         """One simulated second: record, then check ongoing invariants."""
@@ -228,13 +237,17 @@ class SlsRecorder:
 
     def _refresh_jobs(self, rm: ResourceManager) -> None:
         apps = rm.ctx.apps
-        if len(apps) == self._apps_seen or not self.track_jobs:
+        # New apps are the newest entries; finished ones may have been removed
+        # from anywhere before them (emu.rm.retention), so count all ever known.
+        known = len(apps) + rm.ctx.completed_apps.removed
+        if known == self._apps_seen or not self.track_jobs:
             return
         wanted = set(self.track_jobs)
-        for app in list(apps.values())[self._apps_seen :]:
+        new = list(itertools.islice(reversed(apps.values()), known - self._apps_seen))
+        for app in reversed(new):
             if app.name in wanted and app.name not in self._app_of_job:
                 self._app_of_job[app.name] = app.app_id
-        self._apps_seen = len(apps)
+        self._apps_seen = known
 
     def _record(self, rm: ResourceManager, now: int) -> None:
         """One sample: a realtimetrack.json record (`rec`, SLS's units) and,

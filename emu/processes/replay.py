@@ -290,10 +290,15 @@ async def _wait(
     restarted without recovery: that is an error, not something to wait for.
     """
     missing_polls = 0
+    ended: dict[str, dict[str, Any]] = {}
     while True:
         await trio.sleep(poll_ms / 1000)
         ours = set(replayer.app_of_job.values())
-        reports = [r for r in await client.list_apps() if r["app_id"] in ours]
+        # A finished app's report is kept as soon as seen: the RM removes the
+        # oldest finished apps (yarn.resourcemanager.max-completed-applications).
+        listed = {r["app_id"]: r for r in await client.list_apps() if r["app_id"] in ours}
+        ended.update((a, r) for a, r in listed.items() if r["state"] in FINAL)
+        reports = list({**ended, **listed}.values())
         missing = ours - {r["app_id"] for r in reports}
         missing_polls = missing_polls + 1 if missing else 0
         if missing_polls >= 3:

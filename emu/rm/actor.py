@@ -119,6 +119,13 @@ class ResourceManager:
     """The ZAP handler's `emu.security.AuthStats`, reported in metrics."""
 
     def __post_init__(self) -> None:
+        self._build()
+        self.stats: dict[str, ServerStats] = {}
+        self.connection_events: dict[str, Counter[str] | None] = {}
+        self._launch_wakeup = trio.Event()
+
+    def _build(self) -> None:
+        """The RM's whole in-memory state, new: context, scheduler, services."""
         settings = RMSettings.from_conf(self.conf)
         self.ctx = RMContext(settings, self.conf, self.events, self.cluster_timestamp)
         self.ctx.attach_scheduler(create_scheduler(self.ctx))
@@ -130,9 +137,28 @@ class ResourceManager:
                 meta = rec.open_meta(self.conf, self.epoch, self.rate, self.cluster_timestamp)
             self.ctx.recovery = rec.RMRecovery.from_conf(self.ctx, self.conf, meta)
             self._handle = self.ctx.recovery.wrap(self.services.handle)
-        self.stats: dict[str, ServerStats] = {}
-        self.connection_events: dict[str, Counter[str] | None] = {}
-        self._launch_wakeup = trio.Event()
+
+    def restart(self, cluster_timestamp: int) -> None:
+        """Restart in place, as a new RM process on the same addresses would
+        start: everything in memory is lost (apps, nodes, the scheduler's
+        state, queued AM launches); with recovery on, apps come back from
+        the state store and keep the stored cluster timestamp, otherwise the
+        new RM takes `cluster_timestamp` (YARN's is the RM's start time), so
+        its application ids differ from the lost ones. The servers and
+        loops keep running and reach the new state (ZeroMQ peers would
+        reconnect; `mem://` ones never notice), so the restart takes no
+        simulated time."""
+        address = self.ctx.am_service_address
+        self.cluster_timestamp = cluster_timestamp
+        self.recovery_meta = None
+        if rec.enabled(self.conf):
+            # As `emu rm` starts: the store's identity wins (ids stay valid).
+            self.recovery_meta = rec.open_meta(self.conf, self.epoch, self.rate, cluster_timestamp)
+            self.cluster_timestamp = self.recovery_meta["cluster_timestamp"]
+        self._build()
+        self.ctx.am_service_address = address
+        if self.ctx.recovery is not None:
+            self.ctx.recovery.recover()
 
     async def run(
         self, *, task_status: trio.TaskStatus[RMAddresses] = trio.TASK_STATUS_IGNORED
@@ -195,10 +221,9 @@ class ResourceManager:
         return P.decode(await self._handler(service)(P.encode(msg)))
 
     def _handler(self, service: str) -> Callable[[Payload], Awaitable[Payload]]:
-        services = self.services
-        handle_request = self._handle
-
         async def handle(payload: Payload) -> Payload:
+            # Looked up per request: `restart` replaces both.
+            services, handle_request = self.services, self._handle
             try:
                 msg = P.decode(payload)
             except P.ProtocolError as e:

@@ -74,6 +74,21 @@ FINAL_SAVING, FINISHING, FINISHED, FAILED, KILLED = (
     S.KILLED,
 )
 FINAL = (FINISHED, FAILED, KILLED)
+REPORT_KEYS = (
+    "app_id",
+    "name",
+    "queue",
+    "user",
+    "state",
+    "final_status",
+    "submit_ms",
+    "started_ms",
+    "finished_ms",
+    "attempts",
+    "diagnostics",
+    "am_type",
+)
+"""The keys of `RMApp.report()`, in order."""
 
 
 class RMApp:

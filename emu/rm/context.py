@@ -21,6 +21,7 @@ from emu.rm import container as container_sm
 from emu.rm import node as node_sm
 from emu.rm.dispatcher import Dispatcher, Event
 from emu.rm.monitors import ExpiryMonitor
+from emu.rm.retention import CompletedApps
 from emu.rm.settings import RMSettings
 
 if TYPE_CHECKING:
@@ -70,6 +71,9 @@ class RMContext:
         self.invalid_transitions: Counter[str] = Counter()
         self.final_apps: Counter[str] = Counter()
         self.app_seq = 0
+        self.completed_apps = CompletedApps.from_conf(conf)
+        """Finished apps, oldest first, and the removal of those beyond
+        yarn.resourcemanager.max-completed-applications."""
         self.am_service_address = ""
         self.recovery: RMRecovery | None = None
         """Set when RM recovery is on: saves apps and attempts as they change."""
@@ -103,6 +107,7 @@ class RMContext:
         registry = registries[kind]
         events = self.events
         log_states = kind != "container"
+        completed = self.completed_apps.completed if kind == "app" else None
 
         def handle(event: Event) -> None:
             entity = registry.get(event.target)
@@ -118,6 +123,8 @@ class RMContext:
                 events.emit(kind, id=event.target, on=event.type, frm=before, to=entity.state)
                 if self.recovery is not None:
                     self.recovery.state_changed(kind, entity)
+                if completed is not None and entity.state in app_sm.FINAL:
+                    completed(self, entity)
 
         return handle
 

@@ -20,8 +20,10 @@ if TYPE_CHECKING:
 
 
 class NodeState(StrEnum):
-    """YARN's NodeState, less what nothing here enters (DECOMMISSIONING,
-    REBOOTED: emu has no graceful decommission and no NM reboot command)."""
+    """YARN's NodeState, less what nothing here enters (DECOMMISSIONING:
+    emu has no graceful decommission). REBOOTED is a node whose heartbeat
+    was too far behind: told RESYNC, it is out of the cluster until it
+    registers again."""
 
     NEW = "NEW"
     RUNNING = "RUNNING"
@@ -29,6 +31,7 @@ class NodeState(StrEnum):
     DECOMMISSIONED = "DECOMMISSIONED"
     LOST = "LOST"
     SHUTDOWN = "SHUTDOWN"
+    REBOOTED = "REBOOTED"
 
 
 class NodeEvent(StrEnum):
@@ -43,11 +46,13 @@ class NodeEvent(StrEnum):
     CLEANUP_CONTAINER = "CLEANUP_CONTAINER"
     CLEANUP_APP = "CLEANUP_APP"
     RECONNECTED = "RECONNECTED"
+    REBOOTING = "REBOOTING"
 
 
 NEW, RUNNING, UNHEALTHY = NodeState.NEW, NodeState.RUNNING, NodeState.UNHEALTHY
 DECOMMISSIONED, LOST, SHUTDOWN = NodeState.DECOMMISSIONED, NodeState.LOST, NodeState.SHUTDOWN
-FINAL = (DECOMMISSIONED, LOST, SHUTDOWN)
+REBOOTED = NodeState.REBOOTED
+FINAL = (DECOMMISSIONED, LOST, SHUTDOWN, REBOOTED)
 
 
 class RMNode:
@@ -190,6 +195,7 @@ _LATE = (
     E.DECOMMISSION,
     E.RESOURCE_UPDATE,
     E.SHUTDOWN,
+    E.REBOOTING,
 )
 
 MACHINE = StateMachine(
@@ -209,6 +215,8 @@ MACHINE = StateMachine(
         (UNHEALTHY, E.DECOMMISSION, DECOMMISSIONED, _deactivate_unhealthy),
         (RUNNING, E.SHUTDOWN, SHUTDOWN, _deactivate),
         (UNHEALTHY, E.SHUTDOWN, SHUTDOWN, _deactivate_unhealthy),
+        (RUNNING, E.REBOOTING, REBOOTED, _deactivate),
+        (UNHEALTHY, E.REBOOTING, REBOOTED, _deactivate_unhealthy),
         (RUNNING, E.RESOURCE_UPDATE, RUNNING, _resource_update),
         (UNHEALTHY, E.RESOURCE_UPDATE, UNHEALTHY, _resource_update),
         (_ACTIVE, E.CLEANUP_CONTAINER, None, _cleanup_container),

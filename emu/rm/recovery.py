@@ -179,6 +179,11 @@ class StateStore:
     def save_app(self, record: dict[str, Any]) -> None:
         self._write(self.apps_dir / f"{record['app_id']}.msgpack", record)
 
+    def remove_app(self, app_id: str) -> None:
+        """Forget a completed app (yarn.resourcemanager.state-store.max-completed-applications)."""
+        (self.apps_dir / f"{app_id}.msgpack").unlink(missing_ok=True)
+        (self.apps_dir / f"{app_id}.context.msgpack").unlink(missing_ok=True)
+
     def load_apps(self) -> list[dict[str, Any]]:
         """Every application record, with its context, in id order."""
         records = []
@@ -383,6 +388,7 @@ class RMRecovery:
                 a.state = attempt_sm.FINISHED if final == app_sm.FINISHED else attempt_sm.KILLED
                 a.finished_ms = app.finished_ms
         ctx.final_apps[final] += 1
+        ctx.completed_apps.recovered(app.app_id)
         self._save(app)
 
     # --- the services' recovery additions ----------------------------------------------------

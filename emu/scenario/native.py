@@ -24,8 +24,19 @@ from emu.scenario.queues import check_capacity_queues
 from emu.scenario.sls import read_text
 from emu.workload import JobSpec, NodeSpec, TaskSpec, Workload
 
-FAULT_KINDS = ("nm_crash", "nm_restart", "am_hang", "am_crash", "kill_app", "decommission")
+FAULT_KINDS = (
+    "nm_crash",
+    "nm_restart",
+    "am_hang",
+    "am_crash",
+    "kill_app",
+    "decommission",
+    "rm_restart",
+)
 JOB_FAULTS = ("am_hang", "am_crash", "kill_app")
+CLUSTER_FAULTS = ("rm_restart",)
+"""Faults without a target: the RM restarts (with recovery if
+yarn.resourcemanager.recovery.enabled)."""
 DEFAULT_PRIORITY = {"map": 20, "reduce": 10}
 # Nodes one scenario may generate (10x DESIGN.md's largest in-process goal).
 MAX_NODES = 100_000
@@ -35,7 +46,7 @@ TOP_KEYS = {"name", "description", "seed", "cluster", "config", "jobs", "faults"
 @dataclass(frozen=True)
 class Fault:
     """Something that goes wrong at `at_ms`: `target` is a host (nm_*,
-    decommission) or a job id (am_hang, am_crash, kill_app)."""
+    decommission), a job id (am_hang, am_crash, kill_app) or "" (rm_restart)."""
 
     at_ms: int
     kind: str
@@ -219,10 +230,10 @@ def _faults(r: _Reader, data: dict[str, Any], hosts: set[str], ids: set[str]) ->
                 p + "kind", f"unknown fault {kind!r} (expected one of {', '.join(FAULT_KINDS)})"
             )
         key = "job" if kind in JOB_FAULTS else "node"
-        target = r.str_(f, key, p)
-        if key == "node" and target not in hosts:
+        target = "" if kind in CLUSTER_FAULTS else r.str_(f, key, p)
+        if kind not in CLUSTER_FAULTS and key == "node" and target not in hosts:
             raise r.fail(p + "node", f"no node {target!r} in the cluster")
-        if key == "job" and target not in ids:
+        if kind not in CLUSTER_FAULTS and key == "job" and target not in ids:
             raise r.fail(p + "job", f"no job {target!r} in the workload")
         faults.append(Fault(r.int_(f, "at_ms", p), kind, target))
     faults.sort(key=lambda f: (f.at_ms, f.kind, f.target))

@@ -82,7 +82,8 @@ class LiveView:
             return False
         ctx = rm.ctx
         ended = sum(ctx.final_apps.values())
-        self._ended_published = ended >= self.total_jobs and ended == len(ctx.apps)
+        known = len(ctx.apps) + ctx.completed_apps.removed
+        self._ended_published = ended >= self.total_jobs and ended == known
         return self._ended_published
 
     def publish(self, rm: ResourceManager) -> None:

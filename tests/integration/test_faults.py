@@ -4,9 +4,11 @@ and each run's report of what was injected and what recovered."""
 
 from __future__ import annotations
 
+import io
 import json
 
 from emu.cli import main
+from emu.metrics.eventlog import EventLog
 from emu.scenario import native
 from emu.scenario.native import FAULT_KINDS, Fault
 from tests.helpers import SCENARIOS, mr_job, scenario_simulation, simulation
@@ -30,6 +32,10 @@ async def test_all_faults_scenario_injects_every_kind_and_finishes_every_job(aut
     assert recovered["nodes_decommissioned"] == 1
     assert recovered["attempts_restarted"] == 2
     assert recovered["tasks_rerun"] > 0
+    # The RM restart (with recovery) found etl and report still running.
+    assert (recovered["rm_restarts"], recovered["apps_recovered"], recovered["apps_lost"]) == (
+        1, 2, 0,
+    )  # fmt: skip
     assert result.metrics["active_nodes"] == 7  # node2 is back, node8 decommissioned
 
 
@@ -52,3 +58,27 @@ def test_the_report_is_in_summary_json_and_on_the_terminal(tmp_path, capsys):
     assert "nodes lost 1 (rejoined 1), decommissioned 1, attempts restarted 2" in out
     faults = json.loads((tmp_path / "summary.json").read_text())["faults"]
     assert faults["injected"]["nm_crash"] == 1 and faults["recovered"]["nodes_rejoined"] == 1
+
+
+async def test_a_node_whose_heartbeats_fall_behind_is_rebooted_and_rejoins(autojump_clock):
+    """YARN's ResourceTrackerService: a heartbeat whose response id is too
+    far behind gets RESYNC and the node goes REBOOTED; the NM registers
+    again and the replay still finishes."""
+    log = io.StringIO()
+    sim = simulation([mr_job("j", maps=8, map_ms=60_000)], events=EventLog(log))
+
+    def fall_behind(rm) -> None:
+        if rm.ctx.now_ms() == 30_000:
+            assert sim.nm_host is not None
+            sim.nm_host.by_id["node1"].response_id -= 5
+
+    sim.on_tick = fall_behind
+    result = await sim.run()
+    assert [j["state"] for j in result.jobs] == ["FINISHED"]
+    node1 = [
+        (e["frm"], e["to"])
+        for e in map(json.loads, log.getvalue().splitlines())
+        if e["event"] == "node" and e["id"] == "node1"
+    ]
+    assert node1 == [("NEW", "RUNNING"), ("RUNNING", "REBOOTED"), ("NEW", "RUNNING")]
+    assert result.metrics["active_nodes"] == 4 and result.metrics["rebooted_nodes"] == 0

@@ -102,3 +102,20 @@ def test_keep_running_stays_up_and_a_second_replay_counts_its_own_jobs(tmp_path)
     finally:
         up.send_signal(signal.SIGINT)
         up.communicate(timeout=60)
+
+
+def test_a_replay_reports_every_job_though_the_rm_keeps_one_finished_app(tmp_path) -> None:
+    """yarn.resourcemanager.max-completed-applications=1: the RM forgets
+    finished apps, `emu replay` keeps their reports as it sees them end."""
+    jobs = [
+        {"id": f"j{i}", "submit_ms": i * 3_000, "maps": 1, "reduces": 0, "map_ms": 2_000}
+        for i in range(4)
+    ]
+    scenario = write_scenario(tmp_path / "four.toml", jobs)
+    done = run(
+        tmp_path,
+        "cluster", "up", "--nodes", 2, "--rate", 20, "--work-dir", tmp_path / "work",
+        "--conf", "yarn.resourcemanager.max-completed-applications=1", "--trace", scenario,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "jobs 4 finished, 0 failed, 0 killed" in done.stdout

@@ -36,7 +36,8 @@ def test_every_rm_table_is_valid_and_covers_its_states():
                     "FINISHING", "FINISHED", "FAILED", "KILLED"},
         "container": {"NEW", "RESERVED", "ALLOCATED", "ACQUIRED", "RUNNING", "COMPLETED",
                       "RELEASED", "KILLED", "EXPIRED"},
-        "node": {"NEW", "RUNNING", "UNHEALTHY", "DECOMMISSIONED", "LOST", "SHUTDOWN"},
+        "node": {"NEW", "RUNNING", "UNHEALTHY", "DECOMMISSIONED", "LOST", "SHUTDOWN",
+                 "REBOOTED"},
     }  # fmt: skip
     for kind, machine in MACHINES.items():
         assert set(machine.states) == expected[kind]

@@ -109,3 +109,26 @@ async def test_a_node_below_the_minimum_allocation_is_told_to_shut_down(autojump
     )  # fmt: skip
     assert reply["action"] == P.SHUTDOWN and "minimum allocations" in reply["diagnostics"]
     assert "tiny" not in rm.ctx.nodes
+
+
+async def test_a_node_too_far_behind_is_rebooted_until_it_registers_again(autojump_clock):
+    """YARN: the RM answers RESYNC and raises REBOOTING; the node leaves the
+    scheduler (its containers with it) and counts as rebooted in the cluster
+    metrics until it registers again."""
+    rm = RMHarness(fifo_conf())
+    running(rm)
+    for _ in range(3):
+        rm.heartbeat("h2")
+    total = rm.ctx.scheduler.cluster
+    reply = rm.call(
+        P.RESOURCE_TRACKER, "node_heartbeat", node_id="h2", response_id=0, containers=[],
+        healthy=True,
+    )  # fmt: skip
+    assert reply["action"] == P.RESYNC
+    assert "h2" not in rm.ctx.nodes and rm.ctx.inactive_nodes["h2"].state == "REBOOTED"
+    assert "h2" not in rm.ctx.scheduler.nodes and rm.ctx.scheduler.cluster != total
+    assert rm.services.client.metrics()["rebooted_nodes"] == 1
+    rm.add_node("h2")
+    assert rm.ctx.nodes["h2"].state == "RUNNING" and "h2" not in rm.ctx.inactive_nodes
+    assert rm.services.client.metrics()["rebooted_nodes"] == 0
+    assert rm.ctx.scheduler.cluster == total

@@ -36,6 +36,16 @@ STATES = {ALLOCATED: "ALLOCATED", RESERVED: "RESERVED"}
 
 KEEP = 16
 
+Entry = tuple[int, str, str]
+
+
+def wait_entry(recent: tuple[Entry, ...], early: tuple[Entry, ...]) -> dict[str, list[list[Any]]]:
+    """One app's `why_pending` as summary.json has it."""
+    entry: dict[str, list[list[Any]]] = {"recent": [list(e) for e in recent]}
+    if early:
+        entry["before_start"] = [list(e) for e in early]
+    return entry
+
 
 class Activities:
     """Per-app ring buffers of decisions; see the module docstring. Besides
@@ -80,17 +90,34 @@ class Activities:
         """The app's recent decisions, oldest first."""
         return list(self._log.get(app_id, ()))
 
+    def forget(self, app_id: str) -> None:
+        """Drop an app the RM no longer keeps (emu.rm.retention)."""
+        self._last.pop(app_id, None)
+        self._log.pop(app_id, None)
+        self._before_start.pop(app_id, None)
+        self._waited.pop(app_id, None)
+
+    def held_back(self, app_id: str) -> tuple[tuple[Entry, ...], tuple[Entry, ...]] | None:
+        """The app's recent decisions and those before its first container,
+        as stored (no copies of the entries), or None if it was never held back."""
+        log = self._log.get(app_id)
+        if log is None or all(reason in STATES for _, reason, _ in log):
+            return None
+        early = self._waited.get(app_id) or self._before_start.get(app_id) or ()
+        return tuple(log), tuple(early)
+
+    def wait_of(self, app_id: str) -> dict[str, list[list[Any]]] | None:
+        """The app's entry of `waits()`, or None if it was never held back."""
+        held = self.held_back(app_id)
+        return None if held is None else wait_entry(*held)
+
     def waits(self) -> dict[str, dict[str, list[list[Any]]]]:
         """Every app that was ever held back: app id -> {"recent": [[ms, reason,
         node], ...]} plus "before_start" (why it waited for its first
         container) for an app that did."""
         out: dict[str, dict[str, list[list[Any]]]] = {}
-        for app_id, log in sorted(self._log.items()):
-            if all(reason in STATES for _, reason, _ in log):
-                continue
-            entry: dict[str, list[list[Any]]] = {"recent": [list(e) for e in log]}
-            early = self._waited.get(app_id) or self._before_start.get(app_id)
-            if early:
-                entry["before_start"] = [list(e) for e in early]
-            out[app_id] = entry
+        for app_id in sorted(self._log):
+            entry = self.wait_of(app_id)
+            if entry is not None:
+                out[app_id] = entry
         return out

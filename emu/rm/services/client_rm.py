@@ -83,9 +83,10 @@ class ClientRMService(Service):
         final = ctx.final_apps
         queues = [sched.queues[n] for n in sched.leaf_queues() if n in sched.queues]
         lost = sum(1 for n in ctx.inactive_nodes.values() if n.state == node_sm.LOST)
+        rebooted = sum(1 for n in ctx.inactive_nodes.values() if n.state == node_sm.REBOOTED)
         return {
             "time_ms": ctx.now_ms(),
-            "apps_submitted": len(ctx.apps),
+            "apps_submitted": len(ctx.apps) + ctx.completed_apps.removed,
             "apps_completed": final[app_sm.FINISHED],
             "apps_failed": final[app_sm.FAILED],
             "apps_killed": final[app_sm.KILLED],
@@ -93,6 +94,7 @@ class ClientRMService(Service):
             "apps_pending": sum(q.apps_pending for q in queues),
             "active_nodes": len(ctx.nodes),
             "lost_nodes": lost,
+            "rebooted_nodes": rebooted,
             "total": sched.cluster.to_wire(),
             "allocated": sched.used.to_wire(),
             "available": (sched.cluster - sched.used).to_wire(),

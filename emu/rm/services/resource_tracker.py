@@ -92,6 +92,10 @@ class ResourceTrackerService(Service):
         if rid + 1 == node.response_id and node.last_reply is not None:
             return {**node.last_reply, "id": msg["id"]}
         if rid != node.response_id:
+            # YARN: "too far behind rm response id"; the node is REBOOTED
+            # (out of the scheduler) until it registers again.
+            ctx.dispatch("node", node_sm.NodeEvent.REBOOTING, node_id)
+            ctx.dispatcher.drain()
             return self._node_reply(msg, rid, [], [], P.RESYNC)
         now = ctx.now_ms()
         node.last_heartbeat_ms = now
