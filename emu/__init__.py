@@ -49,7 +49,8 @@ General layout (each line is one boundary worth keeping):
 - `report/`    `emu report`: run outputs -> one self-contained HTML file.
 - `watch`      what `--progress`/`--web-port` start around a replay.
 - `bench/`     `make bench`: a seeded generator of the benchmark inputs
-               (`workload`) and the figures beside their targets (`figures`).
+               (`workload`), the figures beside their targets (`figures`)
+               and where a run's memory goes (`memory`).
 - `soak`       `make soak`: hours at 1,000 nodes with faults, memory sampled.
 - `cli`        the `emu` command.
 """

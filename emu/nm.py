@@ -124,9 +124,9 @@ class NMContainer:
     priority: int = 0
 
 
-@dataclass
+@dataclass(slots=True)
 class NMNode:
-    """One emulated NodeManager."""
+    """One emulated NodeManager (slots: a process may host 10,000)."""
 
     node_id: str
     host: str

@@ -22,6 +22,10 @@ MEMORY = "memory-mb"
 VCORES = "vcores"
 
 
+_SHARED: dict[tuple[int, int], Resource] = {}
+_SHARED_MAX = 4096  # distinct <memory, vcores> sizes kept by `Resource.from_wire`
+
+
 class Resource:
     """An immutable resource vector: memory in MB, vcores, extra named types."""
 
@@ -51,6 +55,21 @@ class Resource:
 
     @classmethod
     def from_wire(cls, m: Mapping[str, Any]) -> Resource:
+        """The resource of a wire map. Plain <memory, vcores> maps give one
+        shared instance per size (immutable, so sharing is free): every
+        container launch, allocation and task plan decodes one, and a run
+        holds hundreds of thousands of them in a handful of sizes."""
+        if len(m) == 2:
+            memory = m.get(MEMORY)
+            vcores = m.get(VCORES)
+            if type(memory) is int and type(vcores) is int:
+                key = (memory, vcores)
+                found = _SHARED.get(key)
+                if found is None:
+                    found = cls(memory, vcores)
+                    if len(_SHARED) < _SHARED_MAX:
+                        _SHARED[key] = found
+                return found
         extra = [(k, v) for k, v in m.items() if k not in (MEMORY, VCORES)]
         return cls(m.get(MEMORY, 0), m.get(VCORES, 0), extra)
 

@@ -9,7 +9,8 @@ does, and the AM may live in another process.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import sys
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from emu.resources import Resource
@@ -37,29 +38,57 @@ class TaskSpec:
     allocation_id: int = -1
     request_delay_ms: int = 0
 
-    def to_wire(self) -> dict[str, Any]:
-        return {
+    def to_wire(self, resource: dict[str, int] | None = None) -> dict[str, Any]:
+        """The task's wire map; `resource`, if given, is the resource's wire
+        map to use (shared between the tasks of one job). Keys at their
+        defaults (no hosts, GUARANTEED, allocation id -1, no request delay)
+        are left out, as `from_wire` reads them: a running app's plan stays
+        in its submission context, a 4-key map is 184 bytes and the full
+        8-key one with its empty host list 328."""
+        m: dict[str, Any] = {
             "type": self.task_type,
             "priority": self.priority,
             "duration_ms": self.duration_ms,
-            "resource": self.resource.to_wire(),
-            "hosts": list(self.hosts),
-            "execution_type": self.execution_type,
-            "allocation_id": self.allocation_id,
-            "request_delay_ms": self.request_delay_ms,
+            "resource": self.resource.to_wire() if resource is None else resource,
         }
+        if self.hosts:
+            m["hosts"] = list(self.hosts)
+        if self.execution_type != "GUARANTEED":
+            m["execution_type"] = self.execution_type
+        if self.allocation_id != -1:
+            m["allocation_id"] = self.allocation_id
+        if self.request_delay_ms != 0:
+            m["request_delay_ms"] = self.request_delay_ms
+        return m
 
     @classmethod
-    def from_wire(cls, m: dict[str, Any]) -> TaskSpec:
-        return cls(
-            task_type=m["type"],
-            priority=m["priority"],
-            duration_ms=m["duration_ms"],
-            resource=Resource.from_wire(m["resource"]),
-            hosts=tuple(m["hosts"]),
-            execution_type=m.get("execution_type", "GUARANTEED"),
-            allocation_id=m.get("allocation_id", -1),
-            request_delay_ms=m.get("request_delay_ms", 0),
+    def from_wire(cls, m: dict[str, Any], shared: SpecCache | None = None) -> TaskSpec:
+        """The spec of a wire map; with `shared`, equal specs (and their
+        resources and host tuples) come back as one object."""
+        resource = Resource.from_wire(m["resource"])
+        hosts = tuple(m.get("hosts") or ())
+        if shared is None:
+            return cls(
+                task_type=m["type"],
+                priority=m["priority"],
+                duration_ms=m["duration_ms"],
+                resource=resource,
+                hosts=hosts,
+                execution_type=m.get("execution_type", "GUARANTEED"),
+                allocation_id=m.get("allocation_id", -1),
+                request_delay_ms=m.get("request_delay_ms", 0),
+            )
+        return shared.task(
+            cls(
+                task_type=m["type"],
+                priority=m["priority"],
+                duration_ms=m["duration_ms"],
+                resource=shared.resource(resource),
+                hosts=shared.hosts(hosts),
+                execution_type=m.get("execution_type", "GUARANTEED"),
+                allocation_id=m.get("allocation_id", -1),
+                request_delay_ms=m.get("request_delay_ms", 0),
+            )
         )
 
 
@@ -85,6 +114,21 @@ class JobSpec:
     params: dict[str, Any] = field(default_factory=dict)
 
     def to_wire(self) -> dict[str, Any]:
+        """The job as the submission context carries it. Equal tasks share one
+        task map, and equal resources one resource map: in one process the
+        context is handed over as is, and a 100-task job whose tasks come in
+        a few dozen shapes then costs a few dozen maps, not a hundred."""
+        maps: dict[TaskSpec, dict[str, Any]] = {}
+        resources: dict[Resource, dict[str, int]] = {}
+        tasks = []
+        for t in self.tasks:
+            m = maps.get(t)
+            if m is None:
+                r = resources.get(t.resource)
+                if r is None:
+                    r = resources[t.resource] = t.resource.to_wire()
+                m = maps[t] = t.to_wire(r)
+            tasks.append(m)
         return {
             "job_id": self.job_id,
             "am_type": self.am_type,
@@ -94,7 +138,7 @@ class JobSpec:
             "user": self.user,
             "am_resource": self.am_resource.to_wire(),
             "priority": self.priority,
-            "tasks": [t.to_wire() for t in self.tasks],
+            "tasks": tasks,
             "params": dict(self.params),
         }
 
@@ -109,9 +153,59 @@ class JobSpec:
             user=m["user"],
             am_resource=Resource.from_wire(m["am_resource"]),
             priority=m.get("priority", 0),
-            tasks=tuple(TaskSpec.from_wire(t) for t in m["tasks"]),
+            tasks=_tasks_from_wire(m["tasks"]),
             params=dict(m.get("params") or {}),
         )
+
+
+def _tasks_from_wire(maps: list[dict[str, Any]]) -> tuple[TaskSpec, ...]:
+    """Equal task maps (the same map object, as `JobSpec.to_wire` shares
+    them, or equal contents after a trip through bytes) give one TaskSpec."""
+    shared = SpecCache()
+    by_map: dict[int, TaskSpec] = {}
+    out = []
+    for m in maps:
+        t = by_map.get(id(m))
+        if t is None:
+            t = by_map[id(m)] = TaskSpec.from_wire(m, shared)
+        out.append(t)
+    return tuple(out)
+
+
+class SpecCache:
+    """Equal specs shared as one object while a trace is read.
+
+    Why: a benchmark trace of 640,000 tasks has a few hundred distinct
+    (type, priority, duration, size) shapes plus one per preferred host;
+    holding one TaskSpec, Resource, duration int and type string per task
+    cost ~300 bytes each (~190 MB for P2's trace) where a shared reference
+    costs 8. Specs are immutable, so sharing changes nothing but memory.
+    """
+
+    __slots__ = ("_hosts", "_resources", "_tasks")
+
+    def __init__(self) -> None:
+        self._resources: dict[Resource, Resource] = {}
+        self._tasks: dict[TaskSpec, TaskSpec] = {}
+        self._hosts: dict[tuple[str, ...], tuple[str, ...]] = {}
+
+    def resource(self, r: Resource) -> Resource:
+        return self._resources.setdefault(r, r)
+
+    def hosts(self, hosts: tuple[str, ...]) -> tuple[str, ...]:
+        if not hosts:
+            return ()
+        found = self._hosts.get(hosts)
+        if found is None:
+            found = self._hosts[hosts] = tuple(sys.intern(h) for h in hosts)
+        return found
+
+    def task(self, t: TaskSpec) -> TaskSpec:
+        found = self._tasks.get(t)
+        if found is None:
+            kind = sys.intern(t.task_type)
+            found = self._tasks[t] = t if kind is t.task_type else replace(t, task_type=kind)
+        return found
 
 
 @dataclass(frozen=True, slots=True)

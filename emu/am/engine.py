@@ -79,6 +79,7 @@ class ApplicationMaster:
 
     def __init__(self, am: dict[str, Any], faults: AMFaults | None = None) -> None:
         self.attempt_id: str = am["attempt_id"]
+        self._app_id: str | None = None
         self.rm_address: str = am["rm_address"]
         context = am["context"]
         self.job = JobSpec.from_wire(context["job"])
@@ -100,9 +101,14 @@ class ApplicationMaster:
         self._pending: dict[int, list[int]] | None = None
         self._desired_table: dict[int, dict[str, tuple[int, tuple]]] | None = None
         # The racks of each task's preferred hosts, for matching containers.
-        # One shared empty set for the (usual) tasks without preferred hosts.
+        # One shared empty set for the (usual) tasks without preferred hosts,
+        # and one set per distinct rack set (a job's hundred host-preferring
+        # maps name a few dozen racks).
+        rack_sets: dict[frozenset[str], frozenset[str]] = {}
         self.task_racks = [
-            frozenset(self.racks.get(h, DEFAULT_RACK) for h in t.hosts) if t.hosts else _NO_RACKS
+            rack_sets.setdefault(racks, racks)
+            if (racks := frozenset(self.racks.get(h, DEFAULT_RACK) for h in t.hosts))
+            else _NO_RACKS
             for t in self.tasks
         ]
         self.container_task: dict[str, int] = {}
@@ -460,8 +466,12 @@ class ApplicationMaster:
                 self.releases.append(cid)
 
     def attempt_app_id(self) -> str:
-        _, ts, seq, _ = self.attempt_id.split("_")
-        return f"application_{ts}_{seq}"
+        """The app id of this attempt, built once: every container launch
+        carries it, and the NM keeps it per running container."""
+        if self._app_id is None:
+            _, ts, seq, _ = self.attempt_id.split("_")
+            self._app_id = f"application_{ts}_{seq}"
+        return self._app_id
 
 
 async def run_am(am: dict[str, Any], faults: AMFaults | None = None) -> None:

@@ -46,6 +46,7 @@ class Sample:
     running_apps: int
     allocated_mb: int
     containers_total: int
+    rss_mb: float = 0.0
 
 
 @dataclass
@@ -62,6 +63,8 @@ class RunStats:
     peak_rss_mb: float
     base_rss_mb: float
     samples: list[Sample] = field(default_factory=list)
+    prepared_rss_mb: float = 0.0
+    """RSS once the trace and configuration are read, before the cluster."""
 
     @property
     def sim_per_wall(self) -> float:
@@ -78,6 +81,44 @@ class RunStats:
         apps = sum(s.running_apps for s in window) / len(window)
         mem = sum(s.allocated_mb for s in window) / len(window)
         return sim / max(wall, 1e-9), apps, mem / (self.nodes * W.NODE_MEMORY_MB)
+
+    def kb_per_node(self) -> float:
+        """What the cluster itself costs per node: RSS at the first sample
+        after one simulated second (every node registered, hardly any app)
+        less RSS once the inputs were read."""
+        first = next((s for s in self.samples if s.sim_s >= 1), None)
+        if first is None:
+            return 0.0
+        return (first.rss_mb - self.prepared_rss_mb) * 1024 / self.nodes
+
+    def kb_per_running_app(self) -> float:
+        """RSS per running app, its containers included: the least-squares
+        slope of RSS over the running apps across the samples from one
+        simulated second (the cluster built) up to the peak of running apps
+        (RSS seldom shrinks, so later samples would only flatten the slope)."""
+        built = [s for s in self.samples if s.sim_s >= 1]
+        if not built:
+            return 0.0
+        top = max(range(len(built)), key=lambda i: built[i].running_apps)
+        window = built[: top + 1]
+        n = len(window)
+        if n < 2:
+            return 0.0
+        mx = sum(s.running_apps for s in window) / n
+        my = sum(s.rss_mb for s in window) / n
+        var = sum((s.running_apps - mx) ** 2 for s in window)
+        if var == 0:
+            return 0.0
+        cov = sum((s.running_apps - mx) * (s.rss_mb - my) for s in window)
+        return cov / var * 1024
+
+    def memory_detail(self) -> str:
+        return (
+            f"peak RSS {self.peak_rss_mb:.0f} MB, "
+            f"{(self.peak_rss_mb - self.base_rss_mb) * 1024 / self.nodes:.0f} KB/node all included "
+            f"(inputs {self.prepared_rss_mb - self.base_rss_mb:.0f} MB; cluster "
+            f"{self.kb_per_node():.1f} KB/node; {self.kb_per_running_app():.0f} KB per running app)"
+        )
 
     def wall_until_containers(self, n: int) -> float:
         """Wall seconds from the start until `n` containers were allocated."""
@@ -104,6 +145,7 @@ def run_trace(inputs: Path, scheduler: str, trace: str = "trace.json") -> RunSta
         nodes_file=str(inputs / "nodes.json"),
         conf_dir=str(inputs / scheduler),
     )
+    base = rss_mb()
     p = prepare(opts)
     samples: list[Sample] = []
     started = 0.0
@@ -117,11 +159,12 @@ def run_trace(inputs: Path, scheduler: str, trace: str = "trace.json") -> RunSta
                 sum(1 for a in rm.ctx.apps.values() if a.state == "RUNNING"),
                 sched.used.memory,
                 sched.container_total,
+                rss_mb(),
             )
         )
 
     sim = simulation_for(p, on_tick=tick)
-    base = rss_mb()
+    prepared = rss_mb()
     seed_scheduler(p.seed)
     started = time.perf_counter()
     result = trio.run(sim.run, clock=virtual_clock())
@@ -138,6 +181,7 @@ def run_trace(inputs: Path, scheduler: str, trace: str = "trace.json") -> RunSta
         peak_rss_mb=peak,
         base_rss_mb=base,
         samples=samples,
+        prepared_rss_mb=prepared,
     )
 
 
@@ -162,8 +206,7 @@ def _p1(work: Path, scheduler: str, quick: bool) -> list[Figure]:
         f"{r.simulated_s:.0f} sim s in {r.wall_s:.1f} wall s; {r.finished}/{r.jobs} jobs, "
         f"{r.containers} containers; steady state {steady:.1f}x with {apps:.0f} running apps, "
         f"{mem:.0%} memory; {r.heartbeats / r.wall_s:,.0f} heartbeats/s, "
-        f"{r.containers / r.wall_s:,.0f} allocations/s; peak RSS {r.peak_rss_mb:.0f} MB, "
-        f"{(r.peak_rss_mb - r.base_rss_mb) * 1024 / r.nodes:.0f} KB/node"
+        f"{r.containers / r.wall_s:,.0f} allocations/s; {r.memory_detail()}"
     )
     ok = r.sim_per_wall >= 100 and r.finished == r.jobs
     name = f"P1 {scheduler}" + (" (10 min)" if quick else "")
@@ -179,7 +222,7 @@ def _p2(work: Path, quick: bool) -> list[Figure]:
     detail = (
         f"{nodes} nodes, {r.simulated_s:.0f} sim s in {r.wall_s:.1f} wall s; "
         f"{r.finished}/{r.jobs} jobs; steady {steady:.1f}x, {apps:.0f} running apps, "
-        f"{mem:.0%} memory; {(r.peak_rss_mb - r.base_rss_mb) * 1024 / nodes:.0f} KB/node"
+        f"{mem:.0%} memory; {r.memory_detail()}"
     )
     ok = r.sim_per_wall >= 10 and r.peak_rss_mb <= 1024
     name = "P2 fair" + (f" ({nodes} nodes, quick)" if quick else "")

@@ -55,7 +55,7 @@ from typing import Any
 from emu.errors import InputError
 from emu.resources import MEMORY, VCORES, Resource
 from emu.scenario.limits import JAVA_LONG_MAX, JAVA_LONG_MIN, shorten
-from emu.workload import JobSpec, NodeSpec, TaskSpec, Workload
+from emu.workload import JobSpec, NodeSpec, SpecCache, TaskSpec, Workload
 
 DEFAULT_RACK = "/default-rack"
 DEFAULT_QUEUE = "default"
@@ -313,6 +313,7 @@ def read_sls(
     nodes = TraceNodes()
     jobs: list[JobSpec] = []
     first_seen: dict[str, str] = {}
+    shared = SpecCache()
     am_index = 0
     for raw_path in paths:
         path = os.fspath(raw_path)
@@ -322,7 +323,7 @@ def read_sls(
                 nodes.generate(fields.integer("num.nodes", 0), fields.integer("num.racks", 1))
                 if not fields.has("job.tasks"):
                     continue
-            for spec in _read_job(fields, nodes, container_default, am_default, am_index):
+            for spec in _read_job(fields, nodes, container_default, am_default, am_index, shared):
                 if spec.job_id in first_seen:
                     raise fields.error(
                         "job.id",
@@ -340,6 +341,7 @@ def _read_job(
     container_default: Resource,
     am_default: Resource,
     am_index: int,
+    shared: SpecCache,
 ) -> list[JobSpec]:
     am_type = fields.string("yarn.sls.am.type", fields.string("am.type", "mapreduce"))
     submit_ms = fields.integer("job.start.ms", 0)
@@ -360,7 +362,7 @@ def _read_job(
     tasks: list[TaskSpec] = []
     for i, raw_task in enumerate(task_list, start=1):
         task = fields.child(raw_task, f"task {i}")
-        spec = _read_task(task, nodes, container_default)
+        spec = shared.task(_read_task(task, nodes, container_default, shared))
         tasks.extend([spec] * max(task.integer("count", 1), 1))
 
     common: dict[str, Any] = {
@@ -369,7 +371,7 @@ def _read_job(
         "end_ms": end_ms,
         "queue": fields.string("job.queue.name", DEFAULT_QUEUE),
         "user": fields.string("job.user", DEFAULT_USER),
-        "am_resource": resource_from(fields, am_default, "am.", _AM_KEYS),
+        "am_resource": shared.resource(resource_from(fields, am_default, "am.", _AM_KEYS)),
         "tasks": tuple(tasks),
         "priority": fields.integer("job.priority", 0),
     }
@@ -378,7 +380,9 @@ def _read_job(
     return [JobSpec(job_id=str(am_index + k), params=dict(params), **common) for k in range(count)]
 
 
-def _read_task(task: JsonFields, nodes: TraceNodes, container_default: Resource) -> TaskSpec:
+def _read_task(
+    task: JsonFields, nodes: TraceNodes, container_default: Resource, shared: SpecCache
+) -> TaskSpec:
     if task.has("container.duration.ms"):
         duration, key = task.integer("container.duration.ms", 0), "container.duration.ms"
     elif task.has("duration.ms"):
@@ -412,7 +416,7 @@ def _read_task(task: JsonFields, nodes: TraceNodes, container_default: Resource)
         host_path = task.string("container.host", "")
         if not split_host_path(host_path)[1]:
             raise task.error("container.host", f"no host name in {host_path!r}")
-        hosts = (nodes.add(host_path),)
+        hosts = shared.hosts((nodes.add(host_path),))
     base = container_default
     if task.has("container.memory") and not task.has("container.memory-mb"):
         base = Resource(task.integer("container.memory", 0), base.vcores, base.extra)
@@ -420,7 +424,7 @@ def _read_task(task: JsonFields, nodes: TraceNodes, container_default: Resource)
         task_type=task.string("container.type", "map"),
         priority=task.integer("container.priority", MAP_PRIORITY),
         duration_ms=duration,
-        resource=resource_from(task, base, "container.", _TASK_KEYS),
+        resource=shared.resource(resource_from(task, base, "container.", _TASK_KEYS)),
         hosts=hosts,
         execution_type=execution_type,
         allocation_id=task.integer("container.allocation.id", -1),

@@ -240,3 +240,20 @@ def test_fifo_gives_the_whole_share_to_the_earliest():
     policies.FIFO.compute_shares([a, b], Resource(4096, 4))
     assert b.fair_share == Resource(4096, 4)
     assert a.fair_share == ZERO
+
+
+def test_many_equal_schedulables_share_as_one_by_one_and_cache_runs():
+    """600 apps in runs of equal specs (and one saturating run): the shares
+    are those the one-spec-per-app sum gives, and the remembered key holds
+    the runs, not 600 specs."""
+    scheds = [mem() for _ in range(300)] + [mem(0, 7)] * 2 + [mem() for _ in range(298)]
+    shares._RATIOS.clear()
+    got = memory_shares(scheds, 100_000)
+    one_by_one = [(float(s.weight), 0.0, float(s.max_share.memory)) for s in scheds]
+    ratio = shares._ratio(tuple((spec, 1) for spec in one_by_one), 100_000)
+    assert got == [shares.compute_share(s, ratio, MEMORY) for s in scheds]
+    assert got[:3] == [168, 168, 168] and got[300:302] == [7, 7]
+    ((key, total),) = shares._RATIOS
+    assert total == 100_000
+    assert [n for _, n in key] == [300, 2, 298]
+    assert memory_shares([mem() for _ in range(3)] + [mem(0, LONG_MAX)], 12) == [3, 3, 3, 3]

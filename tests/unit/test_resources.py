@@ -112,3 +112,16 @@ def test_componentwise_min_and_max_count_a_missing_type_as_zero():
     assert component_min(gpus, plain) == Resource(2048, 4, {"gpu": 0})
     assert component_min(plain, gpus) == Resource(2048, 4, {"gpu": 0})
     assert component_max(plain, gpus) == Resource(4096, 8, {"gpu": 2})
+
+
+def test_from_wire_shares_plain_sizes_and_keeps_extras_apart():
+    """Plain <memory, vcores> maps decode to one shared instance per size;
+    maps with other types, or non-integer amounts, decode as before."""
+    a = Resource.from_wire({"memory-mb": 2048, "vcores": 1})
+    assert a is Resource.from_wire({"vcores": 1, "memory-mb": 2048})
+    assert a == Resource(2048, 1)
+    assert Resource.from_wire({"memory-mb": 2048, "vcores": 2}) is not a
+    gpu = Resource.from_wire({"memory-mb": 2048, "gpu": 1})
+    assert (gpu.memory, gpu.vcores, gpu.extra) == (2048, 0, (("gpu", 1),))
+    flag = Resource.from_wire({"memory-mb": True, "vcores": 1})
+    assert flag == Resource(1, 1) and flag is not Resource.from_wire({"memory-mb": 1, "vcores": 1})

@@ -7,6 +7,7 @@ import statistics
 from pathlib import Path
 from typing import Any
 
+import msgpack
 import pytest
 
 from emu.errors import InputError
@@ -17,7 +18,7 @@ from emu.scenario.rumen2sls import convert
 from emu.scenario.sls import read_sls
 from emu.scenario.synth import read_synth
 from emu.scenario.topology import read_nodes_file
-from emu.workload import NodeSpec, Workload
+from emu.workload import JobSpec, NodeSpec, TaskSpec, Workload
 from tests.reference import REFERENCE_DIR
 
 CONTAINER = Resource(1024, 1)
@@ -162,6 +163,48 @@ def test_sls_accepts_json_array(tmp_path: Path) -> None:
     path = tmp_path / "jobs.json"
     path.write_text(json.dumps([{"job.id": "x", "job.tasks": [{"container.duration.ms": 1}]}]))
     assert [j.job_id for j in read_sls([path], **DEFAULTS).jobs] == ["x"]
+
+
+def test_sls_equal_tasks_are_one_object_across_jobs(tmp_path: Path) -> None:
+    """Equal task shapes (even in different jobs) are one shared TaskSpec and
+    Resource, so a large trace costs a reference per task; different
+    durations or hosts stay distinct, and every job still reads its own."""
+    short = {"container.start.ms": 0, "container.end.ms": 60_000, "container.memory-mb": 2048}
+    long = {**short, "container.end.ms": 90_000}
+    local = {**short, "container.host": "/rack1/h1"}
+    path = write_json(
+        tmp_path,
+        "jobs.json",
+        {"job.id": "a", "job.tasks": [short, long, dict(short), local]},
+        {"job.id": "b", "job.tasks": [dict(long), dict(local), dict(short)]},
+    )
+    a, b = read_sls([path], **DEFAULTS).jobs
+    assert [t.duration_ms for t in a.tasks] == [60_000, 90_000, 60_000, 60_000]
+    assert [t.hosts for t in b.tasks] == [(), ("h1",), ()]
+    assert a.tasks[0] is a.tasks[2] is b.tasks[2]
+    assert a.tasks[1] is b.tasks[0]
+    assert a.tasks[3] is b.tasks[1]
+    assert a.tasks[0] is not a.tasks[3] and a.tasks[0] != a.tasks[3]
+    assert len({id(t.resource) for j in (a, b) for t in j.tasks}) == 1
+    assert a.tasks[0].resource == Resource(2048, 1)
+
+
+def test_job_wire_shares_equal_task_maps_and_reads_back_equal(tmp_path: Path) -> None:
+    """`JobSpec.to_wire` hands equal tasks one map; `from_wire` gives equal
+    jobs back (from the shared maps or from a msgpack round trip, which has
+    none) with equal tasks as one object."""
+    task = {"container.duration.ms": 10}
+    other = {"container.duration.ms": 20, "container.host": "/r/h"}
+    path = write_json(tmp_path, "jobs.json", {"job.id": "a", "job.tasks": [task, other, task]})
+    (job,) = read_sls([path], **DEFAULTS).jobs
+    wire = job.to_wire()
+    assert wire["tasks"][0] is wire["tasks"][2] and wire["tasks"][0] is not wire["tasks"][1]
+    assert wire["tasks"][0]["resource"] is wire["tasks"][1]["resource"]
+    bytes_wire = msgpack.unpackb(msgpack.packb(wire), raw=False)
+    for m in (wire, bytes_wire):
+        back = JobSpec.from_wire(m)
+        assert back == job
+        assert back.tasks[0] is back.tasks[2] and back.tasks[1] is not back.tasks[0]
 
 
 # --- Rumen ---------------------------------------------------------------------
@@ -682,3 +725,12 @@ def test_bad_nodes_file_names_key(tmp_path: Path) -> None:
     path = write_json(tmp_path, "nodes2.json", {"rack": "r"})
     with pytest.raises(InputError, match="rack entry 1: nodes: missing"):
         read_nodes_file(path)
+
+
+def test_task_wire_leaves_out_defaults_and_reads_every_field_back() -> None:
+    plain = TaskSpec("map", 20, 5, Resource(1024, 1))
+    assert set(plain.to_wire()) == {"type", "priority", "duration_ms", "resource"}
+    full = TaskSpec("t", 3, 7, Resource(512, 2, {"gpu": 1}), ("h1", "h2"), "OPPORTUNISTIC", 9, 40)
+    for spec in (plain, full):
+        assert TaskSpec.from_wire(spec.to_wire()) == spec
+        assert TaskSpec.from_wire(msgpack.unpackb(msgpack.packb(spec.to_wire()))) == spec

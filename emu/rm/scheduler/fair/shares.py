@@ -73,22 +73,27 @@ def compute_share(s: Any, ratio: float, rtype: str) -> int:
 Spec = tuple[float, float, float]  # weight, min share, max share (as doubles)
 
 
-def _used(specs: Sequence[Spec], ratio: float) -> int:
-    """resourceUsedWithWeightToResourceRatio: the sum of the shares at `ratio`."""
+Run = tuple[Spec, int]  # a spec and how many schedulables in a row have it
+
+
+def _used(runs: Sequence[Run], ratio: float) -> int:
+    """resourceUsedWithWeightToResourceRatio: the sum of the shares at `ratio`
+    (shares are >= 0, so adding a run's `count` equal shares at once reaches
+    LONG_MAX exactly when adding them one by one would)."""
     taken = 0
-    for weight, lo, hi in specs:
+    for (weight, lo, hi), count in runs:
         share = weight * ratio
         if share < lo:
             share = lo
         if share > hi:
             share = hi
-        taken += jlong(share)
+        taken += jlong(share) * count
         if taken >= LONG_MAX:
             return LONG_MAX
     return taken
 
 
-def _ratio(specs: tuple[Spec, ...], total_resource: int) -> float:
+def _ratio(specs: tuple[Run, ...], total_resource: int) -> float:
     """The weight-to-resource ratio: doubling, then ITERATIONS bisection steps."""
     r_max = 1.0
     while _used(specs, r_max) < total_resource:
@@ -108,8 +113,11 @@ def _ratio(specs: tuple[Spec, ...], total_resource: int) -> float:
 
 
 # The search is a pure function of its inputs, which rarely change between
-# updates: remember recent answers (bounded, cleared when full).
-_RATIOS: dict[tuple[tuple[Spec, ...], int], float] = {}
+# updates: remember recent answers (bounded, cleared when full). Keys hold
+# runs of equal specs, not one spec per schedulable: a queue's apps mostly
+# share one (weight 1, no min, no max), and a key per update of a queue with
+# hundreds of apps once cost ~100 bytes per app, up to 4096 times over.
+_RATIOS: dict[tuple[tuple[Run, ...], int], float] = {}
 _RATIOS_MAX = 4096
 
 
@@ -131,7 +139,7 @@ def _compute(all_schedulables: Sequence[Any], total: Resource, rtype: str, stead
     if not schedulables:
         return
     total_resource = min(total_max, max(value(total, rtype) - taken, 0))
-    key = (tuple(specs), total_resource)
+    key = (_runs(specs), total_resource)
     right = _RATIOS.get(key)
     if right is None:
         if len(_RATIOS) >= _RATIOS_MAX:
@@ -141,3 +149,20 @@ def _compute(all_schedulables: Sequence[Any], total: Resource, rtype: str, stead
         share = weight * right
         share = min(max(share, lo), hi)
         _set(s, steady, rtype, jlong(share))
+
+
+def _runs(specs: list[Spec]) -> tuple[Run, ...]:
+    """`specs` as (spec, count) runs of equal neighbours, in order."""
+    runs: list[Run] = []
+    last: Spec | None = None
+    count = 0
+    for spec in specs:
+        if spec == last:
+            count += 1
+            continue
+        if last is not None:
+            runs.append((last, count))
+        last, count = spec, 1
+    if last is not None:
+        runs.append((last, count))
+    return tuple(runs)
