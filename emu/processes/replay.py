@@ -293,7 +293,11 @@ async def _wait(
     ended: dict[str, dict[str, Any]] = {}
     while True:
         await trio.sleep(poll_ms / 1000)
+        # Both taken before the request: a submission that completes while
+        # it is in flight must wait for the next poll, not end the wait
+        # without its app's report.
         ours = set(replayer.app_of_job.values())
+        all_submitted = len(ours) >= total
         # A finished app's report is kept as soon as seen: the RM removes the
         # oldest finished apps (yarn.resourcemanager.max-completed-applications).
         listed = {r["app_id"]: r for r in await client.list_apps() if r["app_id"] in ours}
@@ -307,7 +311,7 @@ async def _wait(
                 f"(e.g. {min(missing)}): it restarted without recovery "
                 "(yarn.resourcemanager.recovery.enabled)"
             )
-        if len(replayer.app_of_job) < total:
+        if not all_submitted:
             continue
         if not missing and all(r["state"] in FINAL for r in reports):
             return reports
