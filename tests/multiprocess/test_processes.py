@@ -269,6 +269,10 @@ def test_rm_restart_without_recovery_is_reported_and_nms_rejoin(
         time.sleep(0.2)
     assert replay.proc.returncode == 1
     assert "restarted without recovery" in cluster.log("replay")
+    # The NM process rewrites its statistics file once a simulated second.
+    deadline = time.monotonic() + 10
+    while cluster.nm_stats("nma")["restarts"] < 1 and time.monotonic() < deadline:
+        time.sleep(0.2)
     assert cluster.nm_stats("nma")["restarts"] >= 1
 
 
