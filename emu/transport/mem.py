@@ -215,7 +215,10 @@ def _run_now(coro: Coroutine[Any, Any, Payload | None]) -> Payload | None:
     except StopIteration as done:
         result: Payload | None = done.value
         return result
-    coro.close()
+    finally:
+        # Also when a signal (Ctrl-C) lands before the first step: an
+        # unstarted coroutine would otherwise warn "never awaited" on exit.
+        coro.close()
     raise RuntimeError("a handler marked never_waits waited")
 
 
