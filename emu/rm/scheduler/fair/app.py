@@ -12,7 +12,7 @@ is how Hadoop's own unit tests drive the scheduler.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from emu.resources import ZERO, Resource, component_min
 from emu.rm.scheduler import activities as act
@@ -60,6 +60,9 @@ class FSApp:
         self.last_time_at_fair_share = sapp.start_ms
         self.next_starvation_check = 0
         self.stopped = False
+        self.order_key: tuple[Any, ...] | None = None
+        """This app's key in its queue's kept order (FSLeafQueue.reorder)."""
+        self.runnable_seq = 0
 
     def __repr__(self) -> str:
         return f"FSApp({self.name}, {self.queue.name}, used={self.used})"
@@ -97,12 +100,16 @@ class FSApp:
         Any change here may change what an offer does: the scheduler's
         quiet epoch moves on (see FairScheduler.skip_quiet_node_update)."""
         self.fs.quiet_epoch += 1
+        queue = self.queue
         if self.runnable and not same(self._demand, self.sapp.used):
-            self.queue.wanting[self] = None
+            queue.wanting[self] = None
         else:
-            self.queue.wanting.pop(self, None)
+            queue.wanting.pop(self, None)
+        queue.reorder(self)
 
     def set_runnable(self, runnable: bool) -> None:
+        if runnable and not self.runnable:
+            self.runnable_seq = self.queue.next_runnable_seq()
         self.runnable = runnable
         self._track_demand()
 

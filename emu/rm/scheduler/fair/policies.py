@@ -60,6 +60,16 @@ class Policy:
         """Items in assignment order (the TreeSet order Hadoop iterates)."""
         return sorted(items, key=functools.cmp_to_key(lambda a, b: self.compare(a, b, cluster)))
 
+    def app_key(self, s: Any, cluster: Resource) -> tuple[Any, ...] | None:
+        """A sort key giving the comparator's order for an app, or None when
+        no plain key gives it (a leaf queue then sorts with the comparator).
+        The key reads only the app's usage, demand, weight and min share,
+        the cluster and the app's start time and name, so a leaf queue can
+        keep its apps ordered by it, moving one when one of those changes
+        (FSLeafQueue.reorder), instead of sorting on every node update. It
+        ends with the start time and name (unique per app in a queue)."""
+        return None
+
     def compute_shares(self, schedulables: Sequence[Any], total: Resource) -> None:
         raise NotImplementedError
 
@@ -108,6 +118,14 @@ class FairSharePolicy(Policy):
             keyed.append((s.demand.memory == 0, s.usage.memory / w, s.start_ms, s.name, i, s))
         keyed.sort()
         return [k[-1] for k in keyed]
+
+    def app_key(self, s: Any, cluster: Resource) -> tuple[Any, ...] | None:
+        """The sort shortcut's key above, without the position."""
+        w = s.weight
+        m = s.min_share.memory
+        if w <= 0.0 or (m > 0 and s.usage.memory < min(m, s.demand.memory)):
+            return None
+        return (s.demand.memory == 0, s.usage.memory / w, s.start_ms, s.name)
 
     def compute_shares(self, schedulables: Sequence[Any], total: Resource) -> None:
         shares.compute_shares(schedulables, total, MEMORY)
@@ -179,6 +197,24 @@ class DominantResourceFairnessPolicy(Policy):
                 keyed.append((mem / w, cpu / w, s.start_ms, s.name, i, s))
         keyed.sort()
         return [k[-1] for k in keyed]
+
+    def app_key(self, s: Any, cluster: Resource) -> tuple[Any, ...] | None:
+        """The sort shortcut's key above, without the position, computed the
+        same way (the same float operations, so the same order)."""
+        cm, cv = cluster.memory, cluster.vcores
+        if cluster.extra or cm <= 0 or cv <= 0:
+            return None
+        u, w, ms = s.usage, s.weight, s.min_share
+        if w <= 0.0:
+            return None
+        mem, cpu = u.memory / cm, u.vcores / cv
+        if cpu > mem:
+            if u.vcores < ms.vcores:
+                return None
+            return (cpu / w, mem / w, s.start_ms, s.name)
+        if u.memory < ms.memory:
+            return None
+        return (mem / w, cpu / w, s.start_ms, s.name)
 
     def compute_shares(self, schedulables: Sequence[Any], total: Resource) -> None:
         for t in types_of(total):
@@ -269,6 +305,10 @@ class FifoPolicy(Policy):
 
     def compare(self, s1: Any, s2: Any, cluster: Resource) -> int:
         return _tie(s1, s2)
+
+    def app_key(self, s: Any, cluster: Resource) -> tuple[Any, ...] | None:
+        """Start time, then name: the comparator's order."""
+        return (s.start_ms, s.name)
 
     def compute_shares(self, schedulables: Sequence[Any], total: Resource) -> None:
         earliest = None

@@ -17,6 +17,7 @@ are as stale as Hadoop's are.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
@@ -259,6 +260,13 @@ class FSLeafQueue(FSQueue):
         self.non_runnable: list[FSApp] = []
         # runnable apps whose demand differs from their usage (kept by FSApp)
         self.wanting: dict[FSApp, None] = {}
+        # Shortcut: `wanting` in policy order, kept as apps change (reorder):
+        # each app's sort key (its policy key and `runnable_seq`) and the app
+        # at the same index, valid for the (policy, cluster) in _order_basis.
+        self._keys: list[tuple[Any, ...]] = []
+        self._ordered: list[FSApp] = []
+        self._order_basis: tuple[Policy, Resource] | None = None
+        self._runnable_seq = 0
         self.am_usage = ZERO
         self.max_am_metric = ZERO
         self.last_time_at_min_share = fs.now_ms()
@@ -288,8 +296,70 @@ class FSLeafQueue(FSQueue):
         self.dec_usage(app.usage)
         return runnable
 
+    def next_runnable_seq(self) -> int:
+        """Order of joining `runnable`: the comparator's last tie (two
+        attempts of one app with one start time) falls to this order, as a
+        stable sort of `runnable` leaves it."""
+        self._runnable_seq += 1
+        return self._runnable_seq
+
     def update_internal(self) -> None:
         self.policy.compute_shares(self.runnable, self.fair_share)
+
+    # --- apps in policy order (shortcut) --------------------------------------------------------
+    def reorder(self, app: FSApp) -> None:
+        """`app`'s usage, demand or runnability changed: move it to its
+        place in the kept order (or out of it, if it no longer wants). Does
+        nothing while no order is kept; the next node update builds one."""
+        basis = self._order_basis
+        if basis is None:
+            return
+        old = app.order_key
+        key: tuple[Any, ...] | None = None
+        if app in self.wanting:
+            k = basis[0].app_key(app, basis[1])
+            if k is None:
+                self._drop_order()
+                return
+            key = (*k, app.runnable_seq)
+            if key == old:
+                return
+        keys, ordered = self._keys, self._ordered
+        if old is not None:
+            i = bisect_left(keys, old)
+            del keys[i]
+            del ordered[i]
+        app.order_key = key
+        if key is not None:
+            i = bisect_left(keys, key)
+            keys.insert(i, key)
+            ordered.insert(i, app)
+
+    def _drop_order(self) -> None:
+        for app in self._ordered:
+            app.order_key = None
+        self._keys = []
+        self._ordered = []
+        self._order_basis = None
+
+    def _build_order(self) -> bool:
+        """Key and sort the wanting apps for the current policy and cluster;
+        False (and no order kept) if the policy has no key for one of them."""
+        self._drop_order()
+        policy, cluster = self.policy, self.fs.cluster
+        keyed = []
+        for app in self.wanting:
+            k = policy.app_key(app, cluster)
+            if k is None:
+                return False
+            keyed.append(((*k, app.runnable_seq), app))
+        keyed.sort(key=_first)
+        for key, app in keyed:
+            app.order_key = key
+        self._keys = [key for key, _ in keyed]
+        self._ordered = [app for _, app in keyed]
+        self._order_basis = (policy, cluster)
+        return True
 
     def update_demand(self) -> None:
         demand = ZERO
@@ -307,6 +377,16 @@ class FSLeafQueue(FSQueue):
         candidates: Iterable[FSApp] = self.wanting
         if not shortcuts.enabled():
             candidates = [a for a in self.runnable if not is_none(a.demand - a.usage)]
+        else:
+            basis = self._order_basis
+            if (
+                basis is not None and basis[0] is self.policy and basis[1] is self.fs.cluster
+            ) or self._build_order():
+                ordered = self._ordered
+                if assignment:
+                    return ordered[:]
+                now = self.fs.now_ms()
+                return [a for a in ordered if now >= a.next_starvation_check]
         if assignment:
             return self.policy.sort(candidates, self.fs.cluster)
         now = self.fs.now_ms()
@@ -393,6 +473,10 @@ class FSLeafQueue(FSQueue):
                     starved.append(app)
             else:
                 app.minshare_starvation = ZERO
+
+
+def _first(item: tuple[Any, ...]) -> Any:
+    return item[0]
 
 
 class QueueManager:
