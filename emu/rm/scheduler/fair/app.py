@@ -140,6 +140,16 @@ class FSApp:
             return True
         return not self.queue.can_run_am(ask.capability)
 
+    def idle_reason(self) -> str:
+        """What offering any node to this app records while it has no
+        outstanding ask (`sapp.info.priorities` empty): the AM limit if its
+        AM is still to be placed, else "no node fits". Such an offer places,
+        reserves and counts nothing, so it is only this record."""
+        sapp = self.sapp
+        if sapp.am_pending and not sapp.am_running:
+            return act.AM_LIMIT
+        return act.NO_FIT
+
     def assign_container(self, node: SchedulerNode) -> Resource:
         """Offer `node` to this app (FSAppAttempt.assignContainer)."""
         record = self.fs.activities.record

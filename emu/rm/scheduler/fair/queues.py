@@ -401,11 +401,29 @@ class FSLeafQueue(FSQueue):
                         self.fs.activities.record(app.sapp.app_id, act.QUEUE_MAX, node.node_id)
                         break
             return NONE
-        for app in self.apps_with_demand(True):
-            if app.blacklisted(node):
+        apps = self.apps_with_demand(True)
+        if not shortcuts.enabled():
+            for app in apps:
+                if app.blacklisted(node):
+                    continue
+                assigned = app.assign_container(node)
+                if assigned != NONE:
+                    return assigned
+            return NONE
+        # Shortcut: an app asking for nothing (its demand is stale until the
+        # next update) is offered the node only to record why it took
+        # nothing; record that directly (FSApp.idle_reason).
+        record = self.fs.activities.record
+        node_id = node.node_id
+        for app in apps:
+            sapp = app.sapp
+            if sapp.blacklist and app.blacklisted(node):
+                continue
+            if not sapp.info.priorities:
+                record(sapp.app_id, app.idle_reason(), node_id)
                 continue
             assigned = app.assign_container(node)
-            if assigned != NONE:
+            if assigned is not NONE and assigned != NONE:
                 return assigned
         return NONE
 
