@@ -247,7 +247,7 @@ class FSParentQueue(FSQueue):
             return NONE
         for child in self.policy.sort(self.children, self.fs.cluster):
             assigned: Resource = child.assign_container(node)
-            if assigned != NONE:
+            if assigned is not NONE and assigned != NONE:
                 return assigned
         return NONE
 

@@ -417,11 +417,19 @@ class FairScheduler(Scheduler):
         if not valid:
             assigned_containers = 0
             assigned = ZERO
-            max_to_assign = multiply(node.available, f32(0.5))
+            s = self.settings
+            # half of what was free: only `dynamic.max.assign` reads it
+            max_to_assign = (
+                multiply(node.available, f32(0.5))
+                if s.assign_multiple and s.dynamic_max_assign
+                else ZERO
+            )
             root = self.qm.root
             while node.reserved is None:
                 a = root.assign_container(node)
-                if a == NONE:
+                if a is NONE or a == NONE:
+                    break
+                if not s.assign_multiple:
                     break
                 assigned_containers += 1
                 assigned = assigned + a
