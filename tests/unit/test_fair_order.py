@@ -1,0 +1,140 @@
+"""A leaf queue keeps its apps with unmet demand in policy order as they
+change (FSLeafQueue.reorder) instead of sorting them on every node update,
+and offers a node to an app that asks for nothing only by recording why it
+took nothing. Both are shortcuts: a seeded mix of asks, placements,
+completions, updates and app removals must see, at every step, the order
+the comparator gives, and the same placements and recorded decisions with
+the shortcuts on and off."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from emu.resources import Resource
+from emu.rm.container import ContainerEvent
+from emu.rm.scheduler import shortcuts
+from emu.rm.scheduler.fair.queues import FSLeafQueue
+from tests.fair_harness import GB, FSHarness, write_alloc
+
+POLICIES = ("drf", "fair", "fifo")
+
+
+@pytest.fixture(autouse=True)
+def restore_shortcuts() -> Iterator[None]:
+    before = shortcuts.enabled()
+    yield
+    shortcuts.set_enabled(before)
+
+
+def _harness(tmp_path: Path, policy: str) -> FSHarness:
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    default = "drf" if policy == "drf" else "fair"
+    alloc = write_alloc(
+        tmp_path,
+        f"<defaultQueueSchedulingPolicy>{default}</defaultQueueSchedulingPolicy>"
+        f'<queue name="a"><schedulingPolicy>{policy}</schedulingPolicy></queue>'
+        f'<queue name="b"><schedulingPolicy>{policy}</schedulingPolicy></queue>',
+    )
+    h = FSHarness(alloc=alloc)
+    for i in range(6):
+        h.add_node(f"n{i}", 8 * GB, vcores=8, rack=f"/r{i % 2}")
+    return h
+
+
+def _comparator_order(leaf: FSLeafQueue) -> list[Any]:
+    """The queue's apps with demand as the plain path sorts them."""
+    on = shortcuts.enabled()
+    shortcuts.set_enabled(False)
+    try:
+        return leaf.apps_with_demand(True)
+    finally:
+        shortcuts.set_enabled(on)
+
+
+def _run(tmp_path: Path, policy: str, seed: int, on: bool, check_order: bool) -> list[Any]:
+    """Drive a seeded mix of events; what happened, step by step."""
+    shortcuts.set_enabled(on)
+    h = _harness(tmp_path / f"{policy}-{seed}-{on}", policy)
+    rng = random.Random(seed)
+    attempts: list[str] = []
+    seen: list[Any] = []
+    leaves = [h.queue("root.a"), h.queue("root.b")]
+    for step in range(400):
+        r = rng.random()
+        if r < 0.12 or not attempts:
+            am = Resource(GB, 1) if rng.random() < 0.3 else None
+            attempt = h.submit(rng.choice(["root.a", "root.b"]), am=am)
+            assert attempt is not None
+            attempts.append(attempt)
+        elif r < 0.35:
+            attempt = rng.choice(attempts)
+            h.ask(attempt, rng.choice([GB, 2 * GB, 3 * GB]), rng.randrange(0, 5),
+                  vcores=rng.choice([1, 2, 4]), priority=rng.choice([1, 2]))  # fmt: skip
+        elif r < 0.7:
+            h.heartbeat(f"n{rng.randrange(6)}")
+        elif r < 0.85:
+            live = [c for a in attempts for c in h.sched.apps[a].live.values()]
+            if live:
+                c = rng.choice(sorted(live, key=lambda c: c.container_id))
+                h.sched.complete_container(c, 0, "", ContainerEvent.FINISHED, cleanup=False)
+                h.drain()
+        elif r < 0.95:
+            h.update()
+        elif len(attempts) > 1:
+            attempt = attempts.pop(rng.randrange(len(attempts)))
+            h.remove(attempt)
+        if check_order:
+            for leaf in leaves:
+                kept = [a.name for a in leaf.apps_with_demand(True)]
+                assert kept == [a.name for a in _comparator_order(leaf)], step
+        seen.append(
+            sorted((a, sorted(h.sched.apps[a].live)) for a in attempts if a in h.sched.apps)
+        )
+    seen.append(h.sched.activities.waits())
+    seen.append({a: h.sched.activities.of(a) for a in sorted(h.sched.activities._log)})
+    return seen
+
+
+@pytest.mark.parametrize("policy", POLICIES)
+async def test_kept_order_is_the_comparators_at_every_step(tmp_path: Path, policy: str) -> None:
+    for seed in range(3):
+        seen = _run(tmp_path, policy, seed, on=True, check_order=True)
+        assert any(step for step in seen[:-2]), "some containers were placed"
+
+
+@pytest.mark.parametrize("policy", POLICIES)
+async def test_placements_and_decisions_are_the_same_with_shortcuts_off(
+    tmp_path: Path, policy: str, autojump_clock: Any
+) -> None:
+    """On a virtual clock, so both runs record the same times."""
+    for seed in range(3):
+        on = _run(tmp_path, policy, seed, on=True, check_order=False)
+        off = _run(tmp_path, policy, seed, on=False, check_order=False)
+        assert on == off
+        decisions = on[-1]
+        reasons = {reason for log in decisions.values() for _, reason, _ in log}
+        assert "no node fits" in reasons  # idle apps were offered nodes
+
+
+async def test_order_follows_usage_and_is_rebuilt_for_a_new_cluster(tmp_path: Path) -> None:
+    h = _harness(tmp_path, "drf")
+    first = h.request(GB, "root.a", num=4)
+    second = h.request(GB, "root.a", num=4)
+    leaf = h.queue("root.a")
+    assert [a.name for a in leaf.apps_with_demand(True)] == [
+        h.fsapp(first).name,
+        h.fsapp(second).name,
+    ]
+    h.heartbeat("n0")  # the first app, earlier, gets the container
+    assert h.live(first) == 1
+    assert leaf.apps_with_demand(True)[0].name == h.fsapp(second).name
+    before = leaf._order_basis
+    h.add_node("n9", 16 * GB, vcores=16)
+    leaf.apps_with_demand(True)
+    assert leaf._order_basis is not before
+    assert leaf._order_basis[1] is h.sched.cluster
