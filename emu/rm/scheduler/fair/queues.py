@@ -174,9 +174,19 @@ class FSQueue:
             q = q.parent
 
     def fits_in_max_share(self, additional: Resource) -> bool:
+        """Whether `additional` fits under this queue's and every ancestor's
+        max share; asked on every offer, so memory-and-vcores resources are
+        compared without building the sum."""
         q: FSQueue | None = self
         while q is not None:
-            if not fits_in(q.usage + additional, q.max_share):
+            usage, limit = q.usage, q.max_share
+            if usage.extra or additional.extra or limit.extra:
+                if not fits_in(usage + additional, limit):
+                    return False
+            elif (
+                usage.memory + additional.memory > limit.memory
+                or usage.vcores + additional.vcores > limit.vcores
+            ):
                 return False
             q = q.parent
         return True

@@ -468,6 +468,15 @@ class FairScheduler(Scheduler):
         if app is None:
             return self.cluster - self.used
         queue = app.queue
+        cluster, used, usage, max_share = self.cluster, self.used, queue.usage, queue.max_share
+        if not (sapp.blacklist or cluster.extra or used.extra or usage.extra or max_share.extra):
+            # every AM allocate asks: the same minima without the three
+            # intermediate resources
+            max_available = Resource(
+                min(cluster.memory - used.memory, max_share.memory - usage.memory),
+                min(cluster.vcores - used.vcores, max_share.vcores - usage.vcores),
+            )
+            return queue.policy.headroom(queue.fair_share, usage, max_available)
         available = self.cluster - self.used
         if sapp.blacklist:
             for node in self.sorted_nodes():
