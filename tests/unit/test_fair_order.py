@@ -37,7 +37,8 @@ def _harness(tmp_path: Path, policy: str) -> FSHarness:
     alloc = write_alloc(
         tmp_path,
         f"<defaultQueueSchedulingPolicy>{default}</defaultQueueSchedulingPolicy>"
-        f'<queue name="a"><schedulingPolicy>{policy}</schedulingPolicy></queue>'
+        f'<queue name="a"><schedulingPolicy>{policy}</schedulingPolicy>'
+        "<maxResources>12288 mb, 12 vcores</maxResources></queue>"
         f'<queue name="b"><schedulingPolicy>{policy}</schedulingPolicy></queue>',
     )
     h = FSHarness(alloc=alloc)
@@ -138,3 +139,35 @@ async def test_order_follows_usage_and_is_rebuilt_for_a_new_cluster(tmp_path: Pa
     leaf.apps_with_demand(True)
     assert leaf._order_basis is not before
     assert leaf._order_basis[1] is h.sched.cluster
+
+
+async def test_a_settled_app_is_offered_nodes_again_after_a_new_decision_or_ask(
+    autojump_clock: Any,
+) -> None:
+    h = FSHarness()
+    h.add_node("n0", 8 * GB)
+    attempt = h.request(GB, "root.default", num=2)
+    h.heartbeat("n0", times=2)
+    fs = h.fsapp(attempt)
+    app_id = fs.sapp.app_id
+    c = next(iter(h.sched.apps[attempt].live.values()))
+    h.sched.complete_container(c, 0, "", ContainerEvent.FINISHED, cleanup=False)
+    h.drain()
+    # usage below the (stale) demand, no asks: an offer only records why
+    assert fs in fs.queue.wanting and not fs.sapp.info.priorities
+    h.heartbeat("n0")
+    assert fs.settled
+    assert [r for _, r, _ in h.sched.activities.of(app_id)] == ["allocated", "no node fits"]
+    h.heartbeat("n0")  # skipped: would record nothing new
+    h.sched.activities.record(app_id, "queue at max capacity", "n0")
+    assert not fs.settled
+    h.heartbeat("n0")  # offered again: the decision is recorded again
+    assert [r for _, r, _ in h.sched.activities.of(app_id)][-2:] == [
+        "queue at max capacity",
+        "no node fits",
+    ]
+    assert fs.settled
+    h.ask(attempt, GB, 1)  # asks again: offered nodes again, and placed
+    assert not fs.settled
+    h.heartbeat("n0")
+    assert h.live(attempt) == 2

@@ -52,7 +52,16 @@ class Activities:
     the most recent `keep` decisions, the first `keep` made before the app's
     first container are kept apart: they say why it waited to start."""
 
-    __slots__ = ("_before_start", "_last", "_log", "_waited", "keep", "now_ms", "writes")
+    __slots__ = (
+        "_before_start",
+        "_last",
+        "_log",
+        "_waited",
+        "keep",
+        "now_ms",
+        "on_write",
+        "writes",
+    )
 
     def __init__(self, now_ms: Callable[[], int], keep: int = KEEP) -> None:
         self.now_ms = now_ms
@@ -64,6 +73,10 @@ class Activities:
         self.writes = 0
         """Decisions stored so far: a scheduler compares it before and after
         a pass to tell a pass that recorded nothing new."""
+        self.on_write: Callable[[str], None] | None = None
+        """Called with the app id after a decision is stored (or an app's
+        last decision forgotten): the FairScheduler stops skipping offers
+        that would now record again."""
 
     def record(self, app_id: str, reason: str, node: str = "") -> None:
         last = self._last.get(app_id)
@@ -71,6 +84,8 @@ class Activities:
             return
         self._last[app_id] = reason
         self.writes += 1
+        if self.on_write is not None:
+            self.on_write(app_id)
         entry = (self.now_ms(), reason, node)
         log = self._log.get(app_id)
         if log is None:
@@ -92,7 +107,8 @@ class Activities:
 
     def forget(self, app_id: str) -> None:
         """Drop an app the RM no longer keeps (emu.rm.retention)."""
-        self._last.pop(app_id, None)
+        if self._last.pop(app_id, None) is not None and self.on_write is not None:
+            self.on_write(app_id)
         self._log.pop(app_id, None)
         self._before_start.pop(app_id, None)
         self._waited.pop(app_id, None)

@@ -9,7 +9,15 @@ scheduling one.
 
 Shortcuts today (FairScheduler):
 - each leaf queue keeps its runnable apps with unmet demand as they change,
-  instead of every node update filtering all of its apps;
+  instead of every node update filtering all of its apps, and keeps them in
+  policy order (a sorted list of each app's key, `Policy.app_key`, moved
+  when the app's usage, demand or runnability changes), instead of every
+  node update sorting them (FSLeafQueue.reorder);
+- an app with unmet demand but no outstanding ask (its demand is stale
+  until the next update) is not offered the node: the one thing the offer
+  does, record why it took nothing, is done directly, and then the app is
+  skipped by later offers until it asks again, leaves the queue's wanting
+  apps, or another decision is recorded for it (FSLeafQueue.settle);
 - the drf and fair comparators' order is reached through a sort key when it
   is a plain lexicographic order (no needy item, positive weights);
 - a queue's max share is kept until the cluster, the configured maximum or

@@ -63,6 +63,8 @@ class FSApp:
         self.order_key: tuple[Any, ...] | None = None
         """This app's key in its queue's kept order (FSLeafQueue.reorder)."""
         self.runnable_seq = 0
+        self.settled = False
+        """Asks for nothing and recorded so; skipped by node offers (FSLeafQueue.settle)."""
 
     def __repr__(self) -> str:
         return f"FSApp({self.name}, {self.queue.name}, used={self.used})"

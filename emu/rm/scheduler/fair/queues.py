@@ -275,6 +275,9 @@ class FSLeafQueue(FSQueue):
         # at the same index, valid for the (policy, cluster) in _order_basis.
         self._keys: list[tuple[Any, ...]] = []
         self._ordered: list[FSApp] = []
+        # the same less the settled apps (see settle): those offered a node
+        self._active_keys: list[tuple[Any, ...]] = []
+        self._active: list[FSApp] = []
         self._order_basis: tuple[Policy, Resource] | None = None
         self._runnable_seq = 0
         self.am_usage = ZERO
@@ -318,8 +321,9 @@ class FSLeafQueue(FSQueue):
 
     # --- apps in policy order (shortcut) --------------------------------------------------------
     def reorder(self, app: FSApp) -> None:
-        """`app`'s usage, demand or runnability changed: move it to its
-        place in the kept order (or out of it, if it no longer wants). Does
+        """`app`'s usage, demand, asks or runnability changed: move it to its
+        place in the kept order (or out of it, if it no longer wants), and
+        back among the apps a node is offered to if it asks again. Does
         nothing while no order is kept; the next node update builds one."""
         basis = self._order_basis
         if basis is None:
@@ -332,24 +336,67 @@ class FSLeafQueue(FSQueue):
                 self._drop_order()
                 return
             key = (*k, app.runnable_seq)
-            if key == old:
-                return
+        was_settled = app.settled
+        settled = was_settled and key is not None and not app.sapp.info.priorities
+        if key == old and settled == was_settled:
+            return
         keys, ordered = self._keys, self._ordered
         if old is not None:
             i = bisect_left(keys, old)
             del keys[i]
             del ordered[i]
+            if not was_settled:
+                i = bisect_left(self._active_keys, old)
+                del self._active_keys[i]
+                del self._active[i]
+        if was_settled and not settled:
+            self.fs.unsettle(app)
+        app.settled = settled
         app.order_key = key
         if key is not None:
             i = bisect_left(keys, key)
             keys.insert(i, key)
             ordered.insert(i, app)
+            if not settled:
+                i = bisect_left(self._active_keys, key)
+                self._active_keys.insert(i, key)
+                self._active.insert(i, app)
+
+    def settle(self, app: FSApp) -> None:
+        """`app` asks for nothing and has just recorded what an offer to it
+        records (FSApp.idle_reason): until it asks again, leaves `wanting`,
+        or another decision is recorded for its app id (`unsettle`), an
+        offer would record nothing new, so nodes are not offered to it."""
+        key = app.order_key
+        if key is None or app.settled:
+            return
+        i = bisect_left(self._active_keys, key)
+        del self._active_keys[i]
+        del self._active[i]
+        app.settled = True
+        self.fs.settled(app)
+
+    def unsettle(self, app: FSApp) -> None:
+        """A decision was recorded for `app`'s app id: offer it nodes again."""
+        if not app.settled:
+            return
+        app.settled = False
+        key = app.order_key
+        if key is not None:
+            i = bisect_left(self._active_keys, key)
+            self._active_keys.insert(i, key)
+            self._active.insert(i, app)
 
     def _drop_order(self) -> None:
         for app in self._ordered:
             app.order_key = None
+            if app.settled:
+                self.fs.unsettle(app)
+                app.settled = False
         self._keys = []
         self._ordered = []
+        self._active_keys = []
+        self._active = []
         self._order_basis = None
 
     def _build_order(self) -> bool:
@@ -368,8 +415,18 @@ class FSLeafQueue(FSQueue):
             app.order_key = key
         self._keys = [key for key, _ in keyed]
         self._ordered = [app for _, app in keyed]
+        self._active_keys = self._keys[:]
+        self._active = self._ordered[:]
         self._order_basis = (policy, cluster)
         return True
+
+    def _kept_order(self) -> bool:
+        """Whether an order is kept for the current policy and cluster (built
+        here if it can be)."""
+        basis = self._order_basis
+        return (
+            basis is not None and basis[0] is self.policy and basis[1] is self.fs.cluster
+        ) or self._build_order()
 
     def update_demand(self) -> None:
         demand = ZERO
@@ -387,16 +444,12 @@ class FSLeafQueue(FSQueue):
         candidates: Iterable[FSApp] = self.wanting
         if not shortcuts.enabled():
             candidates = [a for a in self.runnable if not is_none(a.demand - a.usage)]
-        else:
-            basis = self._order_basis
-            if (
-                basis is not None and basis[0] is self.policy and basis[1] is self.fs.cluster
-            ) or self._build_order():
-                ordered = self._ordered
-                if assignment:
-                    return ordered[:]
-                now = self.fs.now_ms()
-                return [a for a in ordered if now >= a.next_starvation_check]
+        elif self._kept_order():
+            ordered = self._ordered
+            if assignment:
+                return ordered[:]
+            now = self.fs.now_ms()
+            return [a for a in ordered if now >= a.next_starvation_check]
         if assignment:
             return self.policy.sort(candidates, self.fs.cluster)
         now = self.fs.now_ms()
@@ -411,26 +464,27 @@ class FSLeafQueue(FSQueue):
                         self.fs.activities.record(app.sapp.app_id, act.QUEUE_MAX, node.node_id)
                         break
             return NONE
-        apps = self.apps_with_demand(True)
-        if not shortcuts.enabled():
-            for app in apps:
+        if not shortcuts.enabled() or not self._kept_order():
+            for app in self.apps_with_demand(True):
                 if app.blacklisted(node):
                     continue
                 assigned = app.assign_container(node)
                 if assigned != NONE:
                     return assigned
             return NONE
-        # Shortcut: an app asking for nothing (its demand is stale until the
-        # next update) is offered the node only to record why it took
-        # nothing; record that directly (FSApp.idle_reason).
+        # Shortcut: the kept order less the settled apps. An app asking for
+        # nothing (its demand is stale until the next update) is offered the
+        # node only to record why it took nothing: record that directly
+        # (FSApp.idle_reason) and settle it, so later passes skip it.
         record = self.fs.activities.record
         node_id = node.node_id
-        for app in apps:
+        for app in self._active[:]:
             sapp = app.sapp
             if sapp.blacklist and app.blacklisted(node):
                 continue
             if not sapp.info.priorities:
                 record(sapp.app_id, app.idle_reason(), node_id)
+                self.settle(app)
                 continue
             assigned = app.assign_container(node)
             if assigned is not NONE and assigned != NONE:

@@ -103,6 +103,9 @@ class FairScheduler(Scheduler):
         self._quiet_at: tuple[int, int] | None = None
         self._quiet_asks: list[Resource] = []
         self.fsapps: dict[str, FSApp] = {}
+        self._settled: dict[str, list[FSApp]] = {}
+        """Settled apps by app id (FSLeafQueue.settle)."""
+        self.activities.on_write = self._decision_recorded
         self.rack_sizes: dict[str, int] = {}
         self.preempt_nodes: dict[str, NodePreemption] = {}
         self.enforcer = MaxRunningAppsEnforcer(self)
@@ -307,7 +310,32 @@ class FairScheduler(Scheduler):
         return c
 
     def demand_changed(self, sapp: SchedulerApp) -> None:
+        """The app started or stopped having outstanding asks: a settled app
+        that asks again is offered nodes again."""
         self.quiet_epoch += 1
+        app = self.fsapps.get(sapp.attempt_id)
+        if app is not None and app.settled:
+            app.queue.reorder(app)
+
+    # --- settled apps (FSLeafQueue.settle) ------------------------------------------------------
+    def settled(self, app: FSApp) -> None:
+        self._settled.setdefault(app.name, []).append(app)
+
+    def unsettle(self, app: FSApp) -> None:
+        """`app` is no longer settled: forget it here (its queue does the rest)."""
+        held = self._settled.get(app.name)
+        if held is not None and app in held:
+            held.remove(app)
+            if not held:
+                del self._settled[app.name]
+
+    def _decision_recorded(self, app_id: str) -> None:
+        """Activities stored a new decision for `app_id`: its settled apps'
+        next offer would record again, so they are offered nodes again."""
+        held = self._settled.pop(app_id, None)
+        if held is not None:
+            for app in held:
+                app.queue.unsettle(app)
 
     def reserve(
         self, sapp: SchedulerApp, node: SchedulerNode, priority: int, ask: Ask
