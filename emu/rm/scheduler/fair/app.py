@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from emu.resources import ZERO, Resource, component_min
 from emu.rm.scheduler import activities as act
+from emu.rm.scheduler import shortcuts
 from emu.rm.scheduler.app_scheduling_info import Ask
 from emu.rm.scheduler.fair.arith import (
     f32,
@@ -122,7 +123,19 @@ class FSApp:
         return 1.0
 
     def update_demand(self) -> None:
-        self.demand = self.used + self.sapp.info.pending
+        demand = self.used + self.sapp.info.pending
+        old = self._demand
+        if (
+            demand.memory == old.memory
+            and demand.vcores == old.vcores
+            and demand.extra == old.extra
+            and shortcuts.enabled()
+        ):
+            # Shortcut: unchanged, so neither the queue's wanting apps nor
+            # their order can change (the update moves the quiet epoch itself)
+            self._demand = demand
+            return
+        self.demand = demand
 
     def pending_demand(self) -> Resource:
         return self.demand - self.used

@@ -429,13 +429,23 @@ class FSLeafQueue(FSQueue):
         ) or self._build_order()
 
     def update_demand(self) -> None:
-        demand = ZERO
-        for app in self.runnable:
-            app.update_demand()
-            demand = demand + app.demand
-        for app in self.non_runnable:
-            app.update_demand()
-            demand = demand + app.demand
+        memory = vcores = 0
+        extra = False
+        for apps in (self.runnable, self.non_runnable):
+            for app in apps:
+                app.update_demand()
+                d = app.demand
+                memory += d.memory
+                vcores += d.vcores
+                extra = extra or bool(d.extra)
+        if extra:  # the sum with every resource type
+            demand = ZERO
+            for app in self.runnable:
+                demand = demand + app.demand
+            for app in self.non_runnable:
+                demand = demand + app.demand
+        else:
+            demand = Resource(memory, vcores)
         self.demand = component_min(demand, self.max_share)
 
     def apps_with_demand(self, assignment: bool) -> list[FSApp]:

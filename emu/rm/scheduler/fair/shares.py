@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from emu.resources import Resource
+from emu.resources import MEMORY, VCORES, Resource
 from emu.rm.scheduler.fair.arith import LONG_MAX, jlong, value, with_value
 
 ITERATIONS = 25
@@ -45,10 +45,16 @@ def _safe_add(a: int, b: int) -> int:
 
 
 def _set(s: Any, steady: bool, rtype: str, v: int) -> None:
+    current = s.steady_fair_share if steady else s.fair_share
+    # most shares are unchanged from one update to the next: keep the
+    # resource then (memory and vcores; an extra type may be absent, which
+    # setting would make an explicit 0)
+    if (rtype == MEMORY and current.memory == v) or (rtype == VCORES and current.vcores == v):
+        return
     if steady:
-        s.steady_fair_share = with_value(s.steady_fair_share, rtype, v)
+        s.steady_fair_share = with_value(current, rtype, v)
     else:
-        s.fair_share = with_value(s.fair_share, rtype, v)
+        s.fair_share = with_value(current, rtype, v)
 
 
 def _fixed_share(s: Any, steady: bool, rtype: str, max_share: int) -> int:
