@@ -406,8 +406,16 @@ class FairScheduler(Scheduler):
                 starved: bool | None = None  # FSApp.is_reservable, its first half once
                 at_least = app.queue.policy.calculator.at_least
                 for by_name in info.requests.values():
+                    # host and rack asks mostly share one capability object:
+                    # a non-`*` ask repeating the last one checked answers
+                    # the same (the `*` ask alone has the off-switch clause)
+                    last: Resource | None = None
                     for name, ask in by_name.items():
                         capability = ask.capability
+                        if name != ANY:
+                            if capability is last:
+                                continue
+                            last = capability
                         if fits_in(capability, available):
                             return
                         if at_least(self.cluster, capability, self.reservation_threshold):
