@@ -39,6 +39,10 @@ if TYPE_CHECKING:
     from emu.rm.scheduler.scheduler_node import SchedulerNode
 
 
+_NO_ASKS: dict[str, Ask] = {}
+"""What a priority without asks reads as (never written)."""
+
+
 class FSApp:
     """See the module docstring."""
 
@@ -198,12 +202,16 @@ class FSApp:
         else:
             priorities = list(info.priorities)
         opportunities = self.sapp.opportunities
+        requests = info.requests
+        rack, host = node.rack, node.host
         for p in priorities:
             if not reserved and not self.has_container_for_node(p, node):
                 continue
             opportunities[p] = opportunities.get(p, 0) + 1
-            rack_ask = info.get(p, node.rack)
-            host_ask = info.get(p, node.host)
+            # the asks of `p` by resource name, read once (info.get's lookups)
+            by_name = requests.get(p) or _NO_ASKS
+            rack_ask = by_name.get(rack)
+            host_ask = by_name.get(host)
             allowed = self.allowed_locality_level(p)
             if (
                 rack_ask is not None
@@ -212,15 +220,15 @@ class FSApp:
                 and host_ask.num > 0
             ):
                 return self._assign_on(node, host_ask, NODE_LOCAL, reserved, p)
-            if not self.can_delay_to(p, node.rack):
+            if not (rack_ask is None or rack_ask.relax):  # can_delay_to(p, rack)
                 continue
             if rack_ask is not None and rack_ask.num > 0 and allowed in (RACK_LOCAL, OFF_SWITCH):
                 return self._assign_on(node, rack_ask, RACK_LOCAL, reserved, p)
-            any_ask = info.get(p, ANY)
-            if not self.can_delay_to(p, ANY):
+            any_ask = by_name.get(ANY)
+            if not (any_ask is None or any_ask.relax):  # can_delay_to(p, ANY)
                 continue
             if any_ask is not None and any_ask.num > 0:
-                unique = len(info.requests.get(p, ()))
+                unique = len(by_name)
                 if unique <= 1 or allowed == OFF_SWITCH:
                     return self._assign_on(node, any_ask, OFF_SWITCH, reserved, p)
         return NONE
@@ -230,17 +238,19 @@ class FSApp:
         return ask is None or ask.relax
 
     def has_container_for_node(self, priority: int, node: SchedulerNode) -> bool:
-        info = self.sapp.info
-        any_ask = info.get(priority, ANY)
+        by_name = self.sapp.info.requests.get(priority)
+        if not by_name:
+            return False
+        any_ask = by_name.get(ANY)
         if any_ask is None or any_ask.num <= 0:
             return False
-        rack_ask = info.get(priority, node.rack)
+        rack_ask = by_name.get(node.rack)
         has_rack = rack_ask is not None and rack_ask.num > 0
-        host_ask = info.get(priority, node.host)
+        host_ask = by_name.get(node.host)
         has_node = host_ask is not None and host_ask.num > 0
-        if not (self.can_delay_to(priority, ANY) or has_rack):
+        if not (any_ask.relax or has_rack):  # can_delay_to(priority, ANY)
             return False
-        if not (not has_rack or self.can_delay_to(priority, node.rack) or has_node):
+        if not (not has_rack or rack_ask is None or rack_ask.relax or has_node):
             return False
         if any_ask.capability.memory > node.total.memory:
             return False
