@@ -167,6 +167,15 @@ async def test_a_settled_app_is_offered_nodes_again_after_a_new_decision_or_ask(
         "no node fits",
     ]
     assert fs.settled
+    # a blacklist: offered nodes again (the quiet check then looks at it),
+    # and not settled while it lasts
+    h.sched.allocate(attempt, [], [], ["elsewhere"], [])
+    assert not fs.settled
+    h.heartbeat("n0")
+    assert not fs.settled
+    h.sched.allocate(attempt, [], [], [], ["elsewhere"])
+    h.heartbeat("n0")
+    assert fs.settled
     h.ask(attempt, GB, 1)  # asks again: offered nodes again, and placed
     assert not fs.settled
     h.heartbeat("n0")

@@ -367,6 +367,8 @@ class Scheduler:
             sapp.blacklist.update(blacklist_add)
         if blacklist_remove:
             sapp.blacklist.difference_update(blacklist_remove)
+        if blacklist_add or blacklist_remove:
+            self.blacklist_changed(sapp)
         containers = self.acquire(attempt_id)
         preempt = sorted(cid for cid in sapp.to_preempt if cid in sapp.live)
         return Allocation(containers, self.headroom(sapp), preempt)
@@ -382,6 +384,9 @@ class Scheduler:
 
     def demand_changed(self, sapp: SchedulerApp) -> None:
         """An app started or stopped having outstanding asks."""
+
+    def blacklist_changed(self, sapp: SchedulerApp) -> None:
+        """An app's blacklist changed."""
 
     def acquire(self, attempt_id: str) -> list[RMContainer]:
         """Hand newly placed containers to their attempt (ACQUIRED)."""

@@ -365,10 +365,11 @@ class FSLeafQueue(FSQueue):
     def settle(self, app: FSApp) -> None:
         """`app` asks for nothing and has just recorded what an offer to it
         records (FSApp.idle_reason): until it asks again, leaves `wanting`,
-        or another decision is recorded for its app id (`unsettle`), an
-        offer would record nothing new, so nodes are not offered to it."""
+        gets a blacklist, or another decision is recorded for its app id
+        (`unsettle`), an offer would record nothing new, so nodes are not
+        offered to it. An app with a blacklist is not settled."""
         key = app.order_key
-        if key is None or app.settled:
+        if key is None or app.settled or app.sapp.blacklist:
             return
         i = bisect_left(self._active_keys, key)
         del self._active_keys[i]
@@ -386,6 +387,12 @@ class FSLeafQueue(FSQueue):
             i = bisect_left(self._active_keys, key)
             self._active_keys.insert(i, key)
             self._active.insert(i, app)
+
+    @property
+    def active_apps(self) -> list[FSApp] | None:
+        """The wanting apps less the settled ones, while an order is kept
+        (else None): every wanting app with asks or a blacklist is in it."""
+        return self._active if self._order_basis is not None else None
 
     def _drop_order(self) -> None:
         for app in self._ordered:

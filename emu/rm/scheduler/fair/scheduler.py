@@ -317,6 +317,14 @@ class FairScheduler(Scheduler):
         if app is not None and app.settled:
             app.queue.reorder(app)
 
+    def blacklist_changed(self, sapp: SchedulerApp) -> None:
+        """Settled apps have no blacklist (so the quiet check may pass them
+        over): one that gets one is offered nodes again."""
+        app = self.fsapps.get(sapp.attempt_id)
+        if app is not None and app.settled and sapp.blacklist:
+            self.unsettle(app)
+            app.queue.unsettle(app)
+
     # --- settled apps (FSLeafQueue.settle) ------------------------------------------------------
     def settled(self, app: FSApp) -> None:
         self._settled.setdefault(app.name, []).append(app)
@@ -394,7 +402,9 @@ class FairScheduler(Scheduler):
         available = node.available
         asks: list[Resource] = []
         for leaf in self.qm.leaves:
-            for app in leaf.wanting:
+            # the settled apps need no look: no asks, no blacklist (settle)
+            apps = leaf.wanting if leaf.active_apps is None else leaf.active_apps
+            for app in apps:
                 sapp = app.sapp
                 if sapp.blacklist:
                     return
