@@ -20,7 +20,9 @@ and a writable `fair_share` (or `steady_fair_share`); queues also have
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import functools
+import operator
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from emu.resources import MEMORY, VCORES, Resource
@@ -37,6 +39,16 @@ def compute_shares(schedulables: Sequence[Any], total: Resource, rtype: str) -> 
 def compute_steady_shares(queues: Sequence[Any], total: Resource, rtype: str) -> None:
     """Steady fair shares of `rtype` among all queues, active or not."""
     _compute(queues, total, rtype, steady=True)
+
+
+_GETTERS: dict[str, Callable[[Resource], int]] = {
+    MEMORY: operator.attrgetter("memory"),
+    VCORES: operator.attrgetter("vcores"),
+}
+
+
+def _value_of(rtype: str, r: Resource) -> int:
+    return value(r, rtype)
 
 
 def _safe_add(a: int, b: int) -> int:
@@ -132,12 +144,24 @@ def _compute(all_schedulables: Sequence[Any], total: Resource, rtype: str, stead
     specs: list[Spec] = []
     taken = 0
     total_max = 0
+    get = _GETTERS.get(rtype)
+    if get is None:
+        get = functools.partial(_value_of, rtype)
     for s in all_schedulables:
-        max_share = value(s.max_share, rtype)
-        fixed = _fixed_share(s, steady, rtype, max_share)
+        # _fixed_share, inline: this runs for every app twice per update
+        max_share = get(s.max_share)
+        weight = 0.0
+        inactive = (
+            not steady and (active := getattr(s, "is_active", None)) is not None and not active()
+        )
+        if max_share <= 0 or inactive:
+            fixed = 0
+        else:
+            weight = s.weight
+            fixed = max(get(s.min_share), 0) if weight <= 0 else -1
         if fixed < 0:
             schedulables.append(s)
-            specs.append((s.weight, float(value(s.min_share, rtype)), float(max_share)))
+            specs.append((weight, float(get(s.min_share)), float(max_share)))
             total_max = _safe_add(max_share, total_max)
         else:
             _set(s, steady, rtype, fixed)
