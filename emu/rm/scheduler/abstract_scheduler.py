@@ -33,6 +33,8 @@ from emu.rm.scheduler.queue_metrics import QueueMetrics
 from emu.rm.scheduler.scheduler_app import SchedulerApp
 from emu.rm.scheduler.scheduler_node import SchedulerNode
 
+_NORMALIZED_MAX = 256
+
 if TYPE_CHECKING:
     from emu.rm.app import RMApp
     from emu.rm.attempt import RMAppAttempt
@@ -89,6 +91,10 @@ class Scheduler:
         """Allocated and capacity over time, for the run's utilization."""
         self.activities = Activities(ctx.now_ms)
         """Why apps wait: recent decisions per app (`activities`)."""
+        self._normalized: dict[
+            int, tuple[Resource, tuple[Resource, Resource, Resource, Resource], Resource]
+        ] = {}
+        """Normalized asks by the id of the resource asked for (`_checked`)."""
 
     # --- events ------------------------------------------------------------------
     def handle(self, event: Event) -> None:
@@ -339,11 +345,7 @@ class Scheduler:
             parsed = []
             maximum = self.max_allocation(sapp)[0]
             for a in asks:
-                cap = Resource.from_wire(a["capability"])
-                refusal = invalid_request(cap, maximum, self.maximum)
-                if refusal is not None:
-                    raise SchedulerError(refusal)
-                cap = self.calc.normalize(cap, self.minimum, self.maximum, self.increment)
+                cap = self._checked(Resource.from_wire(a["capability"]), maximum)
                 parsed.append(
                     Ask(
                         a["priority"],
@@ -372,6 +374,29 @@ class Scheduler:
         containers = self.acquire(attempt_id)
         preempt = sorted(cid for cid in sapp.to_preempt if cid in sapp.live)
         return Allocation(containers, self.headroom(sapp), preempt)
+
+    def _checked(self, cap: Resource, maximum: Resource) -> Resource:
+        """`cap` normalized, or SchedulerError if it cannot be granted under
+        `maximum`. Shortcut: asks arrive as a handful of shared resources
+        (`Resource.from_wire`) and both steps are pure, so the answer for
+        the same resource object, maximum and scheduler bounds is kept."""
+        bounds = (maximum, self.minimum, self.maximum, self.increment)
+        kept = self._normalized.get(id(cap))
+        if (
+            kept is not None
+            and kept[0] is cap
+            and all(x is y for x, y in zip(kept[1], bounds, strict=True))
+            and shortcuts.enabled()
+        ):
+            return kept[2]
+        refusal = invalid_request(cap, maximum, self.maximum)
+        if refusal is not None:
+            raise SchedulerError(refusal)
+        normalized = self.calc.normalize(cap, self.minimum, self.maximum, self.increment)
+        if len(self._normalized) < _NORMALIZED_MAX:
+            # holds `cap`, so its id is not reused while the entry exists
+            self._normalized[id(cap)] = (cap, bounds, normalized)
+        return normalized
 
     def _update_asks(self, sapp: SchedulerApp, asks: list[Ask]) -> None:
         before = sapp.info.pending
