@@ -127,19 +127,17 @@ class FSApp:
         return 1.0
 
     def update_demand(self) -> None:
-        demand = self.used + self.sapp.info.pending
-        old = self._demand
+        used, pending, old = self.sapp.used, self.sapp.info.pending, self._demand
         if (
-            demand.memory == old.memory
-            and demand.vcores == old.vcores
-            and demand.extra == old.extra
+            not (used.extra or pending.extra or old.extra)
+            and used.memory + pending.memory == old.memory
+            and used.vcores + pending.vcores == old.vcores
             and shortcuts.enabled()
         ):
             # Shortcut: unchanged, so neither the queue's wanting apps nor
             # their order can change (the update moves the quiet epoch itself)
-            self._demand = demand
             return
-        self.demand = demand
+        self.demand = used + pending
 
     def pending_demand(self) -> Resource:
         return self.demand - self.used
