@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from emu.resources import Resource
+from emu.rm.attempt import RMAppAttempt
 from emu.rm.container import ContainerEvent
 from emu.rm.scheduler import shortcuts
 from emu.rm.scheduler.fair.queues import FSLeafQueue
@@ -180,3 +181,40 @@ async def test_a_settled_app_is_offered_nodes_again_after_a_new_decision_or_ask(
     assert not fs.settled
     h.heartbeat("n0")
     assert h.live(attempt) == 2
+
+
+def _two_attempts_of_one_app(on: bool) -> list[Any]:
+    """A settled attempt behind another attempt of the same app that records
+    a new decision on every offer: the settled one is unsettled during the
+    pass and must still be offered the node in it."""
+    shortcuts.set_enabled(on)
+    h = FSHarness()
+    h.add_node("n0", 8 * GB)
+    first = h.request(GB, "root.default", num=2)
+    h.heartbeat("n0", times=2)
+    app_id = h.fsapp(first).sapp.app_id
+    second = first.replace("_000001", "_000002")
+    attempt = RMAppAttempt(second, app_id, 2, h.sched.now_ms())
+    h.ctx.attempts[second] = attempt
+    h.ctx.apps[app_id].attempts.append(second)
+    h.sched.on_APP_ATTEMPT_ADDED(second, attempt)
+    h.drain()
+    # no usage, so ordered first; a strict `*` ask fits but may not be
+    # placed, so each offer to it records "waiting for locality"
+    h.ask(second, GB, 1, relax=False)
+    h.update()
+    # the first attempt now asks for nothing, below its (stale) demand
+    c = next(iter(h.sched.apps[first].live.values()))
+    h.sched.complete_container(c, 0, "", ContainerEvent.FINISHED, cleanup=False)
+    h.drain()
+    for _ in range(3):
+        h.heartbeat("n0")
+    return [r for _, r, _ in h.sched.activities.of(app_id)]
+
+
+async def test_an_app_unsettled_during_a_pass_is_offered_the_node_in_it(
+    autojump_clock: Any,
+) -> None:
+    on = _two_attempts_of_one_app(True)
+    assert on == _two_attempts_of_one_app(False)
+    assert on[-4:] == ["waiting for locality", "no node fits"] * 2

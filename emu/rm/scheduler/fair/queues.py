@@ -17,7 +17,7 @@ are as stale as Hadoop's are.
 
 from __future__ import annotations
 
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
@@ -492,20 +492,27 @@ class FSLeafQueue(FSQueue):
         # Shortcut: the kept order less the settled apps. An app asking for
         # nothing (its demand is stale until the next update) is offered the
         # node only to record why it took nothing: record that directly
-        # (FSApp.idle_reason) and settle it, so later passes skip it.
+        # (FSApp.idle_reason) and settle it, so later passes skip it. The
+        # walk goes by key through the live list, so an app further on that
+        # a record unsettles during this pass is still offered the node, as
+        # it would be in a pass over all of them (no key moves until an
+        # offer places or reserves, which ends the pass).
         record = self.fs.activities.record
         node_id = node.node_id
-        for app in self._active[:]:
+        i = 0
+        while i < len(self._active):
+            app = self._active[i]
+            key = self._active_keys[i]
             sapp = app.sapp
-            if sapp.blacklist and app.blacklisted(node):
-                continue
-            if not sapp.info.priorities:
-                record(sapp.app_id, app.idle_reason(), node_id)
-                self.settle(app)
-                continue
-            assigned = app.assign_container(node)
-            if assigned is not NONE and assigned != NONE:
-                return assigned
+            if not (sapp.blacklist and app.blacklisted(node)):
+                if not sapp.info.priorities:
+                    record(sapp.app_id, app.idle_reason(), node_id)
+                    self.settle(app)
+                else:
+                    assigned = app.assign_container(node)
+                    if assigned is not NONE and assigned != NONE:
+                        return assigned
+            i = bisect_right(self._active_keys, key)
         return NONE
 
     # --- AM limits ------------------------------------------------------------------------------
