@@ -220,6 +220,9 @@ class NodeManagerHost:
         self.nm_address = self.address
         self.work_preserving = False
         self.batching = True
+        self.lean = self.rm_address.startswith("mem://")
+        """Heartbeat batches go to the RM as lean tuples (`P.Heartbeats`):
+        only an RM in this process is reached by them unencoded."""
         self.registrations = 0
         self.resyncs = 0
         self.all_registered_wall_s: float | None = None
@@ -368,7 +371,9 @@ class NodeManagerHost:
                 beats.append(node)
             else:
                 await self._register(rm, node)
-        if len(beats) == 1 or (beats and not self.batching):
+        if beats and self.lean and self.batching:
+            await self._heartbeats_lean(rm, beats)
+        elif len(beats) == 1 or (beats and not self.batching):
             for node in beats:
                 await self._heartbeat(rm, node)
         elif beats:
@@ -400,6 +405,16 @@ class NodeManagerHost:
     def _heartbeat_fields(self, node: NMNode, now_ms: int | None = None) -> dict[str, Any]:
         """One node's heartbeat: new statuses, or the unanswered ones again.
         `now_ms`: the current time, when the caller read it for a batch."""
+        return {
+            "node_id": node.node_id,
+            "response_id": node.response_id,
+            "containers": self._statuses(node, now_ms),
+            "healthy": True,
+        }
+
+    def _statuses(self, node: NMNode, now_ms: int | None = None) -> list[dict[str, Any]]:
+        """The container statuses a heartbeat of `node` sends now (new ones,
+        or the unanswered ones again), kept as in flight."""
         statuses = node.inflight
         if statuses is None:
             ends = node.ends
@@ -421,12 +436,7 @@ class NodeManagerHost:
                 ]
             statuses.extend(node.completed)
         node.inflight = statuses
-        return {
-            "node_id": node.node_id,
-            "response_id": node.response_id,
-            "containers": statuses,
-            "healthy": True,
-        }
+        return statuses
 
     async def _heartbeat(self, rm: Connection, node: NMNode) -> None:
         req = P.request("node_heartbeat", self._next_id(), **self._heartbeat_fields(node))
@@ -464,6 +474,56 @@ class NodeManagerHost:
             elapsed = time.perf_counter() - sent
             for _ in nodes:
                 self.latency.add(elapsed)
+        self._batch_replies(nodes, raw, reply)
+
+    async def _heartbeats_lean(self, rm: Connection, nodes: list[NMNode]) -> None:
+        """`_heartbeats` for an RM in this process: one tuple per node
+        (`P.Heartbeats`) instead of a map, and the common replies as bare
+        response ids (`P.HeartbeatReplies`), applied without a map per node.
+        An RM that answers otherwise (frames off, recovery on) gets the
+        plain path's handling of its reply."""
+        now_ms = round(trio.current_time() * 1000)
+        statuses = self._statuses
+        beats = [(node.node_id, node.response_id, statuses(node, now_ms)) for node in nodes]
+        latency = self.latency
+        sent = time.perf_counter() if latency is not None else 0.0
+        try:
+            raw = await rm.request(P.heartbeats(self._next_id(), beats), timeout=self._timeout)
+            reply = None if type(raw) is P.HeartbeatReplies else P.decode(raw)
+        except (TransportError, P.ProtocolError) as e:
+            for node in nodes:
+                self._heartbeat_failed(node, str(e))
+            return
+        if latency is not None:
+            elapsed = time.perf_counter() - sent
+            for _ in nodes:
+                latency.add(elapsed)
+        if reply is not None:
+            self._batch_replies(nodes, raw, reply)
+            return
+        now = trio.current_time()
+        at = now + raw.next_heartbeat_ms / 1000  # type: ignore[attr-defined]
+        if self.align_ms:
+            at = self._aligned(at, now)
+        schedule = self._schedule
+        for node, sub in zip(nodes, raw.replies, strict=True):  # type: ignore[attr-defined]
+            if type(sub) is not int:
+                self._heartbeat_reply(node, sub, now)
+                continue
+            # The common reply: NORMAL, nothing to clean up.
+            if node.stopped:
+                continue
+            self.heartbeats += 1
+            node.heartbeats += 1
+            if node.inflight:
+                _acknowledged(node, node.inflight)
+            else:
+                node.inflight = None
+            node.response_id = sub
+            schedule(node, at)
+
+    def _batch_replies(self, nodes: list[NMNode], raw: Payload, reply: dict[str, Any]) -> None:
+        """Apply a decoded `node_heartbeats` reply to the nodes it answers."""
         if reply["type"] == "error" or len(reply["replies"]) != len(nodes):
             # An RM that does not take batches: one heartbeat per message.
             log.warning("batched heartbeats refused; sending them one by one", reply=reply)
@@ -533,13 +593,17 @@ class NodeManagerHost:
             now = trio.current_time()
         at = now + reply["next_heartbeat_ms"] / 1000
         if self.align_ms:
-            # Keep nodes on a grid, so those due together go in one message
-            # (to the nearest point: intervals stay right on average).
-            step = self.align_ms / 1000
-            at = round(at / step) * step
-            if at <= now:
-                at = math.floor(now / step) * step + step
+            at = self._aligned(at, now)
         self._schedule(node, at)
+
+    def _aligned(self, at: float, now: float) -> float:
+        """Keep nodes on a grid, so those due together go in one message
+        (to the nearest point: intervals stay right on average)."""
+        step = self.align_ms / 1000
+        at = round(at / step) * step
+        if at <= now:
+            at = math.floor(now / step) * step + step
+        return at
 
     def _reset(self, node: NMNode, why: str) -> None:
         """Drop every container (non-work-preserving restart/shutdown)."""

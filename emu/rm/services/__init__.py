@@ -104,6 +104,32 @@ class RMServices:
                 dispatcher.drain()
         return replies
 
+    def lean_heartbeats(self, batch: P.Heartbeats) -> P.HeartbeatReplies:
+        """`node_heartbeats` for a lean in-process batch (`P.Heartbeats`,
+        built by an NM host in this process): the same handling, counts and
+        drains, entry by entry, on the tuples as they are, and the common
+        replies as bare response ids (`ResourceTrackerService.beat_lean`)."""
+        rid = batch.request_id
+        beats = batch.beats
+        beat = self.tracker.beat_lean
+        dispatcher = self.ctx.dispatcher
+        self.requests["node_heartbeat"] += len(beats)
+        now_ms = self.ctx.now_ms()
+        replies: list[int | dict[str, Any]] = []
+        for node_id, response_id, statuses in beats:
+            try:
+                replies.append(beat(node_id, response_id, statuses, rid, now_ms))
+            except Refused as e:
+                self.errors[e.code] += 1
+                replies.append(P.error(e.code, e.message, rid))
+            except Exception as e:
+                self.errors[P.INTERNAL] += 1
+                log.exception("request failed", type="node_heartbeat")
+                replies.append(P.error(P.INTERNAL, f"{type(e).__name__}: {e}", rid))
+            if dispatcher.depth:
+                dispatcher.drain()
+        return P.HeartbeatReplies(rid, replies, self.ctx.settings.nm_heartbeat_ms)
+
     def error_reply(self, err: P.ProtocolError) -> dict[str, Any]:
         self.errors[err.code] += 1
         return P.error(err.code, err.message, err.request_id)
