@@ -209,9 +209,16 @@ class NodeManagerHost:
         self.errors = 0
         self.refused: Counter[str] = Counter()
         """Container-management requests answered with an error, by code."""
-        self._heap: list[tuple[float, int, NMNode, int]] = []
-        """(due, sequence, node, its generation then): the sequence is unique,
-        so a node is never compared."""
+        self._due: dict[float, list[tuple[NMNode, int]]] = {}
+        """Due time -> (node, its generation then), in the order scheduled:
+        nodes share due times (the stagger quantum, one interval for a
+        batch), so a list per time and a heap of the distinct times cost
+        less than a heap entry per heartbeat, in the same order."""
+        self._times: list[float] = []
+        """The keys of `_due`, as a heap."""
+        self._waiting = False
+        """The heartbeat loop waits on `_wakeup` (only then must a newly
+        scheduled node wake it: otherwise it looks at `_due` before waiting)."""
         self._seq = 0
         self._nursery: trio.Nursery | None = None
         self._rng = random.Random(self.seed)
@@ -338,9 +345,20 @@ class NodeManagerHost:
         return report
 
     def _schedule(self, node: NMNode, at: float) -> None:
-        self._seq += 1
-        heapq.heappush(self._heap, (at, self._seq, node, node.generation))
-        self._wakeup.set()
+        due = self._due.get(at)
+        if due is None:
+            self._due[at] = [(node, node.generation)]
+            heapq.heappush(self._times, at)
+            if self._waiting and self._times[0] == at:
+                self._wakeup.set()
+        else:
+            due.append((node, node.generation))
+
+    def scheduled(self) -> list[tuple[float, NMNode]]:
+        """Every pending (due time, node), in the order they will be served
+        (stale entries of reset or stopped nodes included: they are skipped
+        when due)."""
+        return [(at, node) for at in sorted(self._due) for node, _ in self._due[at]]
 
     async def _heartbeat_loop(self, rm: Connection) -> None:
         # The nodes due at once go in one node_heartbeats message; the RM
@@ -381,24 +399,40 @@ class NodeManagerHost:
 
     async def _due_batches(self, handle: Callable[[list[NMNode]], Awaitable[None]]) -> None:
         """Hand every node due now to `handle`, up to `max_batch` at a time."""
-        heap = self._heap
+        times, dues = self._times, self._due
+        room = self.max_batch
         while True:
-            if not heap:
-                await self._wakeup.wait()
-                self._wakeup = trio.Event()
+            if not times or times[0] > trio.current_time():
+                # Woken by a node due earlier than the first (or any).
+                self._waiting = True
+                try:
+                    if not times:
+                        await self._wakeup.wait()
+                    else:
+                        with trio.move_on_at(times[0]):
+                            await self._wakeup.wait()
+                finally:
+                    self._waiting = False
+                if self._wakeup.is_set():
+                    self._wakeup = trio.Event()
                 continue
             now = trio.current_time()
-            if heap[0][0] > now:
-                with trio.move_on_at(heap[0][0]):
-                    await self._wakeup.wait()
-                self._wakeup = trio.Event()
-                continue
             batch: list[NMNode] = []
-            room = self.max_batch
-            while heap and heap[0][0] <= now and len(batch) < room:
-                _, _, node, generation = heapq.heappop(heap)
-                if not node.stopped and generation == node.generation:
-                    batch.append(node)
+            while times and times[0] <= now and len(batch) < room:
+                at = times[0]
+                due = dues[at]
+                taken = 0
+                for node, generation in due:
+                    if len(batch) >= room:
+                        break
+                    taken += 1
+                    if not node.stopped and generation == node.generation:
+                        batch.append(node)
+                if taken == len(due):
+                    del dues[at]
+                    heapq.heappop(times)
+                else:
+                    del due[:taken]
             if batch:
                 await handle(batch)
 
@@ -483,8 +517,17 @@ class NodeManagerHost:
         An RM that answers otherwise (frames off, recovery on) gets the
         plain path's handling of its reply."""
         now_ms = round(trio.current_time() * 1000)
-        statuses = self._statuses
-        beats = [(node.node_id, node.response_id, statuses(node, now_ms)) for node in nodes]
+        beats = []
+        for node in nodes:
+            st = node.inflight
+            if st is None:
+                ends = node.ends
+                if node.new_running or node.completed or (ends and ends[0][0] <= now_ms):
+                    st = self._statuses(node, now_ms)
+                else:
+                    # A quiet node (most of them, most of the time).
+                    st = node.inflight = []
+            beats.append((node.node_id, node.response_id, st))
         latency = self.latency
         sent = time.perf_counter() if latency is not None else 0.0
         try:

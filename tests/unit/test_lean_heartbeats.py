@@ -179,4 +179,4 @@ async def test_the_nm_host_applies_lean_replies(autojump_clock) -> None:
     assert nodes[0].response_id == 1 and nodes[0].completed == [] and nodes[0].inflight is None
     assert not nodes[1].registered and host.resyncs == 1
     assert host.heartbeats == 2 and nodes[0].heartbeats == 1
-    assert sorted((at, n.node_id) for at, _, n, _ in host._heap) == [(5.0, "n2"), (6.0, "n1")]
+    assert [(at, n.node_id) for at, n in host.scheduled()] == [(5.0, "n2"), (6.0, "n1")]
