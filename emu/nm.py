@@ -354,6 +354,17 @@ class NodeManagerHost:
         else:
             due.append((node, node.generation))
 
+    def _schedule_all(self, due: list[tuple[NMNode, int]], at: float) -> None:
+        """`_schedule` each (node, its generation) of `due`, in order."""
+        entries = self._due.get(at)
+        if entries is None:
+            self._due[at] = due
+            heapq.heappush(self._times, at)
+            if self._waiting and self._times[0] == at:
+                self._wakeup.set()
+        else:
+            entries.extend(due)
+
     def scheduled(self) -> list[tuple[float, NMNode]]:
         """Every pending (due time, node), in the order they will be served
         (stale entries of reset or stopped nodes included: they are skipped
@@ -548,12 +559,17 @@ class NodeManagerHost:
         at = now + raw.next_heartbeat_ms / 1000  # type: ignore[attr-defined]
         if self.align_ms:
             at = self._aligned(at, now)
-        schedule = self._schedule
+        # Nodes given the common reply (NORMAL, nothing to clean up) are due
+        # again together: scheduled in one go, in order, before any node
+        # whose reply is a map is applied (it may be scheduled at `at` too).
+        due: list[tuple[NMNode, int]] = []
         for node, sub in zip(nodes, raw.replies, strict=True):  # type: ignore[attr-defined]
             if type(sub) is not int:
+                if due:
+                    self._schedule_all(due, at)
+                    due = []
                 self._heartbeat_reply(node, sub, now)
                 continue
-            # The common reply: NORMAL, nothing to clean up.
             if node.stopped:
                 continue
             self.heartbeats += 1
@@ -563,7 +579,9 @@ class NodeManagerHost:
             else:
                 node.inflight = None
             node.response_id = sub
-            schedule(node, at)
+            due.append((node, node.generation))
+        if due:
+            self._schedule_all(due, at)
 
     def _batch_replies(self, nodes: list[NMNode], raw: Payload, reply: dict[str, Any]) -> None:
         """Apply a decoded `node_heartbeats` reply to the nodes it answers."""

@@ -9,6 +9,7 @@ from emu import protocol as P
 from emu.resources import Resource
 from emu.rm import node as node_sm
 from emu.rm.context import RMContext
+from emu.rm.dispatcher import Dispatcher
 from emu.rm.node import RMNode
 from emu.rm.scheduler import shortcuts
 from emu.rm.scheduler.events import SchedulerEvent
@@ -251,11 +252,19 @@ def _quiet_node(ctx: RMContext, node: RMNode) -> bool:
         or not ctx.scheduler.skip_quiet_node_update(node.node_id)
     ):
         return False
-    handled = dispatcher.handled
-    handled[_NODE_STATUS_UPDATE] += 1
-    handled[_SCHEDULER_NODE_UPDATE] += 1
-    dispatcher.max_depth = max(dispatcher.max_depth, 1)
+    count_quiet(dispatcher, 1)
     return True
+
+
+def count_quiet(dispatcher: Dispatcher, n: int) -> None:
+    """Count `n` skipped quiet heartbeats as handled STATUS_UPDATE and
+    NODE_UPDATE events (SLS's scheduler-operation counters), each of which
+    would have queued one event at a time."""
+    handled = dispatcher.handled
+    handled[_NODE_STATUS_UPDATE] += n
+    handled[_SCHEDULER_NODE_UPDATE] += n
+    if dispatcher.max_depth < 1:
+        dispatcher.max_depth = 1
 
 
 _NODE_STATUS_UPDATE = f"node.{node_sm.NodeEvent.STATUS_UPDATE}"
