@@ -180,3 +180,38 @@ async def test_the_nm_host_applies_lean_replies(autojump_clock) -> None:
     assert not nodes[1].registered and host.resyncs == 1
     assert host.heartbeats == 2 and nodes[0].heartbeats == 1
     assert [(at, n.node_id) for at, n in host.scheduled()] == [(5.0, "n2"), (6.0, "n1")]
+
+
+@pytest.mark.parametrize("recovery", [False, True])
+async def test_the_rm_actor_answers_a_lean_batch(autojump_clock, tmp_path, recovery) -> None:
+    """Lean replies from the resource tracker; with recovery on, each
+    heartbeat goes through the recovering handler and the reply is the
+    plain map; on another service, the batch is refused as the map would be."""
+    from emu.config.configuration import Configuration
+    from emu.rm import recovery as rec
+    from emu.rm.actor import ResourceManager, RMAddresses
+
+    conf = Configuration({"yarn.resourcemanager.scheduler.class": "fifo"})
+    if recovery:
+        conf.set(rec.RECOVERY_ENABLED, "true")
+        conf.set(rec.STORE_URI, f"file://{tmp_path}")
+    rm = ResourceManager(conf, RMAddresses.in_memory("lean"))
+    rm._handle(
+        P.RESOURCE_TRACKER,
+        P.request(
+            "register_node", 1, node_id="n1", host="n1", rack="/r",
+            resource={"memory-mb": 8192, "vcores": 8}, nm_address="mem://nm", containers=[],
+        ),
+    )  # fmt: skip
+    rm.ctx.dispatcher.drain()
+    reply = await rm._handler(P.RESOURCE_TRACKER)(P.Heartbeats(5, [("n1", 0, []), ("x", 0, [])]))
+    assert type(reply) is (P.Frame if recovery else P.HeartbeatReplies)
+    replies = P.decode(reply)["replies"]
+    assert [(r["response_id"], r["action"], r["id"]) for r in replies] == [
+        (1, P.NORMAL, 5),
+        (0, P.RESYNC, 5),
+    ]
+    assert rm.ctx.nodes["n1"].response_id == 1
+    assert rm.services.requests["node_heartbeat"] == 2
+    wrong = P.decode(await rm._handler(P.CLIENT)(P.Heartbeats(6, [("n1", 1, [])])))
+    assert wrong["code"] == P.WRONG_SERVICE and rm.ctx.nodes["n1"].response_id == 1
