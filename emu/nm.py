@@ -23,7 +23,11 @@ them first, as YARN's NM does without it.
 In-process the host sends one request at a time, which keeps replays on the
 virtual clock deterministic; over the network `max_in_flight` lets many
 nodes' heartbeats be outstanding at once, so one process can keep
-thousands of nodes on schedule despite network round trips.
+thousands of nodes on schedule despite network round trips. In-process the
+nodes due at once go to the RM as one lean batch (`P.Heartbeats`: a tuple
+per node, the common replies as bare response ids), since a quiet node's
+heartbeat is the commonest message of a large replay; in bytes it is the
+catalogue's `node_heartbeats`.
 """
 
 from __future__ import annotations
