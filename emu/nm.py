@@ -545,9 +545,13 @@ class NodeManagerHost:
             beats.append((node.node_id, node.response_id, st))
         latency = self.latency
         sent = time.perf_counter() if latency is not None else 0.0
+        lean: P.HeartbeatReplies | None = None
         try:
             raw = await rm.request(P.heartbeats(self._next_id(), beats), timeout=self._timeout)
-            reply = None if type(raw) is P.HeartbeatReplies else P.decode(raw)
+            if type(raw) is P.HeartbeatReplies:
+                lean = raw
+            else:
+                reply = P.decode(raw)
         except (TransportError, P.ProtocolError) as e:
             for node in nodes:
                 self._heartbeat_failed(node, str(e))
@@ -556,19 +560,19 @@ class NodeManagerHost:
             elapsed = time.perf_counter() - sent
             for _ in nodes:
                 latency.add(elapsed)
-        if reply is not None:
+        if lean is None:
             self._batch_replies(nodes, raw, reply)
             return
         now = trio.current_time()
-        at = now + raw.next_heartbeat_ms / 1000  # type: ignore[attr-defined]
+        at = now + lean.next_heartbeat_ms / 1000
         if self.align_ms:
             at = self._aligned(at, now)
         # Nodes given the common reply (NORMAL, nothing to clean up) are due
         # again together: scheduled in one go, in order, before any node
         # whose reply is a map is applied (it may be scheduled at `at` too).
         due: list[tuple[NMNode, int]] = []
-        for node, sub in zip(nodes, raw.replies, strict=True):  # type: ignore[attr-defined]
-            if type(sub) is not int:
+        for node, sub in zip(nodes, lean.replies, strict=True):
+            if isinstance(sub, dict):
                 if due:
                     self._schedule_all(due, at)
                     due = []

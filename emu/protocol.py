@@ -662,8 +662,8 @@ class HeartbeatReplies:
 
     def entry(self, reply: int | dict[str, Any]) -> dict[str, Any]:
         """One entry as the reply map it stands for."""
-        if type(reply) is not int:
-            return reply  # type: ignore[return-value]
+        if isinstance(reply, dict):
+            return reply
         return {
             "response_id": reply,
             "containers_to_cleanup": [],
@@ -700,11 +700,10 @@ def heartbeats(
 def decode(data: bytes | SupportsBytes) -> dict[str, Any]:
     """A validated message map from bytes, a `Frame` or a lean heartbeat
     batch or its replies; ProtocolError if it is not one."""
-    kind = type(data)
-    if kind is Frame:
-        return validate(data.msg)  # type: ignore[attr-defined]
-    if kind is Heartbeats or kind is HeartbeatReplies:
-        return validate(data.to_msg())  # type: ignore[attr-defined]
+    if type(data) is Frame:
+        return validate(data.msg)
+    if type(data) is Heartbeats or type(data) is HeartbeatReplies:
+        return validate(data.to_msg())
     try:
         msg = msgpack.unpackb(data, raw=False, strict_map_key=False)
     except Exception as e:
