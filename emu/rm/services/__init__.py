@@ -129,6 +129,7 @@ class RMServices:
         for node_id, response_id, statuses in beats:
             try:
                 node = nodes.get(node_id)
+                may_skip = True
                 if (
                     skip is not None
                     and not statuses
@@ -138,18 +139,20 @@ class RMServices:
                     and not node.containers_to_cleanup
                     and not node.apps_to_cleanup
                     and not dispatcher.depth
-                    and skip(node_id)
                 ):
-                    node.last_heartbeat_ms = now_ms
-                    if node_id in pings:
-                        pings[node_id] = now_ms
-                    node.health_report = ""
-                    response_id += 1
-                    node.response_id = node.last_reply = response_id
-                    replies.append(response_id)
-                    quiet += 1
-                    continue
-                replies.append(beat(node_id, response_id, statuses, rid, now_ms))
+                    if skip(node_id):
+                        node.last_heartbeat_ms = now_ms
+                        if node_id in pings:
+                            pings[node_id] = now_ms
+                        node.health_report = ""
+                        response_id += 1
+                        node.response_id = node.last_reply = response_id
+                        replies.append(response_id)
+                        quiet += 1
+                        continue
+                    # Asked already (a refusal leaves nothing behind): the pass runs.
+                    may_skip = False
+                replies.append(beat(node_id, response_id, statuses, rid, now_ms, may_skip))
             except Refused as e:
                 self.errors[e.code] += 1
                 replies.append(P.error(e.code, e.message, rid))

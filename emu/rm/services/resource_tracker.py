@@ -155,12 +155,15 @@ class ResourceTrackerService(Service):
         statuses: list[dict[str, Any]],
         request_id: int,
         now_ms: int,
+        may_skip: bool = True,
     ) -> int | dict[str, Any]:
         """One entry of a lean in-process batch (`P.Heartbeats`): a healthy
         node without a health report sending `statuses`, handled exactly as
         `beat` would its map. The common answer (NORMAL, nothing to clean
         up) comes back as the new response id alone, and is kept as that
-        int for a repeat; anything else is `beat`'s reply map."""
+        int for a repeat; anything else is `beat`'s reply map. `may_skip`
+        False: the caller has already seen the scheduler refuse to skip
+        this heartbeat's pass (asking again would only repeat the work)."""
         ctx = self.ctx
         node = ctx.nodes.get(node_id)
         if node is None or rid != node.response_id:
@@ -173,7 +176,7 @@ class ResourceTrackerService(Service):
         node.last_heartbeat_ms = now_ms
         ctx.nm_liveness.ping(node_id, now_ms)
         node.health_report = ""
-        if statuses or not _quiet_node(ctx, node):
+        if statuses or not may_skip or not _quiet_node(ctx, node):
             launched: list[str] = []
             completed: list[dict[str, Any]] = []
             for st in statuses:
