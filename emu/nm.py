@@ -418,7 +418,8 @@ class NodeManagerHost:
         room = self.max_batch
         while True:
             if not times or times[0] > trio.current_time():
-                # Woken by a node due earlier than the first (or any).
+                # Nothing due yet: wait for the first due time, or until
+                # `_schedule` brings an earlier one (or the first of all).
                 self._waiting = True
                 try:
                     if not times:
