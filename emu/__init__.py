@@ -50,7 +50,8 @@ General layout (each line is one boundary worth keeping):
 - `watch`      what `--progress`/`--web-port` start around a replay.
 - `bench/`     `make bench`: a seeded generator of the benchmark inputs
                (`workload`), the figures beside their targets (`figures`)
-               and where a run's memory goes (`memory`).
+               where a run's memory goes (`memory`) and what a quiet
+               node heartbeat costs (`quiet`).
 - `soak`       `make soak`: hours at 1,000 nodes with faults, memory sampled.
 - `cli`        the `emu` command.
 """

@@ -23,7 +23,11 @@ them first, as YARN's NM does without it.
 In-process the host sends one request at a time, which keeps replays on the
 virtual clock deterministic; over the network `max_in_flight` lets many
 nodes' heartbeats be outstanding at once, so one process can keep
-thousands of nodes on schedule despite network round trips.
+thousands of nodes on schedule despite network round trips. In-process the
+nodes due at once go to the RM as one lean batch (`P.Heartbeats`: a tuple
+per node, the common replies as bare response ids), since a quiet node's
+heartbeat is the commonest message of a large replay; in bytes it is the
+catalogue's `node_heartbeats`.
 """
 
 from __future__ import annotations
@@ -209,9 +213,16 @@ class NodeManagerHost:
         self.errors = 0
         self.refused: Counter[str] = Counter()
         """Container-management requests answered with an error, by code."""
-        self._heap: list[tuple[float, int, NMNode, int]] = []
-        """(due, sequence, node, its generation then): the sequence is unique,
-        so a node is never compared."""
+        self._due: dict[float, list[tuple[NMNode, int]]] = {}
+        """Due time -> (node, its generation then), in the order scheduled:
+        nodes share due times (the stagger quantum, one interval for a
+        batch), so a list per time and a heap of the distinct times cost
+        less than a heap entry per heartbeat, in the same order."""
+        self._times: list[float] = []
+        """The keys of `_due`, as a heap."""
+        self._waiting = False
+        """The heartbeat loop waits on `_wakeup` (only then must a newly
+        scheduled node wake it: otherwise it looks at `_due` before waiting)."""
         self._seq = 0
         self._nursery: trio.Nursery | None = None
         self._rng = random.Random(self.seed)
@@ -220,6 +231,9 @@ class NodeManagerHost:
         self.nm_address = self.address
         self.work_preserving = False
         self.batching = True
+        self.lean = self.rm_address.startswith("mem://")
+        """Heartbeat batches go to the RM as lean tuples (`P.Heartbeats`):
+        only an RM in this process is reached by them unencoded."""
         self.registrations = 0
         self.resyncs = 0
         self.all_registered_wall_s: float | None = None
@@ -335,9 +349,31 @@ class NodeManagerHost:
         return report
 
     def _schedule(self, node: NMNode, at: float) -> None:
-        self._seq += 1
-        heapq.heappush(self._heap, (at, self._seq, node, node.generation))
-        self._wakeup.set()
+        due = self._due.get(at)
+        if due is None:
+            self._due[at] = [(node, node.generation)]
+            heapq.heappush(self._times, at)
+            if self._waiting and self._times[0] == at:
+                self._wakeup.set()
+        else:
+            due.append((node, node.generation))
+
+    def _schedule_all(self, due: list[tuple[NMNode, int]], at: float) -> None:
+        """`_schedule` each (node, its generation) of `due`, in order."""
+        entries = self._due.get(at)
+        if entries is None:
+            self._due[at] = due
+            heapq.heappush(self._times, at)
+            if self._waiting and self._times[0] == at:
+                self._wakeup.set()
+        else:
+            entries.extend(due)
+
+    def scheduled(self) -> list[tuple[float, NMNode]]:
+        """Every pending (due time, node), in the order they will be served
+        (stale entries of reset or stopped nodes included: they are skipped
+        when due)."""
+        return [(at, node) for at in sorted(self._due) for node, _ in self._due[at]]
 
     async def _heartbeat_loop(self, rm: Connection) -> None:
         # The nodes due at once go in one node_heartbeats message; the RM
@@ -368,7 +404,9 @@ class NodeManagerHost:
                 beats.append(node)
             else:
                 await self._register(rm, node)
-        if len(beats) == 1 or (beats and not self.batching):
+        if beats and self.lean and self.batching:
+            await self._heartbeats_lean(rm, beats)
+        elif len(beats) == 1 or (beats and not self.batching):
             for node in beats:
                 await self._heartbeat(rm, node)
         elif beats:
@@ -376,30 +414,57 @@ class NodeManagerHost:
 
     async def _due_batches(self, handle: Callable[[list[NMNode]], Awaitable[None]]) -> None:
         """Hand every node due now to `handle`, up to `max_batch` at a time."""
-        heap = self._heap
+        times, dues = self._times, self._due
+        room = self.max_batch
         while True:
-            if not heap:
-                await self._wakeup.wait()
-                self._wakeup = trio.Event()
+            if not times or times[0] > trio.current_time():
+                # Nothing due yet: wait for the first due time, or until
+                # `_schedule` brings an earlier one (or the first of all).
+                self._waiting = True
+                try:
+                    if not times:
+                        await self._wakeup.wait()
+                    else:
+                        with trio.move_on_at(times[0]):
+                            await self._wakeup.wait()
+                finally:
+                    self._waiting = False
+                if self._wakeup.is_set():
+                    self._wakeup = trio.Event()
                 continue
             now = trio.current_time()
-            if heap[0][0] > now:
-                with trio.move_on_at(heap[0][0]):
-                    await self._wakeup.wait()
-                self._wakeup = trio.Event()
-                continue
             batch: list[NMNode] = []
-            room = self.max_batch
-            while heap and heap[0][0] <= now and len(batch) < room:
-                _, _, node, generation = heapq.heappop(heap)
-                if not node.stopped and generation == node.generation:
-                    batch.append(node)
+            while times and times[0] <= now and len(batch) < room:
+                at = times[0]
+                due = dues[at]
+                taken = 0
+                for node, generation in due:
+                    if len(batch) >= room:
+                        break
+                    taken += 1
+                    if not node.stopped and generation == node.generation:
+                        batch.append(node)
+                if taken == len(due):
+                    del dues[at]
+                    heapq.heappop(times)
+                else:
+                    del due[:taken]
             if batch:
                 await handle(batch)
 
     def _heartbeat_fields(self, node: NMNode, now_ms: int | None = None) -> dict[str, Any]:
         """One node's heartbeat: new statuses, or the unanswered ones again.
         `now_ms`: the current time, when the caller read it for a batch."""
+        return {
+            "node_id": node.node_id,
+            "response_id": node.response_id,
+            "containers": self._statuses(node, now_ms),
+            "healthy": True,
+        }
+
+    def _statuses(self, node: NMNode, now_ms: int | None = None) -> list[dict[str, Any]]:
+        """The container statuses a heartbeat of `node` sends now (new ones,
+        or the unanswered ones again), kept as in flight."""
         statuses = node.inflight
         if statuses is None:
             ends = node.ends
@@ -421,12 +486,7 @@ class NodeManagerHost:
                 ]
             statuses.extend(node.completed)
         node.inflight = statuses
-        return {
-            "node_id": node.node_id,
-            "response_id": node.response_id,
-            "containers": statuses,
-            "healthy": True,
-        }
+        return statuses
 
     async def _heartbeat(self, rm: Connection, node: NMNode) -> None:
         req = P.request("node_heartbeat", self._next_id(), **self._heartbeat_fields(node))
@@ -464,6 +524,76 @@ class NodeManagerHost:
             elapsed = time.perf_counter() - sent
             for _ in nodes:
                 self.latency.add(elapsed)
+        self._batch_replies(nodes, raw, reply)
+
+    async def _heartbeats_lean(self, rm: Connection, nodes: list[NMNode]) -> None:
+        """`_heartbeats` for an RM in this process: one tuple per node
+        (`P.Heartbeats`) instead of a map, and the common replies as bare
+        response ids (`P.HeartbeatReplies`), applied without a map per node.
+        An RM that answers otherwise (frames off, recovery on) gets the
+        plain path's handling of its reply."""
+        now_ms = round(trio.current_time() * 1000)
+        beats = []
+        for node in nodes:
+            st = node.inflight
+            if st is None:
+                ends = node.ends
+                if node.new_running or node.completed or (ends and ends[0][0] <= now_ms):
+                    st = self._statuses(node, now_ms)
+                else:
+                    # A quiet node (most of them, most of the time).
+                    st = node.inflight = []
+            beats.append((node.node_id, node.response_id, st))
+        latency = self.latency
+        sent = time.perf_counter() if latency is not None else 0.0
+        lean: P.HeartbeatReplies | None = None
+        try:
+            raw = await rm.request(P.heartbeats(self._next_id(), beats), timeout=self._timeout)
+            if type(raw) is P.HeartbeatReplies:
+                lean = raw
+            else:
+                reply = P.decode(raw)
+        except (TransportError, P.ProtocolError) as e:
+            for node in nodes:
+                self._heartbeat_failed(node, str(e))
+            return
+        if latency is not None:
+            elapsed = time.perf_counter() - sent
+            for _ in nodes:
+                latency.add(elapsed)
+        if lean is None:
+            self._batch_replies(nodes, raw, reply)
+            return
+        now = trio.current_time()
+        at = now + lean.next_heartbeat_ms / 1000
+        if self.align_ms:
+            at = self._aligned(at, now)
+        # Nodes given the common reply (NORMAL, nothing to clean up) are due
+        # again together: scheduled in one go, in order, before any node
+        # whose reply is a map is applied (it may be scheduled at `at` too).
+        due: list[tuple[NMNode, int]] = []
+        for node, sub in zip(nodes, lean.replies, strict=True):
+            if isinstance(sub, dict):
+                if due:
+                    self._schedule_all(due, at)
+                    due = []
+                self._heartbeat_reply(node, sub, now)
+                continue
+            if node.stopped:
+                continue
+            self.heartbeats += 1
+            node.heartbeats += 1
+            if node.inflight:
+                _acknowledged(node, node.inflight)
+            else:
+                node.inflight = None
+            node.response_id = sub
+            due.append((node, node.generation))
+        if due:
+            self._schedule_all(due, at)
+
+    def _batch_replies(self, nodes: list[NMNode], raw: Payload, reply: dict[str, Any]) -> None:
+        """Apply a decoded `node_heartbeats` reply to the nodes it answers."""
         if reply["type"] == "error" or len(reply["replies"]) != len(nodes):
             # An RM that does not take batches: one heartbeat per message.
             log.warning("batched heartbeats refused; sending them one by one", reply=reply)
@@ -533,13 +663,17 @@ class NodeManagerHost:
             now = trio.current_time()
         at = now + reply["next_heartbeat_ms"] / 1000
         if self.align_ms:
-            # Keep nodes on a grid, so those due together go in one message
-            # (to the nearest point: intervals stay right on average).
-            step = self.align_ms / 1000
-            at = round(at / step) * step
-            if at <= now:
-                at = math.floor(now / step) * step + step
+            at = self._aligned(at, now)
         self._schedule(node, at)
+
+    def _aligned(self, at: float, now: float) -> float:
+        """Keep nodes on a grid, so those due together go in one message
+        (to the nearest point: intervals stay right on average)."""
+        step = self.align_ms / 1000
+        at = round(at / step) * step
+        if at <= now:
+            at = math.floor(now / step) * step + step
+        return at
 
     def _reset(self, node: NMNode, why: str) -> None:
         """Drop every container (non-work-preserving restart/shutdown)."""

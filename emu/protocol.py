@@ -610,11 +610,100 @@ def frame(msg: dict[str, Any]) -> Frame | bytes:
     return data
 
 
+class Heartbeats:
+    """A `node_heartbeats` request from an NM host to the RM in the same
+    process, in its lean form: each entry `(node_id, response_id,
+    statuses)` of a healthy node without a health report (what an emu NM
+    sends), and no map per node. The RM in this process handles the tuples
+    as they are; `bytes()` is exactly the catalogue's message (as `frame`
+    of `request("node_heartbeats", ...)` would encode it) and `decode` gives
+    that message validated, so any other receiver sees a plain
+    `node_heartbeats`."""
+
+    __slots__ = ("beats", "request_id")
+
+    def __init__(self, request_id: int, beats: list[tuple[str, int, list[dict[str, Any]]]]):
+        self.request_id = request_id
+        self.beats = beats
+
+    def to_msg(self) -> dict[str, Any]:
+        """The catalogue's `node_heartbeats` map (with the version)."""
+        return {
+            "heartbeats": [
+                {"node_id": n, "response_id": r, "containers": s, "healthy": True}
+                for n, r, s in self.beats
+            ],
+            "type": "node_heartbeats",
+            "id": self.request_id,
+            "v": VERSION,
+        }
+
+    def __bytes__(self) -> bytes:
+        data: bytes = msgpack.packb(self.to_msg(), use_bin_type=True)
+        return data
+
+
+class HeartbeatReplies:
+    """The RM's answer to a lean `Heartbeats`, in the same process: one
+    entry per heartbeat, in order, each either an int, the new response id
+    of the common reply (NORMAL, nothing to clean up, next heartbeat in
+    `next_heartbeat_ms`), or the reply map itself (RESYNC, SHUTDOWN,
+    cleanup, errors). `bytes()` and `decode` give the catalogue's
+    `node_heartbeats_reply`, every int spelled out as its map."""
+
+    __slots__ = ("next_heartbeat_ms", "replies", "request_id")
+
+    def __init__(
+        self, request_id: int, replies: list[int | dict[str, Any]], next_heartbeat_ms: int
+    ) -> None:
+        self.request_id = request_id
+        self.replies = replies
+        self.next_heartbeat_ms = next_heartbeat_ms
+
+    def entry(self, reply: int | dict[str, Any]) -> dict[str, Any]:
+        """One entry as the reply map it stands for."""
+        if isinstance(reply, dict):
+            return reply
+        return {
+            "response_id": reply,
+            "containers_to_cleanup": [],
+            "apps_to_cleanup": [],
+            "action": NORMAL,
+            "next_heartbeat_ms": self.next_heartbeat_ms,
+            "type": "node_heartbeat_reply",
+            "id": self.request_id,
+        }
+
+    def to_msg(self) -> dict[str, Any]:
+        """The catalogue's `node_heartbeats_reply` map (with the version)."""
+        return {
+            "replies": [self.entry(r) for r in self.replies],
+            "type": "node_heartbeats_reply",
+            "id": self.request_id,
+            "v": VERSION,
+        }
+
+    def __bytes__(self) -> bytes:
+        data: bytes = msgpack.packb(self.to_msg(), use_bin_type=True)
+        return data
+
+
+def heartbeats(
+    request_id: int, beats: list[tuple[str, int, list[dict[str, Any]]]]
+) -> Heartbeats | bytes:
+    """What an NM host sends for a batch of heartbeats: the lean
+    `Heartbeats`, or its bytes when frames are off (as `frame`)."""
+    batch = Heartbeats(request_id, beats)
+    return batch if _frames else bytes(batch)
+
+
 def decode(data: bytes | SupportsBytes) -> dict[str, Any]:
-    """A validated message map from bytes or a `Frame`; ProtocolError if it
-    is not one."""
+    """A validated message map from bytes, a `Frame` or a lean heartbeat
+    batch or its replies; ProtocolError if it is not one."""
     if type(data) is Frame:
         return validate(data.msg)
+    if type(data) is Heartbeats or type(data) is HeartbeatReplies:
+        return validate(data.to_msg())
     try:
         msg = msgpack.unpackb(data, raw=False, strict_map_key=False)
     except Exception as e:

@@ -31,6 +31,12 @@ class ExpiryMonitor:
         if ident in self._last:
             self._last[ident] = now_ms
 
+    @property
+    def last_pings(self) -> dict[str, int]:
+        """Last ping by registered id, for a hot loop pinging many: setting
+        a present id's entry is `ping`; adding or removing one is not."""
+        return self._last
+
     def unregister(self, ident: str) -> None:
         self._last.pop(ident, None)
 

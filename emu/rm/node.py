@@ -95,7 +95,9 @@ class RMNode:
         self.labels = labels
         self.state = NEW
         self.response_id = 0
-        self.last_reply: dict[str, Any] | None = None
+        self.last_reply: dict[str, Any] | int | None = None
+        """The last heartbeat's reply, for a repeat; an int stands for the
+        common one (NORMAL, nothing to clean up) with that response id."""
         self.registered_ms = now_ms
         self.last_heartbeat_ms = now_ms
         self.containers_to_cleanup: list[str] = []

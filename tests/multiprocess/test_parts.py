@@ -215,7 +215,7 @@ async def test_a_batch_reply_from_the_rm_in_process_is_applied_as_built(autojump
     await host._heartbeats(_CannedRM(reply), nodes)
     assert [n.response_id for n in nodes] == [1, 7]
     assert host.errors == 0 and host.heartbeats == 2
-    assert sorted(at for at, *_ in host._heap) == [6.0, 7.0]
+    assert [at for at, _ in host.scheduled()] == [6.0, 7.0]
 
 
 def test_an_acknowledged_heartbeat_keeps_statuses_queued_since() -> None:

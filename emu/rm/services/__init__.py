@@ -23,11 +23,12 @@ from emu import protocol as P
 from emu.rm import attempt as attempt_sm
 from emu.rm import node as node_sm
 from emu.rm.context import RMContext
+from emu.rm.scheduler import shortcuts
 from emu.rm.scheduler.events import SchedulerEvent
 from emu.rm.services.admin import AdminService
 from emu.rm.services.application_master import ApplicationMasterService
 from emu.rm.services.client_rm import ClientRMService
-from emu.rm.services.resource_tracker import ResourceTrackerService
+from emu.rm.services.resource_tracker import ResourceTrackerService, count_quiet
 from emu.rm.services.service import Refused, Service
 
 log = structlog.get_logger("emu.rm")
@@ -103,6 +104,67 @@ class RMServices:
             if dispatcher.depth:
                 dispatcher.drain()
         return replies
+
+    def lean_heartbeats(self, batch: P.Heartbeats) -> P.HeartbeatReplies:
+        """`node_heartbeats` for a lean in-process batch (`P.Heartbeats`,
+        built by an NM host in this process): the same handling, counts and
+        drains, entry by entry, on the tuples as they are, and the common
+        replies as bare response ids (`ResourceTrackerService.beat_lean`)."""
+        ctx = self.ctx
+        rid = batch.request_id
+        beats = batch.beats
+        beat = self.tracker.beat_lean
+        dispatcher = ctx.dispatcher
+        self.requests["node_heartbeat"] += len(beats)
+        now_ms = ctx.now_ms()
+        replies: list[int | dict[str, Any]] = []
+        # The quiet heartbeat, inline: what beat_lean does for a heartbeat
+        # with no status from a RUNNING node with nothing to clean up that
+        # the scheduler proves it can skip (`_quiet_node`), its event
+        # counts added once for the batch (nothing reads them in between).
+        nodes, pings = ctx.nodes, ctx.nm_liveness.last_pings
+        skip = ctx.scheduler.skip_quiet_node_update if shortcuts.enabled() else None
+        running = node_sm.RUNNING
+        quiet = 0
+        for node_id, response_id, statuses in beats:
+            try:
+                node = nodes.get(node_id)
+                may_skip = True
+                if (
+                    skip is not None
+                    and not statuses
+                    and node is not None
+                    and node.response_id == response_id
+                    and node.state is running
+                    and not node.containers_to_cleanup
+                    and not node.apps_to_cleanup
+                    and not dispatcher.depth
+                ):
+                    if skip(node_id):
+                        node.last_heartbeat_ms = now_ms
+                        if node_id in pings:
+                            pings[node_id] = now_ms
+                        node.health_report = ""
+                        response_id += 1
+                        node.response_id = node.last_reply = response_id
+                        replies.append(response_id)
+                        quiet += 1
+                        continue
+                    # Asked already (a refusal leaves nothing behind): the pass runs.
+                    may_skip = False
+                replies.append(beat(node_id, response_id, statuses, rid, now_ms, may_skip))
+            except Refused as e:
+                self.errors[e.code] += 1
+                replies.append(P.error(e.code, e.message, rid))
+            except Exception as e:
+                self.errors[P.INTERNAL] += 1
+                log.exception("request failed", type="node_heartbeat")
+                replies.append(P.error(P.INTERNAL, f"{type(e).__name__}: {e}", rid))
+            if dispatcher.depth:
+                dispatcher.drain()
+        if quiet:
+            count_quiet(dispatcher, quiet)
+        return P.HeartbeatReplies(rid, replies, ctx.settings.nm_heartbeat_ms)
 
     def error_reply(self, err: P.ProtocolError) -> dict[str, Any]:
         self.errors[err.code] += 1

@@ -9,6 +9,7 @@ from emu import protocol as P
 from emu.resources import Resource
 from emu.rm import node as node_sm
 from emu.rm.context import RMContext
+from emu.rm.dispatcher import Dispatcher
 from emu.rm.node import RMNode
 from emu.rm.scheduler import shortcuts
 from emu.rm.scheduler.events import SchedulerEvent
@@ -101,7 +102,11 @@ class ResourceTrackerService(Service):
             return self._node_reply(request_id, msg["response_id"], [], [], action)
         rid = msg["response_id"]
         if rid + 1 == node.response_id and node.last_reply is not None:
-            return {**node.last_reply, "id": request_id}
+            last = node.last_reply
+            if type(last) is int:
+                # The common reply, kept as its response id (see beat_lean).
+                return self._node_reply(request_id, last, [], [], P.NORMAL)
+            return {**last, "id": request_id}  # type: ignore[dict-item]
         if rid != node.response_id:
             # YARN: "too far behind rm response id"; the node is REBOOTED
             # (out of the scheduler) until it registers again.
@@ -143,6 +148,65 @@ class ResourceTrackerService(Service):
         node.last_reply = reply
         return reply
 
+    def beat_lean(
+        self,
+        node_id: str,
+        rid: int,
+        statuses: list[dict[str, Any]],
+        request_id: int,
+        now_ms: int,
+        may_skip: bool = True,
+    ) -> int | dict[str, Any]:
+        """One entry of a lean in-process batch (`P.Heartbeats`): a healthy
+        node without a health report sending `statuses`, handled exactly as
+        `beat` would its map. The common answer (NORMAL, nothing to clean
+        up) comes back as the new response id alone, and is kept as that
+        int for a repeat; anything else is `beat`'s reply map. `may_skip`
+        False: the caller has already seen the scheduler refuse to skip
+        this heartbeat's pass (asking again would only repeat the work)."""
+        ctx = self.ctx
+        node = ctx.nodes.get(node_id)
+        if node is None or rid != node.response_id:
+            # Unknown, a repeat, or too far behind: rare, the full path.
+            return self.beat(
+                {"node_id": node_id, "response_id": rid, "containers": statuses, "healthy": True},
+                request_id,
+                now_ms,
+            )
+        node.last_heartbeat_ms = now_ms
+        ctx.nm_liveness.ping(node_id, now_ms)
+        node.health_report = ""
+        if statuses or not may_skip or not _quiet_node(ctx, node):
+            launched: list[str] = []
+            completed: list[dict[str, Any]] = []
+            for st in statuses:
+                if st["state"] == "COMPLETE":
+                    completed.append(st)
+                else:
+                    launched.append(st["container_id"])
+            ctx.dispatch(
+                "node", node_sm.NodeEvent.STATUS_UPDATE, node_id, (True, launched, completed)
+            )
+            ctx.dispatcher.drain()
+        rid += 1
+        node.response_id = rid
+        if node.containers_to_cleanup or node.apps_to_cleanup or node.state in node_sm.FINAL:
+            cleanup, node.containers_to_cleanup = node.containers_to_cleanup, []
+            apps, node.apps_to_cleanup = node.apps_to_cleanup, []
+            reply = {
+                "response_id": rid,
+                "containers_to_cleanup": cleanup,
+                "apps_to_cleanup": apps,
+                "action": P.SHUTDOWN if node.state in node_sm.FINAL else P.NORMAL,
+                "next_heartbeat_ms": self.ctx.settings.nm_heartbeat_ms,
+                "type": "node_heartbeat_reply",
+                "id": request_id,
+            }
+            node.last_reply = reply
+            return reply
+        node.last_reply = rid
+        return rid
+
     def _node_reply(
         self, request_id: int, rid: int, cleanup: list[str], apps: list[str], action: str
     ) -> dict[str, Any]:
@@ -173,11 +237,17 @@ def _quiet_heartbeat(ctx: RMContext, node: RMNode, msg: dict[str, Any]) -> bool:
     behind is kept: the node stays RUNNING, liveness and response id are
     advanced by the caller, and the dispatcher's counts (SLS's
     scheduler-operation counters) go up as if both had been handled."""
+    if msg["containers"] or not msg["healthy"]:
+        return False
+    return _quiet_node(ctx, node)
+
+
+def _quiet_node(ctx: RMContext, node: RMNode) -> bool:
+    """`_quiet_heartbeat` for a heartbeat already known to report no
+    container from a healthy node; counts the skipped events if quiet."""
     dispatcher = ctx.dispatcher
     if (
-        msg["containers"]
-        or not msg["healthy"]
-        or node.state != node_sm.RUNNING
+        node.state != node_sm.RUNNING
         or node.containers_to_cleanup
         or node.apps_to_cleanup
         or dispatcher.depth
@@ -185,11 +255,19 @@ def _quiet_heartbeat(ctx: RMContext, node: RMNode, msg: dict[str, Any]) -> bool:
         or not ctx.scheduler.skip_quiet_node_update(node.node_id)
     ):
         return False
-    handled = dispatcher.handled
-    handled[_NODE_STATUS_UPDATE] += 1
-    handled[_SCHEDULER_NODE_UPDATE] += 1
-    dispatcher.max_depth = max(dispatcher.max_depth, 1)
+    count_quiet(dispatcher, 1)
     return True
+
+
+def count_quiet(dispatcher: Dispatcher, n: int) -> None:
+    """Count `n` skipped quiet heartbeats as handled STATUS_UPDATE and
+    NODE_UPDATE events (SLS's scheduler-operation counters), each of which
+    would have queued one event at a time."""
+    handled = dispatcher.handled
+    handled[_NODE_STATUS_UPDATE] += n
+    handled[_SCHEDULER_NODE_UPDATE] += n
+    if dispatcher.max_depth < 1:
+        dispatcher.max_depth = 1
 
 
 _NODE_STATUS_UPDATE = f"node.{node_sm.NodeEvent.STATUS_UPDATE}"
