@@ -135,7 +135,15 @@ class ApplicationMaster:
         timeout = network_timeout(conn.address, REQUEST_TIMEOUT_S, 3.0)
         while True:
             try:
-                return P.decode(await conn.request(self._req(mtype, **fields), timeout=timeout))
+                raw = await conn.request(self._req(mtype, **fields), timeout=timeout)
+                if type(raw) is P.Frame:
+                    # From the RM in this process: the map it built for this
+                    # request, of the catalogue's shape by construction (as
+                    # the NM host takes its heartbeat replies; with frames
+                    # off, EMU_SHORTCUTS=0, replies are bytes and checked).
+                    reply: dict = raw.msg
+                    return reply
+                return P.decode(raw)
             except TransportError as e:
                 if conn.address.startswith("mem://"):
                     raise
