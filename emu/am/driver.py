@@ -112,6 +112,10 @@ class AMDriver:
         """AMs launched and not yet ended or killed (hung ones included)."""
         return len(self._live)
 
+    def attempts(self) -> list[str]:
+        """The attempt ids of those AMs, in launch order."""
+        return [h.am.attempt_id for h in self._live.values()]
+
     def launch(
         self, am: dict[str, Any], node_id: str, on_exit: Callable[[BaseException | None], None]
     ) -> AMHandle:

@@ -7,6 +7,7 @@ copies the task-per-AM path made; these compare the two paths' event logs."""
 from __future__ import annotations
 
 import io
+import itertools
 
 import pytest
 
@@ -44,23 +45,41 @@ def test_driver_and_task_per_am_give_the_same_run(name):
 
 
 async def test_hung_and_crashed_ams_leave_the_driver(autojump_clock):
-    """A hung AM holds its place without turns until the RM expires it and
-    its container is killed; a crashed one ends its attempt; the next
-    attempts finish, and no AM is left in the driver at the end."""
+    """A hung AM stays in the driver without turns until the RM expires it
+    and its container is killed; a crashed one leaves at once; the next
+    attempts run and finish."""
     conf_props = {"yarn.am.liveness-monitor.expiry-interval-ms": 20_000}
     sim = simulation(
         [mr_job("hung", maps=2), mr_job("crash", maps=2)],
         conf=fifo_conf(conf_props),
         faults=[Fault(5_000, "am_hang", "hung"), Fault(5_000, "am_crash", "crash")],
     )
+    live: list[tuple[int, set[str], int]] = []
+
+    def watch(rm) -> None:
+        assert sim.nm_host is not None and isinstance(sim.nm_host.am_driver, AMDriver)
+        driver = sim.nm_host.am_driver
+        attempts = set(driver.attempts())
+        live.append((rm.ctx.now_ms(), attempts, driver.turns))
+
+    sim.on_tick = watch
     result = await sim.run()
     assert {j["job_id"]: (j["state"], j["attempts"]) for j in result.jobs} == {
         "hung": ("FINISHED", 2),
         "crash": ("FINISHED", 2),
     }
-    assert sim.nm_host is not None
-    driver = sim.nm_host.am_driver
-    assert isinstance(driver, AMDriver)
-    assert driver.running == 0
-    # Four attempts: each registered, took turns every second, and ended.
-    assert driver.turns > 4 * 10
+    attempt = {j["job_id"]: j["app_id"].replace("application", "appattempt") for j in result.jobs}
+    hung, crashed = attempt["hung"] + "_000001", attempt["crash"] + "_000001"
+    hung_live = [t for t, attempts, _ in live if hung in attempts]
+    # Hung from 5 s, expired 20 s after its last allocate, then killed.
+    assert hung_live[0] < 5_000 and 20_000 < hung_live[-1] < 30_000
+    assert max(t for t, attempts, _ in live if crashed in attempts) < 6_000
+    # While hung it takes no turn: each second, one turn per other live AM.
+    steady = [
+        (b[2] - a[2], len(a[1]) - 1)
+        for a, b in itertools.pairwise(live)
+        if a[0] >= 7_000 and b[0] <= 20_000 and hung in a[1] and a[1] == b[1]
+    ]
+    assert len(steady) >= 10
+    assert all(turns == others for turns, others in steady)
+    assert attempt["hung"] + "_000002" in set().union(*(a for _, a, _ in live))
