@@ -112,6 +112,7 @@ class ApplicationMaster:
             else _NO_RACKS
             for t in self.tasks
         ]
+        self._any_hosts = any(t.hosts for t in self.tasks)
         self.container_task: dict[str, int] = {}
         self.sent: dict[int, dict[str, tuple[int, tuple]]] = {}
         self.releases: list[str] = []
@@ -440,9 +441,23 @@ class ApplicationMaster:
         priority = container["priority"]
         host = container["node_id"]
         rack = self.racks.get(host, DEFAULT_RACK)
-        rack_match = any_match = None
+        listed = self._pending_by_priority().get(priority)
+        if not listed:
+            return None
         state = self.state
-        for i in self._pending_by_priority().get(priority, ()):
+        # Tasks at the front that have left PENDING only come back to it
+        # through `_set_state`, which drops these lists: forget them, so each
+        # placed container does not walk past every task placed before it.
+        k, n = 0, len(listed)
+        while k < n and state[listed[k]] != PENDING:
+            k += 1
+        if k:
+            del listed[:k]
+        if not self._any_hosts:
+            # No task prefers a host (nor so a rack): the first pending one.
+            return listed[0] if listed else None
+        rack_match = any_match = None
+        for i in listed:
             if state[i] != PENDING:
                 continue
             if host in self.tasks[i].hosts:
