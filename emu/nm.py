@@ -222,7 +222,7 @@ class NodeManagerHost:
     different from the one seen before (a restarted RM without recovery)."""
     am_driver: AMStepper | None = None
     """If set, AMs launched here are stepped by it (one task, started with
-    the host) instead of a task each running `am_runner`: in-process only."""
+    the first AM) instead of a task each running `am_runner`: in-process only."""
 
     def __post_init__(self) -> None:
         self.by_id = {n.node_id: n for n in self.nodes}
@@ -647,8 +647,9 @@ class NodeManagerHost:
             if am is not None and self.am_driver is not None:
                 if not self._driving:
                     # Started with the first AM, as that AM's task would be:
-                    # trio runs tasks woken together in creation order, so
-                    # the AMs keep their place among the other tasks.
+                    # trio runs tasks woken together in an order fixed by
+                    # creation (emu.clock), so the AMs keep their place
+                    # among the other tasks.
                     self._driving = True
                     self._nursery.start_soon(self.am_driver.run)  # type: ignore[union-attr]
                 c.am_scope = self.am_driver.launch(

@@ -156,10 +156,10 @@ class Simulation:
     a small run's time (every second: about 20 %)."""
     invariant_interval_ms: int = 5000
     am_driver: bool = True
-    """On `mem://`, step every AM from one task in launch order
-    (`emu.am.driver`); False, or over ZeroMQ: a task per AM, as an NM
-    process runs them. The two paths order the RM's allocates differently,
-    so their outputs differ; each is deterministic."""
+    """On `mem://`, step every AM from one task (`emu.am.driver`); False, or
+    over ZeroMQ: a task per AM, as an NM process runs them. The driver runs
+    the AMs in the order their tasks would run, so both paths give the same
+    outputs (tests/integration/test_am_driver.py); the driver is cheaper."""
     nm_host: NodeManagerHost | None = field(default=None, init=False)
     """The NodeManager host serving every node, once it serves."""
     rm_bound: RMAddresses | None = field(default=None, init=False)
