@@ -47,7 +47,9 @@ class _CreationOrder(random.Random):
 # - module globals `_r` (a random.Random) and `_ALLOW_DETERMINISTIC_SCHEDULING` (a bool),
 #   read by `unrolled_run` each time it takes a batch of runnable tasks;
 # - with the flag set, the batch is sorted by `Task._counter` (creation order) and then
-#   `_r.shuffle(batch)`; without it, `_r.random() < 0.5` reverses the batch;
+#   `_r.shuffle(batch)`; without it, `_r.random() < 0.5` reverses the batch; either way
+#   the batch is then run from its end (`batch.pop()`): the newest task first
+#   (emu.am.driver steps the AMs due together in that order, as their tasks ran);
 # - every other use of `_r` (SystemClock's random offset) is a plain random draw.
 # If trio renames or drops either global, seed_scheduler raises at start (not silently).
 # If trio keeps them but changes how a batch is ordered (e.g. shuffles elsewhere or sorts

@@ -40,7 +40,7 @@ from collections import Counter
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any
+from typing import Any, Protocol
 
 import structlog
 import trio
@@ -62,6 +62,30 @@ log = structlog.get_logger("emu.nm")
 
 AMRunner = Callable[[dict[str, Any], str], Awaitable[None]]
 """`await am_runner(am_launch_context, node_id)`: runs one AM to its end."""
+
+
+class AMKill(Protocol):
+    """How an AM container's AM is killed: a trio cancel scope around its
+    task, or the `AMStepper`'s handle of it."""
+
+    def cancel(self) -> None: ...
+
+
+class AMStepper(Protocol):
+    """Steps every AM of this process from one task (`emu.am.driver.AMDriver`),
+    in place of an `AMRunner` task per AM; for `mem://` only (nothing an
+    AM calls may wait)."""
+
+    def launch(
+        self, am: dict[str, Any], node_id: str, on_exit: Callable[[BaseException | None], None]
+    ) -> AMKill:
+        """Start an AM now; `on_exit(error)` once it ends by itself."""
+        ...
+
+    async def run(self) -> None:
+        """Step the launched AMs until cancelled."""
+        ...
+
 
 HEARTBEAT_TIMEOUT_S = 30.0
 REGISTER_RETRY_S = 1.0
@@ -124,7 +148,7 @@ class NMContainer:
     app_id: str
     resource: Resource
     end_ms: int  # -1: runs until stopped (AM containers, long-running tasks)
-    am_scope: trio.CancelScope | None = None
+    am_scope: AMKill | None = None
     priority: int = 0
 
 
@@ -200,6 +224,9 @@ class NodeManagerHost:
     on_clock: Callable[[float, float], None] | None = None
     """Called with (epoch, rate) when a registration reply announces a clock
     different from the one seen before (a restarted RM without recovery)."""
+    am_driver: AMStepper | None = None
+    """If set, AMs launched here are stepped by it (one task, started with
+    the first AM) instead of a task each running `am_runner`: in-process only."""
 
     def __post_init__(self) -> None:
         self.by_id = {n.node_id: n for n in self.nodes}
@@ -225,6 +252,7 @@ class NodeManagerHost:
         scheduled node wake it: otherwise it looks at `_due` before waiting)."""
         self._seq = 0
         self._nursery: trio.Nursery | None = None
+        self._driving = False
         self._rng = random.Random(self.seed)
         self._wakeup = trio.Event()
         self._timeout: float | None = None
@@ -732,7 +760,9 @@ class NodeManagerHost:
                 failed.append({"container_id": cid, "reason": "container already running"})
                 continue
             am = launch.get("am")
-            if am is not None and (self.am_runner is None or self._nursery is None):
+            if am is not None and (
+                self._nursery is None or (self.am_runner is None and self.am_driver is None)
+            ):
                 failed.append({"container_id": cid, "reason": "this NodeManager cannot run AMs"})
                 continue
             duration = launch["duration_ms"]
@@ -748,25 +778,45 @@ class NodeManagerHost:
             node.new_running.append(cid)
             if end >= 0:
                 heapq.heappush(node.ends, (end, cid))
-            if am is not None:
+            if am is not None and self.am_driver is not None:
+                if not self._driving:
+                    # Started with the first AM, as that AM's task would be:
+                    # trio runs tasks woken together in an order fixed by
+                    # creation (emu.clock), so the AMs keep their place
+                    # among the other tasks.
+                    self._driving = True
+                    self._nursery.start_soon(self.am_driver.run)  # type: ignore[union-attr]
+                c.am_scope = self.am_driver.launch(
+                    am, node.node_id, partial(self._am_ended, node, c)
+                )
+            elif am is not None:
                 c.am_scope = trio.CancelScope()
                 self._nursery.start_soon(self._run_am, node, c, am)  # type: ignore[union-attr]
             ok.append(cid)
         return P.reply(msg, succeeded=ok, failed=failed)
 
     async def _run_am(self, node: NMNode, c: NMContainer, am: dict[str, Any]) -> None:
-        assert self.am_runner is not None and c.am_scope is not None
-        exit_status, diagnostics = P.EXIT_SUCCESS, ""
+        assert self.am_runner is not None and isinstance(c.am_scope, trio.CancelScope)
+        error: Exception | None = None
         with c.am_scope:
             try:
                 await self.am_runner(am, node.node_id)
             except Exception as e:
-                if getattr(e, "injected", False):  # a fault the harness asked for, not a bug
-                    log.info("AM crashed", container=c.container_id, why=str(e))
-                else:
-                    log.exception("AM failed", container=c.container_id)
-                exit_status, diagnostics = 1, f"AM failed: {type(e).__name__}: {e}"
-        if c.am_scope.cancelled_caught or node.containers.get(c.container_id) is not c:
+                error = e
+        if not c.am_scope.cancelled_caught:
+            self._am_ended(node, c, error)
+
+    def _am_ended(self, node: NMNode, c: NMContainer, error: BaseException | None) -> None:
+        """An AM ended by itself (not killed): its container completes,
+        successfully unless the AM raised."""
+        exit_status, diagnostics = P.EXIT_SUCCESS, ""
+        if error is not None:
+            if getattr(error, "injected", False):  # a fault the harness asked for, not a bug
+                log.info("AM crashed", container=c.container_id, why=str(error))
+            else:
+                log.error("AM failed", container=c.container_id, exc_info=error)
+            exit_status, diagnostics = 1, f"AM failed: {type(error).__name__}: {error}"
+        if node.containers.get(c.container_id) is not c:
             return
         node.finish(c.container_id, exit_status, diagnostics)
 

@@ -17,7 +17,7 @@ from typing import IO, Any
 
 import trio
 
-from emu.am import AMFaults, run_am
+from emu.am import AMDriver, AMFaults, run_am
 from emu.client import RMClient
 from emu.clock import ScaledWallClock, seed_scheduler, virtual_clock
 from emu.config.configuration import Configuration
@@ -155,6 +155,11 @@ class Simulation:
     ClusterInvariantBroken. Every 5 simulated seconds costs a few percent of
     a small run's time (every second: about 20 %)."""
     invariant_interval_ms: int = 5000
+    am_driver: bool = True
+    """On `mem://`, step every AM from one task (`emu.am.driver`); False, or
+    over ZeroMQ: a task per AM, as an NM process runs them. The driver runs
+    the AMs in the order their tasks would run, so both paths give the same
+    outputs (tests/integration/test_am_driver.py); the driver is cheaper."""
     nm_host: NodeManagerHost | None = field(default=None, init=False)
     """The NodeManager host serving every node, once it serves."""
     rm_bound: RMAddresses | None = field(default=None, init=False)
@@ -210,8 +215,14 @@ class Simulation:
         broken: list[ClusterInvariantBroken] = []
         async with trio.open_nursery() as nursery:
             addrs = self.rm_bound = await nursery.start(rm.run)
+            in_process = all(a.startswith("mem://") for a in (self.nm_address, addrs.am_protocol))
             nm = NodeManagerHost(
-                nm_nodes, addrs.resource_tracker, self.nm_address, am_runner, self.seed
+                nm_nodes,
+                addrs.resource_tracker,
+                self.nm_address,
+                am_runner,
+                self.seed,
+                am_driver=AMDriver(am_faults) if self.am_driver and in_process else None,
             )
             await nursery.start(nm.run)
             self.nm_host = nm

@@ -20,6 +20,7 @@ registered, it registers again and re-sends its whole ask table.
 
 from __future__ import annotations
 
+import math
 from contextlib import AsyncExitStack, suppress
 from dataclasses import dataclass, field
 from typing import Any
@@ -111,6 +112,7 @@ class ApplicationMaster:
             else _NO_RACKS
             for t in self.tasks
         ]
+        self._any_hosts = any(t.hosts for t in self.tasks)
         self.container_task: dict[str, int] = {}
         self.sent: dict[int, dict[str, tuple[int, tuple]]] = {}
         self.releases: list[str] = []
@@ -120,6 +122,10 @@ class ApplicationMaster:
         self.lost = 0
         self.resyncs = 0
         self.rm_retries = 0
+        self._registered = False
+        self._nms: dict[str, Connection] = {}
+        self._stack: AsyncExitStack
+        self._rm: Connection
 
     def _req(self, mtype: str, **fields: Any) -> P.Frame | bytes:
         self.request_id += 1
@@ -130,7 +136,15 @@ class ApplicationMaster:
         timeout = network_timeout(conn.address, REQUEST_TIMEOUT_S, 3.0)
         while True:
             try:
-                return P.decode(await conn.request(self._req(mtype, **fields), timeout=timeout))
+                raw = await conn.request(self._req(mtype, **fields), timeout=timeout)
+                if type(raw) is P.Frame:
+                    # From the RM in this process: the map it built for this
+                    # request, of the catalogue's shape by construction (as
+                    # the NM host takes its heartbeat replies; with frames
+                    # off, EMU_SHORTCUTS=0, replies are bytes and checked).
+                    reply: dict = raw.msg
+                    return reply
+                return P.decode(raw)
             except TransportError as e:
                 if conn.address.startswith("mem://"):
                     raise
@@ -157,32 +171,54 @@ class ApplicationMaster:
         if reply["type"] == "error" and not (again and reply["code"] == P.INVALID):
             raise AMShutdown(f"register_am refused: {reply['code']}: {reply['message']}")
 
-    async def run(self) -> None:
-        async with AsyncExitStack() as stack:
-            rm = await stack.enter_async_context(connect(self.rm_address, identity=self.attempt_id))
-            nms: dict[str, Connection] = {}
-            try:
+    async def open(self, stack: AsyncExitStack) -> None:
+        """Connect to the RM. The connections the AM opens later (to the
+        NodeManagers it starts containers on) go on `stack` too: closing it
+        closes them all."""
+        self._stack = stack
+        self._rm = await stack.enter_async_context(
+            connect(self.rm_address, identity=self.attempt_id)
+        )
+
+    async def step(self) -> float | None:
+        """One turn of the AM's loop, after `open`: register (the first
+        turn), then one heartbeat (an allocate round or two, and the
+        container starts they lead to); once every task has succeeded,
+        unregister. Returns the seconds until the next turn (`math.inf`:
+        hung by an injected fault, until its container is killed), or None
+        once the AM has ended (finished, failed or shut down by the RM).
+        An injected crash raises `AMCrash`, as any unexpected error does."""
+        rm = self._rm
+        try:
+            if not self._registered:
                 await self._register(rm)
+                self._registered = True
                 self.start_time = trio.current_time()
-                while True:
-                    if self.job.job_id in self.faults.hang_jobs:
-                        self.faults.hang_jobs.discard(self.job.job_id)
-                        log.info("AM hangs (injected fault)", attempt=self.attempt_id)
-                        await trio.sleep_forever()
-                    if self.job.job_id in self.faults.crash_jobs:
-                        self.faults.crash_jobs.discard(self.job.job_id)
-                        raise AMCrash(f"AM of {self.job.job_id} crashed (injected fault)")
-                    if await self._heartbeat(rm, nms, stack):
-                        break
-                    await trio.sleep(self.heartbeat_s)
-                await self._finish(rm)
-            except AMFailed as e:
-                log.info("AM failed", attempt=self.attempt_id, why=str(e))
-                with suppress(AMShutdown):
-                    await self._finish(rm, "FAILED", str(e))
-            except AMShutdown as e:
-                log.info("AM shut down", attempt=self.attempt_id, why=str(e))
-                return
+            if self.job.job_id in self.faults.hang_jobs:
+                self.faults.hang_jobs.discard(self.job.job_id)
+                log.info("AM hangs (injected fault)", attempt=self.attempt_id)
+                return math.inf
+            if self.job.job_id in self.faults.crash_jobs:
+                self.faults.crash_jobs.discard(self.job.job_id)
+                raise AMCrash(f"AM of {self.job.job_id} crashed (injected fault)")
+            if not await self._heartbeat(rm, self._nms, self._stack):
+                return self.heartbeat_s
+            await self._finish(rm)
+        except AMFailed as e:
+            log.info("AM failed", attempt=self.attempt_id, why=str(e))
+            with suppress(AMShutdown):
+                await self._finish(rm, "FAILED", str(e))
+        except AMShutdown as e:
+            log.info("AM shut down", attempt=self.attempt_id, why=str(e))
+        return None
+
+    async def run(self) -> None:
+        """Run to the end in a task of its own, sleeping between turns (the
+        path over the network; in-process AMs are stepped by `AMDriver`)."""
+        async with AsyncExitStack() as stack:
+            await self.open(stack)
+            while (delay := await self.step()) is not None:
+                await trio.sleep(delay)
 
     async def _finish(
         self, rm: Connection, final_status: str = "SUCCEEDED", diagnostics: str = ""
@@ -405,9 +441,23 @@ class ApplicationMaster:
         priority = container["priority"]
         host = container["node_id"]
         rack = self.racks.get(host, DEFAULT_RACK)
-        rack_match = any_match = None
+        listed = self._pending_by_priority().get(priority)
+        if not listed:
+            return None
         state = self.state
-        for i in self._pending_by_priority().get(priority, ()):
+        # Tasks at the front that have left PENDING only come back to it
+        # through `_set_state`, which drops these lists: forget them, so each
+        # placed container does not walk past every task placed before it.
+        k, n = 0, len(listed)
+        while k < n and state[listed[k]] != PENDING:
+            k += 1
+        if k:
+            del listed[:k]
+        if not self._any_hosts:
+            # No task prefers a host (nor so a rack): the first pending one.
+            return listed[0] if listed else None
+        rack_match = any_match = None
+        for i in listed:
             if state[i] != PENDING:
                 continue
             if host in self.tasks[i].hosts:
