@@ -277,6 +277,9 @@ class P3Options:
 
     nm_procs: list[int] | None = None
     window_s: float | None = None
+    sized: bool = False
+    """Arrivals sized for the cluster (10x at 10,000 nodes) instead of the
+    1,000-node workload: the RM's scheduling load grows tenfold."""
 
 
 P3 = P3Options()
@@ -295,19 +298,21 @@ def cluster_up_hosts(nodes: int, nm_procs: int) -> list[tuple[str, str]]:
     return out
 
 
-def p3_inputs(work: Path, nodes: int, nm_procs: int, span_s: float) -> Path:
+def p3_inputs(work: Path, nodes: int, nm_procs: int, span_s: float, sized_for: int = 1000) -> Path:
     """The 1,000-node benchmark workload over `span_s` (the first `span_s`
     of P1's hour: the generator is sequential), its preferred hosts renamed
     to the nodes `emu cluster up` starts (host i -> node i+1, on that node's
     rack; modulo the nodes on a test cluster of fewer than 1,000), and the
-    Fair/drf configuration directory."""
-    out = work / f"p3-{nodes}-{nm_procs}-{span_s:g}"
+    Fair/drf configuration directory. `sized_for`: the cluster the
+    arrivals are sized for (80 % of its memory), 1,000 nodes by default."""
+    suffix = f"-for{sized_for}" if sized_for != 1000 else ""
+    out = work / f"p3-{nodes}-{nm_procs}-{span_s:g}{suffix}"
     if (out / "trace.json").exists():
         return out
     out.mkdir(parents=True, exist_ok=True)
     W.write_conf_dirs(out)
     hosts = cluster_up_hosts(nodes, nm_procs)
-    job_list = W.jobs(1000, span_s, 0.8, seed=1)
+    job_list = W.jobs(sized_for, span_s, 0.8, seed=1)
     for job in job_list:
         for task in job["job.tasks"]:
             where = task.get("container.host")
@@ -387,9 +392,11 @@ def _p3(work: Path, quick: bool) -> list[Figure]:
     figures = []
     for k in procs:
         # Arrivals over the window only: what arrives later never runs in it.
-        inputs = p3_inputs(work, nodes, k, window)
-        summary = run_cluster(inputs, nodes, k, window, work / f"p3-run-{nodes}-{k}")
+        inputs = p3_inputs(work, nodes, k, window, nodes if P3.sized else 1000)
+        run = work / (f"p3-run-{nodes}-{k}" + ("-sized" if P3.sized else ""))
+        summary = run_cluster(inputs, nodes, k, window, run)
         name = f"P3 cluster up, {k} NM procs" + (" (quick)" if quick else "")
+        name += ", sized" if P3.sized else ""
         figures.append(p3_figure(summary, name))
     return figures
 
@@ -426,6 +433,8 @@ def _child(name: str, work: Path, quick: bool) -> list[Figure]:
         cmd += ["--p3-nm-procs", *map(str, P3.nm_procs)]
     if P3.window_s:
         cmd += ["--p3-window-s", str(P3.window_s)]
+    if P3.sized:
+        cmd.append("--p3-sized")
     done = subprocess.run(cmd, capture_output=True, text=True, check=False)
     if done.returncode != 0:
         tail = (done.stderr.strip().splitlines() or ["no output"])[-1]
@@ -439,7 +448,7 @@ def main(argv: list[str] | None = None) -> int:
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--quick", action="store_true", help="small versions (under 2 minutes)")
+    parser.add_argument("--quick", action="store_true", help="small versions (about 3 minutes)")
     parser.add_argument("--only", nargs="+", choices=sorted(FIGURES), help="figures to run")
     parser.add_argument("--work-dir", type=Path, help="where generated inputs are kept")
     parser.add_argument(
@@ -456,9 +465,15 @@ def main(argv: list[str] | None = None) -> int:
         help=f"P3: wall seconds measured after registration, at rate 1 as many simulated "
         f"(default {P3_WINDOW_S:g}; quick {P3_QUICK[2]:g}; 3600 for the whole hour)",
     )
+    parser.add_argument(
+        "--p3-sized",
+        action="store_true",
+        help="P3: arrivals sized for the cluster's nodes (10x the 1,000-node workload at "
+        "10,000 nodes) instead of the 1,000-node workload",
+    )
     parser.add_argument("--child", choices=sorted(FIGURES), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    P3.nm_procs, P3.window_s = args.p3_nm_procs, args.p3_window_s
+    P3.nm_procs, P3.window_s, P3.sized = args.p3_nm_procs, args.p3_window_s, args.p3_sized
     work = args.work_dir or Path(tempfile.gettempdir()) / "emu-bench"
     work.mkdir(parents=True, exist_ok=True)
     if args.child:
