@@ -324,10 +324,16 @@ def p3_inputs(work: Path, nodes: int, nm_procs: int, span_s: float, sized_for: i
 
 
 def run_cluster(
-    inputs: Path, nodes: int, nm_procs: int, window_s: float, run_dir: Path
+    inputs: Path,
+    nodes: int,
+    nm_procs: int,
+    window_s: float,
+    run_dir: Path,
+    extra: tuple[object, ...] = (),
 ) -> dict[str, Any]:
     """`emu cluster up` on P3's inputs for `window_s` wall seconds after
-    every node registered; its `summary.json` (plus the command line)."""
+    every node registered (`extra`: more of its options); its
+    `summary.json` (plus the command line and the load average)."""
     from emu.processes.cluster import emu_argv
 
     argv = emu_argv(
@@ -335,11 +341,12 @@ def run_cluster(
         "--memory-mb", W.NODE_MEMORY_MB, "--vcores", W.NODE_VCORES,
         "--conf-dir", inputs / "fair", "--trace", inputs / "trace.json", "--tracetype", "SLS",
         "--work-dir", run_dir, "--stop-after", window_s, "--web-port", -1,
-        "--register-timeout", 600,
+        "--register-timeout", 600, *extra,
     )  # fmt: skip
     if run_dir.exists():
         shutil.rmtree(run_dir)
     run_dir.mkdir(parents=True)
+    load_before = os.getloadavg()
     with open(run_dir / "cluster-up.log", "wb") as log:
         done = subprocess.run(argv, stdout=log, stderr=subprocess.STDOUT, check=False)
     summary_path = run_dir / "summary.json"
@@ -348,7 +355,9 @@ def run_cluster(
         raise RuntimeError(f"emu cluster up exited {done.returncode}: {(tail or ['?'])[-1]}")
     summary: dict[str, Any] = json.loads(summary_path.read_text())
     summary["argv"] = argv[2:]
+    summary["load_avg_before"] = load_before
     summary["load_avg"] = os.getloadavg()
+    summary_path.write_text(json.dumps(summary, indent=1))
     return summary
 
 
@@ -368,6 +377,7 @@ def p3_figure(summary: dict[str, Any], name: str) -> Figure:
     samples = summary.get("samples") or []
     last = samples[-1] if samples else {}
     load = summary.get("load_avg") or (0.0, 0.0, 0.0)
+    before = summary.get("load_avg_before")
     detail = (
         f"{summary['nodes']} nodes in {summary['nm_procs']} NM processes, registered in "
         f"{summary['registered_s']:.1f} s; {summary['window_s']:.0f} s window: "
@@ -378,7 +388,8 @@ def p3_figure(summary: dict[str, Any], name: str) -> Figure:
         f"{errors}; CPU % of a core: RM {cpu.get('rm', 0):.0f}, NM processes {nm_cpu:.0f}, "
         f"replay {cpu.get('replay', 0):.0f}; apps finished {m.get('apps_completed', 0)}, "
         f"running {last.get('apps_running', 0)}, memory {last.get('memory_used', 0):.0%}; "
-        f"load average {load[0]:.1f}"
+        f"load average at the end {load[0]:.1f}/{load[1]:.1f}/{load[2]:.1f} (1/5/15 min)"
+        + (f", 1 min before the run {before[0]:.1f}" if before else "")
     )
     ok = lost == 0 and resyncs == 0 and lat["p99_ms"] < 250 and lat["count"] > 0
     measured = f"lost {lost}, p99 {lat['p99_ms']:.0f} ms"

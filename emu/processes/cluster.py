@@ -196,6 +196,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="the NM processes' heartbeat grid (emu nm --align-ms; default: its default)",
     )
     up.add_argument(
+        "--align-phases",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="spread the NM processes' heartbeat grids over each --align-ms step (process k "
+        "of K at k/K), so their batches reach the RM one after another (default: on)",
+    )
+    up.add_argument(
         "--max-in-flight",
         type=int,
         metavar="K",
@@ -393,6 +400,8 @@ def _start_nms(
         nm_args += ["--rack", f"/rack{k + 1}", "--memory-mb", args.memory_mb]
         nm_args += ["--vcores", args.vcores, "--host", args.host]
         nm_args += ["--stats-file", stats_files[k], "--seed", k, "--log-level", "warning"]
+        if args.align_phases:
+            nm_args += ["--align-phase", f"{k / args.nm_procs:g}"]
         if args.align_ms is not None:
             nm_args += ["--align-ms", args.align_ms]
         if args.max_in_flight is not None:
