@@ -221,6 +221,10 @@ class NodeManagerHost:
     align_ms: int = 0
     """If set, heartbeats are due on multiples of this many ms, so nodes
     share messages; 0 keeps each node's exact interval (in-process)."""
+    align_phase: float = 0.0
+    """Where in each `align_ms` step this host's grid lies (0 <= phase < 1):
+    NM processes given different phases reach the RM at different moments
+    instead of all at once on the shared clock."""
     on_clock: Callable[[float, float], None] | None = None
     """Called with (epoch, rate) when a registration reply announces a clock
     different from the one seen before (a restarted RM without recovery)."""
@@ -698,9 +702,10 @@ class NodeManagerHost:
         """Keep nodes on a grid, so those due together go in one message
         (to the nearest point: intervals stay right on average)."""
         step = self.align_ms / 1000
-        at = round(at / step) * step
+        phase = self.align_phase * step
+        at = round((at - phase) / step) * step + phase
         if at <= now:
-            at = math.floor(now / step) * step + step
+            at = math.floor((now - phase) / step) * step + step + phase
         return at
 
     def _reset(self, node: NMNode, why: str) -> None:

@@ -13,15 +13,22 @@ on the virtual clock, and samples the cluster once per simulated second.
   containers allocated per wall second until the last one is placed.
 - P6: wall time per simulated second and per 1,000 nodes at 1k, 2k, 5k and
   10k nodes with the same load per node: growth at most linear in nodes.
+- P3: `emu cluster up`, 10,000 NMs in NM processes (real subprocesses over
+  ZeroMQ on loopback), rate 1, Fair/drf, the 1,000-node workload for a
+  window of wall time: nodes lost and heartbeat round trips (p50/p99), as
+  the NM processes measure them, after every node registered.
 
     python -m emu.bench [--quick] [--only NAME ...] [--work-dir DIR]
+                        [--p3-nm-procs K ...] [--p3-window-s S]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -264,6 +271,147 @@ def _p6(work: Path, quick: bool) -> list[Figure]:
     ]
 
 
+@dataclass
+class P3Options:
+    """P3's knobs (`--p3-nm-procs`, `--p3-window-s`); None: the defaults."""
+
+    nm_procs: list[int] | None = None
+    window_s: float | None = None
+    sized: bool = False
+    """Arrivals sized for the cluster (10x at 10,000 nodes) instead of the
+    1,000-node workload: the RM's scheduling load grows tenfold."""
+
+
+P3 = P3Options()
+P3_NODES, P3_NM_PROCS, P3_WINDOW_S = 10_000, (8,), 600.0
+P3_QUICK = (2000, (2,), 60.0)
+
+
+def cluster_up_hosts(nodes: int, nm_procs: int) -> list[tuple[str, str]]:
+    """(rack, host) of each node as `emu cluster up` names and places them:
+    node1..N, NM process k's share on /rack<k>."""
+    per, extra = divmod(nodes, nm_procs)
+    out = []
+    for k in range(nm_procs):
+        for _ in range(per + (1 if k < extra else 0)):
+            out.append((f"rack{k + 1}", f"node{len(out) + 1}"))
+    return out
+
+
+def p3_inputs(work: Path, nodes: int, nm_procs: int, span_s: float, sized_for: int = 1000) -> Path:
+    """The 1,000-node benchmark workload over `span_s` (the first `span_s`
+    of P1's hour: the generator is sequential), its preferred hosts renamed
+    to the nodes `emu cluster up` starts (host i -> node i+1, on that node's
+    rack; modulo the nodes on a test cluster of fewer than 1,000), and the
+    Fair/drf configuration directory. `sized_for`: the cluster the
+    arrivals are sized for (80 % of its memory), 1,000 nodes by default."""
+    suffix = f"-for{sized_for}" if sized_for != 1000 else ""
+    out = work / f"p3-{nodes}-{nm_procs}-{span_s:g}{suffix}"
+    if (out / "trace.json").exists():
+        return out
+    out.mkdir(parents=True, exist_ok=True)
+    W.write_conf_dirs(out)
+    hosts = cluster_up_hosts(nodes, nm_procs)
+    job_list = W.jobs(sized_for, span_s, 0.8, seed=1)
+    for job in job_list:
+        for task in job["job.tasks"]:
+            where = task.get("container.host")
+            if where is not None:
+                rack, host = hosts[int(where.rsplit("/host", 1)[1]) % nodes]
+                task["container.host"] = f"/{rack}/{host}"
+    W.write_trace(out / "trace.json", job_list)
+    return out
+
+
+def run_cluster(
+    inputs: Path,
+    nodes: int,
+    nm_procs: int,
+    window_s: float,
+    run_dir: Path,
+    extra: tuple[object, ...] = (),
+) -> dict[str, Any]:
+    """`emu cluster up` on P3's inputs for `window_s` wall seconds after
+    every node registered (`extra`: more of its options); its
+    `summary.json` (plus the command line and the load average)."""
+    from emu.processes.cluster import emu_argv
+
+    argv = emu_argv(
+        "cluster", "up", "--nodes", nodes, "--nm-procs", nm_procs, "--rate", 1,
+        "--memory-mb", W.NODE_MEMORY_MB, "--vcores", W.NODE_VCORES,
+        "--conf-dir", inputs / "fair", "--trace", inputs / "trace.json", "--tracetype", "SLS",
+        "--work-dir", run_dir, "--stop-after", window_s, "--web-port", -1,
+        "--register-timeout", 600, *extra,
+    )  # fmt: skip
+    if run_dir.exists():
+        shutil.rmtree(run_dir)
+    run_dir.mkdir(parents=True)
+    load_before = os.getloadavg()
+    with open(run_dir / "cluster-up.log", "wb") as log:
+        done = subprocess.run(argv, stdout=log, stderr=subprocess.STDOUT, check=False)
+    summary_path = run_dir / "summary.json"
+    if not summary_path.exists():
+        tail = (run_dir / "cluster-up.log").read_text(errors="replace").strip().splitlines()
+        raise RuntimeError(f"emu cluster up exited {done.returncode}: {(tail or ['?'])[-1]}")
+    summary: dict[str, Any] = json.loads(summary_path.read_text())
+    summary["argv"] = argv[2:]
+    summary["load_avg_before"] = load_before
+    summary["load_avg"] = os.getloadavg()
+    summary_path.write_text(json.dumps(summary, indent=1))
+    return summary
+
+
+def p3_figure(summary: dict[str, Any], name: str) -> Figure:
+    """P3's line from one `emu cluster up` summary: met when no node was
+    lost (the RM's count, and no NM told to resync) and the heartbeat p99
+    over the window after registration is under 250 ms."""
+    m = summary.get("metrics") or {}
+    w = summary["window"]
+    lat = w["latency"]
+    lost = m.get("lost_nodes", -1)
+    resyncs = sum(n.get("resyncs", 0) for n in summary["nm"])
+    errors = sum(n.get("errors", 0) for n in summary["nm"])
+    expected = summary["nodes"] * summary["rate"]  # 1 s heartbeats on the scaled clock
+    cpu = w["cpu_pct"]
+    nm_cpu = sum(v for k, v in cpu.items() if k.startswith("nm"))
+    samples = summary.get("samples") or []
+    last = samples[-1] if samples else {}
+    load = summary.get("load_avg") or (0.0, 0.0, 0.0)
+    before = summary.get("load_avg_before")
+    detail = (
+        f"{summary['nodes']} nodes in {summary['nm_procs']} NM processes, registered in "
+        f"{summary['registered_s']:.1f} s; {summary['window_s']:.0f} s window: "
+        f"{w['heartbeats']:,} heartbeats, {w['heartbeats_per_s']:,.0f}/s of {expected:,.0f}/s "
+        f"expected, p50 {lat['p50_ms']:.1f} ms, p99 {lat['p99_ms']:.1f} ms, max "
+        f"{lat['max_ms']:.0f} ms (whole run incl. registration: p99 "
+        f"{summary['latency']['p99_ms']:.1f} ms); lost {lost}, resyncs {resyncs}, errors "
+        f"{errors}; CPU % of a core: RM {cpu.get('rm', 0):.0f}, NM processes {nm_cpu:.0f}, "
+        f"replay {cpu.get('replay', 0):.0f}; apps finished {m.get('apps_completed', 0)}, "
+        f"running {last.get('apps_running', 0)}, memory {last.get('memory_used', 0):.0%}; "
+        f"load average at the end {load[0]:.1f}/{load[1]:.1f}/{load[2]:.1f} (1/5/15 min)"
+        + (f", 1 min before the run {before[0]:.1f}" if before else "")
+    )
+    ok = lost == 0 and resyncs == 0 and lat["p99_ms"] < 250 and lat["count"] > 0
+    measured = f"lost {lost}, p99 {lat['p99_ms']:.0f} ms"
+    return Figure(name, measured, "lost 0, p99 < 250 ms", ok, detail)
+
+
+def _p3(work: Path, quick: bool) -> list[Figure]:
+    nodes, procs, window = P3_QUICK if quick else (P3_NODES, P3_NM_PROCS, P3_WINDOW_S)
+    procs = tuple(P3.nm_procs or procs)
+    window = P3.window_s or window
+    figures = []
+    for k in procs:
+        # Arrivals over the window only: what arrives later never runs in it.
+        inputs = p3_inputs(work, nodes, k, window, nodes if P3.sized else 1000)
+        run = work / (f"p3-run-{nodes}-{k}" + ("-sized" if P3.sized else ""))
+        summary = run_cluster(inputs, nodes, k, window, run)
+        name = f"P3 cluster up, {k} NM procs" + (" (quick)" if quick else "")
+        name += ", sized" if P3.sized else ""
+        figures.append(p3_figure(summary, name))
+    return figures
+
+
 def _inputs(work: Path, name: str, nodes: int, span_s: float) -> Path:
     """Generated once per shape and reused: the generator is seeded."""
     out = work / name
@@ -282,8 +430,9 @@ FIGURES = {
     "p2": _p2,
     "p4": _p4,
     "p6": _p6,
+    "p3": _p3,
 }
-QUICK = ("p1-fair", "p4")
+QUICK = ("p1-fair", "p4", "p3")
 
 
 def _child(name: str, work: Path, quick: bool) -> list[Figure]:
@@ -291,6 +440,12 @@ def _child(name: str, work: Path, quick: bool) -> list[Figure]:
     cmd = [sys.executable, "-m", "emu.bench.figures", "--child", name, "--work-dir", str(work)]
     if quick:
         cmd.append("--quick")
+    if P3.nm_procs:
+        cmd += ["--p3-nm-procs", *map(str, P3.nm_procs)]
+    if P3.window_s:
+        cmd += ["--p3-window-s", str(P3.window_s)]
+    if P3.sized:
+        cmd.append("--p3-sized")
     done = subprocess.run(cmd, capture_output=True, text=True, check=False)
     if done.returncode != 0:
         tail = (done.stderr.strip().splitlines() or ["no output"])[-1]
@@ -304,11 +459,32 @@ def main(argv: list[str] | None = None) -> int:
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--quick", action="store_true", help="small versions (under 2 minutes)")
+    parser.add_argument("--quick", action="store_true", help="small versions (about 3 minutes)")
     parser.add_argument("--only", nargs="+", choices=sorted(FIGURES), help="figures to run")
     parser.add_argument("--work-dir", type=Path, help="where generated inputs are kept")
+    parser.add_argument(
+        "--p3-nm-procs",
+        type=int,
+        nargs="+",
+        metavar="K",
+        help=f"P3: NM processes, one run each (default {P3_NM_PROCS[0]}; quick {P3_QUICK[1][0]})",
+    )
+    parser.add_argument(
+        "--p3-window-s",
+        type=float,
+        metavar="S",
+        help=f"P3: wall seconds measured after registration, at rate 1 as many simulated "
+        f"(default {P3_WINDOW_S:g}; quick {P3_QUICK[2]:g}; 3600 for the whole hour)",
+    )
+    parser.add_argument(
+        "--p3-sized",
+        action="store_true",
+        help="P3: arrivals sized for the cluster's nodes (10x the 1,000-node workload at "
+        "10,000 nodes) instead of the 1,000-node workload",
+    )
     parser.add_argument("--child", choices=sorted(FIGURES), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    P3.nm_procs, P3.window_s, P3.sized = args.p3_nm_procs, args.p3_window_s, args.p3_sized
     work = args.work_dir or Path(tempfile.gettempdir()) / "emu-bench"
     work.mkdir(parents=True, exist_ok=True)
     if args.child:

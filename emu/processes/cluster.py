@@ -183,6 +183,33 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "--keep-running", action="store_true", help="after the replay, stay up until Ctrl-C"
     )
     up.add_argument(
+        "--stop-after",
+        type=float,
+        metavar="S",
+        help="stop everything S wall seconds after the last node registered, the replay "
+        "finished or not (default: after the replay, or at Ctrl-C)",
+    )
+    up.add_argument(
+        "--align-ms",
+        type=int,
+        metavar="MS",
+        help="the NM processes' heartbeat grid (emu nm --align-ms; default: its default)",
+    )
+    up.add_argument(
+        "--align-phases",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="spread the NM processes' heartbeat grids over each --align-ms step (process k "
+        "of K at k/K), so their batches reach the RM one after another (default: on)",
+    )
+    up.add_argument(
+        "--max-in-flight",
+        type=int,
+        metavar="K",
+        help="heartbeat messages each NM process keeps outstanding (emu nm --max-in-flight; "
+        "default: its default)",
+    )
+    up.add_argument(
         "--register-timeout",
         type=float,
         default=120.0,
@@ -265,6 +292,7 @@ def cluster_up(args: argparse.Namespace) -> int:
     rm_child: Child | None = None
     stats_files = [work / f"nm{k + 1}.json" for k in range(args.nm_procs)]
     registered_s: float | None = None
+    window = _Window(stats_files)
     rc = 0
     try:
         rm_child, exited = _start_rm(args, launch, base, children)
@@ -278,11 +306,13 @@ def cluster_up(args: argparse.Namespace) -> int:
             f"emu cluster: {args.nodes} nodes registered in {registered_s:.2f} s "
             f"({args.nm_procs} NM processes)"
         )
+        window.open(children, launch)
+        deadline = None if args.stop_after is None else time.monotonic() + args.stop_after
         if args.trace:
-            rc = _replay(args, launch, children)
+            rc = _replay(args, launch, children, deadline, window)
         else:
             C.say("emu cluster: up; Ctrl-C to stop")
-            _wait_forever(children)
+            _wait_forever(children, deadline=deadline, window=window, launch=launch)
     except KeyboardInterrupt:
         C.say("emu cluster: stopping")
         rc = 130
@@ -294,13 +324,23 @@ def cluster_up(args: argparse.Namespace) -> int:
                 C.SyncClient(launch.rm.client, launch.curve) as client,
             ):
                 final = client.call("cluster_metrics", timeout=2.0)["metrics"]
+        window.close(children)
         # The NM processes write their final statistics as they stop.
         children.stop_all()
         signal.signal(signal.SIGTERM, previous)
         if made_work_dir and registered_s is None:
             # The cluster never came up: its logs said what they could above.
             shutil.rmtree(work, ignore_errors=True)
-    _report(stats_files, final, registered_s)
+    summary = _report(stats_files, final, registered_s)
+    if registered_s is not None:
+        summary.update(
+            nodes=args.nodes,
+            nm_procs=args.nm_procs,
+            rate=args.rate,
+            exit_code=rc,
+            **window.figures(),
+        )
+        C.write_json_atomic(work / "summary.json", summary)
     return rc
 
 
@@ -360,14 +400,28 @@ def _start_nms(
         nm_args += ["--rack", f"/rack{k + 1}", "--memory-mb", args.memory_mb]
         nm_args += ["--vcores", args.vcores, "--host", args.host]
         nm_args += ["--stats-file", stats_files[k], "--seed", k, "--log-level", "warning"]
+        if args.align_phases:
+            nm_args += ["--align-phase", f"{k / args.nm_procs:g}"]
+        if args.align_ms is not None:
+            nm_args += ["--align-ms", args.align_ms]
+        if args.max_in_flight is not None:
+            nm_args += ["--max-in-flight", args.max_in_flight]
         children.start(f"nm{k + 1}", launch.argv(*nm_args), launch.work / f"nm{k + 1}.log")
         first += count
 
 
-def _replay(args: argparse.Namespace, launch: _Launch, children: Children) -> int:
+def _replay(
+    args: argparse.Namespace,
+    launch: _Launch,
+    children: Children,
+    deadline: float | None = None,
+    window: _Window | None = None,
+) -> int:
     """Run `emu replay` on the trace against the cluster; its exit code.
 
-    With --keep-running the cluster then stays up until interrupted.
+    With --keep-running the cluster then stays up until interrupted; with
+    `deadline` (time.monotonic()) it stops then, the replay done or not
+    (exit code 0 if the replay was still running without error).
     """
     # The scenario's [config] and [cluster] were applied by _check_up_args.
     replay_args: list[object] = ["replay", "--rm", launch.rm_spec, "--workload-only", *args.trace]
@@ -380,10 +434,17 @@ def _replay(args: argparse.Namespace, launch: _Launch, children: Children) -> in
     replay = children.start("replay", launch.argv(*replay_args), None)
     while replay.proc.poll() is None:
         _check_alive(children, exclude=("replay",))
+        if window is not None:
+            window.sample(launch)
+        if deadline is not None and time.monotonic() >= deadline:
+            C.say(f"emu cluster: stopping after {args.stop_after:g} s, the replay still running")
+            return 0
         time.sleep(0.5)
-    if args.keep_running:
-        C.say("emu cluster: replay done; still up, Ctrl-C to stop")
-        _wait_forever(children, exclude=("replay",))
+    if args.keep_running or deadline is not None:
+        C.say("emu cluster: replay done; still up" + ("" if deadline else ", Ctrl-C to stop"))
+        _wait_forever(
+            children, exclude=("replay",), deadline=deadline, window=window, launch=launch
+        )
     return replay.proc.returncode
 
 
@@ -475,10 +536,19 @@ def _check_alive(children: Children, exclude: tuple[str, ...] = ()) -> None:
         raise RuntimeError(f"{c.name} exited with {c.proc.returncode}; its log ends:\n{tail}")
 
 
-def _wait_forever(children: Children, exclude: tuple[str, ...] = ()) -> None:
-    while True:
+def _wait_forever(
+    children: Children,
+    exclude: tuple[str, ...] = (),
+    deadline: float | None = None,
+    window: _Window | None = None,
+    launch: _Launch | None = None,
+) -> None:
+    """Until a child dies (an error), Ctrl-C, or `deadline` (time.monotonic())."""
+    while deadline is None or time.monotonic() < deadline:
         _check_alive(children, exclude)
-        time.sleep(1.0)
+        if window is not None and launch is not None:
+            window.sample(launch)
+        time.sleep(0.5 if deadline is not None else 1.0)
 
 
 def _wait_for_nodes(
@@ -500,15 +570,26 @@ def _wait_for_nodes(
             time.sleep(0.2)
 
 
-def _report(stats_files: list[Path], m: dict[str, Any] | None, registered_s: float | None) -> None:
-    """Heartbeat latency as the NM processes measured it, and the cluster's final state."""
+def _report(
+    stats_files: list[Path], m: dict[str, Any] | None, registered_s: float | None
+) -> dict[str, Any]:
+    """Print heartbeat latency as the NM processes measured it, and the
+    cluster's final state; return both for `summary.json`."""
     merged = LatencyHistogram()
     lines = []
+    per_nm = []
     for path in stats_files:
         if not path.is_file():
             continue
         s = json.loads(path.read_text())
         merged.merge(s["latency"])
+        per_nm.append(
+            {k: v for k, v in s.items() if k != "latency"}
+            | {
+                "p50_ms": s["latency"]["p50_ms"],
+                "p99_ms": s["latency"]["p99_ms"],
+            }
+        )
         lines.append(
             f"  {path.stem}: {s['nodes']} nodes, registered in "
             f"{s['all_registered_s'] or float('nan'):.2f} s, {s['heartbeats']} heartbeats, "
@@ -529,6 +610,153 @@ def _report(stats_files: list[Path], m: dict[str, Any] | None, registered_s: flo
             f"{m['apps_killed']} killed, {m['apps_running']} running"
             + (f"; registration took {registered_s:.2f} s" if registered_s is not None else "")
         )
+    return {
+        "registered_s": registered_s,
+        "latency": _latency_figures(merged),
+        "nm": per_nm,
+        "metrics": m,
+    }
+
+
+def _latency_figures(h: LatencyHistogram) -> dict[str, Any]:
+    return {
+        "count": h.count,
+        "p50_ms": round(h.quantile(0.5) * 1000, 3),
+        "p99_ms": round(h.quantile(0.99) * 1000, 3),
+        "max_ms": round(h.max_s * 1000, 3),
+    }
+
+
+def latency_between(before: dict[str, Any] | None, after: dict[str, Any]) -> LatencyHistogram:
+    """The heartbeats `after` (a LatencyHistogram.to_dict) holds that
+    `before` (an earlier one of the same process, or None) did not: the
+    histogram of a window. Its max is the upper bound of its top bucket."""
+    h = LatencyHistogram()
+    h.merge(after)
+    if before is not None:
+        for b, n in before.get("buckets", {}).items():
+            left = h.buckets.get(int(b), 0) - n
+            if left > 0:
+                h.buckets[int(b)] = left
+            else:
+                h.buckets.pop(int(b), None)
+        h.count = sum(h.buckets.values())
+        top = max(h.buckets, default=None)
+        h.max_s = min(h.max_s, h.FLOOR_S * h.STEP ** (top + 1)) if top is not None else 0.0
+    return h
+
+
+def _cpu_s(pid: int) -> float | None:
+    """User + system CPU seconds of a live process so far (Linux /proc), or None."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    # utime and stime are the 14th and 15th fields; fields[0] is the 3rd (state).
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+class _Window:
+    """What the cluster did between every node registered and the stop:
+    heartbeats and their latency (from the NM processes' statistics files,
+    rewritten every second), CPU per process, and the RM's metrics every
+    `every_s` wall seconds. Written to `summary.json` beside the totals."""
+
+    def __init__(self, stats_files: list[Path], every_s: float = 10.0) -> None:
+        self.stats_files = stats_files
+        self.every_s = every_s
+        self.t0: float | None = None
+        self.t1: float | None = None
+        self.nm0: dict[str, dict[str, Any]] = {}
+        self.nm1: dict[str, dict[str, Any]] = {}
+        self.cpu0: dict[str, float] = {}
+        self.cpu1: dict[str, float] = {}
+        self.samples: list[dict[str, Any]] = []
+        self._next_sample = 0.0
+        self._launch: _Launch | None = None
+
+    def _read(self) -> dict[str, dict[str, Any]]:
+        out = {}
+        for path in self.stats_files:
+            with contextlib.suppress(OSError, ValueError):
+                out[path.stem] = json.loads(path.read_text())
+        return out
+
+    @staticmethod
+    def _cpu(children: Children) -> dict[str, float]:
+        cpu = {}
+        for c in children.children:
+            if c.proc.poll() is None and (s := _cpu_s(c.proc.pid)) is not None:
+                cpu[c.name] = s
+        return cpu
+
+    def open(self, children: Children, launch: _Launch) -> None:
+        self._launch = launch
+        self.t0 = time.monotonic()
+        self.nm0 = self._read()
+        self.cpu0 = self._cpu(children)
+        self._next_sample = self.t0
+
+    def sample(self, launch: _Launch, force: bool = False) -> None:
+        now = time.monotonic()
+        if self.t0 is None or (now < self._next_sample and not force):
+            return
+        self._next_sample = now + self.every_s
+        try:
+            m = C.cluster_metrics(launch.rm.client, launch.curve, 2.0)
+        except TransportError:
+            return
+        self.samples.append(
+            {
+                "wall_s": round(now - self.t0, 2),
+                "sim_s": m["time_ms"] / 1000,
+                "apps_running": m["apps_running"],
+                "containers_allocated": m["containers_allocated"],
+                "memory_used": m["utilization"]["memory"],
+                "active_nodes": m["active_nodes"],
+                "lost_nodes": m["lost_nodes"],
+            }
+        )
+
+    def close(self, children: Children) -> None:
+        if self.t0 is None:
+            return
+        rm_up = any(c.name == "rm" and c.proc.poll() is None for c in children.children)
+        if self._launch is not None and rm_up:
+            self.sample(self._launch, force=True)
+        self.t1 = time.monotonic()
+        self.nm1 = self._read()
+        self.cpu1 = self._cpu(children)
+
+    def figures(self) -> dict[str, Any]:
+        """The window's figures (empty if it never opened)."""
+        if self.t0 is None or self.t1 is None:
+            return {}
+        wall = max(self.t1 - self.t0, 1e-9)
+        merged = LatencyHistogram()
+        heartbeats = 0
+        for name, end in self.nm1.items():
+            start = self.nm0.get(name)
+            h = latency_between(start["latency"] if start else None, end["latency"])
+            merged.merge(h.to_dict())
+            heartbeats += end["heartbeats"] - (start["heartbeats"] if start else 0)
+        cpu = {
+            name: round(self.cpu1[name] - self.cpu0[name], 2)
+            for name in self.cpu1
+            if name in self.cpu0
+        }
+        return {
+            "window_s": round(wall, 2),
+            "window": {
+                "heartbeats": heartbeats,
+                "heartbeats_per_s": round(heartbeats / wall, 1),
+                "latency": _latency_figures(merged),
+                "cpu_s": cpu,
+                "cpu_pct": {name: round(100 * s / wall, 1) for name, s in cpu.items()},
+            },
+            "samples": self.samples,
+        }
 
 
 # --- status ---------------------------------------------------------------------------------------

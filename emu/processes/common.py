@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import gc
 import json
 import logging
 import os
@@ -236,6 +237,23 @@ def cluster_clock(address: str, curve: Curve | None, wait_s: float) -> tuple[flo
             f"{address} announced no scaled wall clock (epoch {epoch}, rate {rate})"
         )
     return float(epoch), float(rate)
+
+
+# --- garbage collection in long-running processes ---------------------------------------
+def settle_gc() -> None:
+    """Take what this process holds now (modules, configuration, for an NM
+    process its registered nodes) out of every later garbage collection.
+
+    A full collection scans every tracked object; in a process serving
+    thousands of nodes over ZeroMQ one stalled every heartbeat in flight for
+    100-650 ms on the loaded 2-core bench machine (P3 in BENCHMARKS.md).
+    `gc.freeze()` moves the objects alive now to the permanent generation:
+    they stay freed by reference counting, but a reference cycle among them
+    that later becomes garbage is never collected, so it is done once, at a
+    point where what is alive is the process's lasting state. Only the
+    multi-process commands call it; in-process runs are untouched."""
+    gc.collect()
+    gc.freeze()
 
 
 # --- running a trio main until a signal ---------------------------------------------------

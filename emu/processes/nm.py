@@ -89,6 +89,15 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "each node's own interval, nodes found due together still share a message)",
     )
     p.add_argument(
+        "--align-phase",
+        type=float,
+        default=0.0,
+        metavar="F",
+        help="this process's grid lies at F x --align-ms into each step (0 <= F < 1; "
+        "default 0): NM processes with different phases reach the RM one after another "
+        "instead of together (emu cluster up gives process k of K the phase k/K)",
+    )
+    p.add_argument(
         "--stats-file",
         metavar="FILE",
         help="write heartbeat statistics here (JSON; default: not written)",
@@ -109,6 +118,8 @@ def main(args: argparse.Namespace) -> int:
     C.configure_logging(args.log_level)
     if args.count < 1:
         raise InputError("--count", str(args.count), "must be at least 1")
+    if not 0 <= args.align_phase < 1:
+        raise InputError("--align-phase", str(args.align_phase), "must be in [0, 1)")
     if args.memory_mb < 0 or args.vcores < 0:
         raise InputError("--memory-mb/--vcores", None, "must not be negative")
     rm = C.rm_addresses(args.rm)
@@ -202,6 +213,7 @@ class _NMProcess:
             on_clock=self._clock_changed,
             stagger_quantum_ms=args.align_ms,
             align_ms=args.align_ms,
+            align_phase=args.align_phase,
         )
         self.host.epoch, self.host.rate = epoch, rate
 
@@ -239,6 +251,7 @@ class _NMProcess:
             f"on {args.rack}, serving {bound} as {host.nm_address}, "
             f"registered in {time.perf_counter() - self.started:.2f} s"
         )
+        C.settle_gc()
         await trio.sleep_forever()
 
     def stats(self) -> dict[str, Any]:

@@ -193,6 +193,7 @@ def main(args: argparse.Namespace) -> int:
             if args.ready_file:
                 C.write_json_atomic(Path(args.ready_file), info)
             C.say("emu rm ready " + json.dumps(info, sort_keys=True))
+            C.settle_gc()
             await trio.sleep_forever()
 
         why = trio.run(

@@ -218,6 +218,21 @@ async def test_a_batch_reply_from_the_rm_in_process_is_applied_as_built(autojump
     assert [at for at, _ in host.scheduled()] == [6.0, 7.0]
 
 
+async def test_aligned_heartbeats_fall_on_the_hosts_phase_of_the_grid(autojump_clock) -> None:
+    """With align_ms, the next heartbeat is the nearest grid point to now +
+    interval; a phase shifts this host's grid by that share of a step (so NM
+    processes of one cluster reach the RM one after another)."""
+    reply = P.frame(P.reply({"type": "node_heartbeats", "id": 1}, replies=[_GOOD_BEAT] * 2))
+    await trio.sleep(12.34)
+    due = []
+    for phase in (0.0, 0.25):
+        host, nodes = _two_nodes()
+        host.align_ms, host.align_phase = 100, phase
+        await host._heartbeats(_CannedRM(reply), nodes)
+        due.append(sorted(round(at, 6) for at, *_ in host._heap))
+    assert due == [[13.3, 13.3], [13.325, 13.325]]
+
+
 def test_an_acknowledged_heartbeat_keeps_statuses_queued_since() -> None:
     node = NMNode("n", "n", "/r", Resource(1, 1))
     node.new_running = ["c1", "c2"]
