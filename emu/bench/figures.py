@@ -291,7 +291,7 @@ def cluster_up_hosts(nodes: int, nm_procs: int) -> list[tuple[str, str]]:
     """(rack, host) of each node as `emu cluster up` names and places them:
     node1..N, NM process k's share on /rack<k>."""
     per, extra = divmod(nodes, nm_procs)
-    out = []
+    out: list[tuple[str, str]] = []
     for k in range(nm_procs):
         for _ in range(per + (1 if k < extra else 0)):
             out.append((f"rack{k + 1}", f"node{len(out) + 1}"))
@@ -397,9 +397,11 @@ def p3_figure(summary: dict[str, Any], name: str) -> Figure:
 
 
 def _p3(work: Path, quick: bool) -> list[Figure]:
-    nodes, procs, window = P3_QUICK if quick else (P3_NODES, P3_NM_PROCS, P3_WINDOW_S)
-    procs = tuple(P3.nm_procs or procs)
-    window = P3.window_s or window
+    nodes, default_procs, default_window = (
+        P3_QUICK if quick else (P3_NODES, P3_NM_PROCS, P3_WINDOW_S)
+    )
+    procs = tuple(P3.nm_procs or default_procs)
+    window = P3.window_s or default_window
     figures = []
     for k in procs:
         # Arrivals over the window only: what arrives later never runs in it.
