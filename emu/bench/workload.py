@@ -125,6 +125,10 @@ def jobs(
     return out
 
 
+BURST_TASK_MS = 60_000
+"""How long each of the burst's maps runs."""
+
+
 def burst(jobs_n: int, maps: int, seed: int) -> list[dict]:
     """`jobs_n` jobs of `maps` one-minute maps, all submitted at t=0: the
     scheduler's throughput at saturation (no reduces, no locality)."""
@@ -139,7 +143,7 @@ def burst(jobs_n: int, maps: int, seed: int) -> list[dict]:
             "job.user": USERS[rng.randrange(len(USERS))],
             "job.tasks": [
                 {
-                    "container.duration.ms": 60_000,
+                    "container.duration.ms": BURST_TASK_MS,
                     "container.priority": 20,
                     "container.type": "map",
                     "container.memory-mb": 2048,

@@ -38,3 +38,17 @@ def test_no_samples_or_no_change_in_apps_gives_zero() -> None:
     r = _stats(flat)
     assert r.kb_per_running_app() == 0.0
     assert _stats([Sample(0, 0.5, 0, 0, 0, 70.0)]).kb_per_node() == 0.0
+
+
+def test_cluster_filled_is_the_first_sample_at_the_most_placed_before_the_first_end() -> None:
+    """Placements climb to 900 by 3 s and stay (the cluster is full) until
+    the first map ends at 60 s; the burst is 900 containers in the wall
+    time of the 3 s sample, not of the later flat samples."""
+    placed = {0: 0, 1: 300, 2: 700, 3: 900}
+    samples = [Sample(t * 0.1, t, 0, 0, placed.get(t, 900), 0.0) for t in range(0, 70)]
+    samples[-5:] = [Sample(t * 0.1, t, 0, 0, 950, 0.0) for t in range(65, 70)]
+    r = _stats([*samples])
+    n, wall = r.cluster_filled(60.0) or (0, 0.0)
+    assert n == 900
+    assert abs(wall - 0.3) < 1e-9
+    assert r.cluster_filled(0.0) is None
