@@ -162,3 +162,46 @@ def divide_and_ceil(r: Resource, by: float) -> Resource:
     if by == 0:
         return ZERO
     return _map(r, lambda v: math.ceil(v / by))
+
+
+# --- memory-only fast path ----------------------------------------------------------------
+# With Hadoop's DefaultResourceCalculator every comparison looks at memory
+# alone and, as long as no resource names an extra type, arithmetic is on two
+# integers. The scheduler's per-heartbeat limits (headroom, user limit, what a
+# parent offers a child) then need no intermediate `Resource` objects: the
+# functions below take and give (memory, vcores) pairs and build one
+# `Resource` at the end, with exactly the values the general helpers above
+# give (tests/unit/test_capacity_fast_limits.py compares the two).
+
+_new = object.__new__
+_set_memory = Resource.memory.__set__  # type: ignore[attr-defined]
+_set_vcores = Resource.vcores.__set__  # type: ignore[attr-defined]
+_set_extra = Resource.extra.__set__  # type: ignore[attr-defined]
+
+
+def plain(memory: int, vcores: int) -> Resource:
+    """A `Resource` of two ints and no extra type, without `__init__`'s
+    conversions (the caller passes ints)."""
+    r = _new(Resource)
+    _set_memory(r, memory)
+    _set_vcores(r, vcores)
+    _set_extra(r, ())
+    return r
+
+
+def memory_only(calc: ResourceCalculator, *rs: Resource) -> bool:
+    """Whether the fast path applies: the default calculator and no extra
+    resource type in any of `rs`."""
+    if type(calc) is not ResourceCalculator:
+        return False
+    return not any(r.extra for r in rs)
+
+
+def step_down(value: int, step: int) -> int:
+    """`round_down` of one component."""
+    return value if step <= 0 else value // step * step
+
+
+def step_up(value: int, step: int) -> int:
+    """`round_up` of one component."""
+    return value if step <= 0 else -(-value // step) * step

@@ -35,6 +35,7 @@ from emu.resources import ZERO, Resource, calculator
 from emu.rm.container import RMContainer
 from emu.rm.diagnostics import invalid_request
 from emu.rm.scheduler import activities as act
+from emu.rm.scheduler import shortcuts
 from emu.rm.scheduler.abstract_scheduler import Scheduler
 from emu.rm.scheduler.app_scheduling_info import Ask
 from emu.rm.scheduler.capacity import allocator
@@ -392,7 +393,53 @@ class CapacityScheduler(Scheduler):
     # --- what AMs and clients see -------------------------------------------------
     def headroom(self, sapp: SchedulerApp) -> Resource:
         leaf = self._leaf(sapp)
-        return leaf.headroom(self, sapp.user, self.current_limit(leaf), self.root.used)
+        cluster, root_used = self.cluster, self.root.used
+        if shortcuts.enabled() and rm.memory_only(self.calc, cluster, self.minimum, root_used):
+            return self._headroom_memory_only(leaf, sapp.user)
+        return leaf.headroom(self, sapp.user, self.current_limit(leaf), root_used)
+
+    def _limit_memory_only(self, leaf: Queue) -> tuple[int, int]:
+        """`current_limit` as a (memory, vcores) pair, for the default
+        calculator without extra types: each step picks a whole vector by
+        memory, as `rmin` does, and rounds down to the minimum allocation."""
+        chain: list[Queue] = []
+        q: Queue | None = leaf
+        while q is not None:
+            chain.append(q)
+            q = q.parent
+        min_m, min_v = self.minimum.memory, self.minimum.vcores
+        lim_m, lim_v = self.cluster.memory, self.cluster.vcores
+        for i in range(len(chain) - 1, 0, -1):
+            parent, child = chain[i], chain[i - 1]
+            pu, cu = parent.used, child.used
+            lim_m = lim_m - pu.memory + cu.memory
+            lim_v = lim_v - pu.vcores + cu.vcores
+            mx = child.max_resource(self)
+            if lim_m > mx.memory:
+                lim_m, lim_v = mx.memory, mx.vcores
+            lim_m, lim_v = rm.step_down(lim_m, min_m), rm.step_down(lim_v, min_v)
+        mx = leaf.max_resource(self)
+        if mx.memory <= lim_m:
+            return mx.memory, mx.vcores
+        return lim_m, lim_v
+
+    def _headroom_memory_only(self, leaf: LeafQueue, user: str) -> Resource:
+        """`LeafQueue.headroom` on (memory, vcores) pairs (see
+        `_limit_memory_only`): the same values, one `Resource` built."""
+        cur_m, cur_v = self._limit_memory_only(leaf)
+        u = leaf.users.get(user)
+        uu = u.used if u is not None else ZERO
+        limit = leaf.user_limit(self)
+        lu = leaf.used
+        h_m = min(max(limit.memory - uu.memory, 0), max(cur_m - lu.memory, 0))
+        h_v = min(max(limit.vcores - uu.vcores, 0), max(cur_v - lu.vcores, 0))
+        h_m = rm.step_down(h_m, self.minimum.memory)
+        h_v = rm.step_down(h_v, self.minimum.vcores)
+        cluster, root_used = self.cluster, self.root.used
+        free_m = cluster.memory - root_used.memory
+        if free_m <= h_m:
+            return rm.plain(free_m, cluster.vcores - root_used.vcores)
+        return rm.plain(h_m, h_v)
 
     def queue_metrics(self, name: str) -> QueueMetrics:
         q = self.queues.get(name)
