@@ -1,7 +1,7 @@
 """The CapacityScheduler's memory-only limit arithmetic (on (memory, vcores)
 pairs, taken with the default calculator when the shortcuts are on) gives
 exactly the `Resource`s of the general helpers: headroom, each leaf's
-current limit and user limit, through a seeded random run of asks,
+current limit and user limit, what a parent offers each child, through a seeded random run of asks,
 assignments and releases on a nested tree with odd sizes and factors."""
 
 from __future__ import annotations
@@ -11,7 +11,9 @@ from collections.abc import Iterator
 
 import pytest
 
+from emu.resources import Resource
 from emu.rm.scheduler import shortcuts
+from emu.rm.scheduler.capacity.queues import ParentQueue
 from tests.capacity_harness import GB, Harness, Q
 
 TREE = {
@@ -59,6 +61,7 @@ async def test_fast_limits_match_the_general_ones(autojump_clock, seed: int) -> 
     rng = random.Random(seed)
     h = Harness(TREE, **{"yarn.scheduler.maximum-allocation-mb": 16 * GB})
     nodes = [h.node(f"n{i}", rng.choice([3, 5, 8]) * GB + 512, 7 + i) for i in range(6)]
+    sched = h.sched
     apps = []
     checked = 0
     for step in range(400):
@@ -89,5 +92,11 @@ async def test_fast_limits_match_the_general_ones(autojump_clock, seed: int) -> 
             fast_limit = h.sched._limit_memory_only(leaf)
             general_limit = h.sched.current_limit(leaf)
             assert fast_limit == (general_limit.memory, general_limit.vcores)
+        for q in sched.tree.values():
+            if isinstance(q, ParentQueue):
+                for c in q.children:
+                    offer = sched.current_limit(q) - Resource(rng.randrange(3) * 700, 1)
+                    fast, general = _both(lambda q=q, c=c, o=offer: sched.child_limit(q, c, o))
+                    assert _values(fast) == _values(general), (step, c.path)
     assert checked > 1000
     assert sum(a.used.memory for a in apps) > 0

@@ -82,7 +82,7 @@ class Queue:
         """(cluster, conf, guaranteed, maximum, exact guarantee), recomputed
         only when the cluster or the configuration changes."""
         s = self._sized
-        if s is None or s[1] is not self.conf or s[0] != env.cluster:
+        if s is None or s[1] is not self.conf or (s[0] is not env.cluster and s[0] != env.cluster):
             c = self.conf
             s = self._sized = (
                 env.cluster,

@@ -31,6 +31,11 @@ def _map(r: Resource, fn: Callable[[int], int]) -> Resource:
 
 
 def _step(r: Resource, step: Resource, up: bool) -> Resource:
+    if not r.extra and not step.extra:
+        m, v, sm, sv = r.memory, r.vcores, step.memory, step.vcores
+        if up:
+            return plain(m if sm <= 0 else -(-m // sm) * sm, v if sv <= 0 else -(-v // sv) * sv)
+        return plain(m if sm <= 0 else m // sm * sm, v if sv <= 0 else v // sv * sv)
     steps = {"memory": step.memory, "vcores": step.vcores, **dict(step.extra)}
 
     def one(value: int, s: int) -> int:

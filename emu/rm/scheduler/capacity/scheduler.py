@@ -296,6 +296,16 @@ class CapacityScheduler(Scheduler):
 
     def child_limit(self, parent: ParentQueue, child: Queue, parent_limit: Resource) -> Resource:
         """ParentQueue.getResourceLimitsOfChild."""
+        pu, cu = parent.used, child.used
+        if shortcuts.enabled() and rm.memory_only(self.calc, parent_limit, pu, self.minimum):
+            mx = child.max_resource(self)
+            lim_m = parent_limit.memory - pu.memory + cu.memory
+            if lim_m > mx.memory:
+                lim_m, lim_v = mx.memory, mx.vcores
+            else:
+                lim_v = parent_limit.vcores - pu.vcores + cu.vcores
+            m = self.minimum
+            return rm.plain(rm.step_down(lim_m, m.memory), rm.step_down(lim_v, m.vcores))
         limit = parent_limit - parent.used + child.used
         limit = rm.rmin(self.calc, self.cluster, limit, child.max_resource(self))
         return rm.round_down(limit, self.minimum)
