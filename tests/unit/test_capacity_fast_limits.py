@@ -1,8 +1,9 @@
 """The CapacityScheduler's memory-only limit arithmetic (on (memory, vcores)
 pairs, taken with the default calculator when the shortcuts are on) gives
-exactly the `Resource`s of the general helpers: headroom, each leaf's
-current limit and user limit, what a parent offers each child, through a seeded random run of asks,
-assignments and releases on a nested tree with odd sizes and factors."""
+exactly the `Resource`s of the general helpers - headroom, each leaf's
+current limit and user limit, what a parent offers each child, whether a
+queue may take more - through a seeded random run of asks, assignments and
+releases on a nested tree with odd sizes and factors."""
 
 from __future__ import annotations
 
@@ -98,5 +99,10 @@ async def test_fast_limits_match_the_general_ones(autojump_clock, seed: int) -> 
                     offer = sched.current_limit(q) - Resource(rng.randrange(3) * 700, 1)
                     fast, general = _both(lambda q=q, c=c, o=offer: sched.child_limit(q, c, o))
                     assert _values(fast) == _values(general), (step, c.path)
+        for q in sched.tree.values():
+            offer = sched.current_limit(q) - Resource(rng.randrange(4) * 900, rng.randrange(3))
+            unreservable = Resource(rng.choice([0, 0, 512, 2048]), 1)
+            fast, general = _both(lambda q=q, o=offer, u=unreservable: sched._can_assign(q, o, u))
+            assert fast[0] == general[0] and _values(fast[1]) == _values(general[1]), step
     assert checked > 1000
     assert sum(a.used.memory for a in apps) > 0

@@ -115,7 +115,7 @@ def assign_app(
         required = any_ask.capability
         if not looking and not should_allocate_or_reserve(st, sapp, priority, required):
             continue
-        unreservable = sapp.reserved_total() if looking else ZERO
+        unreservable = sapp.reserved_total() if looking and sapp.reservations else ZERO
         if not rm.ge(calc, cluster, headroom + unreservable, required):
             return QUEUE_SKIPPED, OFF_SWITCH
         if node.host in sapp.blacklist or node.rack in sapp.blacklist:

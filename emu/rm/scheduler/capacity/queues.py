@@ -114,10 +114,21 @@ class Queue:
         return rm.divide(env.calc, env.cluster, self.used, env.cluster)
 
     def charge(self, delta: Resource, reserved: Resource) -> None:
+        """Add `delta` to the usage (and `reserved` to the reservations) of
+        this queue and every ancestor. Adding a plain zero leaves a sum as it
+        was, and plain pairs add without `Resource.__add__`'s merging."""
         q: Queue | None = self
+        plain_delta = not delta.extra
+        dm, dv = delta.memory, delta.vcores
+        no_reserved = reserved is ZERO
         while q is not None:
-            q.used = q.used + delta
-            q.reserved = q.reserved + reserved
+            used = q.used
+            if plain_delta and not used.extra:
+                q.used = rm.plain(used.memory + dm, used.vcores + dv)
+            else:
+                q.used = used + delta
+            if not no_reserved:
+                q.reserved = q.reserved + reserved
             q = q.parent
 
     def count_app(self, delta: int) -> None:

@@ -199,7 +199,10 @@ def memory_only(calc: ResourceCalculator, *rs: Resource) -> bool:
     resource type in any of `rs`."""
     if type(calc) is not ResourceCalculator:
         return False
-    return not any(r.extra for r in rs)
+    for r in rs:  # noqa: SIM110 - a loop, not all(genexpr): this runs per heartbeat
+        if r.extra:
+            return False
+    return True
 
 
 def step_down(value: int, step: int) -> int:

@@ -253,8 +253,10 @@ class CapacityScheduler(Scheduler):
     def skip_quiet_node_update(self, node_id: str) -> bool:
         """No active attempt has an outstanding ask and the node holds no
         reservation: the pass would not look at a single queue."""
+        if self.demand[self.root.path]:
+            return False
         node = self.nodes.get(node_id)
-        return node is not None and node.reserved is None and not self.demand[self.root.path]
+        return node is not None and node.reserved is None
 
     def schedule(self, node: SchedulerNode) -> None:
         self.alloc.cluster = self.cluster
@@ -286,6 +288,16 @@ class CapacityScheduler(Scheduler):
         """AbstractCSQueue.canAssignToThisQueue: (below the limit, counting
         out reservations that could be given up?, headroom)."""
         calc, cluster = self.calc, self.cluster
+        used = q.used
+        if shortcuts.enabled() and rm.memory_only(calc, limit, used, unreservable):
+            mx = q.max_resource(self)
+            cur = mx if mx.memory <= limit.memory else limit
+            headroom = rm.plain(cur.memory - used.memory, cur.vcores - used.vcores)
+            if used.memory < cur.memory:
+                return True, headroom
+            if self.cs.reservations_continue_looking and unreservable.memory > 0:
+                return used.memory - unreservable.memory < cur.memory, headroom
+            return False, headroom
         current = rm.rmin(calc, cluster, q.max_resource(self), limit)
         headroom = current - q.used
         if rm.lt(calc, cluster, q.used, current):
@@ -354,7 +366,7 @@ class CapacityScheduler(Scheduler):
         for sapp in self._scheduling_order(leaf):
             if not sapp.info.priorities:
                 continue
-            reserved = sapp.reserved_total() if looking else ZERO
+            reserved = sapp.reserved_total() if looking and sapp.reservations else ZERO
             if check_queue:
                 ok, headroom = self._can_assign(leaf, limit, reserved)
                 if not ok:
