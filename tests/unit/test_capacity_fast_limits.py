@@ -2,8 +2,9 @@
 pairs, taken with the default calculator when the shortcuts are on) gives
 exactly the `Resource`s of the general helpers - headroom, each leaf's
 current limit and user limit, what a parent offers each child, whether a
-queue may take more - through a seeded random run of asks, assignments and
-releases on a nested tree with odd sizes and factors."""
+queue may take more, the order children are offered a node - through a
+seeded random run of asks, assignments and releases on a nested tree with
+odd sizes and factors."""
 
 from __future__ import annotations
 
@@ -104,5 +105,8 @@ async def test_fast_limits_match_the_general_ones(autojump_clock, seed: int) -> 
             unreservable = Resource(rng.choice([0, 0, 512, 2048]), 1)
             fast, general = _both(lambda q=q, o=offer, u=unreservable: sched._can_assign(q, o, u))
             assert fast[0] == general[0] and _values(fast[1]) == _values(general[1]), step
+            if isinstance(q, ParentQueue):
+                fast, general = _both(lambda q=q: [c.path for c in q.sorted_children(sched)])
+                assert fast == general, step
     assert checked > 1000
     assert sum(a.used.memory for a in apps) > 0

@@ -30,7 +30,7 @@ import math
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Protocol
 
-from emu.resources import ZERO, Resource
+from emu.resources import ZERO, Resource, ResourceCalculator
 from emu.rm.scheduler import shortcuts
 from emu.rm.scheduler.capacity import resource_math as rm
 from emu.rm.scheduler.capacity.config import CapacityConf, QueueConf
@@ -147,6 +147,9 @@ class ParentQueue(Queue):
         """Least-served child first (PriorityUtilizationQueueOrderingPolicy);
         ties go to the larger guarantee, then to configuration order."""
         respect = self.conf.ordering_policy == "priority-utilization"
+        if shortcuts.enabled() and type(env.calc) is ResourceCalculator:
+            ordered = self._sorted_by_memory(env)
+            return _respect_priority(ordered, env) if respect else ordered
 
         def key(i_q: tuple[int, Queue]) -> tuple[bool, float, float, int]:
             i, q = i_q
@@ -158,6 +161,23 @@ class ParentQueue(Queue):
         if respect:
             ordered = _respect_priority(ordered, env)
         return ordered
+
+    def _sorted_by_memory(self, env: Env) -> list[Queue]:
+        """`sorted_children`'s order for the default calculator, whose used
+        capacities are memory ratios: the same keys, computed inline."""
+        cm = env.cluster.memory
+        keyed = []
+        for i, q in enumerate(self.children):
+            cap = q.conf.absolute_capacity
+            used_m = q.used.memory
+            if cap <= 0:
+                used = used_m / cm if cm > 0 else 0.0
+            else:
+                gm = q._sizes(env)[4].memory
+                used = used_m / gm if gm > 0 else (0.0 if q.used.is_zero() else math.inf)
+            keyed.append((cap <= 0, used, -cap, i, q))
+        keyed.sort()  # the index is unique: queues themselves are never compared
+        return [k[4] for k in keyed]
 
 
 def _respect_priority(queues: list[Queue], env: Env) -> list[Queue]:

@@ -179,9 +179,9 @@ def divide_and_ceil(r: Resource, by: float) -> Resource:
 # give (tests/unit/test_capacity_fast_limits.py compares the two).
 
 _new = object.__new__
-_set_memory = Resource.memory.__set__  # type: ignore[attr-defined]
-_set_vcores = Resource.vcores.__set__  # type: ignore[attr-defined]
-_set_extra = Resource.extra.__set__  # type: ignore[attr-defined]
+_set_memory = vars(Resource)["memory"].__set__
+_set_vcores = vars(Resource)["vcores"].__set__
+_set_extra = vars(Resource)["extra"].__set__
 
 
 def plain(memory: int, vcores: int) -> Resource:

@@ -216,7 +216,11 @@ class CapacityScheduler(Scheduler):
             return
         leaf.charge(delta, reserved)
         u = leaf.user(user)
-        u.used = u.used + delta
+        used = u.used
+        if not used.extra and not delta.extra:
+            u.used = rm.plain(used.memory + delta.memory, used.vcores + delta.vcores)
+        else:
+            u.used = used + delta
         leaf.touch()
 
     def container_allocated(self, c: RMContainer, sapp: SchedulerApp, node: SchedulerNode) -> None:
