@@ -255,12 +255,16 @@ class CapacityScheduler(Scheduler):
         return self.tree[sapp.queue].conf.maximum_allocation, f" of queue {sapp.queue}"
 
     def skip_quiet_node_update(self, node_id: str) -> bool:
-        """No active attempt has an outstanding ask and the node holds no
-        reservation: the pass would not look at a single queue."""
-        if self.demand[self.root.path]:
-            return False
+        """The node holds no reservation, and either no active attempt has
+        an outstanding ask or the node has no room for a minimum
+        allocation: `schedule` assigns only while both hold, so the pass
+        would not look at a single queue."""
         node = self.nodes.get(node_id)
-        return node is not None and node.reserved is None
+        if node is None or node.reserved is not None:
+            return False
+        if not self.demand[self.root.path]:
+            return True
+        return self.calc.divide_and_count(node.available, self.minimum) < 1
 
     def schedule(self, node: SchedulerNode) -> None:
         self.alloc.cluster = self.cluster
