@@ -236,7 +236,10 @@ def should_allocate_or_reserve(
     """RegularContainerAllocator.shouldAllocOrReserveNewContainer."""
     any_ask = sapp.info.get(priority, ANY)
     outstanding = any_ask.num if any_ask is not None else 0
-    reserved = sum(1 for c in sapp.reservations.values() if c.priority == priority)
+    reservations = sapp.reservations
+    reserved = (
+        sum(1 for c in reservations.values() if c.priority == priority) if reservations else 0
+    )
     starvation = 0
     if reserved:
         leaf_max = st.leaf_max(sapp.queue)
