@@ -344,7 +344,7 @@ class LeafQueue(Queue):
             cached is not None
             and cached[0] == self.version
             and cached[2] is self.conf
-            and cached[1] == env.cluster
+            and (cached[1] is env.cluster or cached[1] == env.cluster)
         ):
             return cached[3]
         limit = self._compute_user_limit(env)
