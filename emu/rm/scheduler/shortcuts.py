@@ -31,8 +31,9 @@ asks (kept in submission order as their demand changes), not every one.
 Every scheduler: a node heartbeat that reports no container, from a healthy
 running node with nothing to clean up, is answered without its
 STATUS_UPDATE and NODE_UPDATE when `Scheduler.skip_quiet_node_update` proves
-the pass would change nothing (FIFO and Capacity: no attempt has an
-outstanding ask; Fair: see FairScheduler._note_quiet). The node's liveness,
+the pass would change nothing (FIFO: no attempt has an outstanding ask;
+Capacity: no reservation on the node, and no outstanding ask or no room on
+the node for a minimum allocation; Fair: see FairScheduler._note_quiet). The node's liveness,
 response id and reply, and the dispatcher's counts, move as if it had run.
 
 Beyond the schedulers, the same switch turns the protocol's frames on and

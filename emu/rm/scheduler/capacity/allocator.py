@@ -115,7 +115,7 @@ def assign_app(
         required = any_ask.capability
         if not looking and not should_allocate_or_reserve(st, sapp, priority, required):
             continue
-        unreservable = sapp.reserved_total() if looking else ZERO
+        unreservable = sapp.reserved_total() if looking and sapp.reservations else ZERO
         if not rm.ge(calc, cluster, headroom + unreservable, required):
             return QUEUE_SKIPPED, OFF_SWITCH
         if node.host in sapp.blacklist or node.rack in sapp.blacklist:
@@ -236,7 +236,10 @@ def should_allocate_or_reserve(
     """RegularContainerAllocator.shouldAllocOrReserveNewContainer."""
     any_ask = sapp.info.get(priority, ANY)
     outstanding = any_ask.num if any_ask is not None else 0
-    reserved = sum(1 for c in sapp.reservations.values() if c.priority == priority)
+    reservations = sapp.reservations
+    reserved = (
+        sum(1 for c in reservations.values() if c.priority == priority) if reservations else 0
+    )
     starvation = 0
     if reserved:
         leaf_max = st.leaf_max(sapp.queue)

@@ -31,6 +31,11 @@ def _map(r: Resource, fn: Callable[[int], int]) -> Resource:
 
 
 def _step(r: Resource, step: Resource, up: bool) -> Resource:
+    if not r.extra and not step.extra:
+        m, v, sm, sv = r.memory, r.vcores, step.memory, step.vcores
+        if up:
+            return plain(m if sm <= 0 else -(-m // sm) * sm, v if sv <= 0 else -(-v // sv) * sv)
+        return plain(m if sm <= 0 else m // sm * sm, v if sv <= 0 else v // sv * sv)
     steps = {"memory": step.memory, "vcores": step.vcores, **dict(step.extra)}
 
     def one(value: int, s: int) -> int:
@@ -162,3 +167,49 @@ def divide_and_ceil(r: Resource, by: float) -> Resource:
     if by == 0:
         return ZERO
     return _map(r, lambda v: math.ceil(v / by))
+
+
+# --- memory-only fast path ----------------------------------------------------------------
+# With Hadoop's DefaultResourceCalculator every comparison looks at memory
+# alone and, as long as no resource names an extra type, arithmetic is on two
+# integers. The scheduler's per-heartbeat limits (headroom, user limit, what a
+# parent offers a child) then need no intermediate `Resource` objects: the
+# functions below take and give (memory, vcores) pairs and build one
+# `Resource` at the end, with exactly the values the general helpers above
+# give (tests/unit/test_capacity_fast_limits.py compares the two).
+
+_new = object.__new__
+_set_memory = vars(Resource)["memory"].__set__
+_set_vcores = vars(Resource)["vcores"].__set__
+_set_extra = vars(Resource)["extra"].__set__
+
+
+def plain(memory: int, vcores: int) -> Resource:
+    """A `Resource` of two ints and no extra type, without `__init__`'s
+    conversions (the caller passes ints)."""
+    r = _new(Resource)
+    _set_memory(r, memory)
+    _set_vcores(r, vcores)
+    _set_extra(r, ())
+    return r
+
+
+def memory_only(calc: ResourceCalculator, *rs: Resource) -> bool:
+    """Whether the fast path applies: the default calculator and no extra
+    resource type in any of `rs`."""
+    if type(calc) is not ResourceCalculator:
+        return False
+    for r in rs:  # noqa: SIM110 - a loop, not all(genexpr): this runs per heartbeat
+        if r.extra:
+            return False
+    return True
+
+
+def step_down(value: int, step: int) -> int:
+    """`round_down` of one component."""
+    return value if step <= 0 else value // step * step
+
+
+def step_up(value: int, step: int) -> int:
+    """`round_up` of one component."""
+    return value if step <= 0 else -(-value // step) * step

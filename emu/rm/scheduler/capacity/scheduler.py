@@ -35,6 +35,7 @@ from emu.resources import ZERO, Resource, calculator
 from emu.rm.container import RMContainer
 from emu.rm.diagnostics import invalid_request
 from emu.rm.scheduler import activities as act
+from emu.rm.scheduler import shortcuts
 from emu.rm.scheduler.abstract_scheduler import Scheduler
 from emu.rm.scheduler.app_scheduling_info import Ask
 from emu.rm.scheduler.capacity import allocator
@@ -215,7 +216,11 @@ class CapacityScheduler(Scheduler):
             return
         leaf.charge(delta, reserved)
         u = leaf.user(user)
-        u.used = u.used + delta
+        used = u.used
+        if not used.extra and not delta.extra:
+            u.used = rm.plain(used.memory + delta.memory, used.vcores + delta.vcores)
+        else:
+            u.used = used + delta
         leaf.touch()
 
     def container_allocated(self, c: RMContainer, sapp: SchedulerApp, node: SchedulerNode) -> None:
@@ -250,10 +255,16 @@ class CapacityScheduler(Scheduler):
         return self.tree[sapp.queue].conf.maximum_allocation, f" of queue {sapp.queue}"
 
     def skip_quiet_node_update(self, node_id: str) -> bool:
-        """No active attempt has an outstanding ask and the node holds no
-        reservation: the pass would not look at a single queue."""
+        """The node holds no reservation, and either no active attempt has
+        an outstanding ask or the node has no room for a minimum
+        allocation: `schedule` assigns only while both hold, so the pass
+        would not look at a single queue."""
         node = self.nodes.get(node_id)
-        return node is not None and node.reserved is None and not self.demand[self.root.path]
+        if node is None or node.reserved is not None:
+            return False
+        if not self.demand[self.root.path]:
+            return True
+        return self.calc.divide_and_count(node.available, self.minimum) < 1
 
     def schedule(self, node: SchedulerNode) -> None:
         self.alloc.cluster = self.cluster
@@ -285,6 +296,16 @@ class CapacityScheduler(Scheduler):
         """AbstractCSQueue.canAssignToThisQueue: (below the limit, counting
         out reservations that could be given up?, headroom)."""
         calc, cluster = self.calc, self.cluster
+        used = q.used
+        if shortcuts.enabled() and rm.memory_only(calc, limit, used, unreservable):
+            mx = q.max_resource(self)
+            cur = mx if mx.memory <= limit.memory else limit
+            headroom = rm.plain(cur.memory - used.memory, cur.vcores - used.vcores)
+            if used.memory < cur.memory:
+                return True, headroom
+            if self.cs.reservations_continue_looking and unreservable.memory > 0:
+                return used.memory - unreservable.memory < cur.memory, headroom
+            return False, headroom
         current = rm.rmin(calc, cluster, q.max_resource(self), limit)
         headroom = current - q.used
         if rm.lt(calc, cluster, q.used, current):
@@ -295,6 +316,16 @@ class CapacityScheduler(Scheduler):
 
     def child_limit(self, parent: ParentQueue, child: Queue, parent_limit: Resource) -> Resource:
         """ParentQueue.getResourceLimitsOfChild."""
+        pu, cu = parent.used, child.used
+        if shortcuts.enabled() and rm.memory_only(self.calc, parent_limit, pu, self.minimum):
+            mx = child.max_resource(self)
+            lim_m = parent_limit.memory - pu.memory + cu.memory
+            if lim_m > mx.memory:
+                lim_m, lim_v = mx.memory, mx.vcores
+            else:
+                lim_v = parent_limit.vcores - pu.vcores + cu.vcores
+            m = self.minimum
+            return rm.plain(rm.step_down(lim_m, m.memory), rm.step_down(lim_v, m.vcores))
         limit = parent_limit - parent.used + child.used
         limit = rm.rmin(self.calc, self.cluster, limit, child.max_resource(self))
         return rm.round_down(limit, self.minimum)
@@ -343,7 +374,7 @@ class CapacityScheduler(Scheduler):
         for sapp in self._scheduling_order(leaf):
             if not sapp.info.priorities:
                 continue
-            reserved = sapp.reserved_total() if looking else ZERO
+            reserved = sapp.reserved_total() if looking and sapp.reservations else ZERO
             if check_queue:
                 ok, headroom = self._can_assign(leaf, limit, reserved)
                 if not ok:
@@ -392,7 +423,53 @@ class CapacityScheduler(Scheduler):
     # --- what AMs and clients see -------------------------------------------------
     def headroom(self, sapp: SchedulerApp) -> Resource:
         leaf = self._leaf(sapp)
-        return leaf.headroom(self, sapp.user, self.current_limit(leaf), self.root.used)
+        cluster, root_used = self.cluster, self.root.used
+        if shortcuts.enabled() and rm.memory_only(self.calc, cluster, self.minimum, root_used):
+            return self._headroom_memory_only(leaf, sapp.user)
+        return leaf.headroom(self, sapp.user, self.current_limit(leaf), root_used)
+
+    def _limit_memory_only(self, leaf: Queue) -> tuple[int, int]:
+        """`current_limit` as a (memory, vcores) pair, for the default
+        calculator without extra types: each step picks a whole vector by
+        memory, as `rmin` does, and rounds down to the minimum allocation."""
+        chain: list[Queue] = []
+        q: Queue | None = leaf
+        while q is not None:
+            chain.append(q)
+            q = q.parent
+        min_m, min_v = self.minimum.memory, self.minimum.vcores
+        lim_m, lim_v = self.cluster.memory, self.cluster.vcores
+        for i in range(len(chain) - 1, 0, -1):
+            parent, child = chain[i], chain[i - 1]
+            pu, cu = parent.used, child.used
+            lim_m = lim_m - pu.memory + cu.memory
+            lim_v = lim_v - pu.vcores + cu.vcores
+            mx = child.max_resource(self)
+            if lim_m > mx.memory:
+                lim_m, lim_v = mx.memory, mx.vcores
+            lim_m, lim_v = rm.step_down(lim_m, min_m), rm.step_down(lim_v, min_v)
+        mx = leaf.max_resource(self)
+        if mx.memory <= lim_m:
+            return mx.memory, mx.vcores
+        return lim_m, lim_v
+
+    def _headroom_memory_only(self, leaf: LeafQueue, user: str) -> Resource:
+        """`LeafQueue.headroom` on (memory, vcores) pairs (see
+        `_limit_memory_only`): the same values, one `Resource` built."""
+        cur_m, cur_v = self._limit_memory_only(leaf)
+        u = leaf.users.get(user)
+        uu = u.used if u is not None else ZERO
+        limit = leaf.user_limit(self)
+        lu = leaf.used
+        h_m = min(max(limit.memory - uu.memory, 0), max(cur_m - lu.memory, 0))
+        h_v = min(max(limit.vcores - uu.vcores, 0), max(cur_v - lu.vcores, 0))
+        h_m = rm.step_down(h_m, self.minimum.memory)
+        h_v = rm.step_down(h_v, self.minimum.vcores)
+        cluster, root_used = self.cluster, self.root.used
+        free_m = cluster.memory - root_used.memory
+        if free_m <= h_m:
+            return rm.plain(free_m, cluster.vcores - root_used.vcores)
+        return rm.plain(h_m, h_v)
 
     def queue_metrics(self, name: str) -> QueueMetrics:
         q = self.queues.get(name)
