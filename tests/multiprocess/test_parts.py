@@ -229,7 +229,7 @@ async def test_aligned_heartbeats_fall_on_the_hosts_phase_of_the_grid(autojump_c
         host, nodes = _two_nodes()
         host.align_ms, host.align_phase = 100, phase
         await host._heartbeats(_CannedRM(reply), nodes)
-        due.append(sorted(round(at, 6) for at, *_ in host._heap))
+        due.append(sorted(round(at, 6) for at, _ in host.scheduled()))
     assert due == [[13.3, 13.3], [13.325, 13.325]]
 
 
