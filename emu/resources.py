@@ -36,12 +36,12 @@ class Resource:
     extra: tuple[tuple[str, int], ...]
 
     def __init__(self, memory: int = 0, vcores: int = 0, extra: Any = ()) -> None:
-        object.__setattr__(self, "memory", int(memory))
-        object.__setattr__(self, "vcores", int(vcores))
+        _set_memory(self, int(memory))
+        _set_vcores(self, int(vcores))
         if extra:
             items = extra.items() if isinstance(extra, Mapping) else extra
             extra = tuple(sorted((str(k), int(v)) for k, v in items))
-        object.__setattr__(self, "extra", extra or ())
+        _set_extra(self, extra or ())
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError("Resource is immutable")
@@ -50,7 +50,8 @@ class Resource:
     def to_wire(self) -> dict[str, int]:
         """The protocol's map form: YARN resource names to integer amounts."""
         out = {MEMORY: self.memory, VCORES: self.vcores}
-        out.update(self.extra)
+        if self.extra:
+            out.update(self.extra)
         return out
 
     @classmethod
@@ -66,7 +67,7 @@ class Resource:
                 key = (memory, vcores)
                 found = _SHARED.get(key)
                 if found is None:
-                    found = cls(memory, vcores)
+                    found = _make(memory, vcores, ())
                     if len(_SHARED) < _SHARED_MAX:
                         _SHARED[key] = found
                 return found
@@ -83,11 +84,15 @@ class Resource:
         return tuple(sorted(merged.items()))
 
     def __add__(self, other: Resource) -> Resource:
+        if not self.extra and not other.extra:
+            return _make(self.memory + other.memory, self.vcores + other.vcores, ())
         return Resource(
             self.memory + other.memory, self.vcores + other.vcores, self._merge(other, 1)
         )
 
     def __sub__(self, other: Resource) -> Resource:
+        if not self.extra and not other.extra:
+            return _make(self.memory - other.memory, self.vcores - other.vcores, ())
         return Resource(
             self.memory - other.memory, self.vcores - other.vcores, self._merge(other, -1)
         )
@@ -100,6 +105,8 @@ class Resource:
         )
 
     def __eq__(self, other: object) -> bool:
+        if other is self:
+            return True
         if not isinstance(other, Resource):
             return NotImplemented
         if self.memory != other.memory or self.vcores != other.vcores:
@@ -130,6 +137,25 @@ class Resource:
 
     def components(self) -> dict[str, int]:
         return self.to_wire()
+
+
+# The slots' own setters: `__setattr__` refuses every write, and these are
+# about three times cheaper than `object.__setattr__` by name.
+_set_memory = Resource.memory.__set__  # type: ignore[attr-defined]
+_set_vcores = Resource.vcores.__set__  # type: ignore[attr-defined]
+_set_extra = Resource.extra.__set__  # type: ignore[attr-defined]
+_new = object.__new__
+
+
+def _make(memory: int, vcores: int, extra: tuple[tuple[str, int], ...]) -> Resource:
+    """A resource from amounts already in canonical form (ints, `extra`
+    sorted with str names and int amounts), skipping `__init__`'s coercion:
+    the scheduler's arithmetic builds one per container event."""
+    r = _new(Resource)
+    _set_memory(r, memory)
+    _set_vcores(r, vcores)
+    _set_extra(r, extra)
+    return r
 
 
 ZERO = Resource(0, 0)
