@@ -18,7 +18,9 @@ def test_idle_nodes_heartbeat_once_a_second_without_passes(scheduler: str) -> No
         assert 100 - 10 <= run.passes_skipped < 100
     else:
         assert run.passes_skipped == 100
-    assert run.us_per_heartbeat > 0 and "20 nodes: 100 heartbeats" in run.line()
+    # User CPU is read at the OS's tick resolution: 100 quiet heartbeats can
+    # cost less than one tick, so only the line's shape is checked.
+    assert "20 nodes: 100 heartbeats" in run.line()
 
 
 def test_the_command_prints_one_line(capsys: pytest.CaptureFixture[str]) -> None:
