@@ -141,9 +141,9 @@ class Resource:
 
 # The slots' own setters: `__setattr__` refuses every write, and these are
 # about three times cheaper than `object.__setattr__` by name.
-_set_memory = Resource.memory.__set__  # type: ignore[attr-defined]
-_set_vcores = Resource.vcores.__set__  # type: ignore[attr-defined]
-_set_extra = Resource.extra.__set__  # type: ignore[attr-defined]
+_set_memory = Resource.__dict__["memory"].__set__
+_set_vcores = Resource.__dict__["vcores"].__set__
+_set_extra = Resource.__dict__["extra"].__set__
 _new = object.__new__
 
 
