@@ -481,7 +481,7 @@ def main(argv: list[str] | None = None) -> int:
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--quick", action="store_true", help="small versions (about 3 minutes)")
+    parser.add_argument("--quick", action="store_true", help="small versions (under two minutes)")
     parser.add_argument("--only", nargs="+", choices=sorted(FIGURES), help="figures to run")
     parser.add_argument("--work-dir", type=Path, help="where generated inputs are kept")
     parser.add_argument(
