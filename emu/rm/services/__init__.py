@@ -94,13 +94,8 @@ class RMServices:
         for hb in beats:
             try:
                 replies.append(beat(hb, rid, now_ms))
-            except Refused as e:
-                self.errors[e.code] += 1
-                replies.append(P.error(e.code, e.message, rid))
             except Exception as e:
-                self.errors[P.INTERNAL] += 1
-                log.exception("request failed", type="node_heartbeat")
-                replies.append(P.error(P.INTERNAL, f"{type(e).__name__}: {e}", rid))
+                replies.append(self._heartbeat_error(e, rid))
             if dispatcher.depth:
                 dispatcher.drain()
         return replies
@@ -153,18 +148,24 @@ class RMServices:
                     # Asked already (a refusal leaves nothing behind): the pass runs.
                     may_skip = False
                 replies.append(beat(node_id, response_id, statuses, rid, now_ms, may_skip))
-            except Refused as e:
-                self.errors[e.code] += 1
-                replies.append(P.error(e.code, e.message, rid))
             except Exception as e:
-                self.errors[P.INTERNAL] += 1
-                log.exception("request failed", type="node_heartbeat")
-                replies.append(P.error(P.INTERNAL, f"{type(e).__name__}: {e}", rid))
+                replies.append(self._heartbeat_error(e, rid))
             if dispatcher.depth:
                 dispatcher.drain()
         if quiet:
             count_quiet(dispatcher, quiet)
         return P.HeartbeatReplies(rid, replies, ctx.settings.nm_heartbeat_ms)
+
+    def _heartbeat_error(self, e: Exception, request_id: int) -> dict[str, Any]:
+        """One batch entry that failed: a refusal is answered with its code,
+        anything else is logged and answered INTERNAL, and counted either
+        way; the other entries of the batch go on."""
+        if isinstance(e, Refused):
+            self.errors[e.code] += 1
+            return P.error(e.code, e.message, request_id)
+        self.errors[P.INTERNAL] += 1
+        log.exception("request failed", type="node_heartbeat")
+        return P.error(P.INTERNAL, f"{type(e).__name__}: {e}", request_id)
 
     def error_reply(self, err: P.ProtocolError) -> dict[str, Any]:
         self.errors[err.code] += 1

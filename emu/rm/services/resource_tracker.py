@@ -134,19 +134,7 @@ class ResourceTrackerService(Service):
             )
             ctx.dispatcher.drain()
         node.response_id = rid + 1
-        cleanup, node.containers_to_cleanup = node.containers_to_cleanup, []
-        apps, node.apps_to_cleanup = node.apps_to_cleanup, []
-        reply = {
-            "response_id": node.response_id,
-            "containers_to_cleanup": cleanup,
-            "apps_to_cleanup": apps,
-            "action": P.SHUTDOWN if node.state in node_sm.FINAL else P.NORMAL,
-            "next_heartbeat_ms": self.ctx.settings.nm_heartbeat_ms,
-            "type": "node_heartbeat_reply",
-            "id": request_id,
-        }
-        node.last_reply = reply
-        return reply
+        return self._answer(node, request_id)
 
     def beat_lean(
         self,
@@ -191,21 +179,20 @@ class ResourceTrackerService(Service):
         rid += 1
         node.response_id = rid
         if node.containers_to_cleanup or node.apps_to_cleanup or node.state in node_sm.FINAL:
-            cleanup, node.containers_to_cleanup = node.containers_to_cleanup, []
-            apps, node.apps_to_cleanup = node.apps_to_cleanup, []
-            reply = {
-                "response_id": rid,
-                "containers_to_cleanup": cleanup,
-                "apps_to_cleanup": apps,
-                "action": P.SHUTDOWN if node.state in node_sm.FINAL else P.NORMAL,
-                "next_heartbeat_ms": self.ctx.settings.nm_heartbeat_ms,
-                "type": "node_heartbeat_reply",
-                "id": request_id,
-            }
-            node.last_reply = reply
-            return reply
+            return self._answer(node, request_id)
         node.last_reply = rid
         return rid
+
+    def _answer(self, node: RMNode, request_id: int) -> dict[str, Any]:
+        """The reply to a heartbeat just taken in (response id already
+        advanced): what the node must clean up, SHUTDOWN for a node in a
+        final state; kept as the node's last reply for a repeat."""
+        cleanup, node.containers_to_cleanup = node.containers_to_cleanup, []
+        apps, node.apps_to_cleanup = node.apps_to_cleanup, []
+        action = P.SHUTDOWN if node.state in node_sm.FINAL else P.NORMAL
+        reply = self._node_reply(request_id, node.response_id, cleanup, apps, action)
+        node.last_reply = reply
+        return reply
 
     def _node_reply(
         self, request_id: int, rid: int, cleanup: list[str], apps: list[str], action: str
