@@ -202,11 +202,28 @@ class LocalCluster:
         deadline = time.monotonic() + timeout
         while child.proc.poll() is None:
             if time.monotonic() > deadline:
-                log = self.log("replay")
-                raise AssertionError(f"replay still running after {timeout} s:\n{log}")
+                raise AssertionError(
+                    f"replay still running after {timeout} s:\n{self.log('replay')}\n"
+                    + self.diagnose()
+                )
             time.sleep(0.2)
         assert child.proc.returncode == 0, self.log("replay")
         return json.loads((self.work / "out" / "summary.json").read_text())
+
+    def diagnose(self) -> str:
+        """What a stuck run looks like from outside (a rare hang after an
+        RM restart under load left only an empty replay log): the RM's
+        apps, metrics and nodes if it answers, and every child's log tail."""
+        parts = []
+        try:
+            apps = [{k: a.get(k) for k in ("app_id", "state", "diagnostics")} for a in self.apps()]
+            parts += [f"apps: {apps}", f"metrics: {self.metrics()}", f"nodes: {self.nodes()}"]
+        except (TransportError, AssertionError) as e:
+            parts.append(f"the RM does not answer: {e}")
+        for c in self.children.children:
+            if c.name != "replay":
+                parts.append(f"--- {c.name} (exit {c.proc.poll()}):\n{self.log(c.name)}")
+        return "\n".join(parts)
 
     def nm_stats(self, name: str) -> dict[str, Any]:
         return json.loads((self.work / f"{name}.json").read_text())
