@@ -20,6 +20,7 @@ registered, it registers again and re-sends its whole ask table.
 
 from __future__ import annotations
 
+import heapq
 import math
 from contextlib import AsyncExitStack, suppress
 from dataclasses import dataclass, field
@@ -39,6 +40,14 @@ log = structlog.get_logger("emu.am")
 WAIT, PENDING, RUNNING, DONE = 0, 1, 2, 3
 REQUEST_TIMEOUT_S = 60.0
 NM_REQUEST_TIMEOUT_S = 10.0
+TASK_TIMEOUT_S = 600.0
+"""MapReduce's `mapreduce.task.timeout` (default 600,000 ms): a task attempt
+not heard of for this long after it should have ended is failed and run
+again. YARN's AM learns this from the task's own pings; emu's tasks report
+only their end, so a task whose completion never comes (its container was
+on a node lost just before an RM restart: the old RM queued the completion,
+the new one never knew the container) is declared lost this long after
+its duration."""
 DEFAULT_RACK = "/default-rack"
 _NO_RACKS: frozenset[str] = frozenset()
 
@@ -114,6 +123,9 @@ class ApplicationMaster:
         ]
         self._any_hosts = any(t.hosts for t in self.tasks)
         self.container_task: dict[str, int] = {}
+        self._deadlines: list[tuple[float, int, str]] = []
+        """(time a task's completion is overdue by TASK_TIMEOUT_S, task,
+        container) per launch; entries of tasks since ended are skipped."""
         self.sent: dict[int, dict[str, tuple[int, tuple]]] = {}
         self.releases: list[str] = []
         self.response_id = 0
@@ -322,11 +334,32 @@ class ApplicationMaster:
                 self._set_state(i, PENDING)
                 self.lost += 1
                 self.faults.tasks_rerun += 1
+        if self._deadlines and self._deadlines[0][0] <= trio.current_time():
+            # After the reply: completions the RM still had are in it.
+            self._expire_overdue(trio.current_time())
         for c in reply["allocated"]:
             self._expect_placed(c)
         if reply["allocated"]:
             await self._launch(reply["allocated"], nms, stack)
         return True
+
+    def _expire_overdue(self, now: float) -> None:
+        """Fail and re-ask the running tasks whose completion is overdue by
+        TASK_TIMEOUT_S (as MapReduce's task timeout), releasing their
+        containers."""
+        deadlines = self._deadlines
+        while deadlines and deadlines[0][0] <= now:
+            _, i, cid = heapq.heappop(deadlines)
+            if self.container_task.get(cid) != i or self.state[i] != RUNNING:
+                continue
+            del self.container_task[cid]
+            log.info(
+                "task timed out: no completion reported", attempt=self.attempt_id, container=cid
+            )
+            self._set_state(i, PENDING)
+            self.lost += 1
+            self.faults.tasks_rerun += 1
+            self.releases.append(cid)
 
     def _pending_by_priority(self) -> dict[int, list[int]]:
         """Pending task indices by priority, in task order; may still hold
@@ -472,6 +505,7 @@ class ApplicationMaster:
         self, allocated: list[dict[str, Any]], nms: dict[str, Connection], stack: AsyncExitStack
     ) -> None:
         per_node: dict[tuple[str, str], list[dict[str, Any]]] = {}
+        now = trio.current_time()
         for c in allocated:
             i = self._match(c)
             if i is None:
@@ -480,6 +514,11 @@ class ApplicationMaster:
             self._set_state(i, RUNNING)
             self.container_task[c["container_id"]] = i
             task = self.tasks[i]
+            if task.duration_ms >= 0:
+                heapq.heappush(
+                    self._deadlines,
+                    (now + task.duration_ms / 1000 + TASK_TIMEOUT_S, i, c["container_id"]),
+                )
             per_node.setdefault((c["nm_address"], c["node_id"]), []).append(
                 {
                     "container_id": c["container_id"],

@@ -1,0 +1,107 @@
+"""The AM's task timeout (MapReduce's mapreduce.task.timeout): a task whose
+completion never comes is failed and asked for again."""
+
+from __future__ import annotations
+
+from contextlib import AsyncExitStack, asynccontextmanager
+from typing import Any
+
+import pytest
+import trio
+
+from emu import protocol as P
+from emu.am import engine
+from emu.am.engine import PENDING, RUNNING, TASK_TIMEOUT_S, ApplicationMaster
+from emu.resources import Resource
+from emu.workload import JobSpec, TaskSpec
+
+
+class _NM:
+    """An NM that starts every container it is asked to."""
+
+    async def request(self, payload: Any, timeout: float | None = None) -> Any:
+        msg = P.decode(payload)
+        ok = [c["container_id"] for c in msg["containers"]]
+        return P.frame(P.reply(msg, succeeded=ok, failed=[]))
+
+
+@asynccontextmanager
+async def _connect(address: str, identity: str = ""):  # type: ignore[no-untyped-def]
+    yield _NM()
+
+
+def _am() -> ApplicationMaster:
+    """An AM of one 40 s map, asked for (PENDING)."""
+    size = Resource(1024, 1)
+    job = JobSpec("j", "mapreduce", 0, "default", "u", size, (TaskSpec("map", 20, 40_000, size),))
+    am = ApplicationMaster(
+        {
+            "attempt_id": "appattempt_17_0004_000001",
+            "rm_address": "mem://rm",
+            "context": {"job": job.to_wire()},
+        }
+    )
+    am._set_state(0, PENDING)
+    return am
+
+
+def _allocate_replies(
+    am: ApplicationMaster, first: list[dict[str, Any]], later: list[dict[str, Any]]
+):  # type: ignore[no-untyped-def]
+    """Replace the AM's allocate call: `first` placed on the first call,
+    then `later` completions on every call after."""
+    calls = []
+
+    async def call(conn: Any, mtype: str, **fields: Any) -> dict[str, Any]:
+        calls.append(fields)
+        allocated = first if len(calls) == 1 else []
+        completed = [] if len(calls) == 1 else later
+        return {"response_id": len(calls), "allocated": allocated, "completed": completed}
+
+    am._call = call  # type: ignore[method-assign]
+    return calls
+
+
+_C1 = {
+    "container_id": "container_17_0004_01_000002",
+    "node_id": "h1",
+    "nm_address": "mem://nm",
+    "priority": 20,
+    "resource": {"memory-mb": 1024, "vcores": 1},
+}
+
+
+async def test_a_task_whose_completion_never_comes_runs_again(
+    autojump_clock: trio.abc.Clock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(engine, "connect", _connect)
+    am = _am()
+    _allocate_replies(am, [_C1], [])
+    async with AsyncExitStack() as stack:
+        await am._round(None, {}, stack, [])  # type: ignore[arg-type]
+        assert am.state == [RUNNING]
+        await trio.sleep(40 + TASK_TIMEOUT_S - 1)
+        await am._round(None, {}, stack, [])  # type: ignore[arg-type]
+        assert am.state == [RUNNING] and am.lost == 0
+        await trio.sleep(2)
+        await am._round(None, {}, stack, [])  # type: ignore[arg-type]
+    assert am.state == [PENDING]
+    assert am.lost == 1 and am.faults.tasks_rerun == 1
+    assert am.releases == [_C1["container_id"]]
+    assert am.container_task == {}
+
+
+async def test_a_task_that_completed_is_not_timed_out(
+    autojump_clock: trio.abc.Clock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(engine, "connect", _connect)
+    am = _am()
+    done = {"container_id": _C1["container_id"], "state": "COMPLETE", "exit_status": P.EXIT_SUCCESS}
+    _allocate_replies(am, [_C1], [done])
+    async with AsyncExitStack() as stack:
+        await am._round(None, {}, stack, [])  # type: ignore[arg-type]
+        await trio.sleep(41)
+        await am._round(None, {}, stack, [])  # type: ignore[arg-type]
+        await trio.sleep(TASK_TIMEOUT_S)
+        await am._round(None, {}, stack, [])  # type: ignore[arg-type]
+    assert am.done_count == 1 and am.lost == 0 and am.releases == []
