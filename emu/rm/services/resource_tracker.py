@@ -119,20 +119,7 @@ class ResourceTrackerService(Service):
         containers = msg["containers"]
         node.health_report = msg.get("health_report") or ""
         if containers or not _quiet_heartbeat(ctx, node, msg):
-            launched: list[str] = []
-            completed: list[dict[str, Any]] = []
-            for st in containers:
-                if st["state"] == "COMPLETE":
-                    completed.append(st)
-                else:
-                    launched.append(st["container_id"])
-            ctx.dispatch(
-                "node",
-                node_sm.NodeEvent.STATUS_UPDATE,
-                node_id,
-                (msg["healthy"], launched, completed),
-            )
-            ctx.dispatcher.drain()
+            _status_update(ctx, node_id, msg["healthy"], containers)
         node.response_id = rid + 1
         return self._answer(node, request_id)
 
@@ -165,17 +152,7 @@ class ResourceTrackerService(Service):
         ctx.nm_liveness.ping(node_id, now_ms)
         node.health_report = ""
         if statuses or not may_skip or not _quiet_node(ctx, node):
-            launched: list[str] = []
-            completed: list[dict[str, Any]] = []
-            for st in statuses:
-                if st["state"] == "COMPLETE":
-                    completed.append(st)
-                else:
-                    launched.append(st["container_id"])
-            ctx.dispatch(
-                "node", node_sm.NodeEvent.STATUS_UPDATE, node_id, (True, launched, completed)
-            )
-            ctx.dispatcher.drain()
+            _status_update(ctx, node_id, True, statuses)
         rid += 1
         node.response_id = rid
         if node.containers_to_cleanup or node.apps_to_cleanup or node.state in node_sm.FINAL:
@@ -213,6 +190,22 @@ class ResourceTrackerService(Service):
             raise Refused(P.NOT_FOUND, f"unknown node {msg['node_id']}")
         self.ctx.dispatch("node", node_sm.NodeEvent.SHUTDOWN, node.node_id)
         return P.reply(msg)
+
+
+def _status_update(
+    ctx: RMContext, node_id: str, healthy: bool, statuses: list[dict[str, Any]]
+) -> None:
+    """The heartbeat's STATUS_UPDATE (launch reports and completions apart)
+    and everything it sets off, handled before the reply is built."""
+    launched: list[str] = []
+    completed: list[dict[str, Any]] = []
+    for st in statuses:
+        if st["state"] == "COMPLETE":
+            completed.append(st)
+        else:
+            launched.append(st["container_id"])
+    ctx.dispatch("node", node_sm.NodeEvent.STATUS_UPDATE, node_id, (healthy, launched, completed))
+    ctx.dispatcher.drain()
 
 
 def _quiet_heartbeat(ctx: RMContext, node: RMNode, msg: dict[str, Any]) -> bool:
