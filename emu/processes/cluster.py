@@ -352,6 +352,10 @@ def _check_up_args(args: argparse.Namespace) -> None:
         raise InputError("--nodes/--nm-procs", None, "need 1 <= --nm-procs <= --nodes")
     if not args.rate > 0:
         raise InputError("--rate", str(args.rate), "must be a positive number")
+    if args.stop_after is not None and not args.stop_after > 0:
+        raise InputError(
+            "--stop-after", str(args.stop_after), "must be a positive number of seconds"
+        )
 
 
 def _start_rm(

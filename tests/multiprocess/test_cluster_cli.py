@@ -55,6 +55,11 @@ def test_cluster_up_with_bad_configuration_prints_the_rms_error(tmp_path) -> Non
     assert list((tmp_path / "tmp").iterdir()) == []
 
 
+def test_cluster_up_refuses_a_stop_after_that_is_not_positive(tmp_path) -> None:
+    line = one_line(run(tmp_path, "cluster", "up", "--stop-after", -5), 2)
+    assert line == "emu: error: --stop-after: -5.0: must be a positive number of seconds"
+
+
 def test_cluster_up_whose_rm_cannot_start_says_why_and_cleans_up(tmp_path) -> None:
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
