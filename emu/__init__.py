@@ -54,6 +54,15 @@ General layout (each line is one boundary worth keeping):
                node heartbeat costs (`quiet`).
 - `soak`       `make soak`: hours at 1,000 nodes with faults, memory sampled.
 - `cli`        the `emu` command.
+- `native`     the mypyc-compiled form of the hot modules, built by
+               `make install`; `import emu` falls back to the sources when
+               the build is missing or stale.
 """
 
 __version__ = "0.1.0"
+
+# Load the compiled hot modules, or their sources when the build is missing
+# or stale (emu/native.py says why).
+from emu import native as _native
+
+_native.activate()

@@ -20,7 +20,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from emu import __version__
+from emu import __version__, native
 from emu.config.configuration import Configuration
 from emu.errors import InputError, find_in_group
 
@@ -237,7 +237,9 @@ def build_parser() -> argparse.ArgumentParser:
         description="Emulate Hadoop YARN resource management: replay workloads against "
         "FIFO, Capacity or Fair scheduling on a virtual clock.",
     )
-    parser.add_argument("--version", action="version", version=f"emu {__version__}")
+    parser.add_argument(
+        "--version", action="version", version=f"emu {__version__}, {native.describe()}"
+    )
     sub = parser.add_subparsers(dest="command", required=True)
     run = sub.add_parser(
         "run",

@@ -10,15 +10,13 @@ serves the Fair tests.
 
 from __future__ import annotations
 
-from typing import Any
-
 from emu.config.configuration import Configuration
 from emu.metrics.eventlog import EventLog
 from emu.resources import ZERO, Resource
 from emu.rm.app import RMApp
 from emu.rm.attempt import RMAppAttempt
 from emu.rm.context import RMContext
-from emu.rm.dispatcher import Event
+from emu.rm.dispatcher import Dispatcher, Event
 from emu.rm.node import RMNode
 from emu.rm.scheduler.capacity import CapacityScheduler
 from emu.rm.scheduler.capacity.queues import LeafQueue
@@ -33,19 +31,15 @@ Q = "yarn.scheduler.capacity."
 
 
 class Recorder:
-    """Stands in for the RM dispatcher: keeps events instead of handling them."""
+    """The events the scheduler dispatched: the harness never drains the RM
+    dispatcher, so they stay queued there, in order."""
 
-    def __init__(self) -> None:
-        self.events: list[Event] = []
+    def __init__(self, dispatcher: Dispatcher) -> None:
+        self.dispatcher = dispatcher
 
-    def register(self, kind: str, handler: Any) -> None:
-        pass
-
-    def dispatch(self, event: Event) -> None:
-        self.events.append(event)
-
-    def drain(self) -> None:
-        pass
+    @property
+    def events(self) -> list[Event]:
+        return list(self.dispatcher._queue)
 
 
 class Harness:
@@ -54,8 +48,7 @@ class Harness:
         for k, v in {**settings, **props}.items():
             conf.set(k, v)
         self.ctx = RMContext(RMSettings.from_conf(conf), conf, EventLog())
-        self.recorder = Recorder()
-        self.ctx.dispatcher = self.recorder  # type: ignore[assignment]
+        self.recorder = Recorder(self.ctx.dispatcher)
         self.sched = CapacityScheduler(self.ctx)
         self.ctx.attach_scheduler(self.sched)
 

@@ -220,8 +220,8 @@ class ApplicationMaster:
             log.info("AM failed", attempt=self.attempt_id, why=str(e))
             with suppress(AMShutdown):
                 await self._finish(rm, "FAILED", str(e))
-        except AMShutdown as e:
-            log.info("AM shut down", attempt=self.attempt_id, why=str(e))
+        except AMShutdown as shutdown:  # not `e`: compiled, a name keeps one type
+            log.info("AM shut down", attempt=self.attempt_id, why=str(shutdown))
         return None
 
     async def run(self) -> None:

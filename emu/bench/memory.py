@@ -8,7 +8,9 @@ allocation sites (file:line) once the inputs are read and at the stop.
     python -m emu.bench.memory INPUTS --stop 60 [--every 30] [--trace] [--top 40]
 
 RSS under `--trace` includes tracemalloc's own bookkeeping; compare traced
-sizes with traced sizes and plain RSS with plain RSS.
+sizes with traced sizes and plain RSS with plain RSS. tracemalloc sees no
+lines inside the compiled modules (emu/native.py): what they allocate is
+charged to their nearest Python caller; `EMU_PURE_PYTHON=1` names the lines.
 """
 
 from __future__ import annotations

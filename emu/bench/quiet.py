@@ -67,11 +67,11 @@ def measure(nodes: int, seconds: float, scheduler: str = "fair") -> QuietRun:
         async with trio.open_nursery() as nursery:
             await nursery.start(rm.run)
             await nursery.start(host.run)
-            heartbeats, run, user_s = host.heartbeats, passes[0], _user_s()
+            heartbeats, run, user_s = host.heartbeats, passes.passes, _user_s()
             await trio.sleep(seconds)
             user_s = _user_s() - user_s
             heartbeats = host.heartbeats - heartbeats
-            result.append(QuietRun(nodes, heartbeats, user_s, heartbeats - (passes[0] - run)))
+            result.append(QuietRun(nodes, heartbeats, user_s, heartbeats - (passes.passes - run)))
             nursery.cancel_scope.cancel()
 
     seed_scheduler(0)
@@ -79,19 +79,27 @@ def measure(nodes: int, seconds: float, scheduler: str = "fair") -> QuietRun:
     return result[0]
 
 
-def _count_passes(rm: ResourceManager) -> list[int]:
-    """A one-item list counting the scheduling passes the scheduler runs
-    from now on (its `schedule`, wrapped on this instance)."""
-    scheduler = rm.ctx.scheduler
-    schedule = scheduler.schedule
-    count = [0]
+class _PassCounter:
+    """Counts the scheduling passes the scheduler runs (a `SchedulerWatcher`)."""
 
-    def counted(node: Any) -> None:
-        count[0] += 1
-        schedule(node)
+    def __init__(self) -> None:
+        self.passes = 0
 
-    scheduler.schedule = counted  # type: ignore[method-assign]
-    return count
+    def allocate(self, call: Any, *args: Any) -> Any:
+        return call(*args)
+
+    def placed(self, container: Any) -> None:
+        pass
+
+    def scheduling_pass(self, node_id: str) -> None:
+        self.passes += 1
+
+
+def _count_passes(rm: ResourceManager) -> _PassCounter:
+    """A counter of the scheduling passes the scheduler runs from now on."""
+    counter = _PassCounter()
+    rm.ctx.scheduler.watcher = counter
+    return counter
 
 
 def _user_s() -> float:

@@ -48,6 +48,7 @@ import os
 import resource
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
@@ -159,40 +160,9 @@ class SlsRecorder:
         """Wrap `rm`'s scheduler (before the run starts)."""
         self.rm = rm
         sched = rm.ctx.scheduler
-        now_ms = rm.ctx.now_ms
-        timing = self.allocate_timing
         first_ask = self.first_ask_ms
         done = self.first_alloc_done
-        locality = self.locality
-        clock = time.perf_counter
-        allocate = sched.allocate
-        place = sched.place
-
-        def timed_allocate(*args: Any, **kwargs: Any) -> Any:
-            start = clock()
-            try:
-                return allocate(*args, **kwargs)
-            finally:
-                timing.seconds += clock() - start
-                timing.calls += 1
-                attempt_id: str = args[0] if args else kwargs["attempt_id"]
-                asks = args[1] if len(args) > 1 else kwargs.get("asks")
-                if asks and attempt_id not in first_ask and attempt_id not in done:
-                    first_ask[attempt_id] = now_ms()
-
-        def counted_place(*args: Any, **kwargs: Any) -> Any:
-            c = place(*args, **kwargs)
-            locality[c.locality] = locality.get(c.locality, 0) + 1
-            if not c.is_am:
-                asked = first_ask.pop(c.attempt_id, None)
-                if asked is not None:
-                    done.add(c.attempt_id)
-                    self.first_alloc_delays += 1
-                    self.first_alloc_delay_total_ms += now_ms() - asked
-            return c
-
-        sched.allocate = timed_allocate  # type: ignore[method-assign]
-        sched.place = counted_place  # type: ignore[method-assign]
+        sched.watcher = _Watcher(self, rm.ctx.now_ms)
 
         def forget(app: Any) -> None:
             # An app the RM no longer keeps (emu.rm.retention) asks for nothing more.
@@ -509,3 +479,45 @@ class SlsRecorder:
 def _safe(name: str) -> str:
     """A metric name as a file name (queue and job names may hold `/`)."""
     return name.replace(os.sep, "_").replace("\0", "_")
+
+
+class _Watcher:
+    """The scheduler's allocate calls timed and its placements counted for
+    SLS's metrics (the `SchedulerWatcher` hook of emu.rm.scheduler)."""
+
+    def __init__(self, metrics: SlsRecorder, now_ms: Callable[[], int]) -> None:
+        self.metrics = metrics
+        self.now_ms = now_ms
+
+    def allocate(
+        self,
+        call: Callable[..., Any],
+        attempt_id: str,
+        asks: list[dict[str, Any]],
+        releases: list[str],
+        blacklist_add: list[str],
+        blacklist_remove: list[str],
+    ) -> Any:
+        m = self.metrics
+        start = time.perf_counter()
+        try:
+            return call(attempt_id, asks, releases, blacklist_add, blacklist_remove)
+        finally:
+            m.allocate_timing.seconds += time.perf_counter() - start
+            m.allocate_timing.calls += 1
+            first_ask = m.first_ask_ms
+            if asks and attempt_id not in first_ask and attempt_id not in m.first_alloc_done:
+                first_ask[attempt_id] = self.now_ms()
+
+    def placed(self, c: Any) -> None:
+        m = self.metrics
+        m.locality[c.locality] = m.locality.get(c.locality, 0) + 1
+        if not c.is_am:
+            asked = m.first_ask_ms.pop(c.attempt_id, None)
+            if asked is not None:
+                m.first_alloc_done.add(c.attempt_id)
+                m.first_alloc_delays += 1
+                m.first_alloc_delay_total_ms += self.now_ms() - asked
+
+    def scheduling_pass(self, node_id: str) -> None:
+        pass

@@ -310,7 +310,7 @@ _LATE = (
     E.APP_REJECTED,
 )
 
-MACHINE = StateMachine(
+MACHINE: StateMachine = StateMachine(
     "App",
     AppState,
     AppEvent,

@@ -242,7 +242,7 @@ def _am_expired_after_unregister(ctx: RMContext, a: RMAppAttempt, data: Any) -> 
 E = AttemptEvent
 _LATE = (E.CONTAINER_FINISHED, E.EXPIRE, E.KILL, E.LAUNCHED, E.LAUNCH_FAILED, E.CONTAINER_ALLOCATED)
 
-MACHINE = StateMachine(
+MACHINE: StateMachine = StateMachine(
     "AppAttempt",
     AttemptState,
     AttemptEvent,

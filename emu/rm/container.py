@@ -135,7 +135,7 @@ def _expired(ctx: RMContext, c: RMContainer, data: Any) -> None:
 E = ContainerEvent
 _TERMINAL_LATE = (E.FINISHED, E.KILL, E.RELEASED, E.EXPIRE, E.LAUNCHED, E.ACQUIRED)
 
-MACHINE = StateMachine(
+MACHINE: StateMachine = StateMachine(
     "Container",
     ContainerState,
     ContainerEvent,

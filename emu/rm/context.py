@@ -23,6 +23,7 @@ from emu.rm.dispatcher import Dispatcher, Event
 from emu.rm.monitors import ExpiryMonitor
 from emu.rm.retention import CompletedApps
 from emu.rm.settings import RMSettings
+from emu.rm.statemachine import StateMachine
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -36,7 +37,7 @@ if TYPE_CHECKING:
     from emu.rm.recovery import RMRecovery
     from emu.rm.scheduler.abstract_scheduler import Scheduler
 
-MACHINES = {
+MACHINES: dict[str, StateMachine] = {
     "app": app_sm.MACHINE,
     "attempt": attempt_sm.MACHINE,
     "container": container_sm.MACHINE,

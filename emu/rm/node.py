@@ -200,7 +200,7 @@ _LATE = (
     E.REBOOTING,
 )
 
-MACHINE = StateMachine(
+MACHINE: StateMachine = StateMachine(
     "Node",
     NodeState,
     NodeEvent,

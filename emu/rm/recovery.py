@@ -345,7 +345,7 @@ class RMRecovery:
                 ):
                     setattr(a, name, arec[name])
                 if arec["state"] in attempt_sm.FINAL:
-                    a.state = arec["state"]
+                    a.state = attempt_sm.AttemptState(arec["state"])
                 ctx.attempts[a.attempt_id] = a
                 app.attempts.append(a.attempt_id)
             ctx.apps[app.app_id] = app

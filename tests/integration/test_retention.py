@@ -11,6 +11,7 @@ import httpx
 import pytest
 
 from emu.config.configuration import Configuration
+from emu.resources import Resource
 from emu.rm.app import REPORT_KEYS, RMApp
 from emu.rm.retention import MAX_COMPLETED, limits
 from emu.scenario.native import Fault
@@ -82,7 +83,9 @@ def test_the_state_store_limit_defaults_to_the_memory_one_and_never_exceeds_it()
 
 
 def test_report_keys_name_the_report_in_order():
-    app = RMApp("application_0_0001", "n", "default", "u", 0, None, "mapreduce", {}, 2, 0)  # type: ignore[arg-type]
+    app = RMApp(
+        "application_0_0001", "n", "default", "u", 0, Resource(1024, 1), "mapreduce", {}, 2, 0
+    )
     assert tuple(app.report()) == REPORT_KEYS
 
 

@@ -45,21 +45,27 @@ def _am() -> ApplicationMaster:
     return am
 
 
-def _allocate_replies(
-    am: ApplicationMaster, first: list[dict[str, Any]], later: list[dict[str, Any]]
-):  # type: ignore[no-untyped-def]
-    """Replace the AM's allocate call: `first` placed on the first call,
-    then `later` completions on every call after."""
-    calls = []
+class _RM:
+    """The RM's side of allocate: `first` placed on the first call, then
+    `later` completions on every call after."""
 
-    async def call(conn: Any, mtype: str, **fields: Any) -> dict[str, Any]:
-        calls.append(fields)
-        allocated = first if len(calls) == 1 else []
-        completed = [] if len(calls) == 1 else later
-        return {"response_id": len(calls), "allocated": allocated, "completed": completed}
+    address = "mem://rm"
 
-    am._call = call  # type: ignore[method-assign]
-    return calls
+    def __init__(self, first: list[dict[str, Any]], later: list[dict[str, Any]]) -> None:
+        self.first, self.later = first, later
+        self.calls: list[dict[str, Any]] = []
+
+    async def request(self, payload: Any, timeout: float | None = None) -> Any:
+        self.calls.append(P.decode(payload))
+        n = len(self.calls)
+        return P.Frame(
+            {
+                "type": "allocate",
+                "response_id": n,
+                "allocated": self.first if n == 1 else [],
+                "completed": [] if n == 1 else self.later,
+            }
+        )
 
 
 _C1 = {
@@ -76,15 +82,15 @@ async def test_a_task_whose_completion_never_comes_runs_again(
 ) -> None:
     monkeypatch.setattr(engine, "connect", _connect)
     am = _am()
-    _allocate_replies(am, [_C1], [])
+    rm = _RM([_C1], [])
     async with AsyncExitStack() as stack:
-        await am._round(None, {}, stack, [])  # type: ignore[arg-type]
+        await am._round(rm, {}, stack, [])  # type: ignore[arg-type]
         assert am.state == [RUNNING]
         await trio.sleep(40 + TASK_TIMEOUT_S - 1)
-        await am._round(None, {}, stack, [])  # type: ignore[arg-type]
+        await am._round(rm, {}, stack, [])  # type: ignore[arg-type]
         assert am.state == [RUNNING] and am.lost == 0
         await trio.sleep(2)
-        await am._round(None, {}, stack, [])  # type: ignore[arg-type]
+        await am._round(rm, {}, stack, [])  # type: ignore[arg-type]
     assert am.state == [PENDING]
     assert am.lost == 1 and am.faults.tasks_rerun == 1
     assert am.releases == [_C1["container_id"]]
@@ -97,11 +103,11 @@ async def test_a_task_that_completed_is_not_timed_out(
     monkeypatch.setattr(engine, "connect", _connect)
     am = _am()
     done = {"container_id": _C1["container_id"], "state": "COMPLETE", "exit_status": P.EXIT_SUCCESS}
-    _allocate_replies(am, [_C1], [done])
+    rm = _RM([_C1], [done])
     async with AsyncExitStack() as stack:
-        await am._round(None, {}, stack, [])  # type: ignore[arg-type]
+        await am._round(rm, {}, stack, [])  # type: ignore[arg-type]
         await trio.sleep(41)
-        await am._round(None, {}, stack, [])  # type: ignore[arg-type]
+        await am._round(rm, {}, stack, [])  # type: ignore[arg-type]
         await trio.sleep(TASK_TIMEOUT_S)
-        await am._round(None, {}, stack, [])  # type: ignore[arg-type]
+        await am._round(rm, {}, stack, [])  # type: ignore[arg-type]
     assert am.done_count == 1 and am.lost == 0 and am.releases == []

@@ -21,4 +21,6 @@ def test_probe_stops_at_the_time_and_names_allocation_sites(tmp_path: Path) -> N
     after = lines[lines.index(ticks[-1]) + 1 :]
     assert after[0].startswith("traced ") and len(after) == 6
     assert all(re.match(r"\s+\d+\.\d\d MB\s+\d+  .+:\d+", line) for line in after[1:])
-    assert any("emu/workload.py:" in line for line in after[1:])
+    # Sites in compiled modules (emu/native.py) show as their nearest Python
+    # caller; emu's own files are among the largest either way.
+    assert any(re.search(r"emu/\S+\.py:\d+", line) for line in after[1:])

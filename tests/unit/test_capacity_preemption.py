@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from emu.resources import ZERO, DominantResourceCalculator, Resource, ResourceCalculator
-from emu.rm.container import RMContainer
+from emu.rm.container import ContainerState, RMContainer
 from emu.rm.scheduler.capacity import resource_math as rm
 from emu.rm.scheduler.capacity.config import PreemptionConf
 from emu.rm.scheduler.capacity.preemption import (
@@ -58,7 +58,7 @@ def _app(seq: int, used: int, reserved: int, gran: int, am: bool) -> SchedulerAp
             False,
             0,
         )
-        c.state = "RESERVED"
+        c.state = ContainerState.RESERVED
         sapp.reservations[f"n{i}"] = c
     for i in range(-(-used // gran) if gran else 0):
         n += 1

@@ -17,17 +17,26 @@ from tests.rmharness import RMHarness
 SCHEDULER = "yarn.resourcemanager.scheduler.class"
 
 
+class _PassRecorder:
+    """A SchedulerWatcher noting the node of every scheduling pass."""
+
+    def __init__(self) -> None:
+        self.passes: list[str] = []
+
+    def allocate(self, call, *args):  # type: ignore[no-untyped-def]
+        return call(*args)
+
+    def placed(self, container) -> None:  # type: ignore[no-untyped-def]
+        pass
+
+    def scheduling_pass(self, node_id: str) -> None:
+        self.passes.append(node_id)
+
+
 def _counting_passes(rm: RMHarness) -> list[str]:
-    passes: list[str] = []
-    sched = rm.ctx.scheduler
-    plain = sched.schedule
-
-    def schedule(node):  # type: ignore[no-untyped-def]
-        passes.append(node.node_id)
-        plain(node)
-
-    sched.schedule = schedule  # type: ignore[method-assign]
-    return passes
+    recorder = _PassRecorder()
+    rm.ctx.scheduler.watcher = recorder
+    return recorder.passes
 
 
 def _tick(rm: RMHarness) -> None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from emu.metrics.utilization import UtilizationIntegral
 from emu.protocol import EXIT_ABORTED, EXIT_KILLED_EXPIRED, EXIT_PREEMPTED
@@ -36,6 +36,8 @@ from emu.rm.scheduler.scheduler_node import SchedulerNode
 _NORMALIZED_MAX = 256
 
 if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
+
     from emu.rm.app import RMApp
     from emu.rm.attempt import RMAppAttempt
     from emu.rm.context import RMContext
@@ -43,6 +45,34 @@ if TYPE_CHECKING:
     from emu.rm.node import RMNode
 
 AM_PRIORITY = 0
+
+
+class SchedulerWatcher(Protocol):
+    """Watches every allocate call, placement and scheduling pass (SLS's
+    scheduler metrics: the allocate time cost, locality counts,
+    first-allocation delays, emu.metrics.sls; the quiet-heartbeat probe,
+    emu.bench.quiet). A hook rather than wrapped methods: the compiled
+    scheduler's methods cannot be replaced on an instance."""
+
+    def allocate(
+        self,
+        call: Callable[[str, list[dict[str, Any]], list[str], list[str], list[str]], Allocation],
+        attempt_id: str,
+        asks: list[dict[str, Any]],
+        releases: list[str],
+        blacklist_add: list[str],
+        blacklist_remove: list[str],
+    ) -> Allocation:
+        """Make the call (it is the scheduler's allocate) and observe it."""
+        ...
+
+    def placed(self, container: RMContainer) -> None:
+        """A container was just placed on a node."""
+        ...
+
+    def scheduling_pass(self, node_id: str) -> None:
+        """A node update is about to run a scheduling pass on the node."""
+        ...
 
 
 class SchedulerError(Exception):
@@ -72,6 +102,7 @@ class Scheduler:
     def __init__(self, ctx: RMContext, calculator: ResourceCalculator) -> None:
         self.ctx = ctx
         self.calc = calculator
+        self.watcher: SchedulerWatcher | None = None
         s = ctx.settings
         self.minimum = s.minimum_allocation
         self.maximum = s.maximum_allocation
@@ -163,6 +194,8 @@ class Scheduler:
             # Shortcut: the statuses may have changed nothing an offer looks
             # at (containers now running, or completions FIFO and Capacity
             # need no pass for while nothing is asked for).
+            if self.watcher is not None:
+                self.watcher.scheduling_pass(node_id)
             self.schedule(node)
 
     def on_APP_ADDED(self, app_id: str, app: RMApp) -> None:
@@ -302,7 +335,7 @@ class Scheduler:
     def update(self) -> None:
         """Periodic work, every `update_interval_ms` (none for FIFO)."""
 
-    def refresh(self, properties: dict[str, str]) -> str | None:
+    def refresh(self, properties: Mapping[str, object]) -> str | None:
         """Apply a queue-configuration refresh; return the reason if refused.
         Schedulers with queues override this; a scheduler without queue
         configuration (FIFO) has nothing to change and accepts."""
@@ -338,6 +371,21 @@ class Scheduler:
         blacklist_remove: list[str],
     ) -> Allocation:
         """Record asks/releases/blacklist; hand over newly placed containers."""
+        watcher = self.watcher
+        if watcher is not None:
+            return watcher.allocate(
+                self._allocate, attempt_id, asks, releases, blacklist_add, blacklist_remove
+            )
+        return self._allocate(attempt_id, asks, releases, blacklist_add, blacklist_remove)
+
+    def _allocate(
+        self,
+        attempt_id: str,
+        asks: list[dict[str, Any]],
+        releases: list[str],
+        blacklist_add: list[str],
+        blacklist_remove: list[str],
+    ) -> Allocation:
         sapp = self.apps.get(attempt_id)
         if sapp is None:
             return Allocation([], ZERO)
@@ -445,6 +493,8 @@ class Scheduler:
         self.ctx.fire("container", c, csm.ContainerEvent.START)
         if not sapp.info.has_pending():
             self.demand_changed(sapp)
+        if self.watcher is not None:
+            self.watcher.placed(c)
         return c
 
     def recover_container(

@@ -36,17 +36,18 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
-from emu.resources import ZERO, Resource
+# The dataclass below names these types at run time (its annotations are
+# evaluated when the class is made, compiled or not), so they are imported.
+from emu.resources import ZERO, Resource, ResourceCalculator
 from emu.rm.scheduler.capacity import resource_math as rm
+from emu.rm.scheduler.capacity.config import CapacityConf
 from emu.rm.scheduler.locality import ANY, NODE_LOCAL, OFF_SWITCH, RACK_LOCAL
+from emu.rm.scheduler.scheduler_app import SchedulerApp
+from emu.rm.scheduler.scheduler_node import SchedulerNode
 
 if TYPE_CHECKING:
-    from emu.resources import ResourceCalculator
     from emu.rm.container import RMContainer
     from emu.rm.scheduler.app_scheduling_info import Ask
-    from emu.rm.scheduler.capacity.config import CapacityConf
-    from emu.rm.scheduler.scheduler_app import SchedulerApp
-    from emu.rm.scheduler.scheduler_node import SchedulerNode
 
 ALLOCATED, RESERVED = "ALLOCATED", "RESERVED"
 PRIORITY_SKIPPED, APP_SKIPPED = "PRIORITY_SKIPPED", "APP_SKIPPED"

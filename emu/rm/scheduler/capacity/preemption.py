@@ -31,17 +31,43 @@ With `observe_only` nothing is marked or killed.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol
 
 from emu.resources import ZERO, Resource, ResourceCalculator
 from emu.rm.scheduler.capacity import resource_math as rm
 from emu.rm.scheduler.capacity.config import PreemptionConf
 from emu.rm.scheduler.events import SchedulerEvent
+from emu.rm.scheduler.scheduler_app import SchedulerApp  # named by TempQueue at run time
 
 if TYPE_CHECKING:
     from emu.rm.container import RMContainer
-    from emu.rm.scheduler.capacity.scheduler import CapacityScheduler
-    from emu.rm.scheduler.scheduler_app import SchedulerApp
+    from emu.rm.scheduler.scheduler_node import SchedulerNode
+
+
+class _PolicyContext(Protocol):
+    @property
+    def containers(self) -> dict[str, RMContainer]: ...
+    def now_ms(self) -> int: ...
+    def dispatch(self, kind: str, etype: str, target: str, data: Any = None) -> None: ...
+
+
+class Preemptable(Protocol):
+    """What the policy reads from and does to the scheduler (the
+    CapacityScheduler; tests give it a fixed matrix instead)."""
+
+    @property
+    def calc(self) -> ResourceCalculator: ...
+    @property
+    def cluster(self) -> Resource: ...
+    @property
+    def apps(self) -> dict[str, SchedulerApp]: ...
+    @property
+    def nodes(self) -> dict[str, SchedulerNode]: ...
+    @property
+    def ctx(self) -> _PolicyContext: ...
+    def preemption_snapshot(self) -> TempQueue: ...
+    def unreserve(self, sapp: SchedulerApp | None, node: SchedulerNode) -> None: ...
+
 
 UNIT = Resource(1, 1)
 MAX_INT = float(2**31 - 1)
@@ -314,7 +340,7 @@ class PreemptionPolicy:
         self.marked: dict[str, int] = {}
         self.rounds = 0
 
-    def edit_schedule(self, sched: CapacityScheduler) -> None:
+    def edit_schedule(self, sched: Preemptable) -> None:
         self.rounds += 1
         calc, cluster = sched.calc, sched.cluster
         if cluster.is_zero():

@@ -21,6 +21,7 @@ from emu.resources import (
     DominantResourceCalculator,
     Resource,
     ResourceCalculator,
+    _make,
     component_max,
     component_min,
 )
@@ -178,20 +179,11 @@ def divide_and_ceil(r: Resource, by: float) -> Resource:
 # `Resource` at the end, with exactly the values the general helpers above
 # give (tests/unit/test_capacity_fast_limits.py compares the two).
 
-_new = object.__new__
-_set_memory = vars(Resource)["memory"].__set__
-_set_vcores = vars(Resource)["vcores"].__set__
-_set_extra = vars(Resource)["extra"].__set__
-
 
 def plain(memory: int, vcores: int) -> Resource:
     """A `Resource` of two ints and no extra type, without `__init__`'s
     conversions (the caller passes ints)."""
-    r = _new(Resource)
-    _set_memory(r, memory)
-    _set_vcores(r, vcores)
-    _set_extra(r, ())
-    return r
+    return _make(memory, vcores, ())
 
 
 def memory_only(calc: ResourceCalculator, *rs: Resource) -> bool:

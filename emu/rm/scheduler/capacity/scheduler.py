@@ -26,7 +26,7 @@ The queue tree, users and limits are in `queues`, placement rules in
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from emu.config.configuration import Configuration
@@ -574,7 +574,7 @@ class CapacityScheduler(Scheduler):
 
         return clone(self.root)
 
-    def refresh(self, properties: dict[str, str]) -> str | None:
+    def refresh(self, properties: Mapping[str, object]) -> str | None:
         """Apply `properties` over the running configuration; refuse (and keep
         running the old one) if the result is invalid or removes a queue."""
         conf = Configuration()

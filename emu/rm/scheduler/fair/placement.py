@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import ClassVar
 
 DEFAULT_QUEUE = "default"
 Groups = Callable[[str], Sequence[str]]
@@ -54,7 +55,7 @@ def clean_name(name: str) -> str:
 class Rule:
     """One placement rule; subclasses implement `queue_for` and `terminal`."""
 
-    kind = ""
+    kind: ClassVar[str] = ""
 
     def __init__(self, create: bool = True, args: Mapping[str, str] | None = None) -> None:
         self.create = create
@@ -82,7 +83,7 @@ class Rule:
 
 
 class Specified(Rule):
-    kind = "specified"
+    kind: ClassVar[str] = "specified"
 
     def queue_for(
         self, requested: str, user: str, groups: Groups, configured: ConfiguredQueues
@@ -97,7 +98,7 @@ class Specified(Rule):
 
 
 class User(Rule):
-    kind = "user"
+    kind: ClassVar[str] = "user"
 
     def queue_for(
         self, requested: str, user: str, groups: Groups, configured: ConfiguredQueues
@@ -110,7 +111,7 @@ class User(Rule):
 
 
 class PrimaryGroup(Rule):
-    kind = "primaryGroup"
+    kind: ClassVar[str] = "primaryGroup"
 
     def queue_for(
         self, requested: str, user: str, groups: Groups, configured: ConfiguredQueues
@@ -126,7 +127,7 @@ class PrimaryGroup(Rule):
 
 
 class SecondaryGroupExistingQueue(Rule):
-    kind = "secondaryGroupExistingQueue"
+    kind: ClassVar[str] = "secondaryGroupExistingQueue"
 
     def queue_for(
         self, requested: str, user: str, groups: Groups, configured: ConfiguredQueues
@@ -143,7 +144,7 @@ class SecondaryGroupExistingQueue(Rule):
 
 
 class NestedUserQueue(Rule):
-    kind = "nestedUserQueue"
+    kind: ClassVar[str] = "nestedUserQueue"
 
     def __init__(
         self, nested: Rule, create: bool = True, args: Mapping[str, str] | None = None
@@ -169,7 +170,7 @@ class NestedUserQueue(Rule):
 
 
 class Default(Rule):
-    kind = "default"
+    kind: ClassVar[str] = "default"
 
     def __init__(self, create: bool = True, args: Mapping[str, str] | None = None) -> None:
         super().__init__(create, args)
@@ -190,7 +191,7 @@ class Default(Rule):
 
 
 class Reject(Rule):
-    kind = "reject"
+    kind: ClassVar[str] = "reject"
 
     def assign(
         self, requested: str, user: str, groups: Groups, configured: ConfiguredQueues

@@ -65,6 +65,7 @@ from emu.rm.scheduler.locality import ANY, OFF_SWITCH
 from emu.rm.scheduler.scheduler_node import SchedulerNode
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
     from pathlib import Path
 
     from emu.rm.app import RMApp
@@ -596,7 +597,7 @@ class FairScheduler(Scheduler):
         self.ctx.events.emit("fair_allocation_reload", ok=True, file=str(path))
         return None
 
-    def refresh(self, properties: dict[str, str]) -> str | None:
+    def refresh(self, properties: Mapping[str, object]) -> str | None:
         """Re-read the allocation file now (`yarn rmadmin -refreshQueues`)."""
         path = self.settings.allocation_file
         if path is None:
