@@ -11,6 +11,8 @@ most), as in those tests.
 
 from __future__ import annotations
 
+import dataclasses
+
 from emu.resources import Resource
 from tests.capacity_harness import GB, Harness, Q, used
 
@@ -311,7 +313,7 @@ async def test_fifo_order_by_priority_then_submission(autojump_clock) -> None:
     """FifoOrderingPolicy: higher application priority first, then the older
     app (priorities are capped at yarn.cluster.max-application-priority)."""
     h = harness(**{"root__b__maximum_capacity": 100})
-    h.sched.cs = h.sched.cs.__class__(**{**h.sched.cs.__dict__, "max_application_priority": 10})
+    h.sched.cs = dataclasses.replace(h.sched.cs, max_application_priority=10)
     n0 = h.node("n0", 8 * GB)
     first = h.submit("b", "u", priority=1)
     urgent = h.submit("b", "u", priority=5)
