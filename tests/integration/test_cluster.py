@@ -3,13 +3,14 @@ survived, runs are reproducible."""
 
 from __future__ import annotations
 
+import gc
 import io
 import time
 
 import trio
 
 from emu.scenario.native import Fault
-from emu.simulation import run_virtual
+from emu.simulation import RUN_GC_THRESHOLD, run_virtual
 from tests.helpers import fifo_conf, mr_job, simulation
 
 
@@ -175,3 +176,16 @@ async def test_am_asks_do_not_double_count_containers_already_placed(autojump_cl
     result = await simulation([job, mr_job("mr", 500, maps=12, reduces=2)]).run()
     assert [j["state"] for j in result.jobs] == ["FINISHED", "FINISHED"]
     assert result.metrics["containers_total"] == (len(tasks) + 1) + (12 + 2 + 1)
+
+
+def test_a_run_collects_garbage_less_often_and_restores_the_threshold():
+    """Simulation.run raises the collector's young threshold for the run
+    only (emu.simulation.fewer_collections)."""
+    before = gc.get_threshold()
+    seen: list[tuple[int, int, int]] = []
+    sim = simulation([mr_job("a", maps=2, map_ms=5_000)], seed=1)
+    sim.on_tick = lambda rm: seen.append(gc.get_threshold())
+    result = run_virtual(sim)
+    assert [j["state"] for j in result.jobs] == ["FINISHED"]
+    assert seen and set(seen) == {RUN_GC_THRESHOLD}
+    assert gc.get_threshold() == before != RUN_GC_THRESHOLD
