@@ -22,6 +22,7 @@ from __future__ import annotations
 import math
 import random
 import time
+from typing import Any
 
 import trio
 import trio.testing
@@ -50,7 +51,10 @@ class _CreationOrder(random.Random):
 #   `_r.shuffle(batch)`; without it, `_r.random() < 0.5` reverses the batch; either way
 #   the batch is then run from its end (`batch.pop()`): the newest task first
 #   (emu.am.driver steps the AMs due together in that order, as their tasks ran);
-# - every other use of `_r` (SystemClock's random offset) is a plain random draw.
+# - every other use of `_r` (SystemClock's random offset) is a plain random draw;
+# - for `poll_io_sparsely`: `GLOBAL_RUN_CONTEXT.runner.io_manager`, whose `get_events(timeout)`
+#   trio's loop calls once per pass (through the attribute, each time) and whose result it
+#   hands to `process_events`; with epoll, "nothing ready" is an empty list.
 # If trio renames or drops either global, seed_scheduler raises at start (not silently).
 # If trio keeps them but changes how a batch is ordered (e.g. shuffles elsewhere or sorts
 # by another key), replays stay correct but are no longer reproducible: two runs of the
@@ -78,6 +82,61 @@ def seed_scheduler(seed: int) -> None:
         )
     _run._ALLOW_DETERMINISTIC_SCHEDULING = True  # type: ignore[misc]
     _run._r = _CreationOrder()  # type: ignore[assignment]
+
+
+# How many of the run loop's non-blocking I/O polls `poll_io_sparsely` skips
+# in a row: on the virtual clock every pass of trio's loop polls epoll with a
+# zero timeout (~1,000 passes per simulated second at 1,000 nodes: 8 % of a
+# compiled replay's CPU), though an in-process run has no file descriptor
+# that matters to what it computes.
+IO_POLL_EVERY = 64
+
+
+class _SparseIOPolls:
+    """trio's I/O manager, except that a zero-timeout poll answers "nothing
+    ready" without the system call, but every `IO_POLL_EVERY`-th. What
+    arrives from outside the run (a signal, a thread's `run_sync_soon`) is
+    seen at most that many loop passes later; nothing inside the run
+    changes: an empty poll is what the real one returns when no descriptor
+    is ready, and trio's clock jump and idle detection look only at that."""
+
+    def __init__(self, io_manager: Any) -> None:
+        self._io = io_manager
+        self._get_events = io_manager.get_events
+        self._skipped = 0
+        self.polled = 0
+        self.skipped = 0
+
+    def get_events(self, timeout: float) -> Any:
+        if timeout <= 0 and self._skipped < IO_POLL_EVERY - 1:
+            self._skipped += 1
+            self.skipped += 1
+            return []
+        self._skipped = 0
+        self.polled += 1
+        return self._get_events(timeout)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._io, name)
+
+
+def poll_io_sparsely() -> _SparseIOPolls | None:
+    """Install `_SparseIOPolls` in the running trio loop, if it runs on the
+    virtual clock and polls with epoll (whose "nothing ready" is an empty
+    list); None otherwise. Call from inside `trio.run`."""
+    from trio._core import _run
+
+    runner = _run.GLOBAL_RUN_CONTEXT.runner
+    io = runner.io_manager
+    if isinstance(io, _SparseIOPolls):
+        return io
+    if type(io).__name__ != "EpollIOManager" or not isinstance(
+        runner.clock, trio.testing.MockClock
+    ):
+        return None
+    sparse = _SparseIOPolls(io)
+    runner.io_manager = sparse  # type: ignore[assignment]
+    return sparse
 
 
 class ScaledWallClock(Clock):

@@ -21,7 +21,7 @@ import trio
 
 from emu.am import AMDriver, AMFaults, run_am
 from emu.client import RMClient
-from emu.clock import ScaledWallClock, seed_scheduler, virtual_clock
+from emu.clock import ScaledWallClock, poll_io_sparsely, seed_scheduler, virtual_clock
 from emu.config.configuration import Configuration
 from emu.metrics.cluster_invariants import ClusterInvariantBroken, check_final, check_state
 from emu.metrics.eventlog import EventLog
@@ -217,6 +217,7 @@ class Simulation:
 
     async def _run(self, conf: Configuration) -> RunResult:
         started = time.perf_counter()
+        poll_io_sparsely()
         fault_report = FaultReport()
         rm = ResourceManager(
             conf,

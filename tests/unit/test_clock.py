@@ -15,7 +15,13 @@ import trio
 import trio.testing
 from trio._core import _run
 
-from emu.clock import ScaledWallClock, seed_scheduler, virtual_clock
+from emu.clock import (
+    IO_POLL_EVERY,
+    ScaledWallClock,
+    poll_io_sparsely,
+    seed_scheduler,
+    virtual_clock,
+)
 
 
 def test_the_patched_trio_privates_exist() -> None:
@@ -82,3 +88,31 @@ def test_scaled_wall_time_runs_at_its_rate(monkeypatch: pytest.MonkeyPatch) -> N
     assert clock.deadline_to_sleep_time(220.0) == 1.0
     with pytest.raises(ValueError, match="positive"):
         ScaledWallClock(epoch=0.0, rate=0.0)
+
+
+def test_sparse_io_polls_skip_empty_polls_and_still_see_threads() -> None:
+    """poll_io_sparsely: on the virtual clock most zero-timeout polls are
+    answered without the system call, timers still fire in order, and what
+    a thread hands back through the loop's wakeup descriptor still arrives."""
+
+    async def main() -> tuple[object, list[float], int, int]:
+        sparse = poll_io_sparsely()
+        assert sparse is not None and poll_io_sparsely() is sparse
+        woke: list[float] = []
+        for t in (0.5, 1.0, 30.0):
+            await trio.sleep_until(t)
+            woke.append(trio.current_time())
+        got = await trio.to_thread.run_sync(lambda: 42)
+        return got, woke, sparse.polled, sparse.skipped
+
+    got, woke, polled, skipped = trio.run(main, clock=virtual_clock())
+    assert got == 42 and woke == [0.5, 1.0, 30.0]
+    assert skipped > 0 and polled >= 1
+    assert skipped >= (IO_POLL_EVERY - 1) * (polled - 1)
+
+
+def test_sparse_io_polls_only_on_the_virtual_clock() -> None:
+    async def main() -> object:
+        return poll_io_sparsely()
+
+    assert trio.run(main) is None
