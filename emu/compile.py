@@ -14,7 +14,10 @@ import importlib.machinery
 import json
 import os
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from emu.native import (
     GROUP,
@@ -25,6 +28,8 @@ from emu.native import (
     digest,
     sources,
 )
+
+LOG = ROOT / "build" / "native" / "build.log"
 
 
 def _remove_built() -> None:
@@ -52,28 +57,17 @@ def build(jobs: int = 2, force: bool = False, opt_level: str = "3") -> int:
     _remove_built()
     files = sources()
     snapshot = {str(p.relative_to(ROOT)): [p.stat().st_mtime_ns, digest(p)] for p in files}
+    print(f"emu.compile: compiling {len(files)} modules with mypyc (a few minutes; log in {LOG})")
     here = Path.cwd()
     os.chdir(ROOT)
+    LOG.parent.mkdir(parents=True, exist_ok=True)
     try:
-        extensions = mypycify(
-            [str(p.relative_to(ROOT)) for p in files],
-            opt_level=opt_level,
-            group_name=GROUP,
-            target_dir="build/native",
-        )
-        setup(
-            name="emu-native",
-            ext_modules=extensions,
-            script_args=[
-                "--quiet",
-                "build_ext",
-                "--inplace",
-                f"--parallel={jobs}",
-                "--build-temp=build/native/temp",
-            ],
-        )
+        with _output_to(LOG):
+            _compile(mypycify, setup, files, jobs, opt_level)
     except (SystemExit, Exception) as exc:  # a compiler error, or mypy's exit on a type error
         _remove_built()
+        tail = LOG.read_text(errors="replace").splitlines()[-25:]
+        print("\n".join(tail), file=sys.stderr)
         print(f"emu.compile: compiling failed ({exc}); emu runs as pure Python", file=sys.stderr)
         return 1
     finally:
@@ -83,6 +77,49 @@ def build(jobs: int = 2, force: bool = False, opt_level: str = "3") -> int:
     )
     print(f"emu.compile: {build_state()[1]}")
     return 0
+
+
+@contextmanager
+def _output_to(path: Path) -> Iterator[None]:
+    """This process's stdout and stderr, and its children's (the C
+    compiler), into `path` for the duration."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    saved = os.dup(1), os.dup(2)
+    with path.open("wb") as log:
+        os.dup2(log.fileno(), 1)
+        os.dup2(log.fileno(), 2)
+        try:
+            yield
+        finally:
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os.dup2(saved[0], 1)
+            os.dup2(saved[1], 2)
+            os.close(saved[0])
+            os.close(saved[1])
+
+
+def _compile(mypycify: Any, setup: Any, files: list[Path], jobs: int, opt_level: str) -> None:
+    """mypyc writes C for `files` (one shared library, GROUP), setuptools
+    compiles it into extension modules beside the sources."""
+    extensions = mypycify(
+        [str(p.relative_to(ROOT)) for p in files],
+        opt_level=opt_level,
+        group_name=GROUP,
+        target_dir="build/native",
+    )
+    setup(
+        name="emu-native",
+        ext_modules=extensions,
+        script_args=[
+            "--quiet",
+            "build_ext",
+            "--inplace",
+            f"--parallel={jobs}",
+            "--build-temp=build/native/temp",
+        ],
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
