@@ -49,6 +49,7 @@ _FILES = (
     "protocol.py",
     "workload.py",
     "nm.py",
+    "alarm.py",
     "am/engine.py",
     "am/driver.py",
     "am/policies.py",

@@ -46,6 +46,7 @@ import structlog
 import trio
 
 from emu import protocol as P
+from emu.alarm import Alarm
 from emu.resources import Resource
 from emu.timeouts import network_timeout
 from emu.transport import (
@@ -252,13 +253,13 @@ class NodeManagerHost:
         self._times: list[float] = []
         """The keys of `_due`, as a heap."""
         self._waiting = False
-        """The heartbeat loop waits on `_wakeup` (only then must a newly
+        """The heartbeat loop waits on `_alarm` (only then must a newly
         scheduled node wake it: otherwise it looks at `_due` before waiting)."""
         self._seq = 0
         self._nursery: trio.Nursery | None = None
         self._driving = False
         self._rng = random.Random(self.seed)
-        self._wakeup = trio.Event()
+        self._alarm = Alarm()
         self._timeout: float | None = None
         self.nm_address = self.address
         self.work_preserving = False
@@ -386,7 +387,7 @@ class NodeManagerHost:
             self._due[at] = [(node, node.generation)]
             heapq.heappush(self._times, at)
             if self._waiting and self._times[0] == at:
-                self._wakeup.set()
+                self._alarm.wake()
         else:
             due.append((node, node.generation))
 
@@ -397,7 +398,7 @@ class NodeManagerHost:
             self._due[at] = due
             heapq.heappush(self._times, at)
             if self._waiting and self._times[0] == at:
-                self._wakeup.set()
+                self._alarm.wake()
         else:
             entries.extend(due)
 
@@ -454,15 +455,9 @@ class NodeManagerHost:
                 # `_schedule` brings an earlier one (or the first of all).
                 self._waiting = True
                 try:
-                    if not times:
-                        await self._wakeup.wait()
-                    else:
-                        with trio.move_on_at(times[0]):
-                            await self._wakeup.wait()
+                    await self._alarm.wait(times[0] if times else math.inf)
                 finally:
                     self._waiting = False
-                if self._wakeup.is_set():
-                    self._wakeup = trio.Event()
                 continue
             now = trio.current_time()
             batch: list[NMNode] = []

@@ -56,6 +56,7 @@ from typing import Any
 
 import trio
 
+from emu.alarm import Alarm
 from emu.am.engine import AMFaults, ApplicationMaster
 
 
@@ -86,7 +87,7 @@ class AMHandle:
             return
         self.ended = True
         self._driver._closing.append(self)
-        self._driver._wakeup.set()
+        self._driver._alarm.wake()
 
 
 class AMDriver:
@@ -100,7 +101,7 @@ class AMDriver:
         among those due together; the sequence is unique per AM and an AM
         is in the heap at most once, so no handle is compared."""
         self._seq = 0
-        self._wakeup = trio.Event()
+        self._alarm = Alarm()
         self._closing: list[AMHandle] = []
         self._live: dict[int, AMHandle] = {}
         """Launched AMs not yet ended or killed, by launch sequence."""
@@ -127,7 +128,7 @@ class AMDriver:
         handle = AMHandle(self, ApplicationMaster(am, self.faults), self._seq, on_exit)
         self._live[handle.seq] = handle
         heapq.heappush(self._heap, (trio.current_time(), -handle.seq, handle))
-        self._wakeup.set()
+        self._alarm.wake()
         return handle
 
     async def run(self) -> None:
@@ -138,14 +139,11 @@ class AMDriver:
                 if self._closing:
                     await self._close_killed()
                 if not heap:
-                    await self._wakeup.wait()
-                    self._wakeup = trio.Event()
+                    await self._alarm.wait()
                     continue
                 now = trio.current_time()
                 if heap[0][0] > now:
-                    with trio.move_on_at(heap[0][0]):
-                        await self._wakeup.wait()
-                    self._wakeup = trio.Event()
+                    await self._alarm.wait(heap[0][0])
                     continue
                 while heap and heap[0][0] <= now:
                     _, _, handle = heapq.heappop(heap)
