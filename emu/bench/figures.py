@@ -39,6 +39,7 @@ from typing import Any
 
 import trio
 
+from emu import native
 from emu.bench import workload as W
 from emu.clock import seed_scheduler, virtual_clock
 from emu.sls import SlsOptions, prepare, simulation_for
@@ -514,6 +515,8 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps([asdict(f) for f in figures]))
         return 0
     names = args.only or (list(QUICK) if args.quick else list(FIGURES))
+    # Which form of the hot modules the figures measure (emu/native.py).
+    print(f"emu: {native.describe()}; {os.cpu_count()} CPUs")
     print(f"{'figure':28} {'measured':>18} {'target':>24}  met")
     for name in names:
         for f in _child(name, work, args.quick):
