@@ -230,3 +230,47 @@ async def test_the_am_limit_is_left_as_the_full_walk_leaves_it(
     assert on == off
     assert on[1] != on[2]  # the pass on the full node moved it
     assert on[3] == on[2]  # the pass stopped before the AM app's check
+
+
+def _reserving(on: bool) -> tuple[FSHarness, str, str]:
+    """Two full 4 GB nodes; an app asking off-switch for 3 GB, 3 vcores (at
+    the reservation threshold) may hold one reservation (5 % of 2 nodes)."""
+    shortcuts.set_enabled(on)
+    h = FSHarness(props=NOT_RESERVABLE)
+    h.add_node("n0", 4 * GB, vcores=4)
+    h.add_node("n1", 4 * GB, vcores=4)
+    filler = h.request(GB, "root.default", num=8)
+    h.heartbeat("n0", times=4)
+    h.heartbeat("n1", times=4)
+    big = h.request(3 * GB, "root.default", num=2, vcores=3)
+    return h, filler, big
+
+
+async def test_an_app_holding_all_its_reservations_is_silent_until_one_ends(
+    autojump_clock: Any,
+) -> None:
+    def run(on: bool) -> tuple[list[Any], list[bool], int]:
+        h, filler, big = _reserving(on)
+        app = h.fsapp(big)
+        silent = []
+        h.heartbeat("n0")  # reserves n0
+        assert list(app.sapp.reservations) == ["n0"]
+        h.heartbeat("n1")  # may not reserve another: "no node fits"
+        silent.append(app.silent)
+        h.heartbeat("n1", times=2)
+        opportunities = _opportunities(h, big)
+        # n0 frees room: the reservation is fulfilled, and n1 may be reserved
+        for c in [c for c in h.sched.apps[filler].live.values() if c.node_id == "n0"][:3]:
+            h.sched.complete_container(c, 0, "", ContainerEvent.FINISHED, cleanup=False)
+        h.drain()
+        h.heartbeat("n0")
+        assert h.live(big) == 1
+        silent.append(app.silent)
+        h.heartbeat("n1")
+        assert list(app.sapp.reservations) == ["n1"]
+        return h.sched.activities.of(app.sapp.app_id), silent, opportunities
+
+    on, off = run(True), run(False)
+    assert on[0] == off[0]
+    assert on[1] == [True, False] and off[1] == [False, False]
+    assert on[2] < off[2]

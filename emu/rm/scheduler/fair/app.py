@@ -348,11 +348,19 @@ class FSApp:
     def reservation_exceeds_threshold(self, node: SchedulerNode, node_type: str) -> bool:
         if node_type == NODE_LOCAL:
             return False
+        if node_type == OFF_SWITCH:
+            return self.holds_all_off_switch_reservations()
         fs = self.fs
-        existing = self.num_reservations(node.rack, node_type == OFF_SWITCH)
-        total = len(fs.nodes) if node_type == OFF_SWITCH else fs.rack_sizes.get(node.rack, 0)
-        allowed = math.ceil(f32(total * fs.settings.reservable_nodes))
+        existing = self.num_reservations(node.rack, False)
+        allowed = math.ceil(f32(fs.rack_sizes.get(node.rack, 0) * fs.settings.reservable_nodes))
         return existing >= allowed
+
+    def holds_all_off_switch_reservations(self) -> bool:
+        """Whether this app holds as many reservations as it may for an
+        off-switch ask (a share of all nodes), on whichever node."""
+        fs = self.fs
+        allowed = math.ceil(f32(len(fs.nodes) * fs.settings.reservable_nodes))
+        return len(self.sapp.reservations) >= allowed
 
     def reserve(self, node: SchedulerNode, node_type: str, priority: int, ask: Ask) -> bool:
         current = node.reserved

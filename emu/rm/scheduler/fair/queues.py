@@ -423,12 +423,14 @@ class FSLeafQueue(FSQueue):
         """`app`, active, has just been offered a node and recorded "no node
         fits". While delay scheduling is off (no offer reads or resets the
         scheduling opportunities it counts), it has no blacklist and none of
-        its asks may reserve a node, an offer of any node that none of its
-        asks fits does exactly that again: records "no node fits" (after
-        the AM-limit check if its AM is still to be placed), which is
-        already its last decision, so nothing. Until something that could
-        change that happens (`unsilence`: a new decision for its app id, a
-        change of its asks, blacklist or AM, leaving the active apps, a new
+        its asks may reserve a node (below the reservation threshold, or
+        off-switch only while it holds all the reservations it may), an
+        offer of any node that none of its asks fits does exactly that
+        again: records "no node fits" (after the AM-limit check if its AM
+        is still to be placed), which is already its last decision, so
+        nothing. Until something that could change that happens
+        (`unsilence`: a new decision for its app id, a change of its asks,
+        blacklist, AM or reservations, leaving the active apps, a new
         order), such nodes are not offered to it (`assign_container`)."""
         if app.silent or app.declined != act.NO_FIT or app.order_key is None or app.settled:
             return
@@ -440,18 +442,29 @@ class FSLeafQueue(FSQueue):
         at_least = self.policy.calculator.at_least
         memory = vcores = -1
         last: Resource | None = None
+        reservable = False
         for by_name in sapp.info.requests.values():
-            for ask in by_name.values():
+            for name, ask in by_name.items():
                 capability = ask.capability
-                if capability is last:
-                    continue
-                last = capability
-                if at_least(cluster, capability, threshold):
+                if capability is not last:
+                    last = capability
+                    reservable = at_least(cluster, capability, threshold)
+                    if memory < 0 or capability.memory < memory:
+                        memory = capability.memory
+                    if vcores < 0 or capability.vcores < vcores:
+                        vcores = capability.vcores
+                if (
+                    reservable
+                    and ask.num > 0
+                    and not (
+                        # FSApp.reserve refuses, whatever the node: off-switch
+                        # only, and it holds all the reservations it may
+                        name == ANY
+                        and all(n == ANY or a.num <= 0 for n, a in by_name.items())
+                        and app.holds_all_off_switch_reservations()
+                    )
+                ):
                     return  # FSApp.is_reservable could hold: it may reserve
-                if memory < 0 or capability.memory < memory:
-                    memory = capability.memory
-                if vcores < 0 or capability.vcores < vcores:
-                    vcores = capability.vcores
         am_ask: Resource | None = None
         if sapp.am_pending and not sapp.am_running:
             first = sapp.info.get(sapp.info.priorities[0], ANY)

@@ -387,10 +387,18 @@ class FairScheduler(Scheduler):
         self, sapp: SchedulerApp, node: SchedulerNode, priority: int, ask: Ask
     ) -> RMContainer:
         self.quiet_epoch += 1
+        self._unsilence_attempt(sapp)
         return super().reserve(sapp, node, priority, ask)
 
     def unreserve(self, sapp: SchedulerApp | None, node: SchedulerNode) -> None:
+        """As the common layer's; the holder, if silent, may now reserve
+        again (FSLeafQueue.silence)."""
         self.quiet_epoch += 1
+        held = node.reserved
+        if held is not None:
+            app = self.fsapps.get(held.attempt_id)
+            if app is not None and app.silent:
+                app.queue.unsilence(app)
         super().unreserve(sapp, node)
 
     # --- scheduling -----------------------------------------------------------------------------
