@@ -498,6 +498,11 @@ class FSLeafQueue(FSQueue):
             self._doubt_keys.insert(i, key)
             self._doubt.insert(i, app)
 
+    def unsilence_all(self) -> None:
+        """Nodes came or went: the reservations an app may hold changed."""
+        for app in list(self._silent):
+            self.unsilence(app)
+
     def _drop_silence(self, app: FSApp) -> None:
         app.silent = False
         del self._silent[app]

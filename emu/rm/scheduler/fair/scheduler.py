@@ -267,6 +267,8 @@ class FairScheduler(Scheduler):
 
     def _recompute_steady_shares(self) -> None:
         self.quiet_epoch += 1
+        for leaf in self.qm.leaves:  # the cluster changed (FSLeafQueue.silence)
+            leaf.unsilence_all()
         root = self.qm.root
         root.steady_fair_share = self.cluster
         root.recompute_steady_shares()
