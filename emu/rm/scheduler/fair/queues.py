@@ -286,6 +286,8 @@ class FSLeafQueue(FSQueue):
         self._silent: dict[FSApp, None] = {}
         # silent apps whose AM is still to be placed, by their AM ask's size
         self._silent_am: dict[FSApp, Resource] = {}
+        # their smallest key and distinct AM sizes, until one of them changes
+        self._silent_am_summary: tuple[Any, list[Resource]] | None = None
         # at most the smallest memory and vcores any silent app asks for
         self._silent_memory = 0
         self._silent_vcores = 0
@@ -368,6 +370,8 @@ class FSLeafQueue(FSQueue):
             self.fs.unsettle(app)
         if app.silent and (key is None or settled):
             self._drop_silence(app)
+        elif key != old and app in self._silent_am:
+            self._silent_am_summary = None
         app.settled = settled
         app.order_key = key
         if key is not None:
@@ -484,6 +488,7 @@ class FSLeafQueue(FSQueue):
         self._silent[app] = None
         if am_ask is not None:
             self._silent_am[app] = am_ask
+            self._silent_am_summary = None
         fs.silenced(app)
 
     def unsilence(self, app: FSApp) -> None:
@@ -506,7 +511,8 @@ class FSLeafQueue(FSQueue):
     def _drop_silence(self, app: FSApp) -> None:
         app.silent = False
         del self._silent[app]
-        self._silent_am.pop(app, None)
+        if self._silent_am.pop(app, None) is not None:
+            self._silent_am_summary = None
         self.fs.unsilenced(app)
 
     def refresh_silent_bounds(self) -> None:
@@ -534,22 +540,24 @@ class FSLeafQueue(FSQueue):
             return None
         if not self._silent_am:
             return None, None
-        first_key: Any = None
-        for app in self._silent_am:
-            if first_key is None or app.order_key < first_key:
-                first_key = app.order_key
+        summary = self._silent_am_summary
+        if summary is None:
+            first_key: Any = None
+            sizes: list[Resource] = []
+            for app, capability in self._silent_am.items():
+                if first_key is None or app.order_key < first_key:
+                    first_key = app.order_key
+                if not any(capability is c for c in sizes):
+                    sizes.append(capability)
+            summary = self._silent_am_summary = (first_key, sizes)
         if abs(self.max_am_share - -1.0) < 0.0001:
-            return None, first_key
+            return None, summary[0]
         limit = self.max_am_resource()
         usage = self.am_usage
-        last: Resource | None = None
-        for capability in self._silent_am.values():
-            if capability is last:
-                continue
-            last = capability
+        for capability in summary[1]:
             if not fits_in(usage + capability, limit):
                 return None
-        return limit, first_key
+        return limit, summary[0]
 
     @property
     def active_apps(self) -> list[FSApp] | None:
