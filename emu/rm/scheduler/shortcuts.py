@@ -18,6 +18,15 @@ Shortcuts today (FairScheduler):
   does, record why it took nothing, is done directly, and then the app is
   skipped by later offers until it asks again, leaves the queue's wanting
   apps, or another decision is recorded for it (FSLeafQueue.settle);
+- with delay scheduling off, an app that declined a node with "no node
+  fits", has no blacklist and may not reserve (no ask at the reservation
+  threshold, or off-switch only while holding all the reservations it may)
+  is "silent": a node that none of the silent apps' asks fits is offered
+  to the other apps alone, in the same order, and the AM limit that the
+  skipped AM-limit checks would compute is set as they would leave it.
+  Silence ends with a new decision for the app id, a change of its asks,
+  blacklist, AM or reservations, nodes coming or going, or a new order
+  (FSLeafQueue.silence);
 - the drf and fair comparators' order is reached through a sort key when it
   is a plain lexicographic order (no needy item, positive weights);
 - a queue's max share is kept until the cluster, the configured maximum or

@@ -70,6 +70,14 @@ class FSApp:
         self.runnable_seq = 0
         self.settled = False
         """Asks for nothing and recorded so; skipped by node offers (FSLeafQueue.settle)."""
+        self.declined = ""
+        """What the last offer that placed and reserved nothing recorded."""
+        self.silent = False
+        """Declines, without a trace, every node none of its asks fits
+        (FSLeafQueue.silence); skipped by offers of such nodes."""
+        self.silent_memory = 0
+        self.silent_vcores = 0
+        """The smallest memory and vcores among its asks, while silent."""
 
     def __repr__(self) -> str:
         return f"FSApp({self.name}, {self.queue.name}, used={self.used})"
@@ -171,6 +179,7 @@ class FSApp:
         """Offer `node` to this app (FSAppAttempt.assignContainer)."""
         record = self.fs.activities.record
         if self.over_am_share_limit():
+            self.declined = act.AM_LIMIT
             record(self.sapp.app_id, act.AM_LIMIT, node.node_id)
             return NONE
         assigned = self._assign(node, False)
@@ -179,7 +188,8 @@ class FSApp:
         elif assigned != NONE:
             record(self.sapp.app_id, act.ALLOCATED, node.node_id)
         else:
-            record(self.sapp.app_id, self._why_not(node), node.node_id)
+            self.declined = reason = self._why_not(node)
+            record(self.sapp.app_id, reason, node.node_id)
         return assigned
 
     def _why_not(self, node: SchedulerNode) -> str:
@@ -338,11 +348,19 @@ class FSApp:
     def reservation_exceeds_threshold(self, node: SchedulerNode, node_type: str) -> bool:
         if node_type == NODE_LOCAL:
             return False
+        if node_type == OFF_SWITCH:
+            return self.holds_all_off_switch_reservations()
         fs = self.fs
-        existing = self.num_reservations(node.rack, node_type == OFF_SWITCH)
-        total = len(fs.nodes) if node_type == OFF_SWITCH else fs.rack_sizes.get(node.rack, 0)
-        allowed = math.ceil(f32(total * fs.settings.reservable_nodes))
+        existing = self.num_reservations(node.rack, False)
+        allowed = math.ceil(f32(fs.rack_sizes.get(node.rack, 0) * fs.settings.reservable_nodes))
         return existing >= allowed
+
+    def holds_all_off_switch_reservations(self) -> bool:
+        """Whether this app holds as many reservations as it may for an
+        off-switch ask (a share of all nodes), on whichever node."""
+        fs = self.fs
+        allowed = math.ceil(f32(len(fs.nodes) * fs.settings.reservable_nodes))
+        return len(self.sapp.reservations) >= allowed
 
     def reserve(self, node: SchedulerNode, node_type: str, priority: int, ask: Ask) -> bool:
         current = node.reserved

@@ -40,6 +40,7 @@ from emu.rm.scheduler.fair.arith import (
     with_value,
 )
 from emu.rm.scheduler.fair.policies import Policy
+from emu.rm.scheduler.locality import ANY
 
 if TYPE_CHECKING:
     from emu.rm.scheduler.fair.app import FSApp
@@ -278,6 +279,18 @@ class FSLeafQueue(FSQueue):
         # the same less the settled apps (see settle): those offered a node
         self._active_keys: list[tuple[Any, ...]] = []
         self._active: list[FSApp] = []
+        # the active apps less the silent ones (see silence): those offered a
+        # node that no silent app's ask fits
+        self._doubt_keys: list[tuple[Any, ...]] = []
+        self._doubt: list[FSApp] = []
+        self._silent: dict[FSApp, None] = {}
+        # silent apps whose AM is still to be placed, by their AM ask's size
+        self._silent_am: dict[FSApp, Resource] = {}
+        # their smallest key and distinct AM sizes, until one of them changes
+        self._silent_am_summary: tuple[Any, list[Resource]] | None = None
+        # at most the smallest memory and vcores any silent app asks for
+        self._silent_memory = 0
+        self._silent_vcores = 0
         self._order_basis: tuple[Policy, Resource] | None = None
         self._runnable_seq = 0
         self.am_usage = ZERO
@@ -349,8 +362,16 @@ class FSLeafQueue(FSQueue):
                 i = bisect_left(self._active_keys, old)
                 del self._active_keys[i]
                 del self._active[i]
+                if not app.silent:
+                    i = bisect_left(self._doubt_keys, old)
+                    del self._doubt_keys[i]
+                    del self._doubt[i]
         if was_settled and not settled:
             self.fs.unsettle(app)
+        if app.silent and (key is None or settled):
+            self._drop_silence(app)
+        elif key != old and app in self._silent_am:
+            self._silent_am_summary = None
         app.settled = settled
         app.order_key = key
         if key is not None:
@@ -361,6 +382,10 @@ class FSLeafQueue(FSQueue):
                 i = bisect_left(self._active_keys, key)
                 self._active_keys.insert(i, key)
                 self._active.insert(i, app)
+                if not app.silent:
+                    i = bisect_left(self._doubt_keys, key)
+                    self._doubt_keys.insert(i, key)
+                    self._doubt.insert(i, app)
 
     def settle(self, app: FSApp) -> None:
         """`app` asks for nothing and has just recorded what an offer to it
@@ -374,6 +399,12 @@ class FSLeafQueue(FSQueue):
         i = bisect_left(self._active_keys, key)
         del self._active_keys[i]
         del self._active[i]
+        if app.silent:
+            self._drop_silence(app)
+        else:
+            i = bisect_left(self._doubt_keys, key)
+            del self._doubt_keys[i]
+            del self._doubt[i]
         app.settled = True
         self.fs.settled(app)
 
@@ -387,6 +418,146 @@ class FSLeafQueue(FSQueue):
             i = bisect_left(self._active_keys, key)
             self._active_keys.insert(i, key)
             self._active.insert(i, app)
+            i = bisect_left(self._doubt_keys, key)
+            self._doubt_keys.insert(i, key)
+            self._doubt.insert(i, app)
+
+    # --- silent apps (shortcut) -----------------------------------------------------------------
+    def silence(self, app: FSApp) -> None:
+        """`app`, active, has just been offered a node and recorded "no node
+        fits". While delay scheduling is off (no offer reads or resets the
+        scheduling opportunities it counts), it has no blacklist and none of
+        its asks may reserve a node (below the reservation threshold, or
+        off-switch only while it holds all the reservations it may), an
+        offer of any node that none of its asks fits does exactly that
+        again: records "no node fits" (after the AM-limit check if its AM
+        is still to be placed), which is already its last decision, so
+        nothing. Until something that could change that happens
+        (`unsilence`: a new decision for its app id, a change of its asks,
+        blacklist, AM or reservations, leaving the active apps, a new
+        order), such nodes are not offered to it (`assign_container`)."""
+        if app.silent or app.declined != act.NO_FIT or app.order_key is None or app.settled:
+            return
+        sapp = app.sapp
+        if sapp.blacklist or not sapp.info.priorities or not self.fs.delay_off():
+            return
+        fs = self.fs
+        cluster, threshold = fs.cluster, fs.reservation_threshold
+        at_least = self.policy.calculator.at_least
+        memory = vcores = -1
+        last: Resource | None = None
+        reservable = False
+        for by_name in sapp.info.requests.values():
+            for name, ask in by_name.items():
+                capability = ask.capability
+                if capability is not last:
+                    last = capability
+                    reservable = at_least(cluster, capability, threshold)
+                    if memory < 0 or capability.memory < memory:
+                        memory = capability.memory
+                    if vcores < 0 or capability.vcores < vcores:
+                        vcores = capability.vcores
+                if (
+                    reservable
+                    and ask.num > 0
+                    and not (
+                        # FSApp.reserve refuses, whatever the node: off-switch
+                        # only, and it holds all the reservations it may
+                        name == ANY
+                        and all(n == ANY or a.num <= 0 for n, a in by_name.items())
+                        and app.holds_all_off_switch_reservations()
+                    )
+                ):
+                    return  # FSApp.is_reservable could hold: it may reserve
+        am_ask: Resource | None = None
+        if sapp.am_pending and not sapp.am_running:
+            first = sapp.info.get(sapp.info.priorities[0], ANY)
+            if first is None or first.num == 0:
+                return
+            am_ask = first.capability
+        key = app.order_key
+        i = bisect_left(self._doubt_keys, key)
+        del self._doubt_keys[i]
+        del self._doubt[i]
+        app.silent = True
+        app.silent_memory, app.silent_vcores = memory, vcores
+        if not self._silent or memory < self._silent_memory:
+            self._silent_memory = memory
+        if not self._silent or vcores < self._silent_vcores:
+            self._silent_vcores = vcores
+        self._silent[app] = None
+        if am_ask is not None:
+            self._silent_am[app] = am_ask
+            self._silent_am_summary = None
+        fs.silenced(app)
+
+    def unsilence(self, app: FSApp) -> None:
+        """Something that may change how `app` declines a node happened:
+        offer it nodes again."""
+        if not app.silent:
+            return
+        self._drop_silence(app)
+        key = app.order_key
+        if key is not None and not app.settled:
+            i = bisect_left(self._doubt_keys, key)
+            self._doubt_keys.insert(i, key)
+            self._doubt.insert(i, app)
+
+    def unsilence_all(self) -> None:
+        """Nodes came or went: the reservations an app may hold changed."""
+        for app in list(self._silent):
+            self.unsilence(app)
+
+    def _drop_silence(self, app: FSApp) -> None:
+        app.silent = False
+        del self._silent[app]
+        if self._silent_am.pop(app, None) is not None:
+            self._silent_am_summary = None
+        self.fs.unsilenced(app)
+
+    def refresh_silent_bounds(self) -> None:
+        """Raise the smallest-ask bounds back to the silent apps' own (they
+        only fall as apps are silenced): on the periodic update."""
+        memory = vcores = 0
+        for i, app in enumerate(self._silent):
+            if i == 0 or app.silent_memory < memory:
+                memory = app.silent_memory
+            if i == 0 or app.silent_vcores < vcores:
+                vcores = app.silent_vcores
+        self._silent_memory, self._silent_vcores = memory, vcores
+
+    def _silent_walk(self, node: SchedulerNode) -> tuple[Resource | None, Any] | None:
+        """Whether `node` may be offered to the doubtful apps alone: no
+        silent app's ask fits it, and every silent app whose AM is still to
+        be placed passes the AM-limit check (so records nothing new). Then
+        the AM limit those checks would have computed (None if the check is
+        off) and the smallest key among such apps (None if there are none);
+        else None."""
+        available = node.available
+        if not self._silent or not (
+            available.memory < self._silent_memory or available.vcores < self._silent_vcores
+        ):
+            return None
+        if not self._silent_am:
+            return None, None
+        summary = self._silent_am_summary
+        if summary is None:
+            first_key: Any = None
+            sizes: list[Resource] = []
+            for app, capability in self._silent_am.items():
+                if first_key is None or app.order_key < first_key:
+                    first_key = app.order_key
+                if not any(capability is c for c in sizes):
+                    sizes.append(capability)
+            summary = self._silent_am_summary = (first_key, sizes)
+        if abs(self.max_am_share - -1.0) < 0.0001:
+            return None, summary[0]
+        limit = self.max_am_resource()
+        usage = self.am_usage
+        for capability in summary[1]:
+            if not fits_in(usage + capability, limit):
+                return None
+        return limit, summary[0]
 
     @property
     def active_apps(self) -> list[FSApp] | None:
@@ -404,6 +575,10 @@ class FSLeafQueue(FSQueue):
         self._ordered = []
         self._active_keys = []
         self._active = []
+        for app in list(self._silent):
+            self._drop_silence(app)
+        self._doubt_keys = []
+        self._doubt = []
         self._order_basis = None
 
     def _build_order(self) -> bool:
@@ -424,6 +599,8 @@ class FSLeafQueue(FSQueue):
         self._ordered = [app for _, app in keyed]
         self._active_keys = self._keys[:]
         self._active = self._ordered[:]
+        self._doubt_keys = self._keys[:]
+        self._doubt = self._ordered[:]
         self._order_basis = (policy, cluster)
         return True
 
@@ -497,23 +674,42 @@ class FSLeafQueue(FSQueue):
         # a record unsettles during this pass is still offered the node, as
         # it would be in a pass over all of them (no key moves until an
         # offer places or reserves, which ends the pass).
+        #
+        # Shortcut: a node that no silent app's asks fit is offered to the
+        # others alone (silence), in the same order; the silent apps' offers
+        # would have recorded nothing new and left only the AM limit their
+        # check computes, set here as the walk would have left it.
         record = self.fs.activities.record
         node_id = node.node_id
+        silent_walk = self._silent_walk(node) if self._silent else None
+        if silent_walk is None:
+            keys, apps = self._active_keys, self._active
+        else:
+            keys, apps = self._doubt_keys, self._doubt
         i = 0
-        while i < len(self._active):
-            app = self._active[i]
-            key = self._active_keys[i]
+        placed: Resource = NONE
+        stop: Any = None
+        while i < len(apps):
+            app = apps[i]
+            key = keys[i]
             sapp = app.sapp
             if not (sapp.blacklist and app.blacklisted(node)):
                 if not sapp.info.priorities:
                     record(sapp.app_id, app.idle_reason(), node_id)
                     self.settle(app)
                 else:
-                    assigned = app.assign_container(node)
-                    if assigned is not NONE and assigned != NONE:
-                        return assigned
-            i = bisect_right(self._active_keys, key)
-        return NONE
+                    placed = app.assign_container(node)
+                    if placed is not NONE and placed != NONE:
+                        stop = key
+                        break
+                    if app.declined == act.NO_FIT:
+                        self.silence(app)
+            i = bisect_right(keys, key)
+        if silent_walk is not None:
+            limit, first_key = silent_walk
+            if limit is not None and (stop is None or first_key < stop):
+                self.max_am_metric = limit
+        return NONE if stop is None else placed
 
     # --- AM limits ------------------------------------------------------------------------------
     def max_am_resource(self) -> Resource:

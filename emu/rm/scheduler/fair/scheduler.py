@@ -106,6 +106,8 @@ class FairScheduler(Scheduler):
         self.fsapps: dict[str, FSApp] = {}
         self._settled: dict[str, list[FSApp]] = {}
         """Settled apps by app id (FSLeafQueue.settle)."""
+        self._silent: dict[str, list[FSApp]] = {}
+        """Silent apps by app id (FSLeafQueue.silence)."""
         self.activities.on_write = self._decision_recorded
         self.rack_sizes: dict[str, int] = {}
         self.preempt_nodes: dict[str, NodePreemption] = {}
@@ -266,6 +268,8 @@ class FairScheduler(Scheduler):
 
     def _recompute_steady_shares(self) -> None:
         self.quiet_epoch += 1
+        for leaf in self.qm.leaves:  # the cluster changed (FSLeafQueue.silence)
+            leaf.unsilence_all()
         root = self.qm.root
         root.steady_fair_share = self.cluster
         root.recompute_steady_shares()
@@ -275,6 +279,8 @@ class FairScheduler(Scheduler):
         super().container_allocated(c, sapp, node)
         app = self.fsapps.get(c.attempt_id)
         if app is not None:
+            if app.silent:  # its asks and perhaps its AM changed
+                app.queue.unsilence(app)
             app.used_changed()
             app.queue.inc_usage(c.resource)
             if c.is_am:
@@ -310,6 +316,23 @@ class FairScheduler(Scheduler):
             self.update_root_available()
         return c
 
+    def delay_off(self) -> bool:
+        """Whether delay scheduling is off (a locality threshold below 0):
+        then no offer reads the scheduling opportunities it counts."""
+        s = self.settings
+        return s.locality_threshold_node < 0.0 or s.locality_threshold_rack < 0.0
+
+    def _update_asks(self, sapp: SchedulerApp, asks: list[Ask]) -> None:
+        """As the common layer's; a silent app's asks changed, so it is
+        offered nodes again (FSLeafQueue.silence)."""
+        super()._update_asks(sapp, asks)
+        self._unsilence_attempt(sapp)
+
+    def _unsilence_attempt(self, sapp: SchedulerApp) -> None:
+        app = self.fsapps.get(sapp.attempt_id)
+        if app is not None and app.silent:
+            app.queue.unsilence(app)
+
     def demand_changed(self, sapp: SchedulerApp) -> None:
         """The app started or stopped having outstanding asks: a settled app
         that asks again is offered nodes again."""
@@ -325,6 +348,7 @@ class FairScheduler(Scheduler):
         if app is not None and app.settled and sapp.blacklist:
             self.unsettle(app)
             app.queue.unsettle(app)
+        self._unsilence_attempt(sapp)
 
     # --- settled apps (FSLeafQueue.settle) ------------------------------------------------------
     def settled(self, app: FSApp) -> None:
@@ -339,21 +363,45 @@ class FairScheduler(Scheduler):
                 del self._settled[app.name]
 
     def _decision_recorded(self, app_id: str) -> None:
-        """Activities stored a new decision for `app_id`: its settled apps'
-        next offer would record again, so they are offered nodes again."""
+        """Activities stored a new decision for `app_id`: its settled and
+        silent apps' next offer would record again, so they are offered
+        nodes again."""
         held = self._settled.pop(app_id, None)
         if held is not None:
             for app in held:
                 app.queue.unsettle(app)
+        quiet = self._silent.get(app_id)
+        if quiet is not None:
+            for app in list(quiet):
+                app.queue.unsilence(app)
+
+    # --- silent apps (FSLeafQueue.silence) ------------------------------------------------------
+    def silenced(self, app: FSApp) -> None:
+        self._silent.setdefault(app.name, []).append(app)
+
+    def unsilenced(self, app: FSApp) -> None:
+        held = self._silent.get(app.name)
+        if held is not None and app in held:
+            held.remove(app)
+            if not held:
+                del self._silent[app.name]
 
     def reserve(
         self, sapp: SchedulerApp, node: SchedulerNode, priority: int, ask: Ask
     ) -> RMContainer:
         self.quiet_epoch += 1
+        self._unsilence_attempt(sapp)
         return super().reserve(sapp, node, priority, ask)
 
     def unreserve(self, sapp: SchedulerApp | None, node: SchedulerNode) -> None:
+        """As the common layer's; the holder, if silent, may now reserve
+        again (FSLeafQueue.silence)."""
         self.quiet_epoch += 1
+        held = node.reserved
+        if held is not None:
+            app = self.fsapps.get(held.attempt_id)
+            if app is not None and app.silent:
+                app.queue.unsilence(app)
         super().unreserve(sapp, node)
 
     # --- scheduling -----------------------------------------------------------------------------
@@ -558,6 +606,8 @@ class FairScheduler(Scheduler):
         root.update_demand()
         root.update(self.cluster)
         self.update_root_available()
+        for leaf in self.qm.leaves:
+            leaf.refresh_silent_bounds()
         if self._should_attempt_preemption():
             starved: list[FSApp] = []
             for leaf in self.qm.leaves:
