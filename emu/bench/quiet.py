@@ -85,8 +85,8 @@ class _PassCounter:
     def __init__(self) -> None:
         self.passes = 0
 
-    def allocate(self, call: Any, *args: Any) -> Any:
-        return call(*args)
+    def allocate(self, attempt_id: str, asks: Any, call: Any) -> Any:
+        return call()
 
     def placed(self, container: Any) -> None:
         pass

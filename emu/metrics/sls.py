@@ -489,19 +489,11 @@ class _Watcher:
         self.metrics = metrics
         self.now_ms = now_ms
 
-    def allocate(
-        self,
-        call: Callable[..., Any],
-        attempt_id: str,
-        asks: list[dict[str, Any]],
-        releases: list[str],
-        blacklist_add: list[str],
-        blacklist_remove: list[str],
-    ) -> Any:
+    def allocate(self, attempt_id: str, asks: list[dict[str, Any]], call: Callable[[], Any]) -> Any:
         m = self.metrics
         start = time.perf_counter()
         try:
-            return call(attempt_id, asks, releases, blacklist_add, blacklist_remove)
+            return call()
         finally:
             m.allocate_timing.seconds += time.perf_counter() - start
             m.allocate_timing.calls += 1

@@ -23,8 +23,8 @@ class _PassRecorder:
     def __init__(self) -> None:
         self.passes: list[str] = []
 
-    def allocate(self, call, *args):  # type: ignore[no-untyped-def]
-        return call(*args)
+    def allocate(self, attempt_id, asks, call):  # type: ignore[no-untyped-def]
+        return call()
 
     def placed(self, container) -> None:  # type: ignore[no-untyped-def]
         pass

@@ -55,15 +55,10 @@ class SchedulerWatcher(Protocol):
     scheduler's methods cannot be replaced on an instance."""
 
     def allocate(
-        self,
-        call: Callable[[str, list[dict[str, Any]], list[str], list[str], list[str]], Allocation],
-        attempt_id: str,
-        asks: list[dict[str, Any]],
-        releases: list[str],
-        blacklist_add: list[str],
-        blacklist_remove: list[str],
+        self, attempt_id: str, asks: list[dict[str, Any]], call: Callable[[], Allocation]
     ) -> Allocation:
-        """Make the call (it is the scheduler's allocate) and observe it."""
+        """Make `call` (the scheduler's allocate for `attempt_id` with
+        `asks`) and observe it."""
         ...
 
     def placed(self, container: RMContainer) -> None:
@@ -374,7 +369,9 @@ class Scheduler:
         watcher = self.watcher
         if watcher is not None:
             return watcher.allocate(
-                self._allocate, attempt_id, asks, releases, blacklist_add, blacklist_remove
+                attempt_id,
+                asks,
+                lambda: self._allocate(attempt_id, asks, releases, blacklist_add, blacklist_remove),
             )
         return self._allocate(attempt_id, asks, releases, blacklist_add, blacklist_remove)
 

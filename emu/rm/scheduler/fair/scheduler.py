@@ -356,11 +356,7 @@ class FairScheduler(Scheduler):
 
     def unsettle(self, app: FSApp) -> None:
         """`app` is no longer settled: forget it here (its queue does the rest)."""
-        held = self._settled.get(app.name)
-        if held is not None and app in held:
-            held.remove(app)
-            if not held:
-                del self._settled[app.name]
+        _forget(self._settled, app)
 
     def _decision_recorded(self, app_id: str) -> None:
         """Activities stored a new decision for `app_id`: its settled and
@@ -380,11 +376,7 @@ class FairScheduler(Scheduler):
         self._silent.setdefault(app.name, []).append(app)
 
     def unsilenced(self, app: FSApp) -> None:
-        held = self._silent.get(app.name)
-        if held is not None and app in held:
-            held.remove(app)
-            if not held:
-                del self._silent[app.name]
+        _forget(self._silent, app)
 
     def reserve(
         self, sapp: SchedulerApp, node: SchedulerNode, priority: int, ask: Ask
@@ -719,3 +711,12 @@ class FairScheduler(Scheduler):
             for child in q.children:
                 out.extend(self._leaves_under(child))
         return out
+
+
+def _forget(held_by_app: dict[str, list[FSApp]], app: FSApp) -> None:
+    """Take `app` out of a registry of settled or silent apps by app id."""
+    held = held_by_app.get(app.name)
+    if held is not None and app in held:
+        held.remove(app)
+        if not held:
+            del held_by_app[app.name]
