@@ -1,19 +1,24 @@
 """`Alarm`: one task's wait until a time, or until another task wakes it.
 
 The NM host (emu.nm) and the AM driver (emu.am.driver) each sleep in one
-task until their next due time unless something new is due sooner. Written
-with trio's public API that is `with trio.move_on_at(t): await event.wait()`,
-and every expiry then raises `Cancelled` into the task, catches it in the
-scope and throws away a fresh `Event`: on the virtual clock, thousands of
-times per simulated second, ~5 % of a compiled replay.
+task until their next due time unless something new is due sooner: on the
+virtual clock about a hundred times each per simulated second. Written with
+trio's public API that is `with trio.move_on_at(t): await event.wait()`:
+every expiry then raises `Cancelled` into the task, which catches it in the
+scope and throws away a fresh `Event`; and even without the exception, a
+cancel scope with a deadline costs its entry, its registration in trio's
+deadline heap, its cancellation and its exit, ~13 us per wake-up on the
+virtual clock.
 
-An `Alarm` parks the task with `wait_task_rescheduled` inside a cancel scope
-whose deadline is the due time. When trio expires the deadline it asks the
-task to abort; the abort function reschedules it with a plain value instead
-(and says the abort failed), so the task resumes at the same point in the
-run loop as before, without an exception. A cancellation from outside (the
-nursery shutting down) ends the wait the same way and is then raised by the
-`checkpoint_if_cancelled` that follows, as it would have been.
+An `Alarm` parks the task with `wait_task_rescheduled` and sets a plain
+timer in the run's `emu.clock.Timers` (a heap beside trio's deadline heap,
+which trio's run loop reads as its own): at the due time the timer rings
+the alarm, which reschedules the task with a plain value. It resumes in
+the same batch of trio's loop as a cancel scope's expiry would have woken
+it, so in the same order among the other tasks (~8.5 us per wake-up). A
+`wake()` reschedules it at once and voids the timer. A cancellation from
+outside (the nursery shutting down) voids the timer and raises `Cancelled`
+out of the wait, as it did.
 """
 
 from __future__ import annotations
@@ -21,8 +26,10 @@ from __future__ import annotations
 from typing import Any
 
 import trio
-from trio.lowlevel import Abort, Task, checkpoint_if_cancelled, current_task, reschedule
+from trio.lowlevel import Abort, Task, current_task, reschedule
 from trio.lowlevel import wait_task_rescheduled as _park
+
+from emu.clock import run_timers
 
 
 class Alarm:
@@ -37,16 +44,26 @@ class Alarm:
         self._task: Task | None = None
         self._woken = False
         self._ringing = False  # the wait has ended; its task has not resumed yet
+        self.timer = 0
+        """The ticket of the timer the current wait set (`Timers.start`);
+        0 when none is live: a timer whose ticket is no longer this one was
+        voided by a wake-up or a cancellation and does not ring."""
 
     def wake(self) -> None:
         """End the current wait now, or make the next one return at once."""
-        task = self._task
-        if task is not None:
-            self._task = None
-            self._ringing = True
-            reschedule(task)
+        if self._task is not None:
+            self.ring()
         elif not self._ringing:
             self._woken = True
+
+    def ring(self) -> None:
+        """End the current wait (its timer is due, or `wake`)."""
+        task = self._task
+        assert task is not None
+        self._task = None
+        self.timer = 0
+        self._ringing = True
+        reschedule(task)
 
     async def wait(self, deadline: float = float("inf")) -> None:
         """Return at `deadline` (simulated seconds) or when woken, whichever
@@ -55,17 +72,15 @@ class Alarm:
             self._woken = False
             await trio.lowlevel.checkpoint()
             return
-        task = current_task()
-        self._task = task
+        self._task = current_task()
+        if deadline != float("inf"):
+            self.timer = run_timers().start(deadline, self)
 
         def abort(_: Any) -> Abort:
-            if self._task is task:
-                self._task = None
-                self._ringing = True
-                reschedule(task)
-            return Abort.FAILED
+            # Cancelled from outside while waiting: no ring any more.
+            self._task = None
+            self.timer = 0
+            return Abort.SUCCEEDED
 
-        with trio.CancelScope(deadline=deadline):
-            await _park(abort)
+        await _park(abort)
         self._ringing = False
-        await checkpoint_if_cancelled()

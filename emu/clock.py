@@ -19,6 +19,7 @@ cannot change what the actors do (both checked by tests).
 
 from __future__ import annotations
 
+import heapq
 import math
 import random
 import time
@@ -30,8 +31,111 @@ from trio.abc import Clock
 
 
 def virtual_clock() -> trio.testing.MockClock:
-    """A clock that jumps straight to the next timer when all tasks wait."""
-    return trio.testing.MockClock(autojump_threshold=0)
+    """A clock that jumps straight to the next timer when all tasks wait.
+
+    trio's `MockClock` (trio's run loop jumps only a `MockClock`, which it
+    does not let be subclassed), with two of its methods replaced on the
+    instance by shortcuts that give the same times, for a replay that reads
+    the time thousands of times and jumps it about a hundred times per
+    simulated second:
+
+    - `current_time`: at rate 0 (the virtual clock's: time moves only by
+      jumps) the time is the virtual base itself, as `MockClock` computes it
+      (`base + 0.0 * (real - real base)`), without reading the real clock;
+    - `_autojump`: the same jump, to the next deadline, then what is due at
+      the new time is woken at once, in the same pass of trio's run loop,
+      instead of in a second pass that would only poll for I/O and expire
+      those same deadlines. The batch of tasks that runs is the same (trio
+      sorts it by creation order, `seed_scheduler`)."""
+    from trio._core import _run
+
+    clock = trio.testing.MockClock(autojump_threshold=0)
+    slow_time = clock.current_time
+
+    def current_time() -> float:
+        if clock._rate == 0.0:
+            base: float = clock._virtual_base
+            return base
+        return slow_time()
+
+    def autojump() -> None:
+        deadlines = _run.GLOBAL_RUN_CONTEXT.runner.deadlines
+        jump = deadlines.next_deadline() - current_time()
+        if 0 < jump < math.inf:
+            clock.jump(jump)
+            deadlines.expire(current_time())
+
+    clock.current_time = current_time  # type: ignore[method-assign]
+    clock._autojump = autojump  # type: ignore[method-assign]
+    return clock
+
+
+class Timers:
+    """trio's deadline heap (`runner.deadlines`) with plain timers beside it.
+
+    trio's only timer is a cancel scope's deadline: a task that sleeps until
+    a time enters a scope, trio cancels it at the deadline, and the task
+    catches that and leaves the scope (`emu.alarm` explains the cost: the NM
+    host and the AM driver each sleep and wake about a hundred times per
+    simulated second). A plain timer is a (deadline, ticket, alarm) entry in
+    a heap of its own: when trio's run loop asks for the next deadline it
+    gets the earlier of both heaps, and when it expires deadlines the due
+    alarms ring, which reschedules their waiting task. Same instant, same
+    batch of woken tasks, so the same order as with a cancel scope."""
+
+    def __init__(self, deadlines: Any) -> None:
+        self.deadlines = deadlines
+        self._heap: list[tuple[float, int, Any]] = []
+        self._ticket = 0
+
+    # --- what trio's run loop and cancel scopes call on `runner.deadlines`
+    def add(self, deadline: float, cancel_scope: Any) -> None:
+        self.deadlines.add(deadline, cancel_scope)
+
+    def remove(self, deadline: float, cancel_scope: Any) -> None:
+        self.deadlines.remove(deadline, cancel_scope)
+
+    def next_deadline(self) -> float:
+        first: float = self.deadlines.next_deadline()
+        heap = self._heap
+        while heap:
+            deadline, ticket, alarm = heap[0]
+            if alarm.timer == ticket:
+                return deadline if deadline < first else first
+            heapq.heappop(heap)  # rung early (a wake) or cancelled
+        return first
+
+    def expire(self, now: float) -> bool:
+        did_something: bool = self.deadlines.expire(now)
+        heap = self._heap
+        while heap and heap[0][0] <= now:
+            _, ticket, alarm = heapq.heappop(heap)
+            if alarm.timer == ticket:
+                alarm.ring()
+                did_something = True
+        return did_something
+
+    # --- for emu.alarm
+    def start(self, deadline: float, alarm: Any) -> int:
+        """Ring `alarm` (`alarm.ring()`) at `deadline` unless its `timer` is
+        no longer the ticket returned by then."""
+        self._ticket += 1
+        heapq.heappush(self._heap, (deadline, self._ticket, alarm))
+        return self._ticket
+
+
+def run_timers() -> Timers:
+    """The plain timers of the running trio loop, installed in it (around
+    its deadline heap) on first use. Call from inside `trio.run`."""
+    from trio._core import _run
+
+    runner = _run.GLOBAL_RUN_CONTEXT.runner
+    deadlines = runner.deadlines
+    if type(deadlines) is Timers:
+        return deadlines
+    timers = Timers(deadlines)
+    runner.deadlines = timers  # type: ignore[assignment]
+    return timers
 
 
 class _CreationOrder(random.Random):
@@ -52,6 +156,10 @@ class _CreationOrder(random.Random):
 #   the batch is then run from its end (`batch.pop()`): the newest task first
 #   (emu.am.driver steps the AMs due together in that order, as their tasks ran);
 # - every other use of `_r` (SystemClock's random offset) is a plain random draw;
+# - for `virtual_clock` and `run_timers`: `GLOBAL_RUN_CONTEXT.runner.deadlines`, on which
+#   trio's loop and cancel scopes call only `add`, `remove`, `next_deadline` and
+#   `expire(now)` (its result: whether anything expired), and `MockClock._autojump` and `_rate`, `_virtual_base` (what
+#   `current_time` reads at rate 0): the loop calls `_autojump` when every task waits, followed by running whatever is then runnable;
 # - for `poll_io_sparsely`: `GLOBAL_RUN_CONTEXT.runner.io_manager`, whose `get_events(timeout)`
 #   trio's loop calls once per pass (through the attribute, each time) and whose result it
 #   hands to `process_events`; with epoll, "nothing ready" is an empty list.
