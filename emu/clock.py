@@ -158,8 +158,9 @@ class _CreationOrder(random.Random):
 # - every other use of `_r` (SystemClock's random offset) is a plain random draw;
 # - for `virtual_clock` and `run_timers`: `GLOBAL_RUN_CONTEXT.runner.deadlines`, on which
 #   trio's loop and cancel scopes call only `add`, `remove`, `next_deadline` and
-#   `expire(now)` (its result: whether anything expired), and `MockClock._autojump` and `_rate`, `_virtual_base` (what
-#   `current_time` reads at rate 0): the loop calls `_autojump` when every task waits, followed by running whatever is then runnable;
+#   `expire(now)` (its result: whether anything expired); `MockClock._autojump`, which the
+#   loop calls when every task waits, before it runs whatever is then runnable; and
+#   `MockClock._rate` and `_virtual_base`, which `current_time` reads at rate 0;
 # - for `poll_io_sparsely`: `GLOBAL_RUN_CONTEXT.runner.io_manager`, whose `get_events(timeout)`
 #   trio's loop calls once per pass (through the attribute, each time) and whose result it
 #   hands to `process_events`; with epoll, "nothing ready" is an empty list.

@@ -697,12 +697,105 @@ def heartbeats(
     return batch if _frames else bytes(batch)
 
 
+class IdleAllocate:
+    """An `allocate` from an AM in the same process that hands over nothing
+    (no asks, releases or blacklist change): the AM's heartbeat, most of an
+    AM's calls once its asks are stated. The RM in this process answers it
+    without a request map; `bytes()` is exactly the catalogue's `allocate`
+    (as `frame` of `request("allocate", ...)` would encode it) and `decode`
+    gives that message validated, so any other receiver sees a plain
+    `allocate`."""
+
+    __slots__ = ("attempt_id", "progress", "request_id", "response_id")
+
+    def __init__(self, request_id: int, attempt_id: str, response_id: int, progress: float):
+        self.request_id = request_id
+        self.attempt_id = attempt_id
+        self.response_id = response_id
+        self.progress = progress
+
+    def to_msg(self) -> dict[str, Any]:
+        """The catalogue's `allocate` map (with the version)."""
+        return {
+            "attempt_id": self.attempt_id,
+            "response_id": self.response_id,
+            "asks": [],
+            "releases": [],
+            "blacklist_add": [],
+            "blacklist_remove": [],
+            "progress": self.progress,
+            "type": "allocate",
+            "id": self.request_id,
+            "v": VERSION,
+        }
+
+    def __bytes__(self) -> bytes:
+        data: bytes = msgpack.packb(self.to_msg(), use_bin_type=True)
+        return data
+
+
+class IdleAllocateReply:
+    """The RM's answer to an allocate, in the same process, when it has
+    nothing for the AM either (no container allocated or completed, no
+    preemption, no command): the new response id and the headroom.
+    `available` is kept as the resource it was computed as and put on the
+    wire only if the reply is (`to_msg`). `bytes()` and `decode` give the
+    catalogue's `allocate_reply`."""
+
+    __slots__ = ("available", "num_cluster_nodes", "request_id", "response_id")
+
+    def __init__(
+        self, request_id: int, response_id: int, available: Any, num_cluster_nodes: int
+    ) -> None:
+        self.request_id = request_id
+        self.response_id = response_id
+        self.available = available
+        """The headroom, anything with `to_wire()` (an `emu.resources.Resource`)."""
+        self.num_cluster_nodes = num_cluster_nodes
+
+    def reply_map(self) -> dict[str, Any]:
+        """The `allocate_reply` map it stands for, as `reply` builds it."""
+        return {
+            "response_id": self.response_id,
+            "allocated": [],
+            "completed": [],
+            "available": self.available.to_wire(),
+            "num_cluster_nodes": self.num_cluster_nodes,
+            "preemption": None,
+            "command": None,
+            "type": "allocate_reply",
+            "id": self.request_id,
+        }
+
+    def to_msg(self) -> dict[str, Any]:
+        """The catalogue's `allocate_reply` map (with the version)."""
+        msg = self.reply_map()
+        msg["v"] = VERSION
+        return msg
+
+    def __bytes__(self) -> bytes:
+        data: bytes = msgpack.packb(self.to_msg(), use_bin_type=True)
+        return data
+
+
+def lean(message: IdleAllocate | IdleAllocateReply) -> IdleAllocate | IdleAllocateReply | bytes:
+    """What an actor sends for a lean in-process message: the object, or
+    its bytes when frames are off (as `frame`)."""
+    return message if _frames else bytes(message)
+
+
 def decode(data: bytes | SupportsBytes) -> dict[str, Any]:
-    """A validated message map from bytes, a `Frame` or a lean heartbeat
-    batch or its replies; ProtocolError if it is not one."""
+    """A validated message map from bytes, a `Frame` or a lean in-process
+    message (heartbeat batch, idle allocate, or their replies);
+    ProtocolError if it is not one."""
     if type(data) is Frame:
         return validate(data.msg)
-    if type(data) is Heartbeats or type(data) is HeartbeatReplies:
+    if (
+        type(data) is Heartbeats
+        or type(data) is HeartbeatReplies
+        or type(data) is IdleAllocate
+        or type(data) is IdleAllocateReply
+    ):
         return validate(data.to_msg())
     try:
         msg = msgpack.unpackb(data, raw=False, strict_map_key=False)

@@ -32,7 +32,7 @@ import trio
 from emu import protocol as P
 from emu.am.policies import POLICIES
 from emu.timeouts import network_timeout
-from emu.transport import Connection, TransportError, connect
+from emu.transport import Connection, Payload, TransportError, connect
 from emu.workload import JobSpec
 
 log = structlog.get_logger("emu.am")
@@ -145,10 +145,30 @@ class ApplicationMaster:
 
     async def _rpc(self, conn: Connection, mtype: str, **fields: Any) -> dict:
         """One request to the RM, sent again (same content) until it is answered."""
+        reply = await self._send(conn, mtype, fields)
+        assert isinstance(reply, dict)
+        return reply
+
+    async def _send(
+        self, conn: Connection, mtype: str, fields: dict[str, Any] | None
+    ) -> dict | P.IdleAllocateReply:
+        """`_rpc`; `fields` None: the idle allocate (`P.IdleAllocate`: no
+        asks, releases or blacklist change), whose answer may be the lean
+        `P.IdleAllocateReply` from an RM in this process."""
         timeout = network_timeout(conn.address, REQUEST_TIMEOUT_S, 3.0)
+        payload: Payload
         while True:
             try:
-                raw = await conn.request(self._req(mtype, **fields), timeout=timeout)
+                if fields is None:
+                    self.request_id += 1
+                    payload = P.lean(
+                        P.IdleAllocate(
+                            self.request_id, self.attempt_id, self.response_id, self._progress()
+                        )
+                    )
+                else:
+                    payload = self._req(mtype, **fields)
+                raw = await conn.request(payload, timeout=timeout)
                 if type(raw) is P.Frame:
                     # From the RM in this process: the map it built for this
                     # request, of the catalogue's shape by construction (as
@@ -156,6 +176,8 @@ class ApplicationMaster:
                     # off, EMU_SHORTCUTS=0, replies are bytes and checked).
                     reply: dict = raw.msg
                     return reply
+                if type(raw) is P.IdleAllocateReply:
+                    return raw
                 return P.decode(raw)
             except TransportError as e:
                 if conn.address.startswith("mem://"):
@@ -166,12 +188,11 @@ class ApplicationMaster:
                 await trio.sleep(self.heartbeat_s)
 
     async def _call(self, conn: Connection, mtype: str, **fields: Any) -> dict:
-        reply = await self._rpc(conn, mtype, **fields)
-        if reply["type"] == "error" and reply["code"] == P.INVALID_RESOURCE_REQUEST:
-            raise AMFailed(reply["message"])
-        if reply["type"] == "error":
-            raise AMShutdown(f"{mtype} refused: {reply['code']}: {reply['message']}")
-        return reply
+        return _refusal_raised(mtype, await self._rpc(conn, mtype, **fields))
+
+    def _progress(self) -> float:
+        """What allocate reports as the AM's progress: the share of tasks done."""
+        return self.done_count / len(self.state) if self.state else 1.0
 
     async def _register(self, rm: Connection, again: bool = False) -> None:
         """register_am; `again` after a RESYNC, when a refusal because the
@@ -299,18 +320,29 @@ class ApplicationMaster:
     ) -> bool:
         """One allocate call and its consequences; False after a RESYNC."""
         releases, self.releases = self.releases, []
-        done = self.done_count
-        reply = await self._call(
-            rm,
-            "allocate",
-            attempt_id=self.attempt_id,
-            response_id=self.response_id,
-            asks=asks,
-            releases=releases,
-            blacklist_add=[],
-            blacklist_remove=[],
-            progress=done / len(self.state) if self.state else 1.0,
-        )
+        if asks or releases:
+            reply = await self._call(
+                rm,
+                "allocate",
+                attempt_id=self.attempt_id,
+                response_id=self.response_id,
+                asks=asks,
+                releases=releases,
+                blacklist_add=[],
+                blacklist_remove=[],
+                progress=self._progress(),
+            )
+        else:
+            # The AM's heartbeat: the RM in this process answers it without
+            # a map when it has nothing for us either.
+            answer = await self._send(rm, "allocate", None)
+            if type(answer) is P.IdleAllocateReply:
+                self.response_id = answer.response_id
+                if self._deadlines and self._deadlines[0][0] <= trio.current_time():
+                    self._expire_overdue(trio.current_time())
+                return True
+            assert isinstance(answer, dict)
+            reply = _refusal_raised("allocate", answer)
         command = reply.get("command")
         if command == P.SHUTDOWN:
             raise AMShutdown("SHUTDOWN command")
@@ -561,6 +593,17 @@ class ApplicationMaster:
             _, ts, seq, _ = self.attempt_id.split("_")
             self._app_id = f"application_{ts}_{seq}"
         return self._app_id
+
+
+def _refusal_raised(mtype: str, reply: dict) -> dict:
+    """`reply`, unless it is an error: an invalid ask fails the AM (as a
+    YARN AM that gets an InvalidResourceRequestException from allocate
+    fails its job), any other refusal shuts it down."""
+    if reply["type"] == "error" and reply["code"] == P.INVALID_RESOURCE_REQUEST:
+        raise AMFailed(reply["message"])
+    if reply["type"] == "error":
+        raise AMShutdown(f"{mtype} refused: {reply['code']}: {reply['message']}")
+    return reply
 
 
 async def run_am(am: dict[str, Any], faults: AMFaults | None = None) -> None:

@@ -233,6 +233,15 @@ class ResourceManager:
                 if self.ctx.am_launches:
                     self._launch_wakeup.set()
                 return lean
+            if type(payload) is P.IdleAllocate and service == P.AM_PROTOCOL and not recovering:
+                # An AM in this process with nothing to hand over: its heartbeat.
+                answer = services.idle_allocate(payload)
+                if self.ctx.am_launches:
+                    self._launch_wakeup.set()
+                if type(answer) is P.IdleAllocateReply:
+                    return answer
+                assert isinstance(answer, dict)
+                return P.frame(answer)
             try:
                 msg = P.decode(payload)
             except P.ProtocolError as e:

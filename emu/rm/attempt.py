@@ -110,7 +110,7 @@ class RMAppAttempt:
         self.registered_ms = -1
         self.finished_ms = -1
         self.response_id = 0
-        self.last_reply: dict[str, Any] | None = None
+        self.last_reply: dict[str, Any] | P.IdleAllocateReply | None = None
         self.just_finished: list[dict[str, Any]] = []
         self.final_status = ""
         self.diagnostics = ""

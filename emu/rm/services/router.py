@@ -62,16 +62,34 @@ class RMServices:
         self.requests[mtype] += 1
         try:
             reply = self.handlers[mtype](msg)
-        except Refused as e:
-            self.errors[e.code] += 1
-            return P.error(e.code, e.message, msg["id"])
         except Exception as e:
-            self.errors[P.INTERNAL] += 1
-            log.exception("request failed", type=mtype)
-            return P.error(P.INTERNAL, f"{type(e).__name__}: {e}", msg["id"])
+            return self._failed(mtype, e, msg["id"])
         finally:
             self.ctx.dispatcher.drain()
         return reply
+
+    def idle_allocate(self, req: P.IdleAllocate) -> P.IdleAllocateReply | dict[str, Any]:
+        """`allocate` for a lean in-process call that hands over nothing
+        (`P.IdleAllocate`, from an AM in this process): counted, guarded
+        and drained as `handle` does the map
+        (`ApplicationMasterService.idle_allocate`)."""
+        self.requests["allocate"] += 1
+        try:
+            return self.am.idle_allocate(req)
+        except Exception as e:
+            return self._failed("allocate", e, req.request_id)
+        finally:
+            self.ctx.dispatcher.drain()
+
+    def _failed(self, mtype: str, e: Exception, request_id: int) -> dict[str, Any]:
+        """The error reply to a request whose handler raised: a refusal with
+        its code, anything else logged and answered INTERNAL; counted."""
+        if isinstance(e, Refused):
+            self.errors[e.code] += 1
+            return P.error(e.code, e.message, request_id)
+        self.errors[P.INTERNAL] += 1
+        log.exception("request failed", type=mtype)
+        return P.error(P.INTERNAL, f"{type(e).__name__}: {e}", request_id)
 
     def node_heartbeats(self, msg: dict[str, Any]) -> list[dict[str, Any]]:
         """The replies to a validated `node_heartbeats` batch: each entry
@@ -90,7 +108,7 @@ class RMServices:
             try:
                 replies.append(beat(hb, rid, now_ms))
             except Exception as e:
-                replies.append(self._heartbeat_error(e, rid))
+                replies.append(self._failed("node_heartbeat", e, rid))
             if dispatcher.depth:
                 dispatcher.drain()
         return replies
@@ -144,23 +162,12 @@ class RMServices:
                     may_skip = False
                 replies.append(beat(node_id, response_id, statuses, rid, now_ms, may_skip))
             except Exception as e:
-                replies.append(self._heartbeat_error(e, rid))
+                replies.append(self._failed("node_heartbeat", e, rid))
             if dispatcher.depth:
                 dispatcher.drain()
         if quiet:
             count_quiet(dispatcher, quiet)
         return P.HeartbeatReplies(rid, replies, ctx.settings.nm_heartbeat_ms)
-
-    def _heartbeat_error(self, e: Exception, request_id: int) -> dict[str, Any]:
-        """One batch entry that failed: a refusal is answered with its code,
-        anything else is logged and answered INTERNAL, and counted either
-        way; the other entries of the batch go on."""
-        if isinstance(e, Refused):
-            self.errors[e.code] += 1
-            return P.error(e.code, e.message, request_id)
-        self.errors[P.INTERNAL] += 1
-        log.exception("request failed", type="node_heartbeat")
-        return P.error(P.INTERNAL, f"{type(e).__name__}: {e}", request_id)
 
     def error_reply(self, err: P.ProtocolError) -> dict[str, Any]:
         self.errors[err.code] += 1
