@@ -388,3 +388,15 @@ def test_fair_policy_sets_memory_only_and_keeps_vcores() -> None:
     apps = [Fake(ZERO, unbounded(), 1.0, fair_share=Resource(5, 7, {"gpu": 2})) for _ in range(3)]
     policies.FAIR.compute_shares(apps, Resource(3000, 30))
     assert [a.fair_share for a in apps] == [Resource(1000, 7, {"gpu": 2})] * 3
+
+
+@pytest.mark.parametrize(
+    ("acc", "v", "n"),
+    [(0, LONG_MAX, 1), (0, LONG_MAX, 3), (5, LONG_MAX // 2, 2), (1, LONG_MAX // 2, 2), (7, 3, 9)],
+)
+def test_add_times_saturates_as_repeated_additions(acc: int, v: int, n: int) -> None:
+    """A group's n equal terms add up (saturating at LONG_MAX) as n additions do."""
+    expected = acc
+    for _ in range(n):
+        expected = min(expected + v, LONG_MAX)
+    assert shares._add_times(acc, v, n) == expected

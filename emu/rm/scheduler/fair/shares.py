@@ -69,9 +69,13 @@ def _value_of(rtype: str, r: Resource) -> int:
     return value(r, rtype)
 
 
-def _safe_add(a: int, b: int) -> int:
-    s = a + b
-    return LONG_MAX if s > LONG_MAX else s
+def _add_times(acc: int, v: int, n: int) -> int:
+    """`acc` plus `n` times `v`, saturating at LONG_MAX as `n` saturating
+    additions would (`acc` in [0, LONG_MAX], `v` >= 0, `n` >= 1), without the product
+    ever leaving 64 bits (an unbounded max share is LONG_MAX)."""
+    if v > (LONG_MAX - acc) // n:
+        return LONG_MAX
+    return acc + v * n
 
 
 def _set(s: Any, steady: bool, rtype: str, v: int) -> None:
@@ -256,7 +260,7 @@ def _group_shares(
             fixed = -1
         if fixed >= 0:
             out.append(fixed)
-            taken = _safe_add(taken, fixed * n)
+            taken = _add_times(taken, fixed, n)
             continue
         out.append(-1)
         free.append(g)
@@ -266,7 +270,7 @@ def _group_shares(
         else:
             specs.append(spec)
             counts.append(n)
-        total_max = _safe_add(max_share * n, total_max)
+        total_max = _add_times(total_max, max_share, n)
     if not free:
         return out
     total_resource = min(total_max, max(value(total, rtype) - taken, 0))
