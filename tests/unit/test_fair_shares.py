@@ -4,11 +4,16 @@ FairSharePolicy comparator."""
 
 from __future__ import annotations
 
+import random
 from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
 
 from emu.resources import MEMORY, VCORES, ZERO, Resource
+from emu.rm.scheduler import shortcuts
 from emu.rm.scheduler.fair import policies, shares
-from emu.rm.scheduler.fair.arith import LONG_MAX, f32, unbounded
+from emu.rm.scheduler.fair.arith import LONG_MAX, f32, unbounded, value
 
 INT_MAX = (1 << 31) - 1
 
@@ -257,3 +262,141 @@ def test_many_equal_schedulables_share_as_one_by_one_and_cache_runs():
     assert total == 100_000
     assert [n for _, n in key] == [300, 2, 298]
     assert memory_shares([mem() for _ in range(3)] + [mem(0, LONG_MAX)], 12) == [3, 3, 3, 3]
+
+
+# --- grouped computation against a one-at-a-time port -------------------------------------------
+def _port_shares(scheds: list[Any], total: Resource, rtype: str, steady: bool) -> list[int]:
+    """ComputeFairShares (handleFixedFairShares, then the doubling and the
+    25-step bisection), one schedulable and one type at a time, with no
+    grouping and no remembered ratios: what each share must equal."""
+    out: list[int] = [0] * len(scheds)
+    free: list[int] = []
+    taken = 0
+    for i, s in enumerate(scheds):
+        max_share = value(s.max_share, rtype)
+        if max_share <= 0 or (not steady and hasattr(s, "is_active") and not s.is_active()):
+            out[i] = 0
+        elif s.weight <= 0:
+            out[i] = max(value(s.min_share, rtype), 0)
+        else:
+            free.append(i)
+            continue
+        taken = min(taken + out[i], LONG_MAX)
+    if not free:
+        return out
+    total_max = 0
+    for i in free:
+        total_max = min(total_max + value(scheds[i].max_share, rtype), LONG_MAX)
+    total_resource = min(total_max, max(value(total, rtype) - taken, 0))
+
+    def used(ratio: float) -> int:
+        return min(sum(shares.compute_share(scheds[i], ratio, rtype) for i in free), LONG_MAX)
+
+    r_max = 1.0
+    while used(r_max) < total_resource:
+        r_max *= 2.0
+    left, right = 0.0, r_max
+    for _ in range(shares.ITERATIONS):
+        mid = (left + right) / 2.0
+        planned = used(mid)
+        if planned == total_resource:
+            right = mid
+            break
+        if planned < total_resource:
+            left = mid
+        else:
+            right = mid
+    for i in free:
+        out[i] = shares.compute_share(scheds[i], right, rtype)
+    return out
+
+
+@dataclass
+class FakeQueue(Fake):
+    active: bool = True
+    steady_fair_share: Resource = ZERO
+
+    def is_active(self) -> bool:
+        return self.active
+
+
+def _expect(scheds: list[Any], total: Resource, steady: bool) -> list[tuple[int, int]]:
+    mem_shares = _port_shares(scheds, total, MEMORY, steady)
+    cpu_shares = _port_shares(scheds, total, VCORES, steady)
+    return list(zip(mem_shares, cpu_shares, strict=True))
+
+
+def _got(scheds: list[Any], steady: bool) -> list[tuple[int, int]]:
+    rs = [s.steady_fair_share if steady else s.fair_share for s in scheds]
+    return [(r.memory, r.vcores) for r in rs]
+
+
+@pytest.mark.parametrize("on", [True, False])
+@pytest.mark.parametrize("seed", range(40))
+def test_drf_shares_equal_the_one_at_a_time_port(seed: int, on: bool) -> None:
+    """Schedulables in runs sharing their min and max share objects (as a
+    leaf's apps do), with fixed shares (zero weight, zero max, inactive)
+    between them: every memory and vcores share is the port's, shortcuts on
+    (grouped) or off (one group each), instantaneous and steady."""
+    rng = random.Random(seed)
+    unb = unbounded()
+    pool = [unb, ZERO, Resource(2048, 2), Resource(0, 3), Resource(50_000, 40)]
+    scheds: list[Any] = []
+    while len(scheds) < rng.randint(1, 60):
+        lo, hi = rng.choice(pool), rng.choice([unb, unb, Resource(30_000, 20), Resource(0, 9)])
+        weight = f32(rng.choice([1.0, 1.0, 2.0, 0.5, 0.0]))
+        active = rng.random() > 0.2
+        for _ in range(rng.randint(1, 8)):
+            scheds.append(FakeQueue(lo, hi, weight, active=active))
+    total = Resource(rng.randint(0, 400_000), rng.randint(0, 300))
+    old = shortcuts.enabled()
+    shortcuts.set_enabled(on)
+    try:
+        policies.DRF.compute_shares(scheds, total)
+        policies.DRF.compute_steady_shares(scheds, total)
+    finally:
+        shortcuts.set_enabled(old)
+    assert _got(scheds, False) == _expect(scheds, total, False)
+    assert _got(scheds, True) == _expect(scheds, total, True)
+
+
+def test_shares_follow_changed_inputs_between_updates() -> None:
+    """Nothing of one update's grouping carries to the next: after a change
+    of one app's weight, one app's max share and the total, each share is
+    what a fresh computation gives, not the group's previous one."""
+    unb = unbounded()
+    apps = [Fake(ZERO, unb, 1.0) for _ in range(64)]
+    total = Resource(64 * 1024, 64)
+    policies.DRF.compute_shares(apps, total)
+    assert _got(apps, False) == [(1024, 1)] * 64
+    apps[10].weight = f32(3.0)
+    policies.DRF.compute_shares(apps, total)
+    assert _got(apps, False) == _expect(apps, total, False)
+    assert apps[10].fair_share.memory > 2 * apps[11].fair_share.memory
+    apps[10].weight = 1.0
+    apps[20].max_share = Resource(100, 100)
+    total = Resource(32 * 1024, 64)
+    policies.DRF.compute_shares(apps, total)
+    assert _got(apps, False) == _expect(apps, total, False)
+    assert apps[20].fair_share == Resource(100, 1)
+    assert apps[10].fair_share == apps[11].fair_share
+
+
+def test_fair_policy_sets_memory_only_and_keeps_vcores() -> None:
+    """The fair policy's share is memory alone: the vcores (and any extra
+    type) of the share already held stay as they were."""
+    apps = [Fake(ZERO, unbounded(), 1.0, fair_share=Resource(5, 7, {"gpu": 2})) for _ in range(3)]
+    policies.FAIR.compute_shares(apps, Resource(3000, 30))
+    assert [a.fair_share for a in apps] == [Resource(1000, 7, {"gpu": 2})] * 3
+
+
+@pytest.mark.parametrize(
+    ("acc", "v", "n"),
+    [(0, LONG_MAX, 1), (0, LONG_MAX, 3), (5, LONG_MAX // 2, 2), (1, LONG_MAX // 2, 2), (7, 3, 9)],
+)
+def test_add_times_saturates_as_repeated_additions(acc: int, v: int, n: int) -> None:
+    """A group's n equal terms add up (saturating at LONG_MAX) as n additions do."""
+    expected = acc
+    for _ in range(n):
+        expected = min(expected + v, LONG_MAX)
+    assert shares._add_times(acc, v, n) == expected

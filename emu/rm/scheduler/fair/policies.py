@@ -217,12 +217,10 @@ class DominantResourceFairnessPolicy(Policy):
         return (mem / w, cpu / w, s.start_ms, s.name)
 
     def compute_shares(self, schedulables: Sequence[Any], total: Resource) -> None:
-        for t in types_of(total):
-            shares.compute_shares(schedulables, total, t)
+        shares.compute_shares_of(schedulables, total, types_of(total))
 
     def compute_steady_shares(self, queues: Sequence[Any], total: Resource) -> None:
-        for t in types_of(total):
-            shares.compute_steady_shares(queues, total, t)
+        shares.compute_steady_shares_of(queues, total, types_of(total))
 
     def headroom(self, fair_share: Resource, usage: Resource, available: Resource) -> Resource:
         mem = max(fair_share.memory - usage.memory, 0)
