@@ -32,7 +32,10 @@ Shortcuts today (FairScheduler):
 - a queue's max share is kept until the cluster, the configured maximum or
   the min share is replaced;
 - the root's available resource (cluster less used) is kept until either
-  is replaced.
+  is replaced;
+- computeShares works out neighbouring schedulables with the same weight,
+  the same min and max share objects and the same activity once, as one
+  group (emu.rm.scheduler.fair.shares).
 
 FifoScheduler: a node update visits only the attempts with outstanding
 asks (kept in submission order as their demand changes), not every one.
@@ -47,7 +50,9 @@ response id and reply, and the dispatcher's counts, move as if it had run.
 
 Beyond the schedulers, the same switch turns the protocol's frames on and
 off: with them, `mem://` messages reach their receiver as validated maps
-without a msgpack round trip (`emu.protocol.Frame`).
+without a msgpack round trip (`emu.protocol.Frame`), and the lean
+in-process forms (node heartbeat batches, idle allocates and their
+replies) as objects; off, all of them travel as bytes.
 """
 
 from __future__ import annotations
