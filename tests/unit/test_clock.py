@@ -116,3 +116,82 @@ def test_sparse_io_polls_only_on_the_virtual_clock() -> None:
         return poll_io_sparsely()
 
     assert trio.run(main) is None
+
+
+def test_the_virtual_clock_reads_the_time_mock_clock_computes() -> None:
+    """At rate 0 `current_time` is the virtual base, what MockClock's own
+    formula gives; after a jump, and at a rate set later, the two agree."""
+    fast = virtual_clock()
+    plain = trio.testing.MockClock(autojump_threshold=0)
+    for clock in (fast, plain):
+        clock.jump(3.25)
+        clock.jump(0.1)
+    assert fast.current_time() == plain.current_time() == 3.35
+    fast.rate = plain.rate = 0.0
+    assert fast.current_time() == plain.current_time()
+    fast.rate = 2.0
+    before = fast.current_time()
+    assert fast.current_time() >= before >= 3.35  # the real clock moves it now
+
+
+def test_the_autojump_wakes_what_is_due_in_the_same_batch() -> None:
+    """Tasks due at one instant, whether they sleep on a cancel scope
+    deadline (trio.sleep) or an `Alarm` timer, wake in one batch, so in the
+    order `seed_scheduler` gives a batch (newest first), on the virtual
+    clock and on trio's own MockClock alike."""
+    from emu.alarm import Alarm
+
+    def order(clock: trio.abc.Clock) -> list[tuple[str, float]]:
+        woke: list[tuple[str, float]] = []
+
+        async def by_sleep(name: str) -> None:
+            await trio.sleep(5)
+            woke.append((name, trio.current_time()))
+
+        async def by_alarm(name: str) -> None:
+            await Alarm().wait(5.0)
+            woke.append((name, trio.current_time()))
+
+        async def main() -> None:
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(by_sleep, "a")
+                nursery.start_soon(by_alarm, "b")
+                nursery.start_soon(by_sleep, "c")
+                nursery.start_soon(by_alarm, "d")
+
+        trio.run(main, clock=clock)
+        return woke
+
+    seed_scheduler(1)
+    expected = [("d", 5.0), ("c", 5.0), ("b", 5.0), ("a", 5.0)]
+    assert order(virtual_clock()) == expected
+    assert order(trio.testing.MockClock(autojump_threshold=0)) == expected
+
+
+def test_a_voided_timer_neither_rings_nor_stops_the_clock() -> None:
+    """An alarm woken before its deadline voids its timer: the task is not
+    woken again at the old deadline, and the clock does not stop there."""
+    from emu.alarm import Alarm
+    from emu.clock import run_timers
+
+    async def main() -> tuple[list[float], float]:
+        alarm = Alarm()
+        ends: list[float] = []
+
+        async def waiter() -> None:
+            await alarm.wait(100.0)
+            ends.append(trio.current_time())
+            await alarm.wait(200.0)
+            ends.append(trio.current_time())
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(waiter)
+            await trio.sleep(3)
+            alarm.wake()
+            await trio.sleep(1)
+            next_deadline = run_timers().next_deadline()
+        return ends, next_deadline
+
+    ends, next_deadline = trio.run(main, clock=virtual_clock())
+    assert ends == [3.0, 200.0]
+    assert next_deadline == 200.0  # the void 100.0 entry was passed over
