@@ -278,8 +278,12 @@ def _completed(ctx: RMContext, app: RMApp, final_state: str) -> None:
     app.context = {}
     ctx.dispatch("scheduler", SchedulerEvent.APP_REMOVED, app.app_id, final_state)
     ctx.final_apps[final_state] += 1
-    for node_id in sorted(ctx.nodes):
-        if app.app_id in ctx.nodes[node_id].running_apps:
+    # In node id order, the nodes running the app (`RMNode.running_apps`
+    # only ever gets it where `app_nodes` records it).
+    nodes = ctx.nodes
+    for node_id in sorted(ctx.app_nodes.pop(app.app_id, ())):
+        node = nodes.get(node_id)
+        if node is not None and app.app_id in node.running_apps:
             ctx.dispatch("node", node_sm.NodeEvent.CLEANUP_APP, node_id, app.app_id)
     ctx.events.emit(
         "app_summary",

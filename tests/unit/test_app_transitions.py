@@ -207,6 +207,8 @@ async def test_final_saving_saved_kill_completes_and_cleans_the_nodes_that_ran_i
     app.final_target = AppState.KILLED
     ran, idle = b.node(NodeState.RUNNING, "n1"), b.node(NodeState.RUNNING, "n2")
     ran.running_apps.add(APP)
+    # Where the app had containers (n2: one that ended with nothing left to clean).
+    b.ctx.app_nodes[APP] = {"n2", "n1"}
     b.fire("app", app, AppEvent.APP_UPDATE_SAVED)
     assert app.state == AppState.KILLED
     assert app.context == {}
@@ -215,6 +217,7 @@ async def test_final_saving_saved_kill_completes_and_cleans_the_nodes_that_ran_i
         ("node", NodeEvent.CLEANUP_APP, "n1"),
     ]
     assert idle.apps_to_cleanup == []
+    assert APP not in b.ctx.app_nodes
     assert [s["state"] for s in b.logged("app_summary")] == ["KILLED"]
 
 
