@@ -553,13 +553,12 @@ class Scheduler:
                 q.apps_pending = max(0, q.apps_pending - 1)
                 q.apps_running += 1
         rmnode = ctx.nodes.get(node.node_id)
-        if rmnode is not None:
-            if sapp.app_id not in rmnode.running_apps:
-                rmnode.running_apps.add(sapp.app_id)
-                ran = ctx.app_nodes.get(sapp.app_id)
-                if ran is None:
-                    ran = ctx.app_nodes[sapp.app_id] = set()
-                ran.add(node.node_id)
+        if rmnode is not None and sapp.app_id not in rmnode.running_apps:
+            rmnode.running_apps.add(sapp.app_id)
+            ran = ctx.app_nodes.get(sapp.app_id)
+            if ran is None:
+                ran = ctx.app_nodes[sapp.app_id] = set()
+            ran.add(node.node_id)
 
     def container_released(self, c: RMContainer, sapp: SchedulerApp | None) -> None:
         """The one place a container's resources are given back: by its
