@@ -218,3 +218,42 @@ async def test_an_app_unsettled_during_a_pass_is_offered_the_node_in_it(
     on = _two_attempts_of_one_app(True)
     assert on == _two_attempts_of_one_app(False)
     assert on[-4:] == ["waiting for locality", "no node fits"] * 2
+
+
+@pytest.mark.parametrize("policy", ["drf", "fair"])
+async def test_a_parent_keeps_its_children_order_only_while_its_inputs_stand(
+    tmp_path: Path, policy: str, autojump_clock: Any
+) -> None:
+    """FSParentQueue.children_in_order: the kept order is the policy's sort
+    of the children as they are now, whatever changed in between (usage,
+    demand, weight, a new child), and with the shortcuts off it is sorted
+    afresh every time."""
+    h = _harness(tmp_path, policy)
+    root = h.sched.qm.root
+    a, b = (h.sched.qm.get_leaf(f"root.{n}", True) for n in ("a", "b"))
+    assert a is not None and b is not None
+
+    def fresh() -> list[Any]:
+        return root.policy.sort(root.children, h.sched.cluster)
+
+    first = root.children_in_order()
+    assert first == fresh() and len(first) >= 2
+    assert root.children_in_order() is first  # nothing changed: kept
+    busy = first[0]
+    busy.inc_usage(Resource(24 * GB, 24))  # now the most used by far: last
+    moved = root.children_in_order()
+    assert moved == fresh() and moved[-1] is busy and moved[0] is not busy
+    for child in root.children:
+        child.demand = Resource(40 * GB, 40)
+    assert root.children_in_order() == fresh()
+    for child in root.children:
+        if child is not busy:
+            child.inc_usage(Resource(8 * GB, 8))
+    assert root.children_in_order() == fresh() and root.children_in_order()[-1] is busy
+    busy.weight = 1000.0  # its share per weight is now the smallest: first again
+    assert root.children_in_order() == fresh() and root.children_in_order()[0] is busy
+    c = h.sched.qm.get_leaf("root.c", True)
+    assert c is not None and c in root.children_in_order()
+    shortcuts.set_enabled(False)
+    kept = root.children_in_order()
+    assert root.children_in_order() is not kept and root.children_in_order() == kept
