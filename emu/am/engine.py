@@ -127,6 +127,11 @@ class ApplicationMaster:
         """(time a task's completion is overdue by TASK_TIMEOUT_S, task,
         container) per launch; entries of tasks since ended are skipped."""
         self.sent: dict[int, dict[str, tuple[int, tuple]]] = {}
+        self._in_step: dict[int, dict[str, tuple[int, tuple]]] | None = None
+        """The desired table `sent` was made equal to by the last
+        `_ask_changes`, while `sent` has not changed since (a placement or
+        a RESYNC changes it): a heartbeat with that same table has nothing
+        to restate, and skips the comparisons."""
         self.releases: list[str] = []
         self.response_id = 0
         self.start_time = 0.0
@@ -301,6 +306,10 @@ class ApplicationMaster:
                     if self.state[i] == WAIT:
                         self._set_state(i, PENDING)
         desired = self._desired()
+        if desired is self._in_step:
+            # `sent` still mirrors this very table: nothing to restate.
+            await self._round(rm, nms, stack, [])
+            return self.done_count == len(self.state)
         if self._outstanding() and self._changes_any(desired):
             # Asks are absolute. Restating `*` while the RM may hold
             # containers placed for us since the last call would ask for
@@ -354,6 +363,7 @@ class ApplicationMaster:
             log.info("AM resyncs with the RM", attempt=self.attempt_id)
             await self._register(rm, again=True)
             self.sent.clear()
+            self._in_step = None
             self.releases = releases + self.releases
             return False
         for st in reply["completed"]:
@@ -452,6 +462,7 @@ class ApplicationMaster:
         table = self.sent.get(c["priority"])
         if not table:
             return
+        self._in_step = None
         host = c["node_id"]
         rack = self.racks.get(host, DEFAULT_RACK)
         if table.get(host, (0,))[0] > 0:
@@ -499,6 +510,7 @@ class ApplicationMaster:
                 self.sent[priority] = dict(now)
             else:
                 self.sent.pop(priority, None)
+        self._in_step = desired
         return asks
 
     def _match(self, container: dict[str, Any]) -> int | None:

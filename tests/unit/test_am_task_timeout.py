@@ -111,3 +111,57 @@ async def test_a_task_that_completed_is_not_timed_out(
         await trio.sleep(TASK_TIMEOUT_S)
         await am._round(rm, {}, stack, [])  # type: ignore[arg-type]
     assert am.done_count == 1 and am.lost == 0 and am.releases == []
+
+
+class _Recorder:
+    """An RM that answers allocate with `placements[n]` on its n-th call and
+    keeps every request as sent."""
+
+    address = "mem://rm"
+
+    def __init__(self, placements: dict[int, list[dict[str, Any]]]) -> None:
+        self.placements = placements
+        self.payloads: list[Any] = []
+
+    async def request(self, payload: Any, timeout: float | None = None) -> Any:
+        self.payloads.append(payload)
+        msg = P.decode(payload)
+        n = len(self.payloads)
+        return P.Frame(
+            P.reply(
+                msg, response_id=msg["response_id"] + 1, allocated=self.placements.get(n, []),
+                completed=[], available={"memory-mb": 0, "vcores": 0}, num_cluster_nodes=1,
+                preemption=None, command=None,
+            )
+        )  # fmt: skip
+
+
+async def test_heartbeats_with_nothing_to_restate_send_the_idle_allocate(
+    autojump_clock: trio.abc.Clock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Asks are stated once; heartbeats after that hand over nothing (the
+    lean idle allocate) until a placement changes what the RM holds, and
+    then only what changed is restated (here nothing: the RM took the
+    placed container off its own `*` ask)."""
+    monkeypatch.setattr(engine, "connect", _connect)
+    size = Resource(1024, 1)
+    tasks = tuple(TaskSpec("map", 20, 40_000, size) for _ in range(3))
+    job = JobSpec("j", "mapreduce", 0, "default", "u", size, tasks)
+    am = ApplicationMaster(
+        {"attempt_id": "appattempt_17_0004_000001", "rm_address": "mem://rm",
+         "context": {"job": job.to_wire()}}
+    )  # fmt: skip
+    rm = _Recorder({3: [_C1]})
+    async with AsyncExitStack() as stack:
+        for _ in range(5):
+            await am._heartbeat(rm, {}, stack)  # type: ignore[arg-type]
+    msgs = [P.decode(p) for p in rm.payloads]
+    assert [[(a["resource_name"], a["num_containers"]) for a in m["asks"]] for m in msgs] == [
+        [("*", 3)],
+        [],
+        [],
+        [],
+        [],
+    ]
+    assert [type(p) is P.IdleAllocate for p in rm.payloads] == [False, True, True, True, True]
+    assert am.sent[20]["*"][0] == 2 and am.state.count(RUNNING) == 1
