@@ -41,7 +41,8 @@ GROUP = "emu.native_lib"  # the shared library every compiled module calls into
 # Compiled: the whole RM (package `__init__` files stay Python: importing a
 # package's compiled `__init__` while its submodules import each other is
 # where mypyc's import order breaks), the NM and AM engines, and the data
-# they all pass around. Transports stay Python (async generators, which mypyc
+# they all pass around, and the SLS trace reader (a replay reads its jobs as
+# it goes). Transports stay Python (async generators, which mypyc
 # does not compile).
 _TREES = ("rm",)
 _FILES = (
@@ -54,6 +55,7 @@ _FILES = (
     "am/driver.py",
     "am/policies.py",
     "metrics/sls.py",
+    "scenario/sls.py",
 )
 
 
