@@ -227,21 +227,11 @@ class ResourceManager:
             services, handle_request = self.services, self._handle
             # The recovering handler looks at each heartbeat: it gets them one by one.
             recovering = self.ctx.recovery is not None
-            if type(payload) is P.Heartbeats and service == P.RESOURCE_TRACKER and not recovering:
-                # An NM host in this process, on the hot path: its tuples as they are.
-                lean = services.lean_heartbeats(payload)
-                if self.ctx.am_launches:
-                    self._launch_wakeup.set()
-                return lean
-            if type(payload) is P.IdleAllocate and service == P.AM_PROTOCOL and not recovering:
-                # An AM in this process with nothing to hand over: its heartbeat.
-                answer = services.idle_allocate(payload)
-                if self.ctx.am_launches:
-                    self._launch_wakeup.set()
-                if type(answer) is P.IdleAllocateReply:
-                    return answer
-                assert isinstance(answer, dict)
-                return P.frame(answer)
+            if not recovering:
+                lean = self._lean_answer(service, payload)
+                if lean is not None:
+                    self._wake_launcher()
+                    return lean
             try:
                 msg = P.decode(payload)
             except P.ProtocolError as e:
@@ -267,14 +257,34 @@ class ResourceManager:
                 reply = P.reply(msg, replies=replies)
             else:
                 reply = handle_request(service, msg)
-            if self.ctx.am_launches:
-                self._launch_wakeup.set()
+            self._wake_launcher()
             if msg["type"] == "cluster_metrics" and reply["type"] == "cluster_metrics_reply":
                 reply["metrics"].update(self.process_metrics())
             return P.frame(reply)
 
         # Every request is handled synchronously (see emu.rm.services).
         return never_waits(handle)
+
+    def _lean_answer(self, service: str, payload: Payload) -> Payload | None:
+        """The answer to a lean message from an actor in this process, taken
+        as it is on the hot path: an NM host's heartbeat batch
+        (`P.Heartbeats`) or an AM's idle allocate (`P.IdleAllocate`) on
+        their own service; None for anything else, which is decoded and
+        validated. (The recovering handler looks at each request as a map:
+        the caller does not ask while recovery is on.)"""
+        if type(payload) is P.Heartbeats and service == P.RESOURCE_TRACKER:
+            return self.services.lean_heartbeats(payload)
+        if type(payload) is P.IdleAllocate and service == P.AM_PROTOCOL:
+            answer = self.services.idle_allocate(payload)
+            if isinstance(answer, dict):
+                return P.frame(answer)
+            return answer
+        return None
+
+    def _wake_launcher(self) -> None:
+        """A request may have allocated AM containers: the launcher starts them."""
+        if self.ctx.am_launches:
+            self._launch_wakeup.set()
 
     async def _monitor_loop(self, name: str, interval_ms: int) -> None:
         while True:

@@ -275,21 +275,25 @@ class FSParentQueue(FSQueue):
         ~3 % of a busy Fair replay."""
         children, cluster, policy = self.children, self.fs.cluster, self.policy
         kept, inputs = self._order, self._order_inputs
-        if kept is not None and shortcuts.enabled() and len(inputs) == 2 + 5 * len(children):
-            same = inputs[0] is cluster and inputs[1] is policy
+        if (
+            kept is not None
+            and shortcuts.enabled()
+            and len(inputs) == 2 + 5 * len(children)
+            and inputs[0] is cluster
+            and inputs[1] is policy
+        ):
             i = 2
             for c in children:
-                if not same:
-                    break
-                same = (
+                if not (
                     inputs[i] is c
                     and inputs[i + 1] is c.usage
                     and inputs[i + 2] is c.demand
                     and inputs[i + 3] is c.min_share
                     and inputs[i + 4] == c.weight
-                )
+                ):
+                    break
                 i += 5
-            if same:
+            else:
                 return kept
         order = policy.sort(children, cluster)
         inputs = [cluster, policy]
