@@ -27,7 +27,9 @@ def test_rest_api_on_a_multiprocess_rm_agrees_with_the_rm(tmp_path: Path) -> Non
     try:
         ready = tmp_path / "rm.json"
         cluster.start_rm("--web-port", 0, "--ready-file", ready)
-        url = json.loads(ready.read_text())["web"]
+        # The protocol ports answer moments before the web server is up and
+        # the ready file written.
+        url = json.loads(_wait(lambda: ready.exists() and ready.read_text()))["web"]
         assert url.startswith("http://127.0.0.1:")
         cluster.start_nm("nma", 2)
         cluster.wait_nodes(2)
