@@ -41,6 +41,7 @@ import trio
 
 from emu import native
 from emu.bench import workload as W
+from emu.bench.calibrate import reference_ms
 from emu.clock import seed_scheduler, virtual_clock
 from emu.sls import SlsOptions, prepare, simulation_for
 
@@ -529,11 +530,16 @@ def main(argv: list[str] | None = None) -> int:
     names = args.only or (list(QUICK) if args.quick else list(FIGURES))
     # Which form of the hot modules the figures measure (emu/native.py).
     print(f"emu: {native.describe()}; {os.cpu_count()} CPUs")
+    # The machine's speed now: the figures are wall-time ratios (calibrate.py).
+    before = reference_ms()
+    print(f"machine: reference loop {before:.0f} ms (lower is faster)", flush=True)
     print(f"{'figure':28} {'measured':>18} {'target':>24}  met")
     for name in names:
         for f in _child(name, work, args.quick):
             print(f"{f.name:28} {f.measured:>18} {f.target:>24}  {'yes' if f.met else 'NO'}")
             print(f"    {f.detail}", flush=True)
+    after = reference_ms()
+    print(f"machine: reference loop {before:.0f} ms before the figures, {after:.0f} ms after")
     return 0
 
 
