@@ -51,6 +51,7 @@ _FILES = (
     "workload.py",
     "nm.py",
     "alarm.py",
+    "trio_time.py",
     "am/engine.py",
     "am/driver.py",
     "am/policies.py",

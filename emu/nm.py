@@ -58,6 +58,7 @@ from emu.transport import (
     never_waits,
     serve,
 )
+from emu.trio_time import current_time
 
 log = structlog.get_logger("emu.nm")
 
@@ -315,13 +316,13 @@ class NodeManagerHost:
             reply = P.decode(await rm.request(P.frame(req), timeout=self._timeout))
         except (TransportError, P.ProtocolError) as e:
             log.warning("register failed", node=node.node_id, error=str(e))
-            self._schedule(node, trio.current_time() + REGISTER_RETRY_S)
+            self._schedule(node, current_time() + REGISTER_RETRY_S)
             return
         if node.stopped:
             return
         if reply["type"] == "error":
             log.warning("register refused", node=node.node_id, error=reply["message"])
-            self._schedule(node, trio.current_time() + REGISTER_RETRY_S)
+            self._schedule(node, current_time() + REGISTER_RETRY_S)
             return
         if reply["action"] == P.SHUTDOWN:
             self._reset(node, "registration refused: SHUTDOWN")
@@ -347,7 +348,7 @@ class NodeManagerHost:
             self.epoch, self.rate = epoch, rate
         quantum = max(1, self.stagger_quantum_ms)
         offset_ms = self._rng.randrange(0, max(quantum, self.heartbeat_ms), quantum)
-        self._schedule(node, trio.current_time() + offset_ms / 1000)
+        self._schedule(node, current_time() + offset_ms / 1000)
 
     @staticmethod
     def _running_status(node: NMNode, cid: str) -> dict[str, Any]:
@@ -366,7 +367,7 @@ class NodeManagerHost:
         reported (YARN's NMContainerStatus list). Empty for a fresh node."""
         if not node.containers and not node.completed:
             return []
-        _collect_ends(node, round(trio.current_time() * 1000))
+        _collect_ends(node, round(current_time() * 1000))
         report = [
             {
                 "container_id": cid,
@@ -450,7 +451,7 @@ class NodeManagerHost:
         times, dues = self._times, self._due
         room = self.max_batch
         while True:
-            if not times or times[0] > trio.current_time():
+            if not times or times[0] > current_time():
                 # Nothing due yet: wait for the first due time, or until
                 # `_schedule` brings an earlier one (or the first of all).
                 self._waiting = True
@@ -459,7 +460,7 @@ class NodeManagerHost:
                 finally:
                     self._waiting = False
                 continue
-            now = trio.current_time()
+            now = current_time()
             batch: list[NMNode] = []
             while times and times[0] <= now and len(batch) < room:
                 at = times[0]
@@ -497,7 +498,7 @@ class NodeManagerHost:
             ends = node.ends
             if ends:
                 if now_ms is None:
-                    now_ms = round(trio.current_time() * 1000)
+                    now_ms = round(current_time() * 1000)
                 if ends[0][0] <= now_ms:
                     _collect_ends(node, now_ms)
             if not node.new_running and not node.completed:
@@ -533,7 +534,7 @@ class NodeManagerHost:
 
     async def _heartbeats(self, rm: Connection, nodes: list[NMNode]) -> None:
         """Several nodes' heartbeats in one node_heartbeats request."""
-        now_ms = round(trio.current_time() * 1000)
+        now_ms = round(current_time() * 1000)
         req = P.request(
             "node_heartbeats",
             self._next_id(),
@@ -559,7 +560,7 @@ class NodeManagerHost:
         response ids (`P.HeartbeatReplies`), applied without a map per node.
         An RM that answers otherwise (frames off, recovery on) gets the
         plain path's handling of its reply."""
-        now_ms = round(trio.current_time() * 1000)
+        now_ms = round(current_time() * 1000)
         beats = []
         for node in nodes:
             st = node.inflight
@@ -591,7 +592,7 @@ class NodeManagerHost:
         if lean is None:
             self._batch_replies(nodes, raw, reply)
             return
-        now = trio.current_time()
+        now = current_time()
         at = now + lean.next_heartbeat_ms / 1000
         if self.align_ms:
             at = self._aligned(at, now)
@@ -626,13 +627,13 @@ class NodeManagerHost:
             log.warning("batched heartbeats refused; sending them one by one", reply=reply)
             self.batching = False
             for node in nodes:
-                self._schedule(node, trio.current_time())
+                self._schedule(node, current_time())
             return
         if type(raw) is P.Frame:
             # From the RM in this process: the replies are the maps it built
             # for each heartbeat, of the catalogue's shape by construction
             # (the bytes path below checks each; tests run both).
-            now = trio.current_time()
+            now = current_time()
             for node, sub in zip(nodes, reply["replies"], strict=True):
                 self._heartbeat_reply(node, sub, now)
             return
@@ -646,7 +647,7 @@ class NodeManagerHost:
     def _heartbeat_failed(self, node: NMNode, error: str) -> None:
         self.errors += 1
         log.warning("heartbeat failed", node=node.node_id, error=error)
-        self._schedule(node, trio.current_time() + self.heartbeat_ms / 1000)
+        self._schedule(node, current_time() + self.heartbeat_ms / 1000)
 
     def _heartbeat_reply(
         self, node: NMNode, reply: dict[str, Any], now: float | None = None
@@ -662,7 +663,7 @@ class NodeManagerHost:
         if reply["type"] == "error":
             self.errors += 1
             log.warning("heartbeat refused", node=node.node_id, error=reply["message"])
-            self._schedule(node, trio.current_time() + self.heartbeat_ms / 1000)
+            self._schedule(node, current_time() + self.heartbeat_ms / 1000)
             return
         action = reply["action"]
         if action == P.RESYNC:
@@ -672,7 +673,7 @@ class NodeManagerHost:
             else:
                 self._reset(node, "RESYNC from the ResourceManager")
             node.registered = False
-            self._schedule(node, trio.current_time())
+            self._schedule(node, current_time())
             return
         if action == P.SHUTDOWN:
             self._reset(node, "node shut down by the ResourceManager")
@@ -687,7 +688,7 @@ class NodeManagerHost:
             for cid in sorted(c.container_id for c in node.containers.values() if c.app_id in gone):
                 node.finish(cid, P.EXIT_KILLED_BY_RM, "Container of a finished application")
         if now is None:
-            now = trio.current_time()
+            now = current_time()
         at = now + reply["next_heartbeat_ms"] / 1000
         if self.align_ms:
             at = self._aligned(at, now)
@@ -752,7 +753,7 @@ class NodeManagerHost:
         return P.frame(P.error(code, message, request_id))
 
     def _start(self, node: NMNode, msg: dict) -> dict:
-        now_ms = round(trio.current_time() * 1000)
+        now_ms = round(current_time() * 1000)
         ok, failed = [], []
         for launch in msg["containers"]:
             cid = launch["container_id"]
@@ -833,7 +834,7 @@ class NodeManagerHost:
         node.stopped = False
         node.registered = False
         node.response_id = 0
-        self._schedule(node, trio.current_time())
+        self._schedule(node, current_time())
 
 
 def _acknowledged(node: NMNode, sent: list[dict[str, Any]]) -> None:

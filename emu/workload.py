@@ -10,15 +10,14 @@ does, and the AM may live in another process.
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass, field, replace
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, Final
 
 from emu.resources import Resource
 
 AM_TYPES = ("mapreduce", "stream", "generic")
 
 
-@dataclass(frozen=True, slots=True)
 class TaskSpec:
     """One container the AM will ask for and run.
 
@@ -27,16 +26,90 @@ class TaskSpec:
     started. `task_type` is "map", "reduce" or a free label for generic AMs.
     `request_delay_ms` is how long after the AM registers the task is asked
     for (the DAG/generic AM honours it; mapreduce asks maps at once).
+
+    Immutable value, equal and hashed by its fields. A plain class rather
+    than a frozen dataclass: compiled, its construction, equality and hash
+    are native, where a dataclass's are the Python functions `dataclasses`
+    generates. Every AM builds its job's task plan from the submission
+    context (~100 specs per job), and a trace reader builds one per task.
     """
 
-    task_type: str
-    priority: int
-    duration_ms: int
-    resource: Resource
-    hosts: tuple[str, ...] = ()
-    execution_type: str = "GUARANTEED"
-    allocation_id: int = -1
-    request_delay_ms: int = 0
+    __slots__ = (
+        "allocation_id",
+        "duration_ms",
+        "execution_type",
+        "hosts",
+        "priority",
+        "request_delay_ms",
+        "resource",
+        "task_type",
+    )
+
+    def __init__(
+        self,
+        task_type: str,
+        priority: int,
+        duration_ms: int,
+        resource: Resource,
+        hosts: tuple[str, ...] = (),
+        execution_type: str = "GUARANTEED",
+        allocation_id: int = -1,
+        request_delay_ms: int = 0,
+    ) -> None:
+        self.task_type: Final = task_type
+        self.priority: Final = priority
+        self.duration_ms: Final = duration_ms
+        self.resource: Final = resource
+        self.hosts: Final = hosts
+        self.execution_type: Final = execution_type
+        self.allocation_id: Final = allocation_id
+        self.request_delay_ms: Final = request_delay_ms
+
+    def _fields(self) -> tuple[str, int, int, Resource, tuple[str, ...], str, int, int]:
+        return (
+            self.task_type,
+            self.priority,
+            self.duration_ms,
+            self.resource,
+            self.hosts,
+            self.execution_type,
+            self.allocation_id,
+            self.request_delay_ms,
+        )
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, TaskSpec):
+            return NotImplemented
+        return self is other or self._fields() == other._fields()
+
+    def __ne__(self, other: object) -> bool:
+        if not isinstance(other, TaskSpec):
+            return NotImplemented
+        return not self == other
+
+    def __hash__(self) -> int:
+        return hash(self._fields())
+
+    def __repr__(self) -> str:
+        return (
+            f"TaskSpec(task_type={self.task_type!r}, priority={self.priority!r}, "
+            f"duration_ms={self.duration_ms!r}, resource={self.resource!r}, "
+            f"hosts={self.hosts!r}, execution_type={self.execution_type!r}, "
+            f"allocation_id={self.allocation_id!r}, request_delay_ms={self.request_delay_ms!r})"
+        )
+
+    def with_task_type(self, task_type: str) -> TaskSpec:
+        """The same spec with another `task_type`."""
+        return TaskSpec(
+            task_type,
+            self.priority,
+            self.duration_ms,
+            self.resource,
+            self.hosts,
+            self.execution_type,
+            self.allocation_id,
+            self.request_delay_ms,
+        )
 
     def to_wire(self, resource: dict[str, int] | None = None) -> dict[str, Any]:
         """The task's wire map; `resource`, if given, is the resource's wire
@@ -67,29 +140,19 @@ class TaskSpec:
         resources and host tuples) come back as one object."""
         resource = Resource.from_wire(m["resource"])
         hosts = tuple(m.get("hosts") or ())
-        if shared is None:
-            return cls(
-                task_type=m["type"],
-                priority=m["priority"],
-                duration_ms=m["duration_ms"],
-                resource=resource,
-                hosts=hosts,
-                execution_type=m.get("execution_type", "GUARANTEED"),
-                allocation_id=m.get("allocation_id", -1),
-                request_delay_ms=m.get("request_delay_ms", 0),
-            )
-        return shared.task(
-            cls(
-                task_type=m["type"],
-                priority=m["priority"],
-                duration_ms=m["duration_ms"],
-                resource=shared.resource(resource),
-                hosts=shared.hosts(hosts),
-                execution_type=m.get("execution_type", "GUARANTEED"),
-                allocation_id=m.get("allocation_id", -1),
-                request_delay_ms=m.get("request_delay_ms", 0),
-            )
+        if shared is not None:
+            resource, hosts = shared.resource(resource), shared.hosts(hosts)
+        task = TaskSpec(
+            m["type"],
+            m["priority"],
+            m["duration_ms"],
+            resource,
+            hosts,
+            m.get("execution_type", "GUARANTEED"),
+            m.get("allocation_id", -1),
+            m.get("request_delay_ms", 0),
         )
+        return task if shared is None else shared.task(task)
 
 
 @dataclass(frozen=True, slots=True)
@@ -204,7 +267,7 @@ class SpecCache:
         found = self._tasks.get(t)
         if found is None:
             kind = sys.intern(t.task_type)
-            found = self._tasks[t] = t if kind is t.task_type else replace(t, task_type=kind)
+            found = self._tasks[t] = t if kind is t.task_type else t.with_task_type(kind)
         return found
 
 

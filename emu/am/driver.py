@@ -58,6 +58,7 @@ import trio
 
 from emu.alarm import Alarm
 from emu.am.engine import AMFaults, ApplicationMaster
+from emu.trio_time import current_time
 
 
 class AMHandle:
@@ -127,7 +128,7 @@ class AMDriver:
         self._seq += 1
         handle = AMHandle(self, ApplicationMaster(am, self.faults), self._seq, on_exit)
         self._live[handle.seq] = handle
-        heapq.heappush(self._heap, (trio.current_time(), -handle.seq, handle))
+        heapq.heappush(self._heap, (current_time(), -handle.seq, handle))
         self._alarm.wake()
         return handle
 
@@ -141,7 +142,7 @@ class AMDriver:
                 if not heap:
                     await self._alarm.wait()
                     continue
-                now = trio.current_time()
+                now = current_time()
                 if heap[0][0] > now:
                     await self._alarm.wait(heap[0][0])
                     continue

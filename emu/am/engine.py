@@ -33,6 +33,7 @@ from emu import protocol as P
 from emu.am.policies import POLICIES
 from emu.timeouts import network_timeout
 from emu.transport import Connection, Payload, TransportError, connect
+from emu.trio_time import current_time
 from emu.workload import JobSpec
 
 log = structlog.get_logger("emu.am")
@@ -231,7 +232,7 @@ class ApplicationMaster:
             if not self._registered:
                 await self._register(rm)
                 self._registered = True
-                self.start_time = trio.current_time()
+                self.start_time = current_time()
             if self.job.job_id in self.faults.hang_jobs:
                 self.faults.hang_jobs.discard(self.job.job_id)
                 log.info("AM hangs (injected fault)", attempt=self.attempt_id)
@@ -296,7 +297,7 @@ class ApplicationMaster:
         self, rm: Connection, nms: dict[str, Connection], stack: AsyncExitStack
     ) -> bool:
         if self.waiting:
-            elapsed = round((trio.current_time() - self.start_time) * 1000)
+            elapsed = round((current_time() - self.start_time) * 1000)
             released = self.policy.release(self.tasks, self.done, elapsed)
             # A policy handing back the very list it gave last time (as the
             # MapReduce one does) releases nothing new: no task returns to WAIT.
@@ -347,8 +348,8 @@ class ApplicationMaster:
             answer = await self._send(rm, "allocate", None)
             if type(answer) is P.IdleAllocateReply:
                 self.response_id = answer.response_id
-                if self._deadlines and self._deadlines[0][0] <= trio.current_time():
-                    self._expire_overdue(trio.current_time())
+                if self._deadlines and self._deadlines[0][0] <= current_time():
+                    self._expire_overdue(current_time())
                 return True
             assert isinstance(answer, dict)
             reply = _refusal_raised("allocate", answer)
@@ -376,9 +377,9 @@ class ApplicationMaster:
                 self._set_state(i, PENDING)
                 self.lost += 1
                 self.faults.tasks_rerun += 1
-        if self._deadlines and self._deadlines[0][0] <= trio.current_time():
+        if self._deadlines and self._deadlines[0][0] <= current_time():
             # After the reply: completions the RM still had are in it.
-            self._expire_overdue(trio.current_time())
+            self._expire_overdue(current_time())
         for c in reply["allocated"]:
             self._expect_placed(c)
         if reply["allocated"]:
@@ -549,7 +550,7 @@ class ApplicationMaster:
         self, allocated: list[dict[str, Any]], nms: dict[str, Connection], stack: AsyncExitStack
     ) -> None:
         per_node: dict[tuple[str, str], list[dict[str, Any]]] = {}
-        now = trio.current_time()
+        now = current_time()
         for c in allocated:
             i = self._match(c)
             if i is None:

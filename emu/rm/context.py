@@ -13,8 +13,6 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
-import trio
-
 from emu.rm import app as app_sm
 from emu.rm import attempt as attempt_sm
 from emu.rm import container as container_sm
@@ -24,6 +22,7 @@ from emu.rm.monitors import ExpiryMonitor
 from emu.rm.retention import CompletedApps
 from emu.rm.settings import RMSettings
 from emu.rm.statemachine import StateMachine
+from emu.trio_time import current_time
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -93,7 +92,7 @@ class RMContext:
     @staticmethod
     def now_ms() -> int:
         """Simulated milliseconds since the run's start, from trio's clock."""
-        return round(trio.current_time() * 1000)
+        return round(current_time() * 1000)
 
     def dispatch(self, kind: str, etype: str, target: str, data: Any = None) -> None:
         self.dispatcher.dispatch(Event(kind, etype, target, data))

@@ -11,7 +11,7 @@ the request and replays stay deterministic.
 from __future__ import annotations
 
 import time
-from collections import Counter, defaultdict, deque
+from collections import Counter, deque
 from collections.abc import Callable
 from typing import Any
 
@@ -39,14 +39,29 @@ class Event:
 Handler = Callable[[Event], None]
 
 
+class EventCounts:
+    """How many events of one kind and type were handled, and the wall
+    seconds their handlers took (SLS's scheduler-operation counters and
+    timings)."""
+
+    __slots__ = ("count", "seconds")
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.seconds = 0.0
+
+
 class Dispatcher:
     """Ordered event queue with per-kind handlers and timing metrics."""
 
     def __init__(self) -> None:
         self._queue: deque[Event] = deque()
         self._handlers: dict[str, Handler] = {}
-        self.handled: Counter[str] = Counter()
-        self.handle_seconds: dict[str, float] = defaultdict(float)
+        self._counts: dict[str, EventCounts] = {}
+        """By "kind.type", in the order each was first counted."""
+        self._by_kind: dict[str, dict[str, EventCounts]] = {}
+        """The same records by kind and type: what `drain` looks up for
+        each event, without formatting its "kind.type" name."""
         self.max_depth = 0
         self._draining = False
 
@@ -65,21 +80,44 @@ class Dispatcher:
     def depth(self) -> int:
         return len(self._queue)
 
+    @property
+    def handled(self) -> Counter[str]:
+        """Events handled so far by "kind.type" (a copy)."""
+        return Counter({name: c.count for name, c in self._counts.items()})
+
+    @property
+    def handle_seconds(self) -> dict[str, float]:
+        """Wall seconds their handlers took by "kind.type" (a copy)."""
+        return {name: c.seconds for name, c in self._counts.items()}
+
+    def counts(self, kind: str, etype: str) -> EventCounts:
+        """The record of events of `kind` and `etype` (made at first use)."""
+        of_kind = self._by_kind.get(kind)
+        if of_kind is None:
+            of_kind = self._by_kind[kind] = {}
+        counts = of_kind.get(etype)
+        if counts is None:
+            counts = of_kind[etype] = self._counts[f"{kind}.{etype}"] = EventCounts()
+        return counts
+
     def drain(self) -> None:
         """Handle queued events, and those they raise, until none is left."""
         if self._draining:
             return
         self._draining = True
-        queue, handlers = self._queue, self._handlers
-        handled, seconds = self.handled, self.handle_seconds
+        queue, handlers, by_kind = self._queue, self._handlers, self._by_kind
         clock = time.perf_counter
         try:
             while queue:
                 event = queue.popleft()
-                name = f"{event.kind}.{event.type}"
+                kind = event.kind
+                of_kind = by_kind.get(kind)
+                counts = of_kind.get(event.type) if of_kind is not None else None
+                if counts is None:
+                    counts = self.counts(kind, event.type)
                 start = clock()
-                handlers[event.kind](event)
-                seconds[name] += clock() - start
-                handled[name] += 1
+                handlers[kind](event)
+                counts.seconds += clock() - start
+                counts.count += 1
         finally:
             self._draining = False

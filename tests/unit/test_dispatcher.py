@@ -38,3 +38,19 @@ def test_handler_registered_once_per_kind():
     d.register("a", lambda e: None)
     with pytest.raises(ValueError):
         d.register("a", lambda e: None)
+
+
+def test_counts_are_kept_per_kind_and_type_in_first_seen_order():
+    d = Dispatcher()
+    d.register("a", lambda e: None)
+    d.register("b", lambda e: None)
+    for kind, etype in [("b", "Y"), ("a", "X"), ("b", "Y"), ("a", "Z")]:
+        d.dispatch(Event(kind, etype, "t"))
+    d.drain()
+    # counted without a pass (a skipped quiet heartbeat): the same record
+    d.counts("a", "X").count += 2
+    assert list(d.handled.items()) == [("b.Y", 2), ("a.X", 3), ("a.Z", 1)]
+    seconds = d.handle_seconds
+    assert list(seconds) == ["b.Y", "a.X", "a.Z"]
+    assert all(s >= 0.0 for s in seconds.values())
+    assert d.counts("b", "Y") is d.counts("b", "Y")

@@ -70,6 +70,7 @@ async def test_quiet_heartbeat_skips_the_pass_and_keeps_every_count(autojump_clo
     assert reply["response_id"] == rid + 1 == node.response_id
     assert reply["action"] == "NORMAL"
     assert rm.ctx.nm_liveness._last["h2"] == rm.ctx.now_ms() == node.last_heartbeat_ms
+    handled = rm.ctx.dispatcher.handled
     assert (handled["node.STATUS_UPDATE"], handled["scheduler.NODE_UPDATE"]) == (
         counts[0] + 1,
         counts[1] + 1,

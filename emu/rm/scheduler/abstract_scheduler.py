@@ -615,8 +615,12 @@ class Scheduler:
         is the priority-0 one asked for while the AM is pending."""
         ctx = self.ctx
         sapp.container_seq += 1
-        app_seq, attempt_no = _container_prefix(sapp.attempt_id)
-        cid = f"container_{ctx.cluster_timestamp}_{app_seq}_{attempt_no}_{sapp.container_seq:06d}"
+        prefix = sapp.container_prefix
+        if not prefix:
+            app_seq, attempt_no = _container_prefix(sapp.attempt_id)
+            prefix = f"container_{ctx.cluster_timestamp}_{app_seq}_{attempt_no}_"
+            sapp.container_prefix = prefix
+        cid = f"{prefix}{sapp.container_seq:06d}"
         return RMContainer(
             cid,
             sapp.attempt_id,

@@ -23,6 +23,7 @@ class SchedulerApp:
         "app_id",
         "attempt_id",
         "blacklist",
+        "container_prefix",
         "container_seq",
         "info",
         "live",
@@ -71,6 +72,10 @@ class SchedulerApp:
         self.to_preempt: dict[str, RMContainer] = {}
         self.to_preempt_resource = ZERO
         self.container_seq = container_seq
+        self.container_prefix = ""
+        """The attempt's container ids up to the sequence number
+        ("container_<cluster ts>_<app>_<attempt>_"), made at its first
+        container (the scheduler's `_new_container`)."""
 
     @property
     def pending(self) -> Resource:

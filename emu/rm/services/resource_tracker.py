@@ -243,12 +243,7 @@ def count_quiet(dispatcher: Dispatcher, n: int) -> None:
     """Count `n` skipped quiet heartbeats as handled STATUS_UPDATE and
     NODE_UPDATE events (SLS's scheduler-operation counters), each of which
     would have queued one event at a time."""
-    handled = dispatcher.handled
-    handled[_NODE_STATUS_UPDATE] += n
-    handled[_SCHEDULER_NODE_UPDATE] += n
+    dispatcher.counts("node", node_sm.NodeEvent.STATUS_UPDATE).count += n
+    dispatcher.counts("scheduler", SchedulerEvent.NODE_UPDATE).count += n
     if dispatcher.max_depth < 1:
         dispatcher.max_depth = 1
-
-
-_NODE_STATUS_UPDATE = f"node.{node_sm.NodeEvent.STATUS_UPDATE}"
-_SCHEDULER_NODE_UPDATE = f"scheduler.{SchedulerEvent.NODE_UPDATE}"

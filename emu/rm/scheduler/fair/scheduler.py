@@ -22,7 +22,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 import structlog
-import trio
 
 from emu.errors import InputError
 from emu.resources import (
@@ -63,6 +62,7 @@ from emu.rm.scheduler.fair.queues import (
 from emu.rm.scheduler.fair.settings import FairSettings
 from emu.rm.scheduler.locality import ANY, OFF_SWITCH
 from emu.rm.scheduler.scheduler_node import SchedulerNode
+from emu.trio_time import current_time
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -133,7 +133,7 @@ class FairScheduler(Scheduler):
     # --- helpers --------------------------------------------------------------------------------
     def now_ms(self) -> int:
         try:
-            return round(trio.current_time() * 1000)
+            return round(current_time() * 1000)
         except RuntimeError:
             return 0
 
