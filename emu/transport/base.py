@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import importlib
 from abc import ABC, abstractmethod
-from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
+from contextlib import AbstractAsyncContextManager, asynccontextmanager, suppress
 from contextvars import ContextVar
 from dataclasses import dataclass, replace
 from functools import partial
@@ -132,10 +132,11 @@ async def handle_request(
 ) -> Payload | None:
     """Run the handler on one request, keeping the server alive whatever it does.
 
-    Every implementation calls this so the counters mean the same thing over
-    every transport. A handler exception or a non-bytes result is logged and
-    counted and yields no reply: one bad request must never stop the server.
-    A reply is bytes or an object with `__bytes__`, as a request is.
+    Every implementation calls this (or `handle_now`) so the counters mean
+    the same thing over every transport. A handler exception or a non-bytes
+    result is logged and counted and yields no reply: one bad request must
+    never stop the server. A reply is bytes or an object with `__bytes__`,
+    as a request is.
     """
     stats.requests += 1
     try:
@@ -144,6 +145,43 @@ async def handle_request(
         stats.handler_errors += 1
         _log.exception("transport.handler_error", address=address)
         return None
+    return _answered(reply, stats, address)
+
+
+def handle_now(
+    handler: Handler, payload: Payload, stats: ServerStats, address: str
+) -> Payload | None:
+    """`handle_request` for a `never_waits` handler, run here and now to
+    its end without an event loop step: the in-process transport's hot
+    path, one call where awaiting `handle_request` would add a coroutine.
+    A handler that does wait is a bug: RuntimeError."""
+    stats.requests += 1
+    # An `async def` handler: its awaitable is a coroutine.
+    coro = cast(Coroutine[Any, Any, Payload | None], handler(payload))
+    try:
+        coro.send(None)
+    except StopIteration as done:
+        reply: Payload | None = done.value
+    except Exception:
+        stats.handler_errors += 1
+        _log.exception("transport.handler_error", address=address)
+        return None
+    except BaseException:
+        # A signal (Ctrl-C), maybe before the first step: an unstarted
+        # coroutine would otherwise warn "never awaited" on exit. (Closing
+        # one that ended is a no-op, but a compiled one may raise instead.)
+        with suppress(Exception):
+            coro.close()
+        raise
+    else:
+        coro.close()
+        raise RuntimeError("a handler marked never_waits waited")
+    return _answered(reply, stats, address)
+
+
+def _answered(reply: Payload | None, stats: ServerStats, address: str) -> Payload | None:
+    """A handler's reply as the transport sends it: None (counted) when
+    there is none or it is not bytes-like."""
     if reply is None:
         stats.dropped += 1
         return None

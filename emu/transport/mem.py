@@ -17,9 +17,9 @@ unbounded request channel per server and none per request or connection.
 from __future__ import annotations
 
 import math
-from collections.abc import AsyncIterator, Coroutine
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any, NoReturn
+from typing import NoReturn
 
 import trio
 
@@ -31,6 +31,7 @@ from emu.transport.base import (
     Pending,
     ServerStats,
     TransportError,
+    handle_now,
     handle_request,
 )
 
@@ -178,9 +179,7 @@ class MemConnection(Connection):
             server.busy = True
             if server.never_waits:
                 try:
-                    reply = _run_now(
-                        handle_request(server.handler, payload, server.stats, server.address)
-                    )
+                    reply = handle_now(server.handler, payload, server.stats, server.address)
                 finally:
                     server.done()
                 if reply is None:
@@ -205,21 +204,6 @@ class MemConnection(Connection):
         server.queued += 1
         server.send.send_nowait(pending)
         return await pending.wait()
-
-
-def _run_now(coro: Coroutine[Any, Any, Payload | None]) -> Payload | None:
-    """The result of a coroutine that finishes without waiting, run here
-    and now (a `never_waits` handler under `handle_request`)."""
-    try:
-        coro.send(None)
-    except StopIteration as done:
-        result: Payload | None = done.value
-        return result
-    finally:
-        # Also when a signal (Ctrl-C) lands before the first step: an
-        # unstarted coroutine would otherwise warn "never awaited" on exit.
-        coro.close()
-    raise RuntimeError("a handler marked never_waits waited")
 
 
 @asynccontextmanager

@@ -471,6 +471,29 @@ async def test_a_handler_that_never_waits_answers_inline_and_is_counted(
     assert (stats.requests, stats.replies) == (1, 1)
 
 
+async def test_a_never_waits_handler_error_or_bad_reply_is_counted_and_survived(
+    nursery: trio.Nursery, autojump_clock: trio.testing.MockClock
+) -> None:
+    """The inline path keeps `handle_request`'s promises: a handler that
+    raises or answers with a non-bytes reply is counted and leaves the
+    request unanswered, and the server serves the next one."""
+
+    @never_waits
+    async def picky(payload: bytes) -> bytes:
+        if payload == b"boom":
+            raise RuntimeError("handler bug")
+        return payload.decode() if payload == b"str" else payload  # type: ignore[return-value]
+
+    stats = ServerStats()
+    await nursery.start(partial(serve, "mem://picky", picky, stats=stats))
+    async with connect("mem://picky") as conn:
+        for bad in (b"boom", b"str"):
+            with pytest.raises(RequestTimeout):
+                await conn.request(bad, timeout=0.2)
+            assert await conn.request(b"next", timeout=5) == b"next"
+    assert stats == ServerStats(requests=4, replies=2, handler_errors=2)
+
+
 def test_a_bound_method_can_be_marked_never_waits() -> None:
     class Server:
         async def handle(self, payload: bytes) -> bytes:
