@@ -257,3 +257,40 @@ async def test_a_parent_keeps_its_children_order_only_while_its_inputs_stand(
     shortcuts.set_enabled(False)
     kept = root.children_in_order()
     assert root.children_in_order() is not kept and root.children_in_order() == kept
+
+
+@pytest.mark.parametrize("policy", ["drf", "fair"])
+async def test_a_parent_rekeys_only_changed_children_and_keeps_the_sort_order(
+    tmp_path: Path, policy: str, autojump_clock: Any
+) -> None:
+    """FSParentQueue.children_in_order over a seeded mix of changes (usage
+    up and down, demand, weight, a min share that makes a child needy, so
+    the comparator must order them): the order is always the policy's sort
+    of the children as they are, by kept keys or afresh."""
+    h = _harness(tmp_path, policy)
+    root = h.sched.qm.root
+    for name in ("c", "d"):
+        assert h.sched.qm.get_leaf(f"root.{name}", True) is not None
+    rng = random.Random(12)
+    used: dict[int, list[Resource]] = {id(c): [] for c in root.children}
+    needy_seen = 0
+    for _ in range(600):
+        child = rng.choice(root.children)
+        what = rng.randrange(6)
+        if what <= 1:
+            r = Resource(rng.randrange(1, 6) * GB, rng.randrange(1, 6))
+            child.inc_usage(r)
+            used[id(child)].append(r)
+        elif what == 2 and used[id(child)]:
+            child.dec_usage(used[id(child)].pop(rng.randrange(len(used[id(child)]))))
+        elif what == 3:
+            child.demand = Resource(rng.randrange(0, 40) * GB, rng.randrange(0, 40))
+        elif what == 4:
+            child.weight = rng.choice([0.5, 1.0, 2.0, 3.0])
+        else:
+            child.min_share = rng.choice([Resource(0, 0), Resource(0, 0), Resource(30 * GB, 30)])
+        needy_seen += any(c.min_share.memory > c.usage.memory for c in root.children)
+        order = root.children_in_order()
+        assert order == root.policy.sort(root.children, h.sched.cluster)
+        assert root.children_in_order() is order  # nothing changed since: kept
+    assert needy_seen > 50  # the comparator's case came up too

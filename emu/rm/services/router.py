@@ -121,7 +121,10 @@ class RMServices:
         ctx = self.ctx
         rid = batch.request_id
         beats = batch.beats
-        beat = self.tracker.beat_lean
+        # Called as methods, not through bound-method objects: compiled,
+        # that is a direct call instead of one through Python's calling
+        # convention (two per heartbeat, ~1 % of a 10,000-node replay).
+        tracker = self.tracker
         dispatcher = ctx.dispatcher
         self.requests["node_heartbeat"] += len(beats)
         now_ms = ctx.now_ms()
@@ -131,7 +134,8 @@ class RMServices:
         # the scheduler proves it can skip (`_quiet_node`), its event
         # counts added once for the batch (nothing reads them in between).
         nodes, pings = ctx.nodes, ctx.nm_liveness.last_pings
-        skip = ctx.scheduler.skip_quiet_node_update if shortcuts.enabled() else None
+        scheduler = ctx.scheduler
+        skipping = shortcuts.enabled()
         running = node_sm.RUNNING
         quiet = 0
         for node_id, response_id, statuses in beats:
@@ -139,7 +143,7 @@ class RMServices:
                 node = nodes.get(node_id)
                 may_skip = True
                 if (
-                    skip is not None
+                    skipping
                     and not statuses
                     and node is not None
                     and node.response_id == response_id
@@ -148,7 +152,7 @@ class RMServices:
                     and not node.apps_to_cleanup
                     and not dispatcher.depth
                 ):
-                    if skip(node_id):
+                    if scheduler.skip_quiet_node_update(node_id):
                         node.last_heartbeat_ms = now_ms
                         if node_id in pings:
                             pings[node_id] = now_ms
@@ -160,7 +164,9 @@ class RMServices:
                         continue
                     # Asked already (a refusal leaves nothing behind): the pass runs.
                     may_skip = False
-                replies.append(beat(node_id, response_id, statuses, rid, now_ms, may_skip))
+                replies.append(
+                    tracker.beat_lean(node_id, response_id, statuses, rid, now_ms, may_skip)
+                )
             except Exception as e:
                 replies.append(self._failed("node_heartbeat", e, rid))
             if dispatcher.depth:
