@@ -1,21 +1,29 @@
-"""How fast this machine runs Python right now: a fixed reference loop.
+"""How fast this machine runs Python right now: two fixed reference loops.
 
 Why: every figure of `make bench` is a ratio to wall time, and the speed
 of a shared virtual machine drifts. The 2-core VM the figures in
 BENCHMARKS.md come from has run the same commit 20-50 % apart a few hours
-apart (P2 at 9.6x and 5.1x in one morning). `make bench` times this loop
+apart (P2 at 9.6x and 5.1x in one morning). `make bench` times these loops
 before and after its figures, so a run's figures can be read against the
 machine's speed at the time, and two runs compare only alongside it.
 
-The loop is plain interpreted Python (never compiled) doing what the
-emulator does most: small dict updates, string keys, heap pushes and pops
-of tuples, attribute reads. Its time is the best of a few rounds (the
-least disturbed)."""
+Both loops are plain interpreted Python (never compiled):
+
+- compute: what the emulator does most, on data that stays in the CPU's
+  caches: small dict updates with string keys, heap pushes and pops of
+  tuples, attribute reads;
+- memory: an attribute update on each of a million small objects in a
+  random order, most of them a cache miss, as the emulator's reference
+  counting on a 10,000-node cluster is (its largest single cost in a
+  profile). A neighbour on the same host slows this one first.
+
+Each time is the best of a few rounds (the least disturbed)."""
 
 from __future__ import annotations
 
 import heapq
 import math
+import random
 import time
 from collections.abc import Callable
 
@@ -44,13 +52,44 @@ def _round(n: int) -> int:
     return total
 
 
-def reference_ms(
-    rounds: int = 3, n: int = 200_000, clock: Callable[[], float] = time.perf_counter
-) -> float:
-    """Wall milliseconds of the reference loop: the best of `rounds`."""
+def _scattered(n: int) -> list[_Slot]:
+    """`n` small objects, listed in a random order (a fixed seed)."""
+    objects = [_Slot("") for _ in range(n)]
+    random.Random(1).shuffle(objects)
+    return objects
+
+
+def _touch(objects: list[_Slot]) -> int:
+    for o in objects:
+        o.count += 1
+    return len(objects)
+
+
+def _best_ms(work: Callable[[], object], rounds: int, clock: Callable[[], float]) -> float:
     best = math.inf
     for _ in range(rounds):
         start = clock()
-        _round(n)
+        work()
         best = min(best, clock() - start)
     return best * 1000
+
+
+def reference_ms(
+    rounds: int = 3, n: int = 200_000, clock: Callable[[], float] = time.perf_counter
+) -> float:
+    """Wall milliseconds of the compute loop: the best of `rounds`."""
+    return _best_ms(lambda: _round(n), rounds, clock)
+
+
+def memory_ms(
+    rounds: int = 3, n: int = 1_000_000, clock: Callable[[], float] = time.perf_counter
+) -> float:
+    """Wall milliseconds of the memory loop over `n` objects: the best of
+    `rounds` (the objects are made once, before the first)."""
+    objects = _scattered(n)
+    return _best_ms(lambda: _touch(objects), rounds, clock)
+
+
+def describe() -> str:
+    """Both loops' times, as `make bench` prints them."""
+    return f"compute {reference_ms():.0f} ms, memory {memory_ms():.0f} ms"

@@ -18,6 +18,10 @@ on the virtual clock, and samples the cluster once per simulated second.
   window of wall time: nodes lost and heartbeat round trips (p50/p99), as
   the NM processes measure them, after every node registered.
 
+Before and after the figures it times two fixed reference loops (compute
+and memory, `emu.bench.calibrate`): the machine's speed at the time, since
+the figures are ratios to wall time on a machine whose speed drifts.
+
     python -m emu.bench [--quick] [--only NAME ...] [--work-dir DIR]
                         [--p3-nm-procs K ...] [--p3-window-s S]
 """
@@ -40,8 +44,8 @@ from typing import Any
 import trio
 
 from emu import native
+from emu.bench import calibrate
 from emu.bench import workload as W
-from emu.bench.calibrate import reference_ms
 from emu.clock import seed_scheduler, virtual_clock
 from emu.sls import SlsOptions, prepare, simulation_for
 
@@ -539,15 +543,14 @@ def main(argv: list[str] | None = None) -> int:
     # Which form of the hot modules the figures measure (emu/native.py).
     print(f"emu: {native.describe()}; {os.cpu_count()} CPUs")
     # The machine's speed now: the figures are wall-time ratios (calibrate.py).
-    before = reference_ms()
-    print(f"machine: reference loop {before:.0f} ms (lower is faster)", flush=True)
+    before = calibrate.describe()
+    print(f"machine: reference loops {before} (lower is faster)", flush=True)
     print(f"{'figure':28} {'measured':>18} {'target':>24}  met")
     for name in names:
         for f in _child(name, work, args.quick):
             print(f"{f.name:28} {f.measured:>18} {f.target:>24}  {'yes' if f.met else 'NO'}")
             print(f"    {f.detail}", flush=True)
-    after = reference_ms()
-    print(f"machine: reference loop {before:.0f} ms before the figures, {after:.0f} ms after")
+    print(f"machine: reference loops {before} before the figures; {calibrate.describe()} after")
     return 0
 
 
