@@ -100,16 +100,8 @@ class TaskSpec:
 
     def with_task_type(self, task_type: str) -> TaskSpec:
         """The same spec with another `task_type`."""
-        return TaskSpec(
-            task_type,
-            self.priority,
-            self.duration_ms,
-            self.resource,
-            self.hosts,
-            self.execution_type,
-            self.allocation_id,
-            self.request_delay_ms,
-        )
+        f = self._fields()
+        return TaskSpec(task_type, f[1], f[2], f[3], f[4], f[5], f[6], f[7])
 
     def to_wire(self, resource: dict[str, int] | None = None) -> dict[str, Any]:
         """The task's wire map; `resource`, if given, is the resource's wire
