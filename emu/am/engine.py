@@ -348,8 +348,7 @@ class ApplicationMaster:
             answer = await self._send(rm, "allocate", None)
             if type(answer) is P.IdleAllocateReply:
                 self.response_id = answer.response_id
-                if self._deadlines and self._deadlines[0][0] <= current_time():
-                    self._expire_overdue(current_time())
+                self._expire_overdue()
                 return True
             assert isinstance(answer, dict)
             reply = _refusal_raised("allocate", answer)
@@ -377,20 +376,22 @@ class ApplicationMaster:
                 self._set_state(i, PENDING)
                 self.lost += 1
                 self.faults.tasks_rerun += 1
-        if self._deadlines and self._deadlines[0][0] <= current_time():
-            # After the reply: completions the RM still had are in it.
-            self._expire_overdue(current_time())
+        # After the reply: completions the RM still had are in it.
+        self._expire_overdue()
         for c in reply["allocated"]:
             self._expect_placed(c)
         if reply["allocated"]:
             await self._launch(reply["allocated"], nms, stack)
         return True
 
-    def _expire_overdue(self, now: float) -> None:
+    def _expire_overdue(self) -> None:
         """Fail and re-ask the running tasks whose completion is overdue by
         TASK_TIMEOUT_S (as MapReduce's task timeout), releasing their
-        containers."""
+        containers. Called after every allocate reply: mostly nothing is due."""
         deadlines = self._deadlines
+        if not deadlines:
+            return
+        now = current_time()
         while deadlines and deadlines[0][0] <= now:
             _, i, cid = heapq.heappop(deadlines)
             if self.container_task.get(cid) != i or self.state[i] != RUNNING:
