@@ -42,6 +42,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         raise InputError("--rate", str(args.rate), "must be a positive number")
     scenario = native.load(args.scenario)
     _apply_defines(scenario.conf, args.define)
+    _apply_impl(scenario.conf, args)
     RMSettings.from_conf(scenario.conf)
     seed = scenario.seed if args.seed is None else args.seed
     watch = Watch.from_args(args)
@@ -94,6 +95,29 @@ def _cmd_run(args: argparse.Namespace) -> int:
         f"{result.simulated_ms / 1000 / max(result.wall_seconds, 1e-9):.0f} simulated s per wall s"
         + (f"; outputs in {out}" if out is not None else ""),
     )
+
+
+def _add_impl_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--scheduler-impl",
+        choices=("emu", "hadoop"),
+        help="whose code schedules: emu's own port of the scheduler, or Hadoop's scheduler "
+        "class itself on emu's virtual clock (needs Java; the property emu.scheduler.impl) "
+        "(default: emu)",
+    )
+    p.add_argument(
+        "--hadoop-classpath",
+        metavar="CP",
+        help="the jars Hadoop's scheduler is loaded from, e.g. a patched build "
+        "(default: HADOOP_HOME's, else Apache Hadoop as fetched by make hadoop)",
+    )
+
+
+def _apply_impl(conf: Configuration, args: argparse.Namespace) -> None:
+    if getattr(args, "scheduler_impl", None):
+        conf.set("emu.scheduler.impl", args.scheduler_impl, "--scheduler-impl")
+    if getattr(args, "hadoop_classpath", None):
+        conf.set("emu.hadoop.classpath", args.hadoop_classpath, "--hadoop-classpath")
 
 
 def _apply_defines(conf: Configuration, defines: list[str]) -> None:
@@ -262,6 +286,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="set a configuration property over the scenario's [config] (repeatable), e.g. "
         "-D yarn.resourcemanager.scheduler.class=fair (default: none)",
     )
+    _add_impl_options(run)
     run.add_argument(
         "--rate",
         type=float,

@@ -27,11 +27,26 @@ SCHEDULER_CLASSES = {
 }
 
 SCHEDULER_CLASS = "yarn.resourcemanager.scheduler.class"
+SCHEDULER_IMPL = "emu.scheduler.impl"
+"""Whose code schedules: `emu` (emu's own port, the default) or `hadoop`
+(Hadoop's scheduler class itself, through `emu.hadoop`)."""
+IMPLS = ("emu", "hadoop")
+
+JAVA_CLASSES = {
+    "fifo": "org.apache.hadoop.yarn.server.resourcemanager.scheduler.fifo.FifoScheduler",
+    "capacity": (
+        "org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacityScheduler"
+    ),
+    "fair": "org.apache.hadoop.yarn.server.resourcemanager.scheduler.fair.FairScheduler",
+}
+"""The Hadoop class behind each of emu's scheduler names. SLS's wrappers
+(SLSCapacityScheduler, SLSFairScheduler) only add metrics around these."""
 
 
 @dataclass(frozen=True)
 class RMSettings:
     scheduler: str
+    """fifo, capacity or fair; `custom` for another Hadoop class (hadoop impl only)."""
     minimum_allocation: Resource
     maximum_allocation: Resource
     nm_heartbeat_ms: int
@@ -40,17 +55,32 @@ class RMSettings:
     am_max_attempts: int
     container_expiry_ms: int
     resource_types: tuple[str, ...]
+    impl: str = "emu"
+    java_class: str = ""
+    """With impl `hadoop`: the scheduler class Hadoop loads."""
 
     @classmethod
     def from_conf(cls, conf: Configuration) -> RMSettings:
         name = conf.get_str(SCHEDULER_CLASS, "capacity")
+        impl = conf.get_str(SCHEDULER_IMPL, "emu").strip().lower()
+        if impl not in IMPLS:
+            raise InputError(
+                conf.sources.get(SCHEDULER_IMPL, "configuration"),
+                SCHEDULER_IMPL,
+                f"unknown scheduler implementation {impl!r} (expected emu or hadoop)",
+            )
         scheduler = SCHEDULER_CLASSES.get(name) or SCHEDULER_CLASSES.get(name.lower())
+        java_class = ""
+        if impl == "hadoop":
+            java_class = JAVA_CLASSES.get(scheduler or "", name.strip())
+            scheduler = scheduler or "custom"
         if scheduler is None:
             raise InputError(
                 conf.sources.get(SCHEDULER_CLASS, "configuration"),
                 SCHEDULER_CLASS,
                 f"unknown scheduler {name!r} "
-                "(expected fifo, capacity, fair or a Hadoop class name)",
+                "(expected fifo, capacity, fair or a Hadoop class name; another class "
+                "runs with --scheduler-impl hadoop)",
             )
         types = tuple(
             t for t in conf.get_list("yarn.resource-types") if t not in ("memory-mb", "vcores")
@@ -93,4 +123,6 @@ class RMSettings:
                 "yarn.resourcemanager.rm.container-allocation.expiry-interval-ms", 600_000
             ),
             resource_types=types,
+            impl=impl,
+            java_class=java_class,
         )

@@ -19,6 +19,10 @@ if TYPE_CHECKING:
 def create(ctx: RMContext) -> Scheduler:
     """The scheduler `yarn.resourcemanager.scheduler.class` names."""
     name = ctx.settings.scheduler
+    if ctx.settings.impl == "hadoop":
+        from emu.rm.scheduler.hadoop import HadoopScheduler
+
+        return HadoopScheduler(ctx)
     if name == "fifo":
         from emu.rm.scheduler.fifo import FifoScheduler
 

@@ -1,0 +1,135 @@
+"""The JVM and the scheduler driver, through JPype.
+
+JPype runs the JVM inside emu's process: a call from Python to a Java
+method costs about a microsecond (a subprocess and a pipe would cost tens),
+and the scheduler runs on emu's thread, so nothing in it runs on the wall
+clock. One JVM per process, started at the first use with the classpath of
+that use: a later run in the same process must ask for the same jars.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from emu.errors import InputError
+from emu.hadoop import classpath as hcp
+
+_started: hcp.Classpath | None = None
+
+
+class HadoopSchedulerFailed(Exception):
+    """Hadoop's scheduler threw during a run: the run fails with its message."""
+
+    def __init__(self, message: str, simulated_ms: int) -> None:
+        self.message = message
+        self.simulated_ms = simulated_ms
+        super().__init__(
+            f"Hadoop's scheduler failed at simulated time {simulated_ms / 1000:.3f} s: {message}"
+        )
+
+
+def java_message(exc: BaseException) -> str:
+    """A Java exception's own words, innermost cause first ("class: message")."""
+    try:
+        throwable: Any = exc
+        seen = 0
+        while throwable.getCause() is not None and seen < 10:
+            throwable = throwable.getCause()
+            seen += 1
+        return f"{throwable.getClass().getName()}: {throwable.getMessage()}"
+    except Exception:
+        return str(exc)
+
+
+def start(explicit_classpath: str | None = None) -> Any:
+    """Start the JVM (once) and return the driver class."""
+    global _started
+    try:
+        import jpype
+    except ImportError as e:
+        raise InputError(
+            "--scheduler-impl hadoop",
+            None,
+            f"needs the Python package JPype1 ({e}): pip install 'emu[hadoop]'",
+        ) from None
+    cp = hcp.resolve(explicit_classpath)
+    if _started is None:
+        if hcp.java_home_tool("java") is None:
+            raise InputError(
+                "--scheduler-impl hadoop",
+                None,
+                "needs a Java runtime (java on PATH or JAVA_HOME): install OpenJDK 17",
+            )
+        driver = hcp.driver_classes(cp)
+        level = os.environ.get("EMU_HADOOP_LOG", "OFF").upper()
+        import jpype.config
+
+        jpype.config.destroy_jvm = False  # exit without waiting for Hadoop's timer threads
+        try:
+            jpype.startJVM(
+                f"-Dlog4j.configuration={hcp.LOG4J.as_uri()}",
+                f"-Demu.hadoop.log.level={level}",
+                "-Xss8m",
+                "-XX:+UseSerialGC",
+                jvmpath=_jvm_path(),
+                classpath=[*cp.entries, str(driver)],
+                convertStrings=True,
+            )
+        except OSError as e:
+            raise InputError(
+                "--scheduler-impl hadoop", None, f"the JVM did not start: {e}"
+            ) from None
+        _started = cp
+    elif _started.entries != cp.entries:
+        raise InputError(
+            "--hadoop-classpath",
+            None,
+            f"this process already runs Hadoop from {_started.source}; "
+            "a different classpath needs a new process",
+        )
+    return jpype.JClass("emu.hadoop.SchedulerDriver")
+
+
+def _jvm_path() -> str:
+    import jpype
+
+    home = os.environ.get("JAVA_HOME")
+    if home:
+        for rel in ("lib/server/libjvm.so", "jre/lib/amd64/server/libjvm.so"):
+            p = os.path.join(home, rel)
+            if os.path.exists(p):
+                return p
+    try:
+        return str(jpype.getDefaultJVMPath())
+    except Exception as e:
+        raise InputError(
+            "--scheduler-impl hadoop",
+            None,
+            f"no Java runtime found ({e}): install OpenJDK 17 or set JAVA_HOME",
+        ) from None
+
+
+def new_driver(
+    scheduler_class: str,
+    properties: dict[str, str],
+    cluster_timestamp: int,
+    explicit_classpath: str | None = None,
+    source: str = "configuration",
+) -> Any:
+    """A driver around a new instance of `scheduler_class`, configured with
+    `properties`; a configuration the scheduler refuses is an InputError
+    with the scheduler's own message."""
+    cls = start(explicit_classpath)
+    import jpype
+
+    keys = sorted(properties)
+    try:
+        return cls(
+            scheduler_class,
+            jpype.JArray(jpype.JString)(keys),
+            jpype.JArray(jpype.JString)([properties[k] for k in keys]),
+            cluster_timestamp,
+        )
+    except jpype.JException as e:
+        raise InputError(source, None, f"{scheduler_class} refused: {java_message(e)}") from None

@@ -1,0 +1,202 @@
+"""Which Hadoop jars the real-scheduler backend loads, and the driver class
+compiled against them.
+
+In order: `--hadoop-classpath` (the `emu.hadoop.classpath` property), then
+`EMU_HADOOP_CLASSPATH`, then `HADOOP_HOME` (an installed Hadoop's
+`share/hadoop` jars), then the release pinned in `pom.xml`, whose classpath
+Maven resolves once (`make hadoop`, or the first run that needs it) and emu
+keeps in its cache. The driver (`java/emu/hadoop/SchedulerDriver.java`) is
+compiled with `javac` against whichever classpath is used, once per
+classpath, so a user's patched scheduler build runs unchanged.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+from emu.errors import InputError
+
+HADOOP_VERSION = "3.5.0"
+"""The pinned release: the newest Apache Hadoop whose resourcemanager
+artifacts resolve from Maven Central with their dependencies (3.5.0;
+3.4.2 is the newest 3.4.x)."""
+
+CLASSPATH_PROPERTY = "emu.hadoop.classpath"
+HERE = Path(__file__).resolve().parent
+POM = HERE / "pom.xml"
+DRIVER_SOURCE = HERE / "java" / "emu" / "hadoop" / "SchedulerDriver.java"
+LOG4J = HERE / "log4j.properties"
+
+
+@dataclass(frozen=True)
+class Classpath:
+    entries: tuple[str, ...]
+    source: str
+    """Where it came from, for `emu --version` and error messages."""
+
+    def text(self) -> str:
+        return os.pathsep.join(self.entries)
+
+
+def cache_dir() -> Path:
+    base = os.environ.get("EMU_CACHE_DIR") or os.environ.get("XDG_CACHE_HOME")
+    root = Path(base) if base else Path.home() / ".cache"
+    return (root if os.environ.get("EMU_CACHE_DIR") else root / "emu") / "hadoop"
+
+
+def _pinned_file() -> Path:
+    return cache_dir() / f"classpath-{HADOOP_VERSION}.txt"
+
+
+def describe(explicit: str | None = None) -> str:
+    """One line for `emu --version`: the Hadoop the backend would use."""
+    try:
+        cp = resolve(explicit, fetch=False)
+    except InputError as e:
+        return f"Hadoop schedulers: {e.message}"
+    return f"Hadoop schedulers: {cp.source} ({len(cp.entries)} classpath entries)"
+
+
+def resolve(explicit: str | None = None, fetch: bool = True) -> Classpath:
+    """The classpath to load Hadoop's scheduler from (see the module docstring)."""
+    given = explicit or os.environ.get("EMU_HADOOP_CLASSPATH")
+    if given:
+        where = "--hadoop-classpath" if explicit else "EMU_HADOOP_CLASSPATH"
+        entries = _expand(given)
+        if not entries:
+            raise InputError(where, None, f"no jars or directories found in {given!r}")
+        return Classpath(tuple(entries), f"{where} {given}")
+    home = os.environ.get("HADOOP_HOME")
+    if home:
+        share = Path(home) / "share" / "hadoop"
+        jars = sorted(str(p) for p in share.glob("*/*.jar")) + sorted(
+            str(p) for p in share.glob("*/lib/*.jar")
+        )
+        if not jars:
+            raise InputError(
+                "HADOOP_HOME", home, "has no share/hadoop/*/*.jar: not a Hadoop install"
+            )
+        return Classpath(tuple(jars), f"HADOOP_HOME {home}")
+    pinned = _pinned_file()
+    if not pinned.is_file() or not _all_present(pinned):
+        if not fetch:
+            raise InputError(
+                "Hadoop " + HADOOP_VERSION, None, "not fetched yet (make hadoop fetches it)"
+            )
+        fetch_pinned()
+    entries = pinned.read_text().strip().split(os.pathsep)
+    return Classpath(tuple(entries), f"Apache Hadoop {HADOOP_VERSION} from Maven Central")
+
+
+def _expand(text: str) -> list[str]:
+    out: list[str] = []
+    for part in text.split(os.pathsep):
+        if not part:
+            continue
+        if part.endswith("*"):
+            out.extend(sorted(str(p) for p in Path(part[:-1] or ".").glob("*.jar")))
+        elif Path(part).exists():
+            out.append(str(Path(part).resolve()))
+    return out
+
+
+def _all_present(listing: Path) -> bool:
+    return all(Path(p).exists() for p in listing.read_text().strip().split(os.pathsep) if p)
+
+
+def fetch_pinned(quiet: bool = True) -> Path:
+    """Resolve the pinned release with Maven (downloading on first use) and
+    record its classpath in the cache."""
+    mvn = shutil.which("mvn")
+    if mvn is None:
+        raise InputError(
+            "--scheduler-impl hadoop",
+            None,
+            f"needs Apache Hadoop {HADOOP_VERSION}'s jars and Maven is not installed to fetch "
+            "them: install Maven (and OpenJDK 17) and run `make hadoop`, or point "
+            "--hadoop-classpath or HADOOP_HOME at an installed Hadoop",
+        )
+    out = _pinned_file()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    cmd = [
+        mvn,
+        "-B",
+        "-f",
+        str(POM),
+        "dependency:build-classpath",
+        f"-Dmdep.outputFile={out}",
+    ]
+    if quiet:
+        cmd.insert(1, "-q")
+    done = subprocess.run(cmd, capture_output=quiet, text=True, check=False)
+    if done.returncode != 0 or not out.is_file():
+        tail = (done.stdout or "").strip().splitlines()[-3:] if quiet else []
+        raise InputError(
+            "--scheduler-impl hadoop",
+            None,
+            f"Maven could not fetch Apache Hadoop {HADOOP_VERSION} from Maven Central "
+            f"({' '.join(tail)[:300] or 'exit ' + str(done.returncode)}); with network access "
+            "run `make hadoop`, or point --hadoop-classpath or HADOOP_HOME at an installed Hadoop",
+        )
+    return out
+
+
+def java_home_tool(name: str) -> str | None:
+    home = os.environ.get("JAVA_HOME")
+    if home:
+        tool = Path(home) / "bin" / name
+        if tool.exists():
+            return str(tool)
+    return shutil.which(name)
+
+
+def driver_classes(cp: Classpath) -> Path:
+    """The driver compiled against `cp` (once per classpath and driver source)."""
+    source = DRIVER_SOURCE.read_bytes()
+    key = hashlib.sha256(source + cp.text().encode()).hexdigest()[:16]
+    out = cache_dir() / "driver" / key
+    marker = out / "emu" / "hadoop" / "SchedulerDriver.class"
+    if marker.is_file():
+        return out
+    javac = java_home_tool("javac")
+    if javac is None:
+        raise InputError(
+            "--scheduler-impl hadoop",
+            None,
+            "needs a Java development kit (javac on PATH or in JAVA_HOME): install OpenJDK 17",
+        )
+    tmp = out.with_name(key + ".tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir(parents=True)
+    done = subprocess.run(
+        [
+            javac,
+            "-nowarn",
+            "-encoding",
+            "UTF-8",
+            "-cp",
+            cp.text(),
+            "-d",
+            str(tmp),
+            str(DRIVER_SOURCE),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if done.returncode != 0:
+        first = next((ln for ln in done.stderr.splitlines() if "error" in ln), done.stderr[:300])
+        raise InputError(
+            cp.source,
+            None,
+            f"emu's scheduler driver does not compile against these jars ({first.strip()}); "
+            "is this a Hadoop 3.x classpath with hadoop-yarn-server-resourcemanager?",
+        )
+    shutil.rmtree(out, ignore_errors=True)
+    tmp.replace(out)
+    return out

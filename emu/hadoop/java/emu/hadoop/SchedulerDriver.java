@@ -1,0 +1,800 @@
+package emu.hadoop;
+
+import java.lang.reflect.InvocationHandler;
+import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.metrics2.lib.DefaultMetricsSystem;
+import org.apache.hadoop.net.NetUtils;
+import org.apache.hadoop.util.ReflectionUtils;
+import org.apache.hadoop.net.NodeBase;
+import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
+import org.apache.hadoop.yarn.api.records.ApplicationId;
+import org.apache.hadoop.yarn.api.records.ApplicationSubmissionContext;
+import org.apache.hadoop.yarn.api.records.Container;
+import org.apache.hadoop.yarn.api.records.ContainerExitStatus;
+import org.apache.hadoop.yarn.api.records.ContainerId;
+import org.apache.hadoop.yarn.api.records.ContainerState;
+import org.apache.hadoop.yarn.api.records.ContainerStatus;
+import org.apache.hadoop.yarn.api.records.NodeId;
+import org.apache.hadoop.yarn.api.records.NodeLabel;
+import org.apache.hadoop.yarn.api.records.NodeState;
+import org.apache.hadoop.yarn.api.records.Priority;
+import org.apache.hadoop.yarn.api.records.Resource;
+import org.apache.hadoop.yarn.api.records.ResourceInformation;
+import org.apache.hadoop.yarn.api.records.ResourceRequest;
+import org.apache.hadoop.yarn.api.records.ResourceUtilization;
+import org.apache.hadoop.yarn.conf.ConfigurationProvider;
+import org.apache.hadoop.yarn.conf.ConfigurationProviderFactory;
+import org.apache.hadoop.yarn.conf.YarnConfiguration;
+import org.apache.hadoop.yarn.event.Dispatcher;
+import org.apache.hadoop.yarn.event.Event;
+import org.apache.hadoop.yarn.event.EventHandler;
+import org.apache.hadoop.yarn.server.resourcemanager.RMContext;
+import org.apache.hadoop.yarn.server.resourcemanager.RMContextImpl;
+import org.apache.hadoop.yarn.server.resourcemanager.ahs.RMApplicationHistoryWriter;
+import org.apache.hadoop.yarn.server.resourcemanager.metrics.NoOpSystemMetricPublisher;
+import org.apache.hadoop.yarn.server.resourcemanager.monitor.capacity.ProportionalCapacityPreemptionPolicy;
+import org.apache.hadoop.yarn.server.resourcemanager.nodelabels.RMNodeLabelsManager;
+import org.apache.hadoop.yarn.server.resourcemanager.placement.ApplicationPlacementContext;
+import org.apache.hadoop.yarn.server.resourcemanager.placement.PlacementManager;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppEvent;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppEventType;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppState;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttempt;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttemptEvent;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttemptEventType;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttemptMetrics;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttemptState;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.event.RMAppAttemptContainerFinishedEvent;
+import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.ContainerAllocationExpirer;
+import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainer;
+import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainerEventType;
+import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainerImpl;
+import org.apache.hadoop.yarn.server.resourcemanager.rmnode.RMNode;
+import org.apache.hadoop.yarn.server.resourcemanager.rmnode.RMNodeCleanContainerEvent;
+import org.apache.hadoop.yarn.server.resourcemanager.rmnode.UpdatedContainerInfo;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.AbstractYarnScheduler;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.Allocation;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ContainerUpdates;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.QueueMetrics;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ResourceScheduler;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerApplication;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerApplicationAttempt;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacityScheduler;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.constraint.AllocationTagsManager;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.constraint.MemoryPlacementConstraintManager;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.AppAddedSchedulerEvent;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.AppAttemptAddedSchedulerEvent;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.AppAttemptRemovedSchedulerEvent;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.AppRemovedSchedulerEvent;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.ContainerExpiredSchedulerEvent;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.NodeAddedSchedulerEvent;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.NodeRemovedSchedulerEvent;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.NodeResourceUpdateSchedulerEvent;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.NodeUpdateSchedulerEvent;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.SchedulerEvent;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.SchedulerEventType;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.fair.FairScheduler;
+import org.apache.hadoop.yarn.server.resourcemanager.security.ClientToAMTokenSecretManagerInRM;
+import org.apache.hadoop.yarn.server.resourcemanager.security.NMTokenSecretManagerInRM;
+import org.apache.hadoop.yarn.server.resourcemanager.security.RMContainerTokenSecretManager;
+import org.apache.hadoop.yarn.api.records.ResourceOption;
+import org.apache.hadoop.yarn.util.Clock;
+import org.apache.hadoop.yarn.util.resource.ResourceUtils;
+
+/**
+ * Drives one of Hadoop's own schedulers, single-threaded, on emu's virtual
+ * clock, as Hadoop's scheduler tests do: the scheduler is constructed,
+ * given a context and initialised but never started, so none of its threads
+ * run; emu calls what those threads would (update, the preemption policy's
+ * editSchedule) at their intervals of simulated time.
+ *
+ * emu's RM keeps its own entities (apps, attempts, nodes, containers) and
+ * tells this driver what happened to them; the driver stands in for the
+ * parts of YARN's RM that the scheduler reads (RMNode, RMApp, RMAppAttempt,
+ * the dispatcher) and answers each call with what the scheduler did, as
+ * lines of tab-separated fields (one bridge crossing per call):
+ *
+ *   P cid attempt node memory vcores extras priority locality am   placed
+ *   F cid exit-status diagnostics                                   finished
+ *   C node cid                                                      stop order to the NM
+ *   A app queue                                                     accepted
+ *   R app message                                                   rejected
+ *   H memory vcores                                                 headroom (allocate)
+ *   X cid                                                           preemption request to the AM
+ */
+public final class SchedulerDriver {
+  private static final long EPOCH_MS = 1_000_000_000_000L;
+
+  /** The scheduler's clock: emu's simulated time, set at every call. */
+  private static final class VirtualClock implements Clock {
+    long now = EPOCH_MS;
+
+    @Override
+    public long getTime() {
+      return now;
+    }
+  }
+
+  /** A dispatcher that queues what the scheduler and its entities send; drained after each call. */
+  private final class QueueDispatcher implements Dispatcher {
+    final ArrayDeque<Event> queue = new ArrayDeque<>();
+    final EventHandler<Event> handler = queue::add;
+
+    @Override
+    public EventHandler<Event> getEventHandler() {
+      return handler;
+    }
+
+    @Override
+    @SuppressWarnings("rawtypes")
+    public void register(Class<? extends Enum> eventType, EventHandler h) {}
+  }
+
+  /** What YARN's RMNode tells the scheduler, for one emu node. */
+  private static final class Node {
+    final NodeId id;
+    final String emuId;
+    final String host;
+    final String rack;
+    Resource total;
+    final Set<String> labels;
+    final List<UpdatedContainerInfo> updates = new ArrayList<>(1);
+    RMNode proxy;
+
+    Node(NodeId id, String emuId, String host, String rack, Resource total, Set<String> labels) {
+      this.id = id;
+      this.emuId = emuId;
+      this.host = host;
+      this.rack = rack;
+      this.total = total;
+      this.labels = labels;
+    }
+  }
+
+  /** What YARN's RMApp and RMAppAttempt tell the scheduler, for one emu app. */
+  private static final class App {
+    final ApplicationId id;
+    final String user;
+    final List<ResourceRequest> amRequests;
+    final ApplicationSubmissionContext context;
+    RMApp proxy;
+    ApplicationAttemptId currentAttempt;
+    final Map<ApplicationAttemptId, Attempt> attempts = new HashMap<>();
+
+    App(ApplicationId id, String user, List<ResourceRequest> amRequests, ApplicationSubmissionContext context) {
+      this.id = id;
+      this.user = user;
+      this.amRequests = amRequests;
+      this.context = context;
+    }
+  }
+
+  private static final class Attempt {
+    final ApplicationAttemptId id;
+    Container master;
+    RMAppAttempt proxy;
+    final RMAppAttemptMetrics metrics;
+
+    Attempt(ApplicationAttemptId id, RMContext context) {
+      this.id = id;
+      this.metrics = new RMAppAttemptMetrics(id, context);
+    }
+  }
+
+  private final VirtualClock clock = new VirtualClock();
+  private final QueueDispatcher dispatcher = new QueueDispatcher();
+  private final YarnConfiguration conf;
+  private final RMContextImpl context;
+  private final AbstractYarnScheduler<?, ?> scheduler;
+  private final RMNodeLabelsManager labels;
+  private final RMContainerTokenSecretManager containerTokens;
+  private final NMTokenSecretManagerInRM nmTokens;
+  private final long clusterTimestamp;
+  private final Map<String, Node> nodes = new HashMap<>();
+  private final Map<NodeId, Node> nodesById = new HashMap<>();
+  private final Map<ApplicationId, App> apps = new HashMap<>();
+  private final Set<ApplicationAttemptId> allocatedTo = new LinkedHashSet<>();
+  private final StringBuilder out = new StringBuilder();
+  private final Map<ApplicationId, RMApp> rmApps;
+  private ProportionalCapacityPreemptionPolicy capacityPreemption;
+
+  public SchedulerDriver(String schedulerClass, String[] keys, String[] values, long clusterTimestamp)
+      throws Exception {
+    this.clusterTimestamp = clusterTimestamp;
+    conf = new YarnConfiguration();
+    for (int i = 0; i < keys.length; i++) {
+      conf.set(keys[i], values[i]);
+    }
+    // Static registries outlive a scheduler: start each from nothing.
+    DefaultMetricsSystem.setMiniClusterMode(true);
+    QueueMetrics.clearQueueMetrics();
+    ResourceUtils.resetResourceTypes(conf);
+
+    Class<?> cls;
+    try {
+      cls = Class.forName(schedulerClass);
+    } catch (ClassNotFoundException e) {
+      throw new IllegalArgumentException("class " + schedulerClass + " is not on the Hadoop classpath");
+    }
+    if (!ResourceScheduler.class.isAssignableFrom(cls) || !AbstractYarnScheduler.class.isAssignableFrom(cls)) {
+      throw new IllegalArgumentException(
+          "class " + schedulerClass + " is not a YARN ResourceScheduler (an AbstractYarnScheduler subclass)");
+    }
+    // As the RM builds it: ReflectionUtils also hands a Configurable scheduler its configuration.
+    scheduler = (AbstractYarnScheduler<?, ?>) ReflectionUtils.newInstance(cls, conf);
+
+    containerTokens = new RMContainerTokenSecretManager(conf);
+    containerTokens.rollMasterKey();
+    nmTokens = new NMTokenSecretManagerInRM(conf);
+    nmTokens.rollMasterKey();
+    ContainerAllocationExpirer expirer = new ContainerAllocationExpirer(dispatcher);
+    context = new RMContextImpl(dispatcher, expirer, null, null, null, null, containerTokens, nmTokens,
+        new ClientToAMTokenSecretManagerInRM(), (ResourceScheduler) scheduler);
+    context.setYarnConfiguration(conf);
+    context.setSystemClock(clock);
+    context.setRMApplicationHistoryWriter(new RMApplicationHistoryWriter());
+    context.setSystemMetricsPublisher(new NoOpSystemMetricPublisher());
+    context.setAllocationTagsManager(new AllocationTagsManager(context));
+    MemoryPlacementConstraintManager constraints = new MemoryPlacementConstraintManager();
+    constraints.init(conf);
+    context.setPlacementConstraintManager(constraints);
+    context.setQueuePlacementManager(new PlacementManager());
+    ConfigurationProvider provider = ConfigurationProviderFactory.getConfigurationProvider(conf);
+    provider.init(conf);
+    context.setConfigurationProvider(provider);
+    labels = new RMNodeLabelsManager();
+    labels.setRMContext(context);
+    labels.init(conf);
+    context.setNodeLabelManager(labels);
+    rmApps = context.getRMApps();
+
+    scheduler.setClock(clock);
+    ((ResourceScheduler) scheduler).setRMContext(context);
+    context.setScheduler((ResourceScheduler) scheduler);
+    scheduler.init(conf);
+    // As a running RM ten seconds after its start: the largest node bounds an ask, not only the configuration.
+    scheduler.getNodeTracker().setForceConfiguredMaxAllocation(false);
+    if (scheduler instanceof CapacityScheduler
+        && conf.getBoolean(YarnConfiguration.RM_SCHEDULER_ENABLE_MONITORS, YarnConfiguration.DEFAULT_RM_SCHEDULER_ENABLE_MONITORS)
+        && conf.get(YarnConfiguration.RM_SCHEDULER_MONITOR_POLICIES, "").contains("ProportionalCapacityPreemptionPolicy")) {
+      capacityPreemption = new ProportionalCapacityPreemptionPolicy(context, (CapacityScheduler) scheduler, clock);
+    }
+    drain();
+  }
+
+  /** The scheduler's own class name (as loaded). */
+  public String schedulerClass() {
+    return scheduler.getClass().getName();
+  }
+
+  /** Milliseconds between two preemption-policy passes; 0 when no policy runs. */
+  public long preemptionIntervalMs() {
+    return capacityPreemption == null ? 0 : capacityPreemption.getMonitoringInterval();
+  }
+
+  /** The scheduler's update interval (Fair's fair-share recomputation); 0 when it has none. */
+  public long updateIntervalMs() {
+    if (scheduler instanceof FairScheduler) {
+      return conf.getLong("yarn.scheduler.fair.update-interval-ms", 500);
+    }
+    return 0;
+  }
+
+  private void at(long now) {
+    clock.now = EPOCH_MS + now;
+  }
+
+  // --- nodes ---------------------------------------------------------------------
+  public String addNode(long now, String emuId, String host, int port, String rack,
+      long memory, int vcores, String[] extraNames, long[] extraValues, String[] nodeLabels)
+      throws Exception {
+    at(now);
+    NodeId id = NodeId.newInstance(host, port);
+    // Container tokens name the node's address; emu's hosts are not in DNS.
+    NetUtils.addStaticResolution(host, "127.0.0.1");
+    Set<String> names = new HashSet<>();
+    if (nodeLabels != null && nodeLabels.length > 0) {
+      List<NodeLabel> fresh = new ArrayList<>();
+      for (String spec : nodeLabels) {
+        String name = spec;
+        boolean exclusive = true;
+        int paren = spec.indexOf('(');
+        if (paren >= 0) {
+          name = spec.substring(0, paren).trim();
+          exclusive = !spec.substring(paren).replace(" ", "").contains("exclusive=false");
+        }
+        names.add(name);
+        if (!labels.containsNodeLabel(name)) {
+          fresh.add(NodeLabel.newInstance(name, exclusive));
+        }
+      }
+      if (!fresh.isEmpty()) {
+        labels.addToCluserNodeLabels(fresh);
+      }
+      labels.replaceLabelsOnNode(Collections.singletonMap(id, names));
+    }
+    Node node = new Node(id, emuId, host, rack, resource(memory, vcores, extraNames, extraValues), names);
+    node.proxy = nodeProxy(node);
+    nodes.put(emuId, node);
+    nodesById.put(id, node);
+    labels.activateNode(id, node.total);
+    drain();
+    scheduler.handle(new NodeAddedSchedulerEvent(node.proxy));
+    return drain();
+  }
+
+  public String removeNode(long now, String emuId) {
+    at(now);
+    Node node = nodes.remove(emuId);
+    if (node == null) {
+      return "";
+    }
+    nodesById.remove(node.id);
+    scheduler.handle(new NodeRemovedSchedulerEvent(node.proxy));
+    labels.deactivateNode(node.id);
+    return drain();
+  }
+
+  public String updateNodeResource(long now, String emuId, long memory, int vcores, String[] extraNames,
+      long[] extraValues) {
+    at(now);
+    Node node = nodes.get(emuId);
+    if (node == null) {
+      return "";
+    }
+    node.total = resource(memory, vcores, extraNames, extraValues);
+    scheduler.handle(new NodeResourceUpdateSchedulerEvent(node.proxy, ResourceOption.newInstance(node.total, -1)));
+    return drain();
+  }
+
+  /** A node heartbeat: containers it started and finished since the last, then a scheduling pass. */
+  public String nodeUpdate(long now, String emuId, String[] launched, String[] completed, int[] exits,
+      String[] diagnostics) {
+    at(now);
+    Node node = nodes.get(emuId);
+    if (node == null) {
+      return "";
+    }
+    if ((launched != null && launched.length > 0) || (completed != null && completed.length > 0)) {
+      List<ContainerStatus> up = new ArrayList<>();
+      List<ContainerStatus> done = new ArrayList<>();
+      if (launched != null) {
+        for (String cid : launched) {
+          up.add(ContainerStatus.newInstance(ContainerId.fromString(cid), ContainerState.RUNNING, "",
+              ContainerExitStatus.INVALID));
+        }
+      }
+      if (completed != null) {
+        for (int i = 0; i < completed.length; i++) {
+          done.add(ContainerStatus.newInstance(ContainerId.fromString(completed[i]), ContainerState.COMPLETE,
+              diagnostics[i], exits[i]));
+        }
+      }
+      node.updates.add(new UpdatedContainerInfo(up, done, new ArrayList<>()));
+    }
+    scheduler.handle(new NodeUpdateSchedulerEvent(node.proxy));
+    return drain();
+  }
+
+  // --- apps and attempts -------------------------------------------------------------
+  public String addApp(long now, String appId, String queue, String user, int priority, long amMemory,
+      int amVcores, String[] extraNames, long[] extraValues, String labelExpression) {
+    at(now);
+    ApplicationId id = ApplicationId.fromString(appId);
+    ApplicationSubmissionContext asc = ApplicationSubmissionContext.newInstance(id, appId, queue,
+        Priority.newInstance(priority), null, false, false, 2, resource(amMemory, amVcores, extraNames, extraValues),
+        "MAPREDUCE");
+    if (labelExpression != null && !labelExpression.isEmpty()) {
+      asc.setNodeLabelExpression(labelExpression);
+    }
+    ResourceRequest amAsk = ResourceRequest.newInstance(Priority.newInstance(0), ResourceRequest.ANY,
+        asc.getResource(), 1, true, labelExpression == null || labelExpression.isEmpty() ? null : labelExpression);
+    App app = new App(id, user, Collections.singletonList(amAsk), asc);
+    app.proxy = appProxy(app);
+    apps.put(id, app);
+    rmApps.put(id, app.proxy);
+    ApplicationPlacementContext placement;
+    try {
+      placement = context.getQueuePlacementManager().placeApplication(asc, user);
+    } catch (Exception e) {
+      forget(id);
+      out.append("R\t").append(appId).append('\t').append(clean(e.getMessage())).append('\n');
+      return drain();
+    }
+    // A null placement keeps the submitted queue; the FairScheduler rejects such an app itself.
+    if (placement != null) {
+      asc.setQueue(placement.getFullQueuePath());
+    }
+    scheduler.handle(new AppAddedSchedulerEvent(id, placement != null ? placement.getFullQueuePath() : queue, user,
+        false, null, Priority.newInstance(priority), placement));
+    String answer = drain();
+    if (!answer.contains("A\t" + appId + "\t") ) {
+      forget(id);
+    }
+    return answer;
+  }
+
+  private void forget(ApplicationId id) {
+    apps.remove(id);
+    rmApps.remove(id);
+  }
+
+  public String addAttempt(long now, String attemptId) {
+    at(now);
+    ApplicationAttemptId id = ApplicationAttemptId.fromString(attemptId);
+    App app = apps.get(id.getApplicationId());
+    Attempt attempt = new Attempt(id, context);
+    attempt.proxy = attemptProxy(app, attempt);
+    app.attempts.put(id, attempt);
+    app.currentAttempt = id;
+    scheduler.handle(new AppAttemptAddedSchedulerEvent(id, false));
+    return drain();
+  }
+
+  public String removeAttempt(long now, String attemptId, String finalState) {
+    at(now);
+    ApplicationAttemptId id = ApplicationAttemptId.fromString(attemptId);
+    App app = apps.get(id.getApplicationId());
+    if (app == null || !app.attempts.containsKey(id)) {
+      return "";
+    }
+    scheduler.handle(new AppAttemptRemovedSchedulerEvent(id, RMAppAttemptState.valueOf(finalState), false));
+    return drain();
+  }
+
+  public String removeApp(long now, String appId, String finalState) {
+    at(now);
+    ApplicationId id = ApplicationId.fromString(appId);
+    if (!apps.containsKey(id)) {
+      return "";
+    }
+    scheduler.handle(new AppRemovedSchedulerEvent(id, RMAppState.valueOf(finalState)));
+    String answer = drain();
+    forget(id);
+    return answer;
+  }
+
+  /** The AM's ask for its own container (RMAppAttemptImpl's ScheduleTransition). */
+  public String requestAm(long now, String attemptId) {
+    at(now);
+    ApplicationAttemptId id = ApplicationAttemptId.fromString(attemptId);
+    App app = apps.get(id.getApplicationId());
+    List<ResourceRequest> asks = new ArrayList<>();
+    for (ResourceRequest r : app.amRequests) {
+      asks.add(ResourceRequest.clone(r));
+    }
+    scheduler.allocate(id, asks, null, new ArrayList<>(), null, null, new ContainerUpdates());
+    return drain();
+  }
+
+  public String allocate(long now, String attemptId, int[] priorities, String[] names, long[] memory, int[] vcores,
+      String[] extraNames, long[][] extraValues, int[] counts, boolean[] relax, String[] labelExpressions,
+      String[] releases, String[] blacklistAdd, String[] blacklistRemove) {
+    at(now);
+    ApplicationAttemptId id = ApplicationAttemptId.fromString(attemptId);
+    List<ResourceRequest> asks = new ArrayList<>();
+    if (priorities != null) {
+      for (int i = 0; i < priorities.length; i++) {
+        ResourceRequest r = ResourceRequest.newInstance(Priority.newInstance(priorities[i]), names[i],
+            resource(memory[i], vcores[i], extraNames, extraValues == null ? null : extraValues[i]), counts[i], relax[i],
+            labelExpressions == null ? null : labelExpressions[i]);
+        asks.add(r);
+      }
+    }
+    List<ContainerId> release = new ArrayList<>();
+    if (releases != null) {
+      for (String cid : releases) {
+        release.add(ContainerId.fromString(cid));
+      }
+    }
+    Allocation a = scheduler.allocate(id, asks, null, release,
+        blacklistAdd == null ? null : java.util.Arrays.asList(blacklistAdd),
+        blacklistRemove == null ? null : java.util.Arrays.asList(blacklistRemove), new ContainerUpdates());
+    String answer = drain();
+    StringBuilder sb = new StringBuilder(answer);
+    Resource limit = a.getResourceLimit();
+    if (limit != null) {
+      sb.append("H\t").append(limit.getMemorySize()).append('\t').append(limit.getVirtualCores()).append('\n');
+    }
+    TreeMap<String, Boolean> preempt = new TreeMap<>();
+    if (a.getStrictContainerPreemptions() != null) {
+      for (ContainerId c : a.getStrictContainerPreemptions()) {
+        preempt.put(c.toString(), true);
+      }
+    }
+    if (a.getContainerPreemptions() != null) {
+      for (ContainerId c : a.getContainerPreemptions()) {
+        preempt.put(c.toString(), true);
+      }
+    }
+    for (String c : preempt.keySet()) {
+      sb.append("X\t").append(c).append('\n');
+    }
+    return sb.toString();
+  }
+
+  public String expireContainer(long now, String cid) {
+    at(now);
+    scheduler.handle(new ContainerExpiredSchedulerEvent(ContainerId.fromString(cid)));
+    return drain();
+  }
+
+  /** What the scheduler's threads would do by `now`: Fair's update; the preemption policy's pass. */
+  public String update(long now) {
+    at(now);
+    scheduler.update();
+    return drain();
+  }
+
+  public String editSchedule(long now) {
+    at(now);
+    if (capacityPreemption != null) {
+      capacityPreemption.editSchedule();
+    }
+    return drain();
+  }
+
+  public String maximumAllocation(String queue) {
+    Resource r = queue == null ? scheduler.getMaximumResourceCapability() : scheduler.getMaximumResourceCapability(queue);
+    return r.getMemorySize() + "\t" + r.getVirtualCores();
+  }
+
+  public void close() {
+    try {
+      scheduler.stop();
+    } catch (RuntimeException e) {
+      // a scheduler never started has nothing to stop
+    }
+    containerTokens.stop();
+    nmTokens.stop();
+  }
+
+  // --- what the scheduler did -------------------------------------------------------------
+  private String drain() {
+    Event e;
+    while ((e = dispatcher.queue.poll()) != null) {
+      if (e instanceof SchedulerEvent) {
+        scheduler.handle((SchedulerEvent) e);
+      } else if (e instanceof RMAppAttemptContainerFinishedEvent) {
+        RMAppAttemptContainerFinishedEvent f = (RMAppAttemptContainerFinishedEvent) e;
+        ContainerStatus s = f.getContainerStatus();
+        out.append("F\t").append(s.getContainerId()).append('\t').append(s.getExitStatus()).append('\t')
+            .append(clean(s.getDiagnostics())).append('\n');
+      } else if (e instanceof RMAppAttemptEvent) {
+        RMAppAttemptEvent a = (RMAppAttemptEvent) e;
+        if (a.getType() == RMAppAttemptEventType.CONTAINER_ALLOCATED) {
+          allocatedTo.add(a.getApplicationAttemptId());
+        }
+      } else if (e instanceof RMNodeCleanContainerEvent) {
+        RMNodeCleanContainerEvent c = (RMNodeCleanContainerEvent) e;
+        Node n = nodesById.get(c.getNodeId());
+        if (n != null) {
+          out.append("C\t").append(n.emuId).append('\t').append(c.getContainerId()).append('\n');
+        }
+      } else if (e instanceof RMAppEvent) {
+        RMAppEvent a = (RMAppEvent) e;
+        if (a.getType() == RMAppEventType.APP_ACCEPTED) {
+          String queue = acceptedQueue(a.getApplicationId());
+          out.append("A\t").append(a.getApplicationId()).append('\t').append(queue).append('\n');
+        } else if (a.getType() == RMAppEventType.APP_REJECTED) {
+          out.append("R\t").append(a.getApplicationId()).append('\t').append(clean(a.getDiagnosticMsg())).append('\n');
+        }
+      }
+      if (dispatcher.queue.isEmpty() && !allocatedTo.isEmpty()) {
+        pullAllocated();
+      }
+    }
+    if (!allocatedTo.isEmpty()) {
+      pullAllocated();
+    }
+    if (out.length() == 0) {
+      return "";
+    }
+    String s = out.toString();
+    out.setLength(0);
+    return s;
+  }
+
+  private String acceptedQueue(ApplicationId id) {
+    SchedulerApplication<?> app = scheduler.getSchedulerApplications().get(id);
+    if (app == null || app.getQueue() == null) {
+      return "";
+    }
+    String name = app.getQueue().getQueueName();
+    if (app.getQueue() instanceof org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CSQueue) {
+      name = ((org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CSQueue) app.getQueue()).getQueuePath();
+    }
+    return name;
+  }
+
+  /** Containers placed since the last call: pulled at once, as the RM pulls an AM's container. */
+  private void pullAllocated() {
+    List<ApplicationAttemptId> ids = new ArrayList<>(allocatedTo);
+    allocatedTo.clear();
+    for (ApplicationAttemptId id : ids) {
+      SchedulerApplicationAttempt sa = scheduler.getApplicationAttempt(id);
+      App app = apps.get(id.getApplicationId());
+      if (sa == null || app == null) {
+        continue;
+      }
+      Attempt attempt = app.attempts.get(id);
+      for (Container c : sa.pullNewlyAllocatedContainers()) {
+        RMContainer rmc = scheduler.getRMContainer(c.getId());
+        boolean am = false;
+        if (attempt != null && attempt.master == null && rmc != null) {
+          attempt.master = c;
+          ((RMContainerImpl) rmc).setAMContainer(true);
+          am = true;
+        }
+        Node n = nodesById.get(c.getNodeId());
+        Resource r = c.getResource();
+        out.append("P\t").append(c.getId()).append('\t').append(id).append('\t')
+            .append(n == null ? c.getNodeId().toString() : n.emuId).append('\t').append(r.getMemorySize()).append('\t')
+            .append(r.getVirtualCores()).append('\t');
+        ResourceInformation[] infos = r.getResources();
+        for (int i = 2; i < infos.length; i++) {
+          if (i > 2) {
+            out.append(',');
+          }
+          out.append(infos[i].getName()).append('=').append(infos[i].getValue());
+        }
+        out.append('\t').append(c.getPriority().getPriority()).append('\t').append(locality(rmc, n)).append('\t')
+            .append(am ? '1' : '0').append('\n');
+      }
+    }
+  }
+
+  /** NODE_LOCAL, RACK_LOCAL or OFF_SWITCH: which of the app's requests the container answered
+   *  (AppSchedulingInfo keeps the node, rack and any requests of a node-local placement). */
+  private static String locality(RMContainer rmc, Node n) {
+    if (rmc == null || rmc.getContainerRequest() == null || n == null) {
+      return "OFF_SWITCH";
+    }
+    List<ResourceRequest> used = rmc.getContainerRequest().getResourceRequests();
+    if (used == null || used.isEmpty()) {
+      return "OFF_SWITCH";
+    }
+    String name = used.get(0).getResourceName();
+    if (ResourceRequest.ANY.equals(name)) {
+      return "OFF_SWITCH";
+    }
+    if (name.equals(n.host) || name.equals(n.id.toString())) {
+      return "NODE_LOCAL";
+    }
+    return "RACK_LOCAL";
+  }
+
+  private static String clean(String s) {
+    if (s == null) {
+      return "";
+    }
+    return s.replace('\t', ' ').replace('\n', ' ').replace('\r', ' ');
+  }
+
+  private static Resource resource(long memory, int vcores, String[] extraNames, long[] extraValues) {
+    Resource r = Resource.newInstance(memory, vcores);
+    if (extraNames != null && extraValues != null) {
+      for (int i = 0; i < extraNames.length; i++) {
+        r.setResourceValue(extraNames[i], extraValues[i]);
+      }
+    }
+    return r;
+  }
+
+  // --- the RM entities the scheduler reads ----------------------------------------------------
+  private static Object zero(Class<?> t) {
+    if (t == boolean.class) return false;
+    if (t == int.class) return 0;
+    if (t == long.class) return 0L;
+    if (t == float.class) return 0f;
+    if (t == double.class) return 0d;
+    if (t == List.class) return new ArrayList<>();
+    if (t == Set.class) return new HashSet<>();
+    if (t == Map.class) return new HashMap<>();
+    return null;
+  }
+
+  private RMNode nodeProxy(Node node) {
+    ResourceUtilization none = ResourceUtilization.newInstance(0, 0, 0f);
+    org.apache.hadoop.net.Node netNode = new NodeBase(node.host, node.rack);
+    InvocationHandler h = (proxy, m, args) -> {
+      switch (m.getName()) {
+        case "getNodeID": return node.id;
+        case "getHostName": return node.host;
+        case "getRackName": return node.rack;
+        case "getNode": return netNode;
+        case "getNodeAddress": return node.id.toString();
+        case "getHttpAddress": return node.host + ":8042";
+        case "getCommandPort": return node.id.getPort();
+        case "getHttpPort": return 8042;
+        case "getTotalCapability":
+        case "getPhysicalResource": return node.total;
+        case "getState": return NodeState.RUNNING;
+        case "getNodeLabels": return node.labels;
+        case "getHealthReport": return "";
+        case "getNodeManagerVersion": return "3";
+        case "getAggregatedContainersUtilization":
+        case "getNodeUtilization": return none;
+        case "getRMContext": return context;
+        case "pullContainerUpdates": {
+          List<UpdatedContainerInfo> taken = new ArrayList<>(node.updates);
+          node.updates.clear();
+          return taken;
+        }
+        case "hashCode": return node.id.hashCode();
+        case "equals": return proxy == args[0];
+        case "toString": return node.id.toString();
+        default: return zero(m.getReturnType());
+      }
+    };
+    return (RMNode) Proxy.newProxyInstance(RMNode.class.getClassLoader(), new Class<?>[] {RMNode.class}, h);
+  }
+
+  private RMApp appProxy(App app) {
+    InvocationHandler h = (proxy, m, args) -> {
+      switch (m.getName()) {
+        case "getApplicationId": return app.id;
+        case "getUser": return app.user;
+        case "getQueue": return app.context.getQueue();
+        case "getName": return app.id.toString();
+        case "getApplicationSubmissionContext": return app.context;
+        case "getAMResourceRequests": return app.amRequests;
+        case "getCurrentAppAttempt":
+          return app.currentAttempt == null ? null : app.attempts.get(app.currentAttempt).proxy;
+        case "getAppAttempts": {
+          Map<ApplicationAttemptId, RMAppAttempt> m2 = new HashMap<>();
+          for (Attempt a : app.attempts.values()) m2.put(a.id, a.proxy);
+          return m2;
+        }
+        case "getRMAppAttempt": {
+          Attempt a = app.attempts.get(args[0]);
+          return a == null ? null : a.proxy;
+        }
+        case "getState": return RMAppState.RUNNING;
+        case "getApplicationType": return "MAPREDUCE";
+        case "getApplicationTags": return new HashSet<String>();
+        case "getAppNodeLabelExpression":
+        case "getAmNodeLabelExpression": return app.context.getNodeLabelExpression();
+        case "getApplicationPriority": return app.context.getPriority();
+        case "getStartTime":
+        case "getSubmitTime": return EPOCH_MS;
+        case "hashCode": return app.id.hashCode();
+        case "equals": return proxy == args[0];
+        case "toString": return app.id.toString();
+        default: return zero(m.getReturnType());
+      }
+    };
+    return (RMApp) Proxy.newProxyInstance(RMApp.class.getClassLoader(), new Class<?>[] {RMApp.class}, h);
+  }
+
+  private RMAppAttempt attemptProxy(App app, Attempt attempt) {
+    InvocationHandler h = (proxy, m, args) -> {
+      switch (m.getName()) {
+        case "getAppAttemptId": return attempt.id;
+        case "getMasterContainer": return attempt.master;
+        case "getSubmissionContext": return app.context;
+        case "getAppAttemptState": return RMAppAttemptState.RUNNING;
+        case "getRMAppAttemptMetrics": return attempt.metrics;
+        case "hashCode": return attempt.id.hashCode();
+        case "equals": return proxy == args[0];
+        case "toString": return attempt.id.toString();
+        default: return zero(m.getReturnType());
+      }
+    };
+    return (RMAppAttempt) Proxy.newProxyInstance(RMAppAttempt.class.getClassLoader(), new Class<?>[] {RMAppAttempt.class}, h);
+  }
+}

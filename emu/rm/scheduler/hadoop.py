@@ -1,0 +1,439 @@
+"""Hadoop's own scheduler class deciding inside emu's RM
+(`emu.scheduler.impl=hadoop`, `--scheduler-impl hadoop`).
+
+emu's RM keeps its entities, state machines, liveness monitors, metrics and
+outputs exactly as with its own schedulers; this class charges containers
+through the same hooks (`container_allocated`, `complete_container`). What
+differs is who decides: every scheduler event and allocate call goes to the
+Java driver (`emu/hadoop/java/emu/hadoop/SchedulerDriver.java`) around the
+real FifoScheduler, CapacityScheduler, FairScheduler or the user's class,
+and the driver answers with what that scheduler did: containers placed,
+containers it ended (with YARN's exit status and diagnostics), stop orders
+for NMs, apps accepted (in which queue) or rejected (with YARN's message),
+the headroom and the preemption requests for an AM.
+
+The scheduler's threads never run: `update()` calls, on emu's clock, what
+Fair's update thread does every `yarn.scheduler.fair.update-interval-ms`
+and what the Capacity preemption monitor does every
+`...monitor.capacity.preemption.monitoring_interval`.
+
+A container Hadoop places is handed to emu at once (Hadoop's RM pulls an AM
+container the same way); a task container then waits in emu for its AM's
+next allocate, as in YARN. Hadoop's copy of it is ACQUIRED at placement
+rather than at that allocate: nothing the schedulers decide reads the
+difference.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from emu.protocol import EXIT_PREEMPTED
+from emu.resources import ZERO, Resource, ResourceCalculator
+from emu.rm import app as app_sm
+from emu.rm import container as csm
+from emu.rm import node as node_sm
+from emu.rm.container import RMContainer
+from emu.rm.diagnostics import invalid_request
+from emu.rm.scheduler.abstract_scheduler import (
+    AM_PRIORITY,
+    Allocation,
+    Scheduler,
+    SchedulerError,
+)
+from emu.rm.scheduler.app_scheduling_info import Ask
+from emu.rm.scheduler.locality import ANY
+
+if TYPE_CHECKING:
+    from emu.rm.app import RMApp
+    from emu.rm.attempt import RMAppAttempt
+    from emu.rm.context import RMContext
+    from emu.rm.node import RMNode
+    from emu.rm.scheduler.scheduler_node import SchedulerNode
+
+CAPACITY_DEFAULTS = {
+    # Hadoop's shipped capacity-scheduler.xml: one queue holding everything.
+    "yarn.scheduler.capacity.root.queues": "default",
+    "yarn.scheduler.capacity.root.default.capacity": "100",
+}
+PREEMPTION_INTERVAL = "yarn.resourcemanager.monitor.capacity.preemption.monitoring_interval"
+
+
+class HadoopScheduler(Scheduler):
+    """emu's scheduler seam around a Hadoop scheduler; see the module docstring."""
+
+    name = "hadoop"
+
+    def __init__(self, ctx: RMContext) -> None:
+        super().__init__(ctx, ResourceCalculator())
+        from emu.hadoop import bridge
+        from emu.rm.scheduler.fair.settings import ALLOCATION_FILE, allocation_file_path
+
+        self._bridge = bridge
+        conf = ctx.conf
+        props = {name: conf.get(name) or "" for name in conf}
+        if (
+            ctx.settings.scheduler == "capacity"
+            and "yarn.scheduler.capacity.root.queues" not in props
+        ):
+            props.update(CAPACITY_DEFAULTS)
+        if ctx.settings.scheduler == "fair":
+            path, _ = allocation_file_path(conf)
+            if path is not None:
+                props[ALLOCATION_FILE] = str(path)
+        self._explicit_classpath = conf.get("emu.hadoop.classpath") or None
+        self.java_class = ctx.settings.java_class
+        self.driver = bridge.new_driver(
+            self.java_class,
+            props,
+            ctx.cluster_timestamp,
+            self._explicit_classpath,
+            conf.sources.get("yarn.resourcemanager.scheduler.class", "configuration"),
+        )
+        self._update_ms = int(self.driver.updateIntervalMs())
+        self._preempt_ms = int(self.driver.preemptionIntervalMs())
+        steps = [ms for ms in (self._update_ms, self._preempt_ms) if ms > 0]
+        self.update_interval_ms = min(steps) if steps else None
+        self._next_update = self._update_ms
+        self._next_preempt = self._preempt_ms
+        self._types = ctx.settings.resource_types
+        self._ending: dict[str, str] = {}
+        """Containers emu asked Hadoop to end, and the container event that ends emu's copy."""
+        self._headroom = ZERO
+        self._preempt: list[str] = []
+        self._max: dict[str, Resource] = {}
+
+    # --- calls into Hadoop --------------------------------------------------------------
+    def _call(self, method: str, *args: Any) -> None:
+        try:
+            answer = getattr(self.driver, method)(self.ctx.now_ms(), *args)
+        except self._bridge_java_exception() as e:
+            raise self._bridge.HadoopSchedulerFailed(
+                self._bridge.java_message(e), self.ctx.now_ms()
+            ) from None
+        if answer:
+            self._apply(answer)
+
+    def _bridge_java_exception(self) -> type[BaseException]:
+        import jpype
+
+        return jpype.JException  # type: ignore[no-any-return]
+
+    def _extras(self, r: Resource) -> tuple[list[str] | None, list[int] | None]:
+        if not self._types:
+            return None, None
+        extra = dict(r.extra)
+        return list(self._types), [extra.get(t, 0) for t in self._types]
+
+    def _apply(self, answer: str) -> None:
+        """What Hadoop did, applied to emu's entities (line kinds: the driver's docstring)."""
+        ctx = self.ctx
+        for line in answer.split("\n"):
+            if not line:
+                continue
+            f = line.split("\t")
+            kind = f[0]
+            if kind == "P":
+                self._placed(f)
+            elif kind == "F":
+                c = ctx.containers.get(f[1])
+                if c is None:
+                    continue
+                exit_status = int(f[2])
+                event = self._ending.pop(c.container_id, csm.ContainerEvent.KILL)
+                if exit_status == EXIT_PREEMPTED:
+                    queue = self._queue_of(c)
+                    if queue is not None:
+                        self.queue_metrics(queue).preempted_containers += 1
+                self.complete_container(c, exit_status, f[3], event, cleanup=False)
+            elif kind == "C":
+                if f[1] in ctx.nodes:
+                    ctx.dispatch("node", node_sm.NodeEvent.CLEANUP_CONTAINER, f[1], f[2])
+            elif kind == "A":
+                self._accepted(f[1], f[2])
+            elif kind == "R":
+                ctx.dispatch("app", app_sm.AppEvent.APP_REJECTED, f[1], f[2])
+            elif kind == "H":
+                self._headroom = Resource(int(f[1]), int(f[2]))
+            elif kind == "X":
+                self._preempt.append(f[1])
+
+    def _placed(self, f: list[str]) -> None:
+        cid, attempt_id, node_id = f[1], f[2], f[3]
+        sapp = self.apps.get(attempt_id)
+        node = self.nodes.get(node_id)
+        if sapp is None or node is None:
+            return
+        extra = {}
+        if f[6]:
+            for pair in f[6].split(","):
+                k, _, v = pair.partition("=")
+                if int(v):
+                    extra[k] = int(v)
+        resource = Resource(int(f[4]), int(f[5]), extra)
+        priority, locality, is_am = int(f[7]), f[8], f[9] == "1"
+        self._account_usage()
+        c = RMContainer(
+            cid,
+            attempt_id,
+            sapp.app_id,
+            node_id,
+            resource,
+            priority,
+            locality,
+            is_am,
+            self.ctx.now_ms(),
+        )
+        sapp.container_seq += 1
+        before = sapp.info.pending
+        if priority in sapp.info.requests:
+            sapp.info.allocated(locality, node, priority)
+        q = self.queue_metrics(sapp.queue)
+        q.pending = q.pending - before + sapp.info.pending
+        self.container_allocated(c, sapp, node)
+        if not is_am:
+            sapp.newly_allocated.append(c)
+        self.ctx.fire("container", c, csm.ContainerEvent.START)
+        if self.watcher is not None:
+            self.watcher.placed(c)
+
+    def _accepted(self, app_id: str, queue: str) -> None:
+        app = self.ctx.apps.get(app_id)
+        if app is None:
+            return
+        if queue:
+            app.queue = queue
+        self.app_queue[app_id] = app.queue
+        q = self.queue_metrics(app.queue)
+        q.apps_submitted += 1
+        q.apps_pending += 1
+        self.ctx.dispatch("app", app_sm.AppEvent.APP_ACCEPTED, app_id)
+
+    # --- scheduler events ---------------------------------------------------------------
+    def on_NODE_ADDED(self, node_id: str, rmnode: RMNode) -> None:
+        super().on_NODE_ADDED(node_id, rmnode)
+        names, values = self._extras(rmnode.resource)
+        self._call(
+            "addNode",
+            node_id,
+            rmnode.host,
+            0,
+            rmnode.rack,
+            rmnode.resource.memory,
+            rmnode.resource.vcores,
+            names,
+            values,
+            list(rmnode.labels) or None,
+        )
+
+    def on_NODE_REMOVED(self, node_id: str, rmnode: RMNode) -> None:
+        self._call("removeNode", node_id)
+        super().on_NODE_REMOVED(node_id, rmnode)
+
+    def on_NODE_RESOURCE_UPDATE(self, node_id: str, rmnode: RMNode) -> None:
+        super().on_NODE_RESOURCE_UPDATE(node_id, rmnode)
+        names, values = self._extras(rmnode.resource)
+        self._call(
+            "updateNodeResource",
+            node_id,
+            rmnode.resource.memory,
+            rmnode.resource.vcores,
+            names,
+            values,
+        )
+
+    def on_NODE_UPDATE(self, node_id: str, data: tuple[list[str], list[dict[str, Any]]]) -> None:
+        launched, completed = data
+        containers = self.ctx.containers
+        known_launched: list[str] | None = None
+        done_ids: list[str] | None = None
+        exits: list[int] = []
+        diags: list[str] = []
+        for cid in launched:
+            c = containers.get(cid)
+            if c is not None:
+                self.ctx.fire("container", c, csm.ContainerEvent.LAUNCHED)
+                if known_launched is None:
+                    known_launched = []
+                known_launched.append(cid)
+            else:
+                self.unknown_reports["running"] += 1
+                self.ctx.dispatch("node", node_sm.NodeEvent.CLEANUP_CONTAINER, node_id, cid)
+        for st in completed:
+            cid = st["container_id"]
+            c = containers.get(cid)
+            if c is not None and c.node_id == node_id:
+                if done_ids is None:
+                    done_ids = []
+                done_ids.append(cid)
+                exits.append(int(st["exit_status"]))
+                diags.append(st.get("diagnostics") or "")
+                self._ending[cid] = csm.ContainerEvent.FINISHED
+            else:
+                self.unknown_reports["completed"] += 1
+        if node_id in self.nodes and self.watcher is not None:
+            self.watcher.scheduling_pass(node_id)
+        if done_ids is None:
+            self._call("nodeUpdate", node_id, known_launched, None, None, None)
+        else:
+            self._call("nodeUpdate", node_id, known_launched, done_ids, exits, diags)
+
+    def on_APP_ADDED(self, app_id: str, app: RMApp) -> None:
+        names, values = self._extras(app.am_resource)
+        self._call(
+            "addApp",
+            app_id,
+            app.queue,
+            app.user,
+            app.priority,
+            app.am_resource.memory,
+            app.am_resource.vcores,
+            names,
+            values,
+            getattr(app, "label_expression", "") or None,
+        )
+
+    def on_APP_ATTEMPT_ADDED(self, attempt_id: str, attempt: RMAppAttempt) -> None:
+        self._call("addAttempt", attempt_id)
+        super().on_APP_ATTEMPT_ADDED(attempt_id, attempt)
+        sapp = self.apps[attempt_id]
+        sapp.container_seq = 0
+        try:
+            text = str(self.driver.maximumAllocation(sapp.queue))
+        except self._bridge_java_exception():
+            text = ""
+        if text:
+            mem, vcores = text.split("\t")
+            self._max[attempt_id] = Resource(int(mem), int(vcores))
+
+    def on_APP_ATTEMPT_REMOVED(self, attempt_id: str, attempt: RMAppAttempt) -> None:
+        state = attempt.state if attempt.state in ("FINISHED", "FAILED", "KILLED") else "FAILED"
+        if attempt_id in self.apps:
+            self._call("removeAttempt", attempt_id, state)
+        self._max.pop(attempt_id, None)
+        super().on_APP_ATTEMPT_REMOVED(attempt_id, attempt)
+
+    def on_APP_REMOVED(self, app_id: str, final: str) -> None:
+        state = final if final in ("FINISHED", "FAILED", "KILLED") else "FAILED"
+        self._call("removeApp", app_id, state)
+        super().on_APP_REMOVED(app_id, final)
+
+    def on_CONTAINER_EXPIRED(self, container_id: str, data: Any) -> None:
+        if container_id in self.ctx.containers:
+            self._ending[container_id] = csm.ContainerEvent.EXPIRE
+            self._call("expireContainer", container_id)
+
+    def schedule(self, node: SchedulerNode) -> None:
+        """Never called: node updates go to Hadoop's scheduler whole."""
+
+    def update(self) -> None:
+        now = self.ctx.now_ms()
+        if self._update_ms and now >= self._next_update:
+            self._next_update = now + self._update_ms
+            self._call("update")
+        if self._preempt_ms and now >= self._next_preempt:
+            self._next_preempt = now + self._preempt_ms
+            self._call("editSchedule")
+
+    # --- the AM's side ------------------------------------------------------------------
+    def request_am_container(self, attempt_id: str, am_resource: Resource) -> None:
+        sapp = self.apps[attempt_id]
+        sapp.am_pending = True
+        capability = self.calc.normalize(am_resource, self.minimum, self.maximum, self.increment)
+        self._update_asks(sapp, [Ask(AM_PRIORITY, ANY, capability, 1, True)])
+        self._call("requestAm", attempt_id)
+
+    def max_allocation(self, sapp: Any) -> tuple[Resource, str]:
+        found = self._max.get(sapp.attempt_id)
+        if found is not None:
+            return found, f" of queue {sapp.queue}"
+        return self.maximum, ""
+
+    def _allocate(
+        self,
+        attempt_id: str,
+        asks: list[dict[str, Any]],
+        releases: list[str],
+        blacklist_add: list[str],
+        blacklist_remove: list[str],
+    ) -> Allocation:
+        sapp = self.apps.get(attempt_id)
+        if sapp is None:
+            return Allocation([], ZERO)
+        priorities: list[int] | None = None
+        names: list[str] = []
+        memory: list[int] = []
+        vcores: list[int] = []
+        extras: list[list[int]] | None = [] if self._types else None
+        counts: list[int] = []
+        relax: list[bool] = []
+        labels: list[str | None] = []
+        any_label = False
+        if asks:
+            priorities = []
+            maximum = self.max_allocation(sapp)[0]
+            parsed = []
+            for a in asks:
+                cap = Resource.from_wire(a["capability"])
+                refusal = invalid_request(cap, maximum, self.maximum)
+                if refusal is not None:
+                    raise SchedulerError(refusal)
+                parsed.append(
+                    Ask(
+                        a["priority"],
+                        a["resource_name"],
+                        self.calc.normalize(cap, self.minimum, self.maximum, self.increment),
+                        a["num_containers"],
+                        a["relax_locality"],
+                    )
+                )
+                priorities.append(int(a["priority"]))
+                names.append(a["resource_name"])
+                memory.append(cap.memory)
+                vcores.append(cap.vcores)
+                if extras is not None:
+                    extras.append(self._extras(cap)[1] or [])
+                counts.append(int(a["num_containers"]))
+                relax.append(bool(a["relax_locality"]))
+                label = a.get("label_expression") or None
+                any_label = any_label or label is not None
+                labels.append(label)
+            self._update_asks(sapp, parsed)
+        for cid in releases:
+            if cid in sapp.live:
+                self._ending[cid] = csm.ContainerEvent.RELEASED
+        self._preempt = []
+        self._call(
+            "allocate",
+            attempt_id,
+            priorities,
+            names if priorities else None,
+            memory if priorities else None,
+            vcores if priorities else None,
+            list(self._types) if extras else None,
+            extras or None,
+            counts if priorities else None,
+            relax if priorities else None,
+            labels if any_label else None,
+            list(releases) or None,
+            list(blacklist_add) or None,
+            list(blacklist_remove) or None,
+        )
+        if blacklist_add:
+            sapp.blacklist.update(blacklist_add)
+        if blacklist_remove:
+            sapp.blacklist.difference_update(blacklist_remove)
+        containers = self.acquire(attempt_id)
+        preempt = sorted(cid for cid in self._preempt if cid in sapp.live)
+        self._preempt = []
+        return Allocation(containers, self._headroom, preempt)
+
+    def queue_info(self, name: str) -> list[dict[str, Any]]:
+        return super().queue_info(name)
+
+    def close(self) -> None:
+        """Stop Hadoop's scheduler and its timers (the RM's end)."""
+        try:
+            self.driver.close()
+        except self._bridge_java_exception():
+            pass
