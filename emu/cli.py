@@ -159,6 +159,10 @@ def _cmd_sls(args: argparse.Namespace) -> int:
         if not eq or not name.strip():
             raise InputError("-D", item, "expected NAME=VALUE")
         overrides[name.strip()] = value
+    if args.scheduler_impl:
+        overrides["emu.scheduler.impl"] = args.scheduler_impl
+    if args.hadoop_classpath:
+        overrides["emu.hadoop.classpath"] = args.hadoop_classpath
     opts = sls.SlsOptions(
         tracetype=tracetype,
         traces=[t for t in location.split(",") if t],
@@ -388,6 +392,7 @@ def build_parser() -> argparse.ArgumentParser:
         "(default: virtual time, as fast as possible)",
     )
     _add_watch_options(sls)
+    _add_impl_options(sls)
     sls.set_defaults(func=_cmd_sls)
 
     r2s = sub.add_parser(

@@ -21,10 +21,13 @@ from pathlib import Path
 
 from emu.errors import InputError
 
-HADOOP_VERSION = "3.5.0"
-"""The pinned release: the newest Apache Hadoop whose resourcemanager
-artifacts resolve from Maven Central with their dependencies (3.5.0;
-3.4.2 is the newest 3.4.x)."""
+HADOOP_VERSION = "3.4.2"
+"""The pinned release: the newest 3.4.x. Hadoop 3.5.0 resolves too, but its
+CapacityScheduler schedules asynchronously by default (a wall-clock thread
+starting at a random node), which no virtual clock can replay, and its SLS
+(hadoop-sls) is not published; 3.4.2 schedules on node heartbeats by
+default and its SLS resolves, so emu, Hadoop's scheduler and SLS compare
+on one release."""
 
 CLASSPATH_PROPERTY = "emu.hadoop.classpath"
 HERE = Path(__file__).resolve().parent

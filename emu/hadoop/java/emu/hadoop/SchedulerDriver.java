@@ -74,6 +74,7 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ResourceScheduler
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerApplication;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerApplicationAttempt;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacityScheduler;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacitySchedulerConfiguration;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.constraint.AllocationTagsManager;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.constraint.MemoryPlacementConstraintManager;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.AppAddedSchedulerEvent;
@@ -266,6 +267,17 @@ public final class SchedulerDriver {
     ((ResourceScheduler) scheduler).setRMContext(context);
     context.setScheduler((ResourceScheduler) scheduler);
     scheduler.init(conf);
+    if (scheduler instanceof CapacityScheduler) {
+      CapacitySchedulerConfiguration cs = ((CapacityScheduler) scheduler).getConfiguration();
+      if (cs.getBoolean(CapacitySchedulerConfiguration.SCHEDULE_ASYNCHRONOUSLY_ENABLE,
+          CapacitySchedulerConfiguration.DEFAULT_SCHEDULE_ASYNCHRONOUSLY_ENABLE)) {
+        close();
+        throw new IllegalArgumentException(CapacitySchedulerConfiguration.SCHEDULE_ASYNCHRONOUSLY_ENABLE
+            + " is true (Hadoop 3.5's default): asynchronous scheduling runs on a wall-clock thread from a "
+            + "randomly chosen node, so it cannot be replayed on a virtual clock; set it to false "
+            + "(scheduling on node heartbeats, Hadoop 3.4's default)");
+      }
+    }
     // As a running RM ten seconds after its start: the largest node bounds an ask, not only the configuration.
     scheduler.getNodeTracker().setForceConfiguredMaxAllocation(false);
     if (scheduler instanceof CapacityScheduler
