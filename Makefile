@@ -4,7 +4,11 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: install compile run test bench bench-quick fuzz soak lint format docs clean screenshots
+install: compile
+	@if command -v javac >/dev/null 2>&1 && command -v mvn >/dev/null 2>&1; then $(MAKE) --no-print-directory hadoop; \
+	 else echo "make: no Java/Maven: the real-scheduler backend (--scheduler-impl hadoop) is unavailable"; fi
+
+.PHONY: hadoop install compile run test bench bench-quick fuzz soak lint format docs clean screenshots
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -12,13 +16,17 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet -e '.[test]'
 	touch $(STAMP)
 
-install: compile
-
 # The hot modules compiled with mypyc (emu/native.py says which and why);
 # a no-op when no source changed since the last build. Should it fail (no C
 # compiler), emu runs as pure Python: same outputs, about half the speed.
 compile: $(STAMP)
 	@EMU_PURE_PYTHON=1 $(PY) -m emu.compile || echo "make: compiling failed; emu runs as pure Python (slower)"
+
+# Apache Hadoop's schedulers for --scheduler-impl hadoop: Maven fetches the
+# release pinned in emu/hadoop/pom.xml (about 105 MB into ~/.m2, once) and
+# javac compiles emu's driver against it (into ~/.cache/emu/hadoop).
+hadoop: $(STAMP)
+	$(PY) -m emu.hadoop
 
 run: compile
 	$(VENV)/bin/emu run scenarios/three-jobs.toml --output-dir out/three-jobs

@@ -13,6 +13,7 @@ naming the file and the line or key, and exit with code 2.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import signal
 import sys
@@ -40,9 +41,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
     if args.rate is not None and not args.rate > 0:
         raise InputError("--rate", str(args.rate), "must be a positive number")
-    scenario = native.load(args.scenario)
+    scenario = native.load(args.scenario, _impl_overrides(args))
     _apply_defines(scenario.conf, args.define)
-    _apply_impl(scenario.conf, args)
     RMSettings.from_conf(scenario.conf)
     seed = scenario.seed if args.seed is None else args.seed
     watch = Watch.from_args(args)
@@ -62,7 +62,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
             try:
                 with partial.open("w") as events:
                     result = run_virtual(sim, events, args.rate)
-            except BaseException:
+            except BaseException as exc:
+                if _record_failure(exc, out, partial):
+                    raise
                 partial.unlink(missing_ok=True)  # no half-written file that looks like a result
                 if created:
                     out.rmdir()
@@ -97,6 +99,30 @@ def _cmd_run(args: argparse.Namespace) -> int:
     )
 
 
+def _record_failure(exc: BaseException, out: Path, partial: Path) -> bool:
+    """If Hadoop's scheduler failed the run, keep the event log so far and
+    write `failure.json` (the scheduler's message and the simulated time)."""
+    from emu.hadoop.bridge import HadoopSchedulerFailed
+
+    failed = find_in_group(exc, HadoopSchedulerFailed)
+    if not isinstance(failed, HadoopSchedulerFailed):
+        return False
+    partial.replace(out / "events.jsonl")
+    (out / "failure.json").write_text(
+        json.dumps(
+            {"error": failed.message, "simulated_ms": failed.simulated_ms, "exit": 1}, indent=2
+        )
+        + "\n"
+    )
+    return True
+
+
+def _hadoop_line() -> str:
+    from emu.hadoop import classpath
+
+    return classpath.describe()
+
+
 def _add_impl_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--scheduler-impl",
@@ -113,11 +139,14 @@ def _add_impl_options(p: argparse.ArgumentParser) -> None:
     )
 
 
-def _apply_impl(conf: Configuration, args: argparse.Namespace) -> None:
-    if getattr(args, "scheduler_impl", None):
-        conf.set("emu.scheduler.impl", args.scheduler_impl, "--scheduler-impl")
-    if getattr(args, "hadoop_classpath", None):
-        conf.set("emu.hadoop.classpath", args.hadoop_classpath, "--hadoop-classpath")
+def _impl_overrides(args: argparse.Namespace) -> dict[str, tuple[str, str]]:
+    """The properties --scheduler-impl and --hadoop-classpath stand for."""
+    out = {}
+    if args.scheduler_impl:
+        out["emu.scheduler.impl"] = (args.scheduler_impl, "--scheduler-impl")
+    if args.hadoop_classpath:
+        out["emu.hadoop.classpath"] = (args.hadoop_classpath, "--hadoop-classpath")
+    return out
 
 
 def _apply_defines(conf: Configuration, defines: list[str]) -> None:
@@ -264,9 +293,12 @@ def build_parser() -> argparse.ArgumentParser:
         prog="emu",
         description="Emulate Hadoop YARN resource management: replay workloads against "
         "FIFO, Capacity or Fair scheduling on a virtual clock.",
+        formatter_class=argparse.RawTextHelpFormatter,
     )
     parser.add_argument(
-        "--version", action="version", version=f"emu {__version__}, {native.describe()}"
+        "--version",
+        action="version",
+        version=f"emu {__version__}, {native.describe()}\n{_hadoop_line()}",
     )
     sub = parser.add_subparsers(dest="command", required=True)
     run = sub.add_parser(
@@ -449,6 +481,12 @@ def main(argv: list[str] | None = None) -> int:
             return EXIT_SIGNAL[sig]
         if find_in_group(e, BrokenPipeError) is not None:
             return _reader_gone()
+        from emu.hadoop.bridge import HadoopSchedulerFailed
+
+        failed = find_in_group(e, HadoopSchedulerFailed)
+        if failed is not None:
+            print(f"emu: error: {failed}", file=sys.stderr)
+            return 1
         raise
     finally:
         for signum, handler in previous.items():

@@ -62,7 +62,13 @@ def describe(explicit: str | None = None) -> str:
         cp = resolve(explicit, fetch=False)
     except InputError as e:
         return f"Hadoop schedulers: {e.message}"
-    return f"Hadoop schedulers: {cp.source} ({len(cp.entries)} classpath entries)"
+    where = f"classpath listed in {_pinned_file()}" if cp.source.startswith("Apache") else ""
+    first = next((e for e in cp.entries if "resourcemanager" in e), cp.entries[0])
+    return (
+        f"Hadoop schedulers (--scheduler-impl hadoop): {cp.source}, {len(cp.entries)} "
+        f"classpath entries ({first}{', ...' if len(cp.entries) > 1 else ''})"
+        + (f"; {where}" if where else "")
+    )
 
 
 def resolve(explicit: str | None = None, fetch: bool = True) -> Classpath:

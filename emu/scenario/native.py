@@ -122,8 +122,10 @@ class _Reader:
         return v
 
 
-def load(path: str | Path) -> Scenario:
+def load(path: str | Path, overrides: dict[str, tuple[str, str]] | None = None) -> Scenario:
     """Read and validate a scenario file; InputError names what is wrong.
+    `overrides` (property -> value and the flag that set it) go over its
+    [config] before the jobs are checked against it.
 
     Sections are checked in file-independent order (top-level keys, config,
     cluster, jobs and trace, faults), so a file with several mistakes is
@@ -138,6 +140,8 @@ def load(path: str | Path) -> Scenario:
     name = r.str_(data, "name", "", Path(path).stem)
     seed = r.int_(data, "seed", "", 0)
     conf = _config(r, data)
+    for name, (value, source) in (overrides or {}).items():
+        conf.set(name, value, source)
     cluster = r.table(
         data,
         "cluster",

@@ -23,8 +23,8 @@ def check_capacity_queues(path: str, conf: Configuration, jobs: list[tuple[str, 
     """Raise InputError(path, key) for the first job (`key` names it) whose
     queue is not a CapacityScheduler leaf queue, by full path or short name."""
     settings = RMSettings.from_conf(conf)
-    if settings.scheduler != "capacity":
-        return
+    if settings.scheduler != "capacity" or settings.impl == "hadoop":
+        return  # Hadoop's own scheduler reads its queues and rejects apps itself
     cs = capacity_config.parse(conf, settings.minimum_allocation, settings.maximum_allocation)
     if cs.mappings:
         return
