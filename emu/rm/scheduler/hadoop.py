@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from emu.hadoop import bridge
 from emu.protocol import EXIT_PREEMPTED
 from emu.resources import ZERO, Resource, ResourceCalculator
 from emu.rm import app as app_sm
@@ -66,10 +67,8 @@ class HadoopScheduler(Scheduler):
 
     def __init__(self, ctx: RMContext) -> None:
         super().__init__(ctx, ResourceCalculator())
-        from emu.hadoop import bridge
         from emu.rm.scheduler.fair.settings import ALLOCATION_FILE, allocation_file_path
 
-        self._bridge = bridge
         conf = ctx.conf
         props = {name: conf.get(name) or "" for name in conf}
         if (
@@ -107,17 +106,10 @@ class HadoopScheduler(Scheduler):
     def _call(self, method: str, *args: Any) -> None:
         try:
             answer = getattr(self.driver, method)(self.ctx.now_ms(), *args)
-        except self._bridge_java_exception() as e:
-            raise self._bridge.HadoopSchedulerFailed(
-                self._bridge.java_message(e), self.ctx.now_ms()
-            ) from None
+        except _java_exception() as e:
+            raise bridge.HadoopSchedulerFailed(bridge.java_message(e), self.ctx.now_ms()) from None
         if answer:
             self._apply(answer)
-
-    def _bridge_java_exception(self) -> type[BaseException]:
-        import jpype
-
-        return jpype.JException  # type: ignore[no-any-return]
 
     def _extras(self, r: Resource) -> tuple[list[str] | None, list[int] | None]:
         if not self._types:
@@ -300,7 +292,7 @@ class HadoopScheduler(Scheduler):
         sapp.container_seq = 0
         try:
             text = str(self.driver.maximumAllocation(sapp.queue))
-        except self._bridge_java_exception():
+        except _java_exception():
             text = ""
         if text:
             mem, vcores = text.split("\t")
@@ -435,5 +427,13 @@ class HadoopScheduler(Scheduler):
         """Stop Hadoop's scheduler and its timers (the RM's end)."""
         try:
             self.driver.close()
-        except self._bridge_java_exception():
+        except _java_exception():
             pass
+
+
+def _java_exception() -> type[BaseException]:
+    """JPype's base of Java exceptions (JPype is imported only once the backend runs)."""
+    import jpype
+
+    exc: type[BaseException] = jpype.JException
+    return exc
