@@ -35,15 +35,11 @@ from emu.rm import app as app_sm
 from emu.rm import container as csm
 from emu.rm import node as node_sm
 from emu.rm.container import RMContainer
-from emu.rm.diagnostics import invalid_request
 from emu.rm.scheduler.abstract_scheduler import (
-    AM_PRIORITY,
     Allocation,
     Scheduler,
-    SchedulerError,
 )
 from emu.rm.scheduler.app_scheduling_info import Ask
-from emu.rm.scheduler.locality import ANY
 
 if TYPE_CHECKING:
     from emu.rm.app import RMApp
@@ -176,7 +172,6 @@ class HadoopScheduler(Scheduler):
             is_am,
             self.ctx.now_ms(),
         )
-        sapp.container_seq += 1
         before = sapp.info.pending
         if priority in sapp.info.requests:
             sapp.info.allocated(locality, node, priority)
@@ -289,7 +284,6 @@ class HadoopScheduler(Scheduler):
         self._call("addAttempt", attempt_id)
         super().on_APP_ATTEMPT_ADDED(attempt_id, attempt)
         sapp = self.apps[attempt_id]
-        sapp.container_seq = 0
         try:
             text = str(self.driver.maximumAllocation(sapp.queue))
         except _java_exception():
@@ -329,10 +323,7 @@ class HadoopScheduler(Scheduler):
 
     # --- the AM's side ------------------------------------------------------------------
     def request_am_container(self, attempt_id: str, am_resource: Resource) -> None:
-        sapp = self.apps[attempt_id]
-        sapp.am_pending = True
-        capability = self.calc.normalize(am_resource, self.minimum, self.maximum, self.increment)
-        self._update_asks(sapp, [Ask(AM_PRIORITY, ANY, capability, 1, True)])
+        super().request_am_container(attempt_id, am_resource)
         self._call("requestAm", attempt_id)
 
     def max_allocation(self, sapp: Any) -> tuple[Resource, str]:
@@ -367,14 +358,11 @@ class HadoopScheduler(Scheduler):
             parsed = []
             for a in asks:
                 cap = Resource.from_wire(a["capability"])
-                refusal = invalid_request(cap, maximum, self.maximum)
-                if refusal is not None:
-                    raise SchedulerError(refusal)
                 parsed.append(
                     Ask(
                         a["priority"],
                         a["resource_name"],
-                        self.calc.normalize(cap, self.minimum, self.maximum, self.increment),
+                        self._checked(cap, maximum),
                         a["num_containers"],
                         a["relax_locality"],
                     )
@@ -419,9 +407,6 @@ class HadoopScheduler(Scheduler):
         preempt = sorted(cid for cid in self._preempt if cid in sapp.live)
         self._preempt = []
         return Allocation(containers, self._headroom, preempt)
-
-    def queue_info(self, name: str) -> list[dict[str, Any]]:
-        return super().queue_info(name)
 
     def close(self) -> None:
         """Stop Hadoop's scheduler and its timers (the RM's end)."""

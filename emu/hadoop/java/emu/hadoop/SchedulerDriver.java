@@ -434,8 +434,8 @@ public final class SchedulerDriver {
     scheduler.handle(new AppAddedSchedulerEvent(id, placement != null ? placement.getFullQueuePath() : queue, user,
         false, null, Priority.newInstance(priority), placement));
     String answer = drain();
-    if (!answer.contains("A\t" + appId + "\t") ) {
-      forget(id);
+    if (!scheduler.getSchedulerApplications().containsKey(id)) {
+      forget(id);  // rejected
     }
     return answer;
   }
@@ -578,47 +578,52 @@ public final class SchedulerDriver {
   // --- what the scheduler did -------------------------------------------------------------
   private String drain() {
     Event e;
-    while ((e = dispatcher.queue.poll()) != null) {
-      if (e instanceof SchedulerEvent) {
-        scheduler.handle((SchedulerEvent) e);
-      } else if (e instanceof RMAppAttemptContainerFinishedEvent) {
-        RMAppAttemptContainerFinishedEvent f = (RMAppAttemptContainerFinishedEvent) e;
-        ContainerStatus s = f.getContainerStatus();
-        out.append("F\t").append(s.getContainerId()).append('\t').append(s.getExitStatus()).append('\t')
-            .append(clean(s.getDiagnostics())).append('\n');
-      } else if (e instanceof RMAppAttemptEvent) {
-        RMAppAttemptEvent a = (RMAppAttemptEvent) e;
-        if (a.getType() == RMAppAttemptEventType.CONTAINER_ALLOCATED) {
-          allocatedTo.add(a.getApplicationAttemptId());
-        }
-      } else if (e instanceof RMNodeCleanContainerEvent) {
-        RMNodeCleanContainerEvent c = (RMNodeCleanContainerEvent) e;
-        Node n = nodesById.get(c.getNodeId());
-        if (n != null) {
-          out.append("C\t").append(n.emuId).append('\t').append(c.getContainerId()).append('\n');
-        }
-      } else if (e instanceof RMAppEvent) {
-        RMAppEvent a = (RMAppEvent) e;
-        if (a.getType() == RMAppEventType.APP_ACCEPTED) {
-          String queue = acceptedQueue(a.getApplicationId());
-          out.append("A\t").append(a.getApplicationId()).append('\t').append(queue).append('\n');
-        } else if (a.getType() == RMAppEventType.APP_REJECTED) {
-          out.append("R\t").append(a.getApplicationId()).append('\t').append(clean(a.getDiagnosticMsg())).append('\n');
-        }
+    // Placements are pulled once the events of a call are handled; pulling
+    // sends events of its own (ACQUIRED), handled in the next round.
+    do {
+      while ((e = dispatcher.queue.poll()) != null) {
+        handle(e);
       }
-      if (dispatcher.queue.isEmpty() && !allocatedTo.isEmpty()) {
+      if (!allocatedTo.isEmpty()) {
         pullAllocated();
       }
-    }
-    if (!allocatedTo.isEmpty()) {
-      pullAllocated();
-    }
+    } while (!dispatcher.queue.isEmpty());
     if (out.length() == 0) {
       return "";
     }
     String s = out.toString();
     out.setLength(0);
     return s;
+  }
+
+  private void handle(Event e) {
+    if (e instanceof SchedulerEvent) {
+      scheduler.handle((SchedulerEvent) e);
+    } else if (e instanceof RMAppAttemptContainerFinishedEvent) {
+      RMAppAttemptContainerFinishedEvent f = (RMAppAttemptContainerFinishedEvent) e;
+      ContainerStatus s = f.getContainerStatus();
+      out.append("F\t").append(s.getContainerId()).append('\t').append(s.getExitStatus()).append('\t')
+          .append(clean(s.getDiagnostics())).append('\n');
+    } else if (e instanceof RMAppAttemptEvent) {
+      RMAppAttemptEvent a = (RMAppAttemptEvent) e;
+      if (a.getType() == RMAppAttemptEventType.CONTAINER_ALLOCATED) {
+        allocatedTo.add(a.getApplicationAttemptId());
+      }
+    } else if (e instanceof RMNodeCleanContainerEvent) {
+      RMNodeCleanContainerEvent c = (RMNodeCleanContainerEvent) e;
+      Node n = nodesById.get(c.getNodeId());
+      if (n != null) {
+        out.append("C\t").append(n.emuId).append('\t').append(c.getContainerId()).append('\n');
+      }
+    } else if (e instanceof RMAppEvent) {
+      RMAppEvent a = (RMAppEvent) e;
+      if (a.getType() == RMAppEventType.APP_ACCEPTED) {
+        String queue = acceptedQueue(a.getApplicationId());
+        out.append("A\t").append(a.getApplicationId()).append('\t').append(queue).append('\n');
+      } else if (a.getType() == RMAppEventType.APP_REJECTED) {
+        out.append("R\t").append(a.getApplicationId()).append('\t').append(clean(a.getDiagnosticMsg())).append('\n');
+      }
+    }
   }
 
   private String acceptedQueue(ApplicationId id) {
