@@ -13,7 +13,6 @@ naming the file and the line or key, and exit with code 2.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import signal
 import sys
@@ -107,13 +106,10 @@ def _record_failure(exc: BaseException, out: Path, partial: Path) -> bool:
     failed = find_in_group(exc, HadoopSchedulerFailed)
     if not isinstance(failed, HadoopSchedulerFailed):
         return False
+    from emu.metrics import outputs
+
     partial.replace(out / "events.jsonl")
-    (out / "failure.json").write_text(
-        json.dumps(
-            {"error": failed.message, "simulated_ms": failed.simulated_ms, "exit": 1}, indent=2
-        )
-        + "\n"
-    )
+    outputs.write_failure(out, failed.message, failed.simulated_ms)
     return True
 
 

@@ -412,9 +412,17 @@ def run(opts: SlsOptions, stdout: IO[str] | None = None) -> SlsRun:
     staging = _Staging(Path(opts.output_dir))
     try:
         done = _run_staged(opts, p, staging)
-    except BaseException:
-        staging.discard()
-        raise
+    except BaseException as e:
+        from emu.hadoop.bridge import HadoopSchedulerFailed
+
+        failed = find_in_group(e, HadoopSchedulerFailed)
+        if not isinstance(failed, HadoopSchedulerFailed):
+            staging.discard()
+            raise
+        # The metrics recorded so far, and why the run stopped.
+        outputs.write_failure(staging.dir, failed.message, failed.simulated_ms)
+        staging.commit()
+        raise failed from None
     staging.commit()
     return done
 

@@ -18,13 +18,10 @@ from emu.hadoop import classpath as hcp
 _started: hcp.Classpath | None = None
 
 
-class HadoopSchedulerFailed(BaseException):
-    """Hadoop's scheduler threw during a run: the run fails with its message.
-
-    A BaseException, so that the RM's request handlers, which answer any
-    Exception with an error reply and go on, let it through: after a Java
-    exception the scheduler's state is unknown, and going on would answer a
-    different question."""
+class HadoopSchedulerFailed(Exception):
+    """Hadoop's scheduler threw during a run: the run fails with its message
+    (`RMContext.fail`: after a Java exception the scheduler's state is
+    unknown, and going on would answer a different question)."""
 
     def __init__(self, message: str, simulated_ms: int) -> None:
         self.message = message

@@ -133,6 +133,14 @@ def write_jobruntime(path: Path, jobs: list[dict[str, Any]], epoch_ms: int = 0) 
 _NUMBER_LIST = re.compile(r"\[(\s*(?:-?[0-9.eE+-]+|null)(?:,\s*(?:-?[0-9.eE+-]+|null))*)\s*\]")
 
 
+def write_failure(out_dir: Path, message: str, simulated_ms: int) -> None:
+    """`failure.json`: why a run ended early (Hadoop's scheduler threw), when
+    in simulated time, and the exit code it ended with."""
+    (out_dir / "failure.json").write_text(
+        json.dumps({"error": message, "simulated_ms": simulated_ms, "exit": 1}, indent=2) + "\n"
+    )
+
+
 def write_summary(path: Path, data: dict[str, Any]) -> None:
     """Indented JSON, except that lists of numbers (the timeline's series)
     stay on one line each, so a long run's summary stays readable."""

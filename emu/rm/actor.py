@@ -168,6 +168,7 @@ class ResourceManager:
         if self.ctx.recovery is not None:
             self.ctx.recovery.recover()
         async with trio.open_nursery() as nursery:
+            self.ctx.stop_rm = nursery.cancel_scope.cancel
             bound = {}
             for service, address in self.addresses.items():
                 stats = self.stats[service] = ServerStats()
@@ -189,6 +190,8 @@ class ResourceManager:
                 nursery.start_soon(self._scheduler_loop, self.ctx.scheduler.update_interval_ms)
             nursery.start_soon(self._launcher)
             task_status.started(actual)
+        if self.ctx.failure is not None:
+            raise self.ctx.failure
 
     def process_metrics(self) -> dict[str, Any]:
         """What this RM process adds to `cluster_metrics`: its clock and what

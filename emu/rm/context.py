@@ -84,6 +84,10 @@ class RMContext:
         self.reload_conf: Callable[[], Configuration] | None = None
         """Set by an RM process started from configuration files: reads them
         again from disk, for a refresh of the queues without new properties."""
+        self.failure: Exception | None = None
+        """What ended the RM (`fail`): raised by the RM actor once it has stopped."""
+        self.stop_rm: Callable[[], None] | None = None
+        """Set by the running RM actor: stops it (cancels its services)."""
         self.scheduler: Scheduler
         for kind in MACHINES:
             self.dispatcher.register(kind, self._entity_handler(kind))
@@ -93,6 +97,16 @@ class RMContext:
     def now_ms() -> int:
         """Simulated milliseconds since the run's start, from trio's clock."""
         return round(current_time() * 1000)
+
+    def fail(self, failure: Exception) -> None:
+        """End the RM with `failure` (a scheduler that can no longer be
+        trusted). Request handlers answer any exception with an error reply
+        and go on, which is right for a bad request and wrong here: the RM
+        stops serving, and its run raises `failure` once it has unwound."""
+        if self.failure is None:
+            self.failure = failure
+        if self.stop_rm is not None:
+            self.stop_rm()
 
     def dispatch(self, kind: str, etype: str, target: str, data: Any = None) -> None:
         self.dispatcher.dispatch(Event(kind, etype, target, data))

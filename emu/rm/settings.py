@@ -71,6 +71,13 @@ class RMSettings:
             )
         scheduler = SCHEDULER_CLASSES.get(name) or SCHEDULER_CLASSES.get(name.lower())
         java_class = ""
+        if impl == "emu" and conf.get("emu.hadoop.classpath"):
+            raise InputError(
+                conf.sources.get("emu.hadoop.classpath", "configuration"),
+                "emu.hadoop.classpath",
+                "Hadoop jars are given but emu's own scheduler would run, which does not "
+                "read them: add --scheduler-impl hadoop (emu.scheduler.impl=hadoop)",
+            )
         if impl == "hadoop":
             java_class = JAVA_CLASSES.get(scheduler or "", name.strip())
             scheduler = scheduler or "custom"

@@ -140,8 +140,8 @@ def load(path: str | Path, overrides: dict[str, tuple[str, str]] | None = None) 
     name = r.str_(data, "name", "", Path(path).stem)
     seed = r.int_(data, "seed", "", 0)
     conf = _config(r, data)
-    for name, (value, source) in (overrides or {}).items():
-        conf.set(name, value, source)
+    for prop, (value, source) in (overrides or {}).items():
+        conf.set(prop, value, source)
     cluster = r.table(
         data,
         "cluster",

@@ -392,11 +392,6 @@ public class FailingScheduler extends FifoScheduler {
 """
 
 
-@pytest.mark.skipif(
-    __import__("emu.native", fromlist=["describe"]).describe().startswith("compiled"),
-    reason="known defect: in the compiled build the BaseException that ends the run aborts "
-    "the process inside a compiled generator (mypyc: 'exception not rethrown')",
-)
 def test_a_java_exception_fails_the_run_with_its_message_and_time(tmp_path: Path) -> None:
     classes = _compile(tmp_path, "FailingScheduler", FAILING)
     out = tmp_path / "out"
@@ -424,6 +419,31 @@ def test_a_java_exception_fails_the_run_with_its_message_and_time(tmp_path: Path
     assert failure["error"].endswith("queue state corrupted (test)")
     assert 30_000 < failure["simulated_ms"] <= 31_000
     assert (out / "events.jsonl").stat().st_size > 0
+
+
+def test_a_java_exception_fails_an_sls_replay_too(tmp_path: Path, conf_dir: Path) -> None:
+    """The same through `emu sls`: exit 1, one line, and `failure.json` beside
+    the SLS metrics recorded until then."""
+    classes = _compile(tmp_path, "FailingScheduler", FAILING)
+    out = tmp_path / "out"
+    done = emu(
+        "sls",
+        f"--conf-dir={conf_dir}",
+        *TRACES["sls"],
+        f"--output-dir={out}",
+        "--scheduler-impl",
+        "hadoop",
+        "-D",
+        f"{SCHED}=emu.test.FailingScheduler",
+        "--hadoop-classpath",
+        _with(classes),
+    )
+    assert done.returncode == 1
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "queue state corrupted (test)" in lines[0], done.stderr
+    failure = json.loads((out / "failure.json").read_text())
+    assert 30_000 < failure["simulated_ms"] <= 31_000
+    assert (out / "realtimetrack.json").exists()
 
 
 @pytest.mark.parametrize(
@@ -461,3 +481,25 @@ def test_version_names_the_hadoop_release() -> None:
     assert done.returncode == 0
     assert "Hadoop schedulers (--scheduler-impl hadoop): " in done.stdout
     assert "hadoop-yarn-server-resourcemanager" in done.stdout
+
+
+SCENARIOS = Path(__file__).resolve().parents[2] / "scenarios"
+
+
+@pytest.mark.parametrize(
+    ("scenario", "switch"),
+    [
+        ("fair-preemption.toml", "yarn.scheduler.fair.preemption=false"),
+        ("capacity-preemption.toml", "yarn.resourcemanager.scheduler.monitor.enable=false"),
+    ],
+)
+def test_preemption_runs_on_the_virtual_clock(tmp_path: Path, scenario: str, switch: str) -> None:
+    """Fair's FSPreemptionThread and Capacity's preemption policy do their work
+    without their threads: the second queue's job starts within seconds of its
+    submission at 60 s by taking containers back, and waits minutes without."""
+    on, off = tmp_path / "on", tmp_path / "off"
+    assert _run(SCENARIOS / scenario, on).returncode == 0
+    assert _run(SCENARIOS / scenario, off, "-D", switch).returncode == 0
+    waited_on = max(j["wait_ms"] for j in _finished(on))
+    waited_off = max(j["wait_ms"] for j in _finished(off))
+    assert waited_on < 30_000 < 100_000 < waited_off, (waited_on, waited_off)

@@ -155,3 +155,29 @@ def test_version(capsys):
     assert first.endswith(")") and ("compiled (" in first or "pure Python (" in first)
     # the real-scheduler backend's jars, or why there are none yet
     assert hadoop.startswith("Hadoop schedulers")
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (
+            ["--hadoop-classpath", "/tmp"],
+            "--hadoop-classpath: emu.hadoop.classpath: Hadoop jars are given but emu's own "
+            "scheduler would run",
+        ),
+        (
+            ["-D", "emu.scheduler.impl=java"],
+            "-D: emu.scheduler.impl: unknown scheduler implementation",
+        ),
+        (
+            ["-D", "yarn.resourcemanager.scheduler.class=com.example.Mine"],
+            "another class runs with --scheduler-impl hadoop",
+        ),
+    ],
+)
+def test_real_scheduler_settings_not_acted_on_are_refused(capsys, args, says):
+    """Without --scheduler-impl hadoop, nothing that only the real-scheduler
+    backend reads is accepted in silence (no JVM needed to say so)."""
+    assert main(["run", str(ROOT / "scenarios" / "three-jobs.toml"), *args]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("emu: error: ") and says in err[0], err

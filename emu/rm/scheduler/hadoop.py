@@ -75,7 +75,7 @@ class HadoopScheduler(Scheduler):
         if ctx.settings.scheduler == "fair":
             path, _ = allocation_file_path(conf)
             if path is not None:
-                props[ALLOCATION_FILE] = str(path)
+                props[ALLOCATION_FILE] = str(path.resolve())
         self._explicit_classpath = conf.get("emu.hadoop.classpath") or None
         self.java_class = ctx.settings.java_class
         self.driver = bridge.new_driver(
@@ -100,10 +100,13 @@ class HadoopScheduler(Scheduler):
 
     # --- calls into Hadoop --------------------------------------------------------------
     def _call(self, method: str, *args: Any) -> None:
+        if self.ctx.failure is not None:
+            return  # the RM is stopping: Hadoop's scheduler is not asked again
         try:
             answer = getattr(self.driver, method)(self.ctx.now_ms(), *args)
         except _java_exception() as e:
-            raise bridge.HadoopSchedulerFailed(bridge.java_message(e), self.ctx.now_ms()) from None
+            self.ctx.fail(bridge.HadoopSchedulerFailed(bridge.java_message(e), self.ctx.now_ms()))
+            return
         if answer:
             self._apply(answer)
 
@@ -250,14 +253,17 @@ class HadoopScheduler(Scheduler):
             cid = st["container_id"]
             c = containers.get(cid)
             if c is not None and c.node_id == node_id:
-                if done_ids is None:
-                    done_ids = []
-                done_ids.append(cid)
-                exits.append(int(st["exit_status"]))
-                diags.append(st.get("diagnostics") or "")
                 self._ending[cid] = csm.ContainerEvent.FINISHED
             else:
                 self.unknown_reports["completed"] += 1
+            # Every completion goes to Hadoop, as YARN's RMNode passes them: a
+            # container its scheduler already ended (killed, released,
+            # preempted) keeps its node's capacity there until its NM says so.
+            if done_ids is None:
+                done_ids = []
+            done_ids.append(cid)
+            exits.append(int(st["exit_status"]))
+            diags.append(st.get("diagnostics") or "")
         if node_id in self.nodes and self.watcher is not None:
             self.watcher.scheduling_pass(node_id)
         if done_ids is None:

@@ -1,5 +1,6 @@
 package emu.hadoop;
 
+import java.lang.reflect.Field;
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
@@ -88,6 +89,9 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.NodeResourc
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.NodeUpdateSchedulerEvent;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.SchedulerEvent;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.SchedulerEventType;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerUtils;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.fair.FSAppAttempt;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.fair.FSContext;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.fair.FairScheduler;
 import org.apache.hadoop.yarn.server.resourcemanager.security.ClientToAMTokenSecretManagerInRM;
 import org.apache.hadoop.yarn.server.resourcemanager.security.NMTokenSecretManagerInRM;
@@ -212,6 +216,72 @@ public final class SchedulerDriver {
   private final StringBuilder out = new StringBuilder();
   private final Map<ApplicationId, RMApp> rmApps;
   private ProportionalCapacityPreemptionPolicy capacityPreemption;
+  private FairPreemption fairPreemption;
+
+  /**
+   * What the FairScheduler's FSPreemptionThread does, on the virtual clock:
+   * take each starved app the update found, identify containers to preempt
+   * for it (the thread's own method, which also marks them for the AM), and
+   * kill them warnTimeBeforeKill later, as its Timer task does. The thread
+   * object is the one the scheduler built; it is never started. Its methods
+   * are private, hence the reflection.
+   */
+  private final class FairPreemption {
+    final Object thread;
+    final Method identify;
+    final Method triggered;
+    final java.util.Queue<?> starved;
+    final long warnBeforeKill;
+    final long delayBeforeNextCheck;
+    final TreeMap<Long, List<RMContainer>> kills = new TreeMap<>();
+
+    FairPreemption(Object thread) throws ReflectiveOperationException {
+      this.thread = thread;
+      Class<?> tc = thread.getClass();
+      identify = tc.getDeclaredMethod("identifyContainersToPreempt", FSAppAttempt.class);
+      identify.setAccessible(true);
+      triggered = FSAppAttempt.class.getDeclaredMethod("preemptionTriggered", long.class);
+      triggered.setAccessible(true);
+      warnBeforeKill = longField(tc, thread, "warnTimeBeforeKill");
+      delayBeforeNextCheck = longField(tc, thread, "delayBeforeNextStarvationCheck");
+      Method apps = FSContext.class.getDeclaredMethod("getStarvedApps");
+      apps.setAccessible(true);
+      Object starvedApps = apps.invoke(((FairScheduler) scheduler).getContext());
+      Field queue = starvedApps.getClass().getDeclaredField("appsToProcess");
+      queue.setAccessible(true);
+      starved = (java.util.Queue<?>) queue.get(starvedApps);
+    }
+
+    /** The thread's loop, run until no starved app is waiting. */
+    @SuppressWarnings("unchecked")
+    void preempt() throws ReflectiveOperationException {
+      Object app;
+      while ((app = starved.poll()) != null) {
+        List<RMContainer> chosen = (List<RMContainer>) identify.invoke(thread, app);
+        if (!chosen.isEmpty()) {
+          kills.computeIfAbsent(clock.now + warnBeforeKill, k -> new ArrayList<>()).addAll(chosen);
+        }
+        triggered.invoke(app, delayBeforeNextCheck);
+      }
+    }
+
+    /** The Timer's kills that are due by now. */
+    void killDue() {
+      while (!kills.isEmpty() && kills.firstKey() <= clock.now) {
+        for (RMContainer c : kills.pollFirstEntry().getValue()) {
+          ContainerStatus status = SchedulerUtils.createPreemptedContainerStatus(c.getContainerId(),
+              SchedulerUtils.PREEMPTED_CONTAINER);
+          scheduler.completedContainer(c, status, RMContainerEventType.KILL);
+        }
+      }
+    }
+  }
+
+  private static long longField(Class<?> cls, Object o, String name) throws ReflectiveOperationException {
+    Field f = cls.getDeclaredField(name);
+    f.setAccessible(true);
+    return f.getLong(o);
+  }
 
   public SchedulerDriver(String schedulerClass, String[] keys, String[] values, long clusterTimestamp)
       throws Exception {
@@ -280,6 +350,13 @@ public final class SchedulerDriver {
     }
     // As a running RM ten seconds after its start: the largest node bounds an ask, not only the configuration.
     scheduler.getNodeTracker().setForceConfiguredMaxAllocation(false);
+    if (scheduler instanceof FairScheduler) {
+      Field t = FairScheduler.class.getDeclaredField("preemptionThread");
+      t.setAccessible(true);
+      if (t.get(scheduler) != null) {
+        fairPreemption = new FairPreemption(t.get(scheduler));
+      }
+    }
     if (scheduler instanceof CapacityScheduler
         && conf.getBoolean(YarnConfiguration.RM_SCHEDULER_ENABLE_MONITORS, YarnConfiguration.DEFAULT_RM_SCHEDULER_ENABLE_MONITORS)
         && conf.get(YarnConfiguration.RM_SCHEDULER_MONITOR_POLICIES, "").contains("ProportionalCapacityPreemptionPolicy")) {
@@ -308,6 +385,9 @@ public final class SchedulerDriver {
 
   private void at(long now) {
     clock.now = EPOCH_MS + now;
+    if (fairPreemption != null && !fairPreemption.kills.isEmpty()) {
+      fairPreemption.killDue();
+    }
   }
 
   // --- nodes ---------------------------------------------------------------------
@@ -546,9 +626,12 @@ public final class SchedulerDriver {
   }
 
   /** What the scheduler's threads would do by `now`: Fair's update; the preemption policy's pass. */
-  public String update(long now) {
+  public String update(long now) throws ReflectiveOperationException {
     at(now);
     scheduler.update();
+    if (fairPreemption != null) {
+      fairPreemption.preempt();
+    }
     return drain();
   }
 
