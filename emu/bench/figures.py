@@ -1,4 +1,4 @@
-"""The figures `make bench` prints, each beside its target (issue 12).
+"""The figures `make bench` prints, each beside its target.
 
 Each figure runs in a child process of its own, so its peak RSS is its own
 and one figure's garbage never slows the next. A run goes through the same
@@ -13,6 +13,9 @@ on the virtual clock, and samples the cluster once per simulated second.
   containers allocated per wall second until the last one is placed.
 - P6: wall time per simulated second and per 1,000 nodes at 1k, 2k, 5k and
   10k nodes with the same load per node: growth at most linear in nodes.
+- H1: P1 with Hadoop's own FairScheduler and CapacityScheduler deciding
+  (`--scheduler-impl hadoop`, Apache Hadoop from `make hadoop`): simulated
+  s per wall s; "not run", saying why, without a JVM or the jars.
 - P3: `emu cluster up`, 10,000 NMs in NM processes (real subprocesses over
   ZeroMQ on loopback), rate 1, Fair/drf, the 1,000-node workload for a
   window of wall time: nodes lost and heartbeat round trips (p50/p99), as
@@ -173,16 +176,20 @@ RUNNING_EVERY = 10
 last count): the steady-state figure averages them over thousands."""
 
 
-def run_trace(inputs: Path, scheduler: str, trace: str = "trace.json") -> RunStats:
+def run_trace(
+    inputs: Path, scheduler: str, trace: str = "trace.json", impl: str = "emu"
+) -> RunStats:
     """Replay `inputs/trace.json` on `inputs/nodes.json` with the
     configuration directory `inputs/<scheduler>` (as `emu sls` would) and
-    sample it every simulated second."""
+    sample it every simulated second; `impl` hadoop runs Hadoop's own
+    scheduler class instead of emu's."""
     opts = SlsOptions(
         tracetype="SLS",
         traces=[str(inputs / trace)],
         output_dir=inputs / "out",
         nodes_file=str(inputs / "nodes.json"),
         conf_dir=str(inputs / scheduler),
+        overrides={"emu.scheduler.impl": impl},
     )
     base = rss_mb()
     p = prepare(opts)
@@ -257,6 +264,30 @@ def _p1(work: Path, scheduler: str, quick: bool) -> list[Figure]:
     ok = r.sim_per_wall >= 100 and r.finished == r.jobs
     name = f"P1 {scheduler}" + (" (10 min)" if quick else "")
     return [Figure(name, f"{r.sim_per_wall:.1f}x", ">= 100x, all jobs", ok, detail)]
+
+
+def _h1(work: Path, scheduler: str, quick: bool) -> list[Figure]:
+    """P1 with Hadoop's own scheduler class deciding (`--scheduler-impl hadoop`)."""
+    from emu.errors import InputError
+    from emu.hadoop import classpath
+
+    name = f"H1 hadoop {scheduler}" + (" (10 min)" if quick else "")
+    try:
+        classpath.resolve(fetch=False)
+    except InputError as e:
+        return [Figure(name, "not run", ">= 20x, all jobs", False, f"{e} (make hadoop)")]
+    span = 600 if quick else 3600
+    inputs = _inputs(work, f"p1-{span}", nodes=1000, span_s=span)
+    r = run_trace(inputs, scheduler, impl="hadoop")
+    steady, apps, mem = r.steady(span / 3, span)
+    detail = (
+        f"{r.simulated_s:.0f} sim s in {r.wall_s:.1f} wall s; {r.finished}/{r.jobs} jobs, "
+        f"{r.containers} containers; steady state {steady:.1f}x with {apps:.0f} running apps, "
+        f"{mem:.0%} memory; {r.heartbeats / r.wall_s:,.0f} heartbeats/s, "
+        f"{r.containers / r.wall_s:,.0f} allocations/s; {r.memory_detail()}"
+    )
+    ok = r.sim_per_wall >= 20 and r.finished == r.jobs
+    return [Figure(name, f"{r.sim_per_wall:.1f}x", ">= 20x, all jobs", ok, detail)]
 
 
 def _p2(work: Path, quick: bool) -> list[Figure]:
@@ -479,6 +510,8 @@ FIGURES = {
     "p4": _p4,
     "p6": _p6,
     "p3": _p3,
+    "h1-fair": lambda w, q: _h1(w, "fair", q),
+    "h1-capacity": lambda w, q: _h1(w, "capacity", q),
 }
 QUICK = ("p1-fair", "p4", "p3")
 
