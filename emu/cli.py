@@ -184,10 +184,7 @@ def _cmd_sls(args: argparse.Namespace) -> int:
         if not eq or not name.strip():
             raise InputError("-D", item, "expected NAME=VALUE")
         overrides[name.strip()] = value
-    if args.scheduler_impl:
-        overrides["emu.scheduler.impl"] = args.scheduler_impl
-    if args.hadoop_classpath:
-        overrides["emu.hadoop.classpath"] = args.hadoop_classpath
+    overrides.update((name, value) for name, (value, _) in _impl_overrides(args).items())
     opts = sls.SlsOptions(
         tracetype=tracetype,
         traces=[t for t in location.split(",") if t],
