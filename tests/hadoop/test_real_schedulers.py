@@ -503,3 +503,90 @@ def test_preemption_runs_on_the_virtual_clock(tmp_path: Path, scenario: str, swi
     waited_on = max(j["wait_ms"] for j in _finished(on))
     waited_off = max(j["wait_ms"] for j in _finished(off))
     assert waited_on < 30_000 < 100_000 < waited_off, (waited_on, waited_off)
+
+
+def test_a_jobs_label_expression_keeps_it_on_the_labelled_node(tmp_path: Path) -> None:
+    """`job.label.expression` of an SLS job is its submission context's node
+    label expression: its AM and its off-switch asks may use only node1 (the
+    one gpu node, SLS's default 10 GB), so its twelve 2 GB tasks of 30 s take
+    three rounds there, four at a time beside the AM, instead of one on the
+    three unlabelled nodes."""
+    nodes = tmp_path / "nodes.json"
+    nodes.write_text(
+        json.dumps(
+            {
+                "rack": "r1",
+                "nodes": [
+                    {"node": "node1", "labels": "gpu"},
+                    {"node": "node2"},
+                    {"node": "node3"},
+                    {"node": "node4"},
+                ],
+            }
+        )
+    )
+    tasks = [
+        {
+            "container.start.ms": 1000,
+            "container.end.ms": 31000,
+            "container.priority": 20,
+            "container.type": "map",
+            "container.memory": 2048,
+        }
+        for _ in range(12)
+    ]
+
+    def job(label: str | None) -> str:
+        fields = {
+            "am.type": "mapreduce",
+            "job.start.ms": 0,
+            "job.end.ms": 31000,
+            "job.queue.name": "default",
+            "job.id": "job_1",
+            "job.user": "u",
+            "job.tasks": tasks,
+        }
+        if label:
+            fields["job.label.expression"] = label
+        return json.dumps(fields)
+
+    conf = tmp_path / "conf"
+    conf.mkdir()
+    (conf / "yarn-site.xml").write_text(
+        _xml({SCHED: "capacity", "yarn.node-labels.enabled": "true"})
+    )
+    (conf / "capacity-scheduler.xml").write_text(
+        _xml(
+            {
+                "yarn.scheduler.capacity.root.queues": "default",
+                "yarn.scheduler.capacity.root.default.capacity": "100",
+                "yarn.scheduler.capacity.root.accessible-node-labels": "*",
+                "yarn.scheduler.capacity.root.accessible-node-labels.gpu.capacity": "100",
+                "yarn.scheduler.capacity.root.default.accessible-node-labels": "gpu",
+                "yarn.scheduler.capacity.root.default.accessible-node-labels.gpu.capacity": "100",
+                "yarn.scheduler.capacity.maximum-am-resource-percent": "0.5",
+            }
+        )
+    )
+    (conf / "sls-runner.xml").write_text(_xml({}))
+
+    def runtime(label: str | None, out: Path) -> float:
+        trace = tmp_path / f"trace-{label}.json"
+        trace.write_text(job(label))
+        done = emu(
+            "sls",
+            f"--conf-dir={conf}",
+            "--scheduler-impl",
+            "hadoop",
+            "--tracetype=SLS",
+            f"--tracelocation={trace}",
+            f"--nodes={nodes}",
+            f"--output-dir={out}",
+        )
+        assert done.returncode == 0, done.stderr[-2000:]
+        row = (out / "jobruntime.csv").read_text().splitlines()[1].split(",")
+        return (int(row[4]) - int(row[3])) / 1000
+
+    on_gpu = runtime("gpu", tmp_path / "gpu")
+    anywhere = runtime(None, tmp_path / "any")
+    assert anywhere < 60 < 90 <= on_gpu, (anywhere, on_gpu)

@@ -283,7 +283,7 @@ class HadoopScheduler(Scheduler):
             app.am_resource.vcores,
             names,
             values,
-            getattr(app, "label_expression", "") or None,
+            _label_expression(app),
         )
 
     def on_APP_ATTEMPT_ADDED(self, attempt_id: str, attempt: RMAppAttempt) -> None:
@@ -428,3 +428,12 @@ def _java_exception() -> type[BaseException]:
 
     exc: type[BaseException] = jpype.JException
     return exc
+
+
+def _label_expression(app: RMApp) -> str | None:
+    """The app's node label expression (an SLS job's `job.label.expression`,
+    carried in its submission context), as ApplicationSubmissionContext's."""
+    job = app.context.get("job") if isinstance(app.context, dict) else None
+    params = job.get("params") if isinstance(job, dict) else None
+    label = params.get("label_expression") if isinstance(params, dict) else None
+    return str(label) if label else None

@@ -578,12 +578,20 @@ public final class SchedulerDriver {
       String[] releases, String[] blacklistAdd, String[] blacklistRemove) {
     at(now);
     ApplicationAttemptId id = ApplicationAttemptId.fromString(attemptId);
+    App app = apps.get(id.getApplicationId());
     List<ResourceRequest> asks = new ArrayList<>();
     if (priorities != null) {
       for (int i = 0; i < priorities.length; i++) {
+        String label = labelExpressions == null ? null : labelExpressions[i];
+        if (label == null && ResourceRequest.ANY.equals(names[i]) && app != null) {
+          // As the RM's ApplicationMasterService normalizes an ask
+          // (SchedulerUtils.normalizeNodeLabelExpressionInRequest): an
+          // off-switch ask without an expression takes the app's.
+          label = app.context.getNodeLabelExpression();
+        }
         ResourceRequest r = ResourceRequest.newInstance(Priority.newInstance(priorities[i]), names[i],
             resource(memory[i], vcores[i], extraNames, extraValues == null ? null : extraValues[i]), counts[i], relax[i],
-            labelExpressions == null ? null : labelExpressions[i]);
+            label);
         asks.add(r);
       }
     }
