@@ -448,6 +448,16 @@ IN_PROCESS = {"run", "sls", "rumen2sls"}
 
 
 def main(argv: list[str] | None = None) -> int:
+    code = _main(argv)
+    if argv is None:  # this process's own command, not a call from Python
+        from emu.hadoop import bridge
+
+        if bridge.jvm_started():
+            bridge.exit_process(code)
+    return code
+
+
+def _main(argv: list[str] | None) -> int:
     try:
         args = build_parser().parse_args(argv)
     except BrokenPipeError:

@@ -571,6 +571,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.child:
         figures = FIGURES[args.child](work, args.quick)
         print(json.dumps([asdict(f) for f in figures]))
+        from emu.hadoop import bridge
+
+        if bridge.jvm_started():
+            bridge.exit_process(0)  # an H1 child: no finalization beside the JVM
         return 0
     names = args.only or (list(QUICK) if args.quick else list(FIGURES))
     # Which form of the hot modules the figures measure (emu/native.py).

@@ -9,8 +9,11 @@ that use: a later run in the same process must ask for the same jars.
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import os
-from typing import Any
+import sys
+from typing import Any, NoReturn
 
 from emu.errors import InputError
 from emu.hadoop import classpath as hcp
@@ -98,6 +101,25 @@ def start(explicit_classpath: str | None = None) -> Any:
             "a different classpath needs a new process",
         )
     return jpype.JClass("emu.hadoop.SchedulerDriver")
+
+
+def jvm_started() -> bool:
+    return _started is not None
+
+
+def exit_process(code: int) -> NoReturn:
+    """End an `emu` process that ran Hadoop's scheduler, skipping Python's
+    finalization. The JVM is left running (Hadoop's timer threads would keep
+    its orderly shutdown waiting), and during finalization a JVM thread that
+    calls into Python (JPype runs a Python collection after each Java one)
+    is ended by pthread_exit, whose unwinding through the JVM's frames aborts
+    the process ("FATAL: exception not rethrown", SIGABRT) after its work
+    is done. Called once every output is written and closed."""
+    logging.shutdown()
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+    os._exit(code)
 
 
 def _jvm_path() -> str:
