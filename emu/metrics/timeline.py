@@ -66,7 +66,8 @@ class Timeline:
         if (now // 1000) % self.every_s:
             return
         sched = rm.ctx.scheduler
-        self.scheduler = rm.ctx.settings.scheduler
+        s = rm.ctx.settings
+        self.scheduler = "hadoop" if s.impl == "hadoop" else s.scheduler
         cluster = sched.cluster
         n = len(self.t_ms)
         self.t_ms.append(now)
@@ -120,7 +121,10 @@ class Timeline:
 
 def share_memory(q: dict[str, Any], cluster_mb: int, scheduler: str) -> int:
     """A leaf queue's share of memory, from its report: the fair share
-    (fair), the guarantee (capacity), the whole cluster (FIFO's one queue)."""
+    (fair), the guarantee (capacity), the whole cluster (FIFO's one queue);
+    0 (none known) when Hadoop's scheduler class decides (`hadoop`)."""
+    if scheduler == "hadoop":
+        return 0
     if scheduler == "fair":
         return (q.get("fair_share") or {}).get("memory-mb", 0)
     if scheduler == "capacity":

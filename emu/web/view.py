@@ -32,7 +32,15 @@ SCHEDULER_TYPES = {
     "fifo": "fifoScheduler",
     "capacity": "capacityScheduler",
     "fair": "fairScheduler",
+    "hadoop": "schedulerInfo",
 }
+
+
+def scheduler_kind(rm: ResourceManager) -> str:
+    """fifo, capacity or fair for emu's own schedulers; hadoop when Hadoop's
+    scheduler class decides (its queue tree is Hadoop's, not mirrored here)."""
+    s = rm.ctx.settings
+    return "hadoop" if s.impl == "hadoop" else s.scheduler
 
 
 @dataclass
@@ -93,7 +101,7 @@ def snapshot(rm: ResourceManager, epoch_ms: int = 0) -> Snapshot:
         containers.setdefault(c.attempt_id, []).append(_container_info(rm, cid, now, epoch_ms))
     return Snapshot(
         sim_ms=now,
-        scheduler_kind=ctx.settings.scheduler,
+        scheduler_kind=scheduler_kind(rm),
         cluster_info=_cluster_info(rm, epoch_ms),
         metrics=_metrics_info(metrics, node_reports, ctx.containers),
         scheduler=_scheduler_info(rm, queues, metrics),
@@ -117,7 +125,7 @@ def _cluster_info(rm: ResourceManager, epoch_ms: int) -> dict[str, Any]:
         ),
         "resourceManagerVersion": f"emu {__version__}",
         "hadoopVersion": f"emu {__version__}",
-        "schedulerType": SCHEDULER_TYPES.get(rm.ctx.settings.scheduler, rm.ctx.settings.scheduler),
+        "schedulerType": SCHEDULER_TYPES[scheduler_kind(rm)],
     }
 
 
@@ -320,12 +328,37 @@ def _app_activities(rm: ResourceManager, app: dict[str, Any], epoch_ms: int) -> 
 def _scheduler_info(
     rm: ResourceManager, queues: list[dict[str, Any]], m: dict[str, Any]
 ) -> dict[str, Any]:
-    kind = rm.ctx.settings.scheduler
+    kind = scheduler_kind(rm)
     if kind == "capacity":
         return _capacity_info(queues)
     if kind == "fair":
         return _fair_info(queues, m)
+    if kind == "hadoop":
+        return _hadoop_info(rm, queues, m)
     return _fifo_info(rm, queues, m)
+
+
+def _hadoop_info(
+    rm: ResourceManager, queues: list[dict[str, Any]], m: dict[str, Any]
+) -> dict[str, Any]:
+    """Hadoop's scheduler class decides: YARN's generic SchedulerInfo (what
+    its RMWebServices gives for a scheduler it has no view of), the class,
+    and the leaf queues apps ran in with what emu charged to them."""
+    info = _fifo_info(rm, queues, m)
+    info["type"] = "schedulerInfo"
+    info["schedulerClass"] = rm.ctx.settings.java_class
+    info["queues"] = {
+        "queue": [
+            {
+                "queueName": q["name"],
+                "resourcesUsed": resource_info(q.get("allocated") or {}),
+                "numContainers": q.get("allocated_containers", 0),
+                "numApplications": q.get("apps_running", 0) + q.get("apps_pending", 0),
+            }
+            for q in queues
+        ]
+    }
+    return info
 
 
 def _fifo_info(
