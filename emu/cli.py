@@ -200,6 +200,7 @@ def _cmd_sls(args: argparse.Namespace) -> int:
         rate=args.rate,
         watch=Watch.from_args(args),
         check_state=bool(args.invariants),
+        container_log=args.container_log,
     )
     try:
         done = sls.run(opts)
@@ -268,7 +269,8 @@ accepted and mean nothing here (emu runs every NM and AM in one trio loop, and
 serves its pages, /simulate and /track, only when asked with --web-port).
 
 Outputs in --output-dir: jobruntime.csv, summary.json, realtimetrack.json,
-metrics/*.csv. They appear only when the run succeeds.
+metrics/*.csv (and containers.csv with --container-log). They appear only when the
+run succeeds.
 
 Exit codes: 0 every job finished; 1 a job failed or was killed, or an
 invariant broke; 2 bad input (trace, topology, configuration, invariants).
@@ -364,6 +366,12 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="J1,J2,...",
         help="trace job ids whose containers and resources are recorded every second "
         "(default: none)",
+    )
+    sls.add_argument(
+        "--container-log",
+        action="store_true",
+        help="also write containers.csv: every container the scheduler allocated or "
+        "preempted (time, node, app, size, priority, locality), in decision order",
     )
     sls.add_argument(
         "--print-simulation",

@@ -134,6 +134,9 @@ class SlsOptions:
     """Progress line and web server (`emu.watch`); they only observe."""
     check_state: bool = False
     """Also check the RM's state invariants (emu.metrics.cluster_invariants)."""
+    container_log: bool = False
+    """Also write containers.csv: every container the scheduler allocated or
+    preempted, when and where (what `emu fidelity` compares decision by decision)."""
 
 
 @dataclass
@@ -472,6 +475,7 @@ def _run_staged(opts: SlsOptions, p: Prepared, staging: _Staging) -> SlsRun:
         ongoing=p.ongoing,
         epoch_ms=epoch_ms,
         record_every_s=record_every,
+        container_log=staging.dir / "containers.csv" if opts.container_log else None,
     )
     timeline = Timeline(sample_every_s(trace_span_ms(p.workload)))
     sim = simulation_for(

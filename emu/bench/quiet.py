@@ -91,6 +91,9 @@ class _PassCounter:
     def placed(self, container: Any) -> None:
         pass
 
+    def preempted(self, container: Any) -> None:
+        pass
+
     def scheduling_pass(self, node_id: str) -> None:
         self.passes += 1
 

@@ -110,6 +110,13 @@ class _Timing:
         return round(s * 1000 / n, 6) if n else 0.0
 
 
+CONTAINER_LOG_HEADER = (
+    "time_ms,event,container,app,node,memory_mb,vcores,priority,locality,am\n"
+)
+"""containers.csv (`emu sls --container-log`): one row per scheduler decision
+on a container, allocated or preempted, in the order the scheduler made them."""
+
+
 class SlsRecorder:
     """Samples a running RM once per simulated second; see the module doc.
 
@@ -127,6 +134,7 @@ class SlsRecorder:
         ongoing: list[inv.Invariant] | None = None,
         epoch_ms: int = 0,
         record_every_s: int = 1,
+        container_log: Path | None = None,
     ) -> None:
         self.directory = directory
         self.track_jobs = track_jobs
@@ -151,6 +159,10 @@ class SlsRecorder:
         self._keys_grew = False
         self._track: IO[str] | None = None
         self._csv: dict[str, IO[str]] = {}
+        self.containers: IO[str] | None = None
+        if container_log is not None:
+            self.containers = container_log.open("w", encoding="utf-8")
+            self.containers.write(CONTAINER_LOG_HEADER)
         if directory is not None:
             (directory / "metrics").mkdir(parents=True, exist_ok=True)
             self._track = (directory / "realtimetrack.json").open("w", encoding="utf-8")
@@ -366,6 +378,9 @@ class SlsRecorder:
         for f in self._csv.values():
             f.close()
         self._csv.clear()
+        if self.containers is not None:
+            self.containers.close()
+            self.containers = None
 
     def _backfill(self) -> None:
         """Give every record the keys of the last one (a queue created during
@@ -504,12 +519,26 @@ class _Watcher:
     def placed(self, c: Any) -> None:
         m = self.metrics
         m.locality[c.locality] = m.locality.get(c.locality, 0) + 1
+        if m.containers is not None:
+            self._log("allocated", c)
         if not c.is_am:
             asked = m.first_ask_ms.pop(c.attempt_id, None)
             if asked is not None:
                 m.first_alloc_done.add(c.attempt_id)
                 m.first_alloc_delays += 1
                 m.first_alloc_delay_total_ms += self.now_ms() - asked
+
+    def preempted(self, c: Any) -> None:
+        if self.metrics.containers is not None:
+            self._log("preempted", c)
+
+    def _log(self, what: str, c: Any) -> None:
+        assert self.metrics.containers is not None
+        r = c.resource
+        self.metrics.containers.write(
+            f"{self.now_ms()},{what},{c.container_id},{c.app_id},{c.node_id},"
+            f"{r.memory},{r.vcores},{c.priority},{c.locality},{int(c.is_am)}\n"
+        )
 
     def scheduling_pass(self, node_id: str) -> None:
         pass

@@ -65,6 +65,10 @@ class SchedulerWatcher(Protocol):
         """A container was just placed on a node."""
         ...
 
+    def preempted(self, container: RMContainer) -> None:
+        """A container is being ended because the scheduler preempted it."""
+        ...
+
     def scheduling_pass(self, node_id: str) -> None:
         """A node update is about to run a scheduling pass on the node."""
         ...
@@ -593,6 +597,8 @@ class Scheduler:
         if ctx.containers.pop(c.container_id, None) is None:
             return
         self._account_usage()
+        if exit_status == EXIT_PREEMPTED and self.watcher is not None:
+            self.watcher.preempted(c)
         self.container_released(c, self.apps.get(c.attempt_id))
         if (
             cleanup
