@@ -8,7 +8,7 @@ install: compile
 	@if command -v javac >/dev/null 2>&1 && command -v mvn >/dev/null 2>&1; then $(MAKE) --no-print-directory hadoop; \
 	 else echo "make: no Java/Maven: the real-scheduler backend (--scheduler-impl hadoop) is unavailable"; fi
 
-.PHONY: hadoop install compile run test bench bench-quick fuzz soak lint format docs clean screenshots
+.PHONY: hadoop install compile run test bench bench-quick fidelity fidelity-ci fuzz soak lint format docs clean screenshots
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -36,6 +36,16 @@ test: compile
 
 bench: compile
 	$(PY) -m emu.bench
+
+# The fidelity suite (scenarios/fidelity/suite.toml): every case replayed with
+# emu's scheduler and with Hadoop's, compared, and docs/fidelity.md written.
+# fidelity-ci: the short subset, failing when a case that agreed exactly no
+# longer does (.ci/run runs it after the tests).
+fidelity: compile hadoop
+	$(PY) -m emu.fidelity --write docs/fidelity.md
+
+fidelity-ci: compile hadoop
+	$(PY) -m emu.fidelity --subset ci --check
 
 bench-quick: compile
 	$(PY) -m emu.bench --quick
