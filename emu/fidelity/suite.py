@@ -31,6 +31,8 @@ class Generated:
     seed: int = 1
     scheduler: str = "fair"
     """Which of the generator's configuration directories (fifo, capacity, fair)."""
+    local_share: float = 0.25
+    """The share of jobs whose maps name preferred hosts."""
 
 
 @dataclass(frozen=True)
@@ -53,6 +55,9 @@ class Case:
     exact: bool = False
     """emu's port agreed exactly with Hadoop's scheduler when last measured: a
     change that breaks the agreement fails `emu.fidelity --check`."""
+    explained: str = ""
+    """Why emu's port differs from Hadoop's scheduler on this case, with the
+    Hadoop source lines that say so, when the difference is left as it is."""
 
     @property
     def scheduler(self) -> str:
@@ -73,7 +78,8 @@ class Case:
         inputs.mkdir(parents=True, exist_ok=True)
         dirs = W.write_conf_dirs(inputs)
         W.write_nodes(inputs / "nodes.json", g.nodes)
-        W.write_trace(inputs / "trace.json", W.jobs(g.nodes, g.span_s, g.util, g.seed))
+        shape = W.Shape(local_share=g.local_share)
+        W.write_trace(inputs / "trace.json", W.jobs(g.nodes, g.span_s, g.util, g.seed, shape))
         return Case(
             name=self.name,
             what=self.what,
@@ -85,6 +91,7 @@ class Case:
             ci=self.ci,
             sls=self.sls,
             exact=self.exact,
+            explained=self.explained,
         )
 
     def sls_args(self) -> list[str]:
@@ -129,7 +136,7 @@ def _case(raw: dict, base: Path) -> Case:
 
     unknown = set(raw) - {
         "name", "what", "tracetype", "trace", "nodes", "conf", "properties",
-        "generate", "ci", "sls", "exact",
+        "generate", "ci", "sls", "exact", "explained",
     }  # fmt: skip
     if unknown:
         raise ValueError(f"unknown keys {sorted(unknown)}")
@@ -155,4 +162,5 @@ def _case(raw: dict, base: Path) -> Case:
         ci=bool(raw.get("ci", False)),
         sls=bool(raw.get("sls", False)),
         exact=bool(raw.get("exact", False)),
+        explained=str(raw.get("explained", "")).strip(),
     )
