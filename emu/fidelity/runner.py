@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
 import sys
 import time
@@ -40,7 +41,14 @@ class Replay:
 
     @property
     def ok(self) -> bool:
-        return self.exit_code == 0 and (self.out / "jobruntime.csv").exists()
+        """The replay ran to its end: exit 0, or exit 1 because a job failed
+        or was rejected (a case may be about that), with its outputs written;
+        not a scheduler failure (failure.json) or bad input (exit 2)."""
+        return (
+            self.exit_code in (0, 1)
+            and (self.out / "jobruntime.csv").exists()
+            and not (self.out / "failure.json").exists()
+        )
 
 
 def replay(case: Case, impl: str, out: Path, timeout_s: float = 1800) -> Replay:
@@ -50,6 +58,7 @@ def replay(case: Case, impl: str, out: Path, timeout_s: float = 1800) -> Replay:
         "--output-dir", str(out), "--container-log", "--progress", "never",
         "--scheduler-impl", impl,
     ]  # fmt: skip
+    shutil.rmtree(out, ignore_errors=True)  # no earlier run's files taken for this one's
     env = dict(os.environ, PYTHONUNBUFFERED="1")
     start = time.perf_counter()
     try:
@@ -59,7 +68,7 @@ def replay(case: Case, impl: str, out: Path, timeout_s: float = 1800) -> Replay:
     elapsed = time.perf_counter() - start
     m = _WALL.search(proc.stdout)
     wall = float(m.group(1)) if m else elapsed
-    error = "" if proc.returncode == 0 else _tail(proc.stderr or proc.stdout)
+    error = "" if proc.returncode == 0 else _tail(proc.stderr + proc.stdout)
     return Replay(case.name, impl, out, proc.returncode, wall, error)
 
 

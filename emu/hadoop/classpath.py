@@ -179,7 +179,9 @@ def driver_classes(cp: Classpath) -> Path:
             None,
             "needs a Java development kit (javac on PATH or in JAVA_HOME): install OpenJDK 17",
         )
-    tmp = out.with_name(key + ".tmp")
+    # A directory of this process's own: several emu processes (a fidelity
+    # run, parallel tests) may compile the same driver at once.
+    tmp = out.with_name(f"{key}.tmp{os.getpid()}")
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir(parents=True)
     done = subprocess.run(
@@ -206,6 +208,11 @@ def driver_classes(cp: Classpath) -> Path:
             f"emu's scheduler driver does not compile against these jars ({first.strip()}); "
             "is this a Hadoop 3.x classpath with hadoop-yarn-server-resourcemanager?",
         )
-    shutil.rmtree(out, ignore_errors=True)
-    tmp.replace(out)
+    try:
+        tmp.rename(out)
+    except OSError:
+        # Another process got there first with the same classes.
+        shutil.rmtree(tmp, ignore_errors=True)
+        if not marker.is_file():
+            raise
     return out

@@ -295,8 +295,13 @@ class HadoopScheduler(Scheduler):
         except _java_exception():
             text = ""
         if text:
-            mem, vcores = text.split("\t")
-            self._max[attempt_id] = Resource(int(mem), int(vcores))
+            # memory, vcores, then the other resource types as name=value,...
+            mem, vcores, *rest = text.split("\t")
+            extra = {}
+            for pair in filter(None, (rest[0] if rest else "").split(",")):
+                name, _, value = pair.partition("=")
+                extra[name] = int(value)
+            self._max[attempt_id] = Resource(int(mem), int(vcores), extra)
 
     def on_APP_ATTEMPT_REMOVED(self, attempt_id: str, attempt: RMAppAttempt) -> None:
         state = attempt.state if attempt.state in ("FINISHED", "FAILED", "KILLED") else "FAILED"
