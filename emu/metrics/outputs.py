@@ -183,13 +183,21 @@ def format_table(data: dict[str, Any]) -> str:
     c = data["cluster"]
     u = c["utilization"]
     t = data["turnaround_ms"]
+    # YARN's app state FINISHED only says the AM unregistered; an AM that
+    # gave up (e.g. its asks were refused) finishes with final status FAILED.
+    unsuccessful = sum(
+        1 for j in data["jobs"] if j["state"] == "FINISHED" and j.get("final_status") == "FAILED"
+    )
+    finished = f"jobs {c['apps_completed']} finished" + (
+        f" ({unsuccessful} with final status FAILED)" if unsuccessful else ""
+    )
     out += [
         "",
         f"scenario {data['scenario']} (seed {data['seed']}): "
         f"simulated {sec(data['simulated_ms'])} s",
         f"nodes {c['nodes']} active, {c['lost_nodes']} lost; "
         f"capacity {c['total']['memory-mb']} MB / {c['total']['vcores']} vcores",
-        f"jobs {c['apps_completed']} finished, {c['apps_failed']} failed, "
+        f"{finished}, {c['apps_failed']} failed, "
         f"{c['apps_killed']} killed; "
         f"containers allocated {c['containers_total']}",
         f"utilization memory {u['memory']:.1%}, vcores {u['vcores']:.1%}; "

@@ -391,3 +391,16 @@ def test_hadoop_invariant_checker_properties_and_metrics_switch(conf_dir, tmp_pa
     out = tmp_path / "b"
     assert sls(conf_dir, out, *trace, "-D", "yarn.sls.metrics.switch=OFF") == 0
     assert sorted(p.name for p in out.iterdir()) == ["jobruntime.csv", "summary.json"]
+
+
+def test_jobs_whose_am_gave_up_are_counted_as_failed_final_status(conf_dir, tmp_path, capsys):
+    """Asks above the maximum allocation are refused; each AM unregisters with
+    final status FAILED, which YARN shows as state FINISHED: the summary line
+    must not read as if every job succeeded."""
+    trace = ["--tracetype=SLS", f"--tracelocation={TEST_RES / 'inputsls.json'}"]
+    small_max = ["-D", "yarn.scheduler.maximum-allocation-mb=1000"]
+    small_max += ["-D", "yarn.scheduler.minimum-allocation-mb=256"]
+    small_max += ["-D", "yarn.sls.am.container.memory=512"]
+    assert sls(conf_dir, tmp_path / "out", *trace, *FIFO, *small_max) == 1
+    out = capsys.readouterr().out
+    assert "jobs 2 finished (2 with final status FAILED), 0 failed, 0 killed" in out
