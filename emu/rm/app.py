@@ -106,13 +106,21 @@ class RMApp:
         "final_target",
         "finished_ms",
         "max_attempts",
+        "memory_seconds",
         "name",
+        "preempted_am",
+        "preempted_mb",
+        "preempted_memory_seconds",
+        "preempted_non_am",
+        "preempted_vcore_seconds",
+        "preempted_vcores",
         "priority",
         "queue",
         "started_ms",
         "state",
         "submit_ms",
         "user",
+        "vcore_seconds",
     )
 
     def __init__(
@@ -146,6 +154,33 @@ class RMApp:
         self.final_target = ""
         self.attempt_finished_while_saving = False
         self.diagnostics = ""
+        # YARN's RMAppMetrics: resource-seconds of the app's ended containers,
+        # and what preemption took from it.
+        self.memory_seconds = 0
+        self.vcore_seconds = 0
+        self.preempted_mb = 0
+        self.preempted_vcores = 0
+        self.preempted_am = 0
+        self.preempted_non_am = 0
+        self.preempted_memory_seconds = 0
+        self.preempted_vcore_seconds = 0
+
+    def charge(self, resource: Resource, used_ms: int, is_am: bool, preempted: bool) -> None:
+        """Add one ended container, as YARN's RMAppAttemptMetrics does when a
+        container completes (MB x ms / 1000 per container, truncated)."""
+        mem_s = resource.memory * used_ms // 1000
+        vc_s = resource.vcores * used_ms // 1000
+        self.memory_seconds += mem_s
+        self.vcore_seconds += vc_s
+        if preempted:
+            self.preempted_mb += resource.memory
+            self.preempted_vcores += resource.vcores
+            self.preempted_memory_seconds += mem_s
+            self.preempted_vcore_seconds += vc_s
+            if is_am:
+                self.preempted_am += 1
+            else:
+                self.preempted_non_am += 1
 
     @property
     def current_attempt(self) -> str | None:

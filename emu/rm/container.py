@@ -10,7 +10,7 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
-from emu.protocol import EXIT_KILLED_EXPIRED
+from emu.protocol import EXIT_KILLED_EXPIRED, EXIT_PREEMPTED
 from emu.resources import Resource
 from emu.rm import attempt as attempt_sm
 from emu.rm.statemachine import StateMachine
@@ -125,6 +125,12 @@ def _finished(ctx: RMContext, c: RMContainer, data: Any) -> None:
     ctx.container_expiry.unregister(c.container_id)
     c.exit_status, c.diagnostics = data
     c.finished_ms = ctx.now_ms()
+    if c.state != NEW:  # it held resources (a reservation or a never-placed one did not)
+        app = ctx.apps.get(c.app_id)
+        if app is not None:
+            app.charge(
+                c.resource, c.finished_ms - c.allocated_ms, c.is_am, c.exit_status == EXIT_PREEMPTED
+            )
     ctx.dispatch("attempt", attempt_sm.AttemptEvent.CONTAINER_FINISHED, c.attempt_id, c)
 
 

@@ -59,7 +59,9 @@ def test_yarn_api_client_reads_and_drives_a_running_replay(conf_dir, tmp_path):
     children = {q["queueName"]: q for q in root["childQueues"]["queue"]}
     assert {"root.sls_queue_1", "root.sls_queue_2", "root.sls_queue_3"} <= set(children)
     for q in children.values():
-        assert set(q["fairResources"]) == {"memory", "vCores"}
+        assert set(q["fairResources"]) == {"memory", "vCores", "resourceInformations"}
+        infos = q["fairResources"]["resourceInformations"]["resourceInformation"]
+        assert [i["name"] for i in infos] == ["memory-mb", "vcores"]
         assert "steadyFairResources" in q and "minResources" in q and "maxResources" in q
 
     apps = rm.cluster_applications().data["apps"]["app"]
