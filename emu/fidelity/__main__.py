@@ -34,6 +34,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--jobs", type=int, default=2, help="replays at once (default 2)")
     p.add_argument("--write", type=Path, help="write the report here (e.g. docs/fidelity.md)")
     p.add_argument(
+        "--no-rest",
+        action="store_true",
+        help="skip the REST API comparison with a real ResourceManager",
+    )
+    p.add_argument(
         "--check",
         action="store_true",
         help="exit 1 if a case marked exact in the suite no longer agrees exactly",
@@ -66,8 +71,16 @@ def main(argv: list[str] | None = None) -> int:
     print(f"fidelity: {exact} of {total} cases agree exactly; {time.perf_counter() - start:.0f} s")
     for line in failed:
         print(f"fidelity: failed: {line}", file=sys.stderr)
+    sections: list[str] = []
+    if not args.no_rest and args.subset == "all" and not args.cases:
+        from emu.fidelity import rest_schema
+
+        rest = rest_schema.check()
+        sections.append(rest_schema.markdown(rest))
+        bad = [r.scheduler for r in rest if not r.ok]
+        print(f"fidelity: REST schema {'differs for ' + ', '.join(bad) if bad else 'matches'}")
     if args.write is not None:
-        text = report.render(cases, replays, comparisons, HADOOP_VERSION, REPO)
+        text = report.render(cases, replays, comparisons, HADOOP_VERSION, REPO, sections)
         args.write.write_text(text, encoding="utf-8")
         print(f"fidelity: wrote {args.write}")
     if failed:
