@@ -110,9 +110,7 @@ class _Timing:
         return round(s * 1000 / n, 6) if n else 0.0
 
 
-CONTAINER_LOG_HEADER = (
-    "time_ms,event,container,app,node,memory_mb,vcores,priority,locality,am\n"
-)
+CONTAINER_LOG_HEADER = "time_ms,event,container,app,node,memory_mb,vcores,priority,locality,am\n"
 """containers.csv (`emu sls --container-log`): one row per scheduler decision
 on a container, allocated or preempted, in the order the scheduler made them."""
 

@@ -76,6 +76,30 @@ def test_reference_traces_finish_and_repeat(
         assert a == b, name
 
 
+@pytest.mark.parametrize("scheduler", ["fifo", "fair"])
+def test_container_log_names_locality_and_placement_order(
+    conf_dir: Path, tmp_path: Path, scheduler: str
+) -> None:
+    """Hadoop's containers.csv says which request each placement answered
+    (read before the pull: acquiring a container clears its ContainerRequest)
+    and lists one heartbeat's placements in the order they were made across
+    apps; on the SYNTH sample it equals the port's, row for row."""
+    hadoop = _sls(conf_dir, tmp_path / "hadoop", scheduler, "synth", "--container-log")
+    port = emu(
+        "sls",
+        f"--conf-dir={conf_dir}",
+        "-D",
+        f"{SCHED}={scheduler}",
+        *TRACES["synth"],
+        f"--output-dir={tmp_path / 'port'}",
+        "--container-log",
+    )
+    assert port.returncode == 0, port.stderr[-2000:]
+    rows = (hadoop / "containers.csv").read_text().splitlines()
+    assert any(",RACK_LOCAL," in row for row in rows)
+    assert rows == (tmp_path / "port" / "containers.csv").read_text().splitlines()
+
+
 def _scenario(tmp_path: Path, config: dict[str, str], jobs: str, cluster: str = "") -> Path:
     conf = "\n".join(f'"{k}" = "{v}"' for k, v in config.items())
     text = (

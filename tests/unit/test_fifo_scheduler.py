@@ -217,3 +217,34 @@ async def test_removed_attempt_leaves_no_pending_demand_in_its_queue(autojump_cl
     assert rm.ctx.apps[app].state == "KILLED"
     assert queue.pending == Resource(0, 0)
     assert queue.allocated == Resource(0, 0)
+
+
+async def test_launched_container_released_by_the_app_keeps_its_node_until_the_nm_says(
+    autojump_clock,
+):
+    """FifoScheduler.completedContainer calls SchedulerNode.releaseContainer(id,
+    releasedByNode=false): a container its NM reported running keeps its
+    node's capacity until the NM reports it completed; the app's and the
+    cluster's usage drop at once."""
+    rm, app, c = one_task_running()
+    cid = c["container_id"]
+    rm.heartbeat("h1", [{"container_id": cid, "state": "RUNNING", "exit_status": -1000}])
+    node = rm.ctx.scheduler.nodes["h1"]
+    before = node.available
+    rm.allocate(app, releases=[cid])
+    assert rm.ctx.scheduler.used == Resource(1024, 1)
+    assert node.available == before
+    assert cid in node.containers
+    rm.heartbeat("h1", [{"container_id": cid, "state": "COMPLETE", "exit_status": -100}])
+    assert node.available == before + Resource(1024, 1)
+    assert cid not in node.containers and not rm.ctx.scheduler.held_on_node
+
+
+async def test_container_never_launched_frees_its_node_when_released(autojump_clock):
+    """Without a launch report (launchedOnNode false) the release frees the node at once."""
+    rm, app, c = one_task_running()
+    node = rm.ctx.scheduler.nodes["h1"]
+    before = node.available
+    rm.allocate(app, releases=[c["container_id"]])
+    assert node.available == before + Resource(1024, 1)
+    assert not rm.ctx.scheduler.held_on_node

@@ -97,6 +97,13 @@ class Scheduler:
     update_interval_ms: int | None = None
     """If set, the RM calls `update()` this often (fair-share recomputation,
     preemption policies)."""
+    holds_launched: bool = False
+    """Whether a container the scheduler ends (kill, preemption, release,
+    expiry) after its NM reported it running keeps its node's capacity until
+    the NM reports it completed, as Hadoop's SchedulerNode.releaseContainer
+    does when the release does not come from the node (releasedByNode false
+    and launchedOnNode: "wait until node reports container has completed").
+    The app, queue and cluster usage are given back at once either way."""
 
     def __init__(self, ctx: RMContext, calculator: ResourceCalculator) -> None:
         self.ctx = ctx
@@ -117,6 +124,9 @@ class Scheduler:
         self.unknown_reports: Counter[str] = Counter()
         """NM container statuses for containers the RM does not hold (late
         reports of containers it already ended, or strays), by reported state."""
+        self.held_on_node: dict[str, RMContainer] = {}
+        """Ended containers whose node still counts them (`holds_launched`),
+        until their NM reports them completed."""
         self.integral = UtilizationIntegral()
         """Allocated and capacity over time, for the run's utilization."""
         self.activities = Activities(ctx.now_ms)
@@ -145,6 +155,8 @@ class Scheduler:
         if node.reserved is not None:
             self.unreserve(self.apps.get(node.reserved.attempt_id), node)
         for cid in sorted(node.containers):
+            if self.held_on_node.pop(cid, None) is not None:
+                continue  # already ended; the node goes with it
             self.complete_container(
                 node.containers[cid],
                 EXIT_ABORTED,
@@ -176,6 +188,7 @@ class Scheduler:
                 # sneaked into the system. Kill it."
                 unknown["running"] += 1
                 self.ctx.dispatch("node", node_sm.NodeEvent.CLEANUP_CONTAINER, node_id, cid)
+        held = self.held_on_node
         for st in completed:
             c = containers.get(st["container_id"])
             if c is not None and c.node_id == node_id:
@@ -188,6 +201,15 @@ class Scheduler:
                 )
             else:
                 unknown["completed"] += 1
+                if held:
+                    ended = held.get(st["container_id"])
+                    if ended is not None and ended.node_id == node_id:
+                        # SchedulerNode.releaseContainer(id, releasedByNode=true)
+                        del held[ended.container_id]
+                        node = self.nodes.get(node_id)
+                        if node is not None:
+                            node.remove(ended)
+                            self.node_released(node, ended)
         node = self.nodes.get(node_id)
         if node is not None and not (shortcuts.enabled() and self.skip_quiet_node_update(node_id)):
             # Shortcut: the statuses may have changed nothing an offer looks
@@ -301,6 +323,10 @@ class Scheduler:
 
     def node_removed(self, node: SchedulerNode) -> None:
         """Called after a node left and its containers were killed."""
+
+    def node_released(self, node: SchedulerNode, c: RMContainer) -> None:
+        """Called after `node` gave back the capacity of `c`, a container
+        ended earlier that it held until its NM reported it (`holds_launched`)."""
 
     def attempt_added(self, sapp: SchedulerApp) -> None:
         """Called when an attempt joins its queue."""
@@ -479,11 +505,19 @@ class Scheduler:
 
     # --- placement mechanics -------------------------------------------------------------
     def place(
-        self, sapp: SchedulerApp, node: SchedulerNode, priority: int, node_type: str, ask: Ask
+        self,
+        sapp: SchedulerApp,
+        node: SchedulerNode,
+        priority: int,
+        node_type: str,
+        ask: Ask,
+        container_id: str | None = None,
     ) -> RMContainer:
-        """Create a container for `ask` on `node` (the caller checked it fits)."""
+        """Create a container for `ask` on `node` (the caller checked it fits).
+        `container_id` is that of the reservation the placement fulfils: YARN
+        allocates the reserved Container itself, id included, rather than a new one."""
         self._account_usage()
-        c = self._new_container(sapp, node, priority, node_type, ask)
+        c = self._new_container(sapp, node, priority, node_type, ask, container_id)
         before = sapp.info.pending
         sapp.info.allocated(node_type, node, priority)
         q = self.queue_metrics(sapp.queue)
@@ -570,7 +604,7 @@ class Scheduler:
         `sapp` is None once the attempt is gone. Schedulers extend it (call
         super first) to release what they charged in `container_allocated`."""
         node = self.nodes.get(c.node_id)
-        if node is not None:
+        if node is not None and c.container_id not in self.held_on_node:
             node.remove(c)
         if sapp is not None and sapp.live.pop(c.container_id, None) is not None:
             sapp.used = sapp.used - c.resource
@@ -599,6 +633,15 @@ class Scheduler:
         self._account_usage()
         if exit_status == EXIT_PREEMPTED and self.watcher is not None:
             self.watcher.preempted(c)
+        if (
+            self.holds_launched
+            and cleanup
+            and c.state == csm.RUNNING
+            and c.node_id in self.nodes
+            and c.node_id in ctx.nodes
+        ):
+            # not released by the node, and launched there: the node keeps it
+            self.held_on_node[c.container_id] = c
         self.container_released(c, self.apps.get(c.attempt_id))
         if (
             cleanup
@@ -614,19 +657,29 @@ class Scheduler:
         return sapp.queue if sapp is not None else self.app_queue.get(c.app_id)
 
     def _new_container(
-        self, sapp: SchedulerApp, node: SchedulerNode, priority: int, node_type: str, ask: Ask
+        self,
+        sapp: SchedulerApp,
+        node: SchedulerNode,
+        priority: int,
+        node_type: str,
+        ask: Ask,
+        container_id: str | None = None,
     ) -> RMContainer:
         """A fresh RMContainer with the attempt's next id (YARN's
-        container_<cluster ts>_<app>_<attempt>_<seq>); the AM's own container
+        container_<cluster ts>_<app>_<attempt>_<seq>), or with `container_id`
+        (a fulfilled reservation's, no new id); the AM's own container
         is the priority-0 one asked for while the AM is pending."""
         ctx = self.ctx
-        sapp.container_seq += 1
-        prefix = sapp.container_prefix
-        if not prefix:
-            app_seq, attempt_no = _container_prefix(sapp.attempt_id)
-            prefix = f"container_{ctx.cluster_timestamp}_{app_seq}_{attempt_no}_"
-            sapp.container_prefix = prefix
-        cid = f"{prefix}{sapp.container_seq:06d}"
+        if container_id is not None:
+            cid = container_id
+        else:
+            sapp.container_seq += 1
+            prefix = sapp.container_prefix
+            if not prefix:
+                app_seq, attempt_no = _container_prefix(sapp.attempt_id)
+                prefix = f"container_{ctx.cluster_timestamp}_{app_seq}_{attempt_no}_"
+                sapp.container_prefix = prefix
+            cid = f"{prefix}{sapp.container_seq:06d}"
         return RMContainer(
             cid,
             sapp.attempt_id,

@@ -39,15 +39,27 @@ class AppSchedulingInfo:
     the locality it was placed at.
     """
 
-    __slots__ = ("pending", "priorities", "requests")
+    __slots__ = ("locations", "pending", "priorities", "requests")
 
     def __init__(self) -> None:
         self.requests: dict[int, dict[str, Ask]] = {}
         self.priorities: list[int] = []
         self.pending = ZERO
+        self.locations: dict[int, set[str]] = {}
+        """The resource names Hadoop's LocalityAppPlacementAllocator holds
+        per priority (its resourceRequestMap's keys): every name an ask
+        named, zero counts included, until a placement takes its count to 0
+        (the map, once the `*` ask is gone and nothing else is left). Its
+        size is getUniqueLocationAsks, which the CapacityScheduler's delay
+        scheduling reads; `requests` drops zero-count asks sooner."""
 
     def update(self, asks: list[Ask]) -> None:
+        locations = self.locations
         for ask in asks:
+            names = locations.get(ask.priority)
+            if names is None:
+                names = locations[ask.priority] = set()
+            names.add(ask.name)
             by_name = self.requests.get(ask.priority)
             if by_name is None:
                 if ask.num <= 0:
@@ -91,16 +103,26 @@ class AppSchedulingInfo:
             if node_type == RACK_LOCAL
             else (ANY,)
         )
+        held = self.locations.get(priority)
         for name in names:
             ask = by_name.get(name)
             if ask is None:
                 continue
             ask.num -= 1
+            if ask.num == 0 and held is not None:
+                held.discard(name)  # decResourceRequest / decrementOutstanding
             if name == ANY:
                 self.pending = self.pending - ask.capability
             elif ask.num <= 0:
                 del by_name[name]
+        if held is not None and not held:
+            del self.locations[priority]
         self._refresh(priority)
+
+    def location_count(self, priority: int) -> int:
+        """LocalityAppPlacementAllocator.getUniqueLocationAsks."""
+        held = self.locations.get(priority)
+        return len(held) if held is not None else 0
 
     def has_pending(self) -> bool:
         return bool(self.priorities)

@@ -30,6 +30,7 @@ DEFAULT_QUEUE = "default"
 
 class FifoScheduler(Scheduler):
     name = "fifo"
+    holds_launched = True  # FifoScheduler.completedContainer: releaseContainer(id, false)
 
     def __init__(self, ctx: RMContext) -> None:
         super().__init__(ctx, ResourceCalculator())

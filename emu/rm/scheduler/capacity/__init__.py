@@ -39,8 +39,14 @@ over-committed, extra resource types are not granted). With the
 `DominantResourceCalculator` asks are granted as asked and every resource
 type counts: fit in every type, comparisons by dominant share.
 
+Reservable queues (`reservable`) are built as Hadoop builds them even
+without a reservation system: the leaf becomes a plan (a parent) whose one
+child, `<name>-default`, takes the apps submitted to it; that queue's AM
+resource percent is 0, so it runs one app at a time (ReservationQueue).
+
 Not emulated: node labels, absolute-resource capacities, auto-created
-queues, reservation (plan) queues, user weights, intra-queue preemption.
+queues, reservations themselves (plan followers, reservation queues other
+than the default one), user weights, intra-queue preemption.
 
 - `config`         capacity-scheduler.xml -> validated, immutable queue settings
 - `placement`      which leaf an app joins: mappings, names, ACLs, state

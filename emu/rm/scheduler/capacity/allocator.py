@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING, Protocol
 # The dataclass below names these types at run time (its annotations are
 # evaluated when the class is made, compiled or not), so they are imported.
 from emu.resources import ZERO, Resource, ResourceCalculator
+from emu.rm.scheduler import javahash
 from emu.rm.scheduler.capacity import resource_math as rm
 from emu.rm.scheduler.capacity.config import CapacityConf
 from emu.rm.scheduler.locality import ANY, NODE_LOCAL, OFF_SWITCH, RACK_LOCAL
@@ -61,7 +62,13 @@ class Containers(Protocol):
     containers, with all their bookkeeping."""
 
     def place(
-        self, sapp: SchedulerApp, node: SchedulerNode, priority: int, node_type: str, ask: Ask
+        self,
+        sapp: SchedulerApp,
+        node: SchedulerNode,
+        priority: int,
+        node_type: str,
+        ask: Ask,
+        container_id: str | None = None,
     ) -> RMContainer: ...
 
     def reserve(
@@ -88,11 +95,32 @@ class AllocatorState:
     containers: Containers
     cluster: Resource = ZERO
     rereservations: dict[tuple[str, int], int] = field(default_factory=dict)
+    reservation_peaks: dict[tuple[str, int], int] = field(default_factory=dict)
+    """The most reservations an attempt has held at once at a priority since
+    it last held none: the size Hadoop's per-priority reservation HashMap
+    grew its table for (see `javahash.hash_order`)."""
 
     def forget(self, attempt_id: str) -> None:
         """Drop an ended attempt's re-reservation counts."""
         for key in [k for k in self.rereservations if k[0] == attempt_id]:
             del self.rereservations[key]
+        for key in [k for k in self.reservation_peaks if k[0] == attempt_id]:
+            del self.reservation_peaks[key]
+
+    def reservations_changed(self, sapp: SchedulerApp, priority: int) -> None:
+        """`sapp` made a new reservation or gave one up at `priority`: both
+        reset its re-reservation count there (SchedulerApplicationAttempt.reserve
+        for a NEW container, FiCaSchedulerApp.internalUnreserve), and
+        `reservation_peaks` follows the reservation map's size
+        (SchedulerApplicationAttempt.reserve makes the map on the first
+        reservation, internalUnreserve drops it when the last goes)."""
+        key = (sapp.attempt_id, priority)
+        self.rereservations.pop(key, None)
+        held = sum(1 for c in sapp.reservations.values() if c.priority == priority)
+        if held == 0:
+            self.reservation_peaks.pop(key, None)
+        elif held > self.reservation_peaks.get(key, 0):
+            self.reservation_peaks[key] = held
 
 
 def assign_app(
@@ -165,13 +193,14 @@ def _delay_allows(st: AllocatorState, sapp: SchedulerApp, priority: int, node_ty
     missed = sapp.opportunities.get(priority, 0)
     if node_type == RACK_LOCAL:
         return min(nodes, cs.node_locality_delay) < missed
-    by_name = sapp.info.requests.get(priority, {})
-    locations = sum(1 for a in by_name.values() if a.num > 0)
+    # getUniqueLocationAsks: the names Hadoop still holds asks for, those
+    # the AM set to zero included; only `*` means no delay.
+    locations = sapp.info.location_count(priority)
     if locations <= 1:
         return True
     if cs.rack_locality_additional_delay > -1:
         return missed > min(nodes, cs.node_locality_delay + cs.rack_locality_additional_delay)
-    any_ask = by_name[ANY]
+    any_ask = sapp.info.requests[priority][ANY]
     wait_factor = min((locations - 1) / nodes, 1.0) if nodes else 1.0
     return min(nodes, any_ask.num * wait_factor) < missed
 
@@ -205,14 +234,23 @@ def _assign_container(
                 return LOCALITY_SKIPPED
             st.containers.unreserve(sapp, other)
         st.containers.place(sapp, node, priority, node_type, ask)
-        if node_type == NODE_LOCAL or (node_type == RACK_LOCAL and st.cs.rack_locality_full_reset):
-            sapp.opportunities[priority] = 0
-        st.rereservations.pop((sapp.attempt_id, priority), None)
+        _reset_opportunities(st, sapp, priority, node_type)
         return ALLOCATED
     if should and not (looking and need_unreserve) and node.reserved is None:
         st.containers.reserve(sapp, node, priority, ask)
+        _reset_opportunities(st, sapp, priority, node_type)
         return RESERVED
     return LOCALITY_SKIPPED
+
+
+def _reset_opportunities(
+    st: AllocatorState, sapp: SchedulerApp, priority: int, node_type: str
+) -> None:
+    """RegularContainerAllocator.doAllocation, for a new container or a new
+    reservation alike: a node-local one (or a rack-local one with
+    rack-locality-full-reset) restarts the app's delay at `priority`."""
+    if node_type == NODE_LOCAL or (node_type == RACK_LOCAL and st.cs.rack_locality_full_reset):
+        sapp.opportunities[priority] = 0
 
 
 def _node_to_unreserve(
@@ -222,12 +260,19 @@ def _node_to_unreserve(
     priority: int,
     amount: Resource,
 ) -> SchedulerNode | None:
-    for node_id in sorted(sapp.reservations):
-        c = sapp.reservations[node_id]
-        if node_id == node.node_id or c.priority != priority:
-            continue
-        if rm.fits(st.calc, amount, c.resource) and node_id in st.nodes:
-            return st.nodes[node_id]
+    """FiCaSchedulerApp.getNodeIdToUnreserve: the first reservation at
+    `priority` at least `amount` big, in the iteration order of the
+    HashMap<NodeId, RMContainer> Hadoop keeps them in."""
+    held = [
+        st.nodes[node_id]
+        for node_id, c in sapp.reservations.items()
+        if c.priority == priority and node_id in st.nodes
+    ]
+    peak = st.reservation_peaks.get((sapp.attempt_id, priority), len(held))
+    for other in javahash.hash_order(held, lambda n: javahash.node_id_hash(n.host), peak):
+        c = sapp.reservations[other.node_id]
+        if other.node_id != node.node_id and rm.fits(st.calc, amount, c.resource):
+            return other
     return None
 
 
@@ -267,14 +312,27 @@ def fulfil_reservation(st: AllocatorState, node: SchedulerNode) -> bool:
     if any_ask is None or any_ask.num <= 0:
         st.containers.unreserve(sapp, node)
         return False
+    if node.host in sapp.blacklist or node.rack in sapp.blacklist:
+        return False  # tryAllocateOnNode's checkIfNodeBlackListed: APP_SKIPPED
+    # RegularContainerAllocator.tryAllocateOnNode counts a scheduling
+    # opportunity for the reserved container's priority too (and never takes
+    # it back, nor resets the count on this allocation): every heartbeat of
+    # a reserved node brings the app closer to off-switch placement.
+    opportunities = sapp.opportunities
+    opportunities[priority] = opportunities.get(priority, 0) + 1
     for node_type in (NODE_LOCAL, RACK_LOCAL, OFF_SWITCH):
         ask = sapp.info.can_place(priority, node, node_type)
         if ask is None:
             continue
+        if node_type == RACK_LOCAL and not _delay_allows(st, sapp, priority, RACK_LOCAL):
+            # canAssign's rack-local delay holds for a reserved container too
+            # (only off-switch is exempt): it is then allocated off-switch.
+            continue
         if st.calc.fits(ask.capability, node.available):
             st.containers.unreserve(sapp, node)
-            st.containers.place(sapp, node, priority, node_type, ask)
-            st.rereservations.pop((sapp.attempt_id, priority), None)
+            # The reserved Container itself is allocated, its id included
+            # (RegularContainerAllocator.getContainer with a reserved RMContainer).
+            st.containers.place(sapp, node, priority, node_type, ask, reserved.container_id)
             return True
         break
     key = (sapp.attempt_id, priority)

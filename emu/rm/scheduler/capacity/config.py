@@ -18,10 +18,13 @@ weights), `maximum-capacity`, `minimum-user-limit-percent`,
 `maximum-am-resource-percent`, `state`, `acl_submit_applications`,
 `acl_administer_queue`, `disable_preemption`, `ordering-policy` (leaf:
 fifo or fair, with `ordering-policy.fair.enable-size-based-weight`; parent:
-utilization or priority-utilization) and `priority`. Absolute-resource
+utilization or priority-utilization), `priority` and `reservable` (a
+reservable leaf becomes a plan queue with its default reservation queue,
+as CapacitySchedulerQueueManager builds it). Absolute-resource
 capacities (`[memory=...]`) and auto-created queues are not emulated; the
 former is refused with a message, the latter's properties are ignored, as
-are properties emu does not model (lifetimes, node labels, reservations).
+are properties emu does not model (lifetimes, node labels, reservation
+agents and plan followers).
 """
 
 from __future__ import annotations
@@ -36,6 +39,10 @@ PREFIX = "yarn.scheduler.capacity."
 ROOT = "root"
 DEFAULT_QUEUE = "default"
 PRECISION = 0.05  # percent; Hadoop's ParentQueue allows 0.0005 of the parent
+
+# ReservationConstants.DEFAULT_QUEUE_SUFFIX: the leaf a reservable (plan)
+# queue gets for apps submitted without a reservation.
+RESERVATION_DEFAULT_SUFFIX = "-default"
 
 GROUP_MAPPING = "hadoop.user.group.static.mapping.overrides"
 ACL_ENABLE = "yarn.acl.enable"
@@ -62,6 +69,7 @@ QUEUE_SUFFIXES = (
     "disable_preemption",
     "ordering-policy",
     "priority",
+    "reservable",
 )
 RUNNING, STOPPED = "RUNNING", "STOPPED"
 
@@ -130,6 +138,9 @@ class QueueConf:
     fair_size_based_weight: bool
     priority: int
     respects_priority: bool
+    plan: bool = False
+    """A reservable leaf, made by Hadoop a PlanQueue: a parent whose only
+    child is its default reservation queue (`children[0]`)."""
 
     @property
     def name(self) -> str:
@@ -263,13 +274,24 @@ def _children(conf: Configuration, path: str) -> list[str]:
     return names
 
 
+def is_reservable(conf: Configuration, path: str) -> bool:
+    """CapacitySchedulerConfiguration.isReservable."""
+    return conf.get_bool(f"{PREFIX}{path}.reservable", False)
+
+
 def queue_paths(conf: Configuration) -> dict[str, list[str]]:
-    """Every defined queue path -> its children's short names."""
+    """Every defined queue path -> its children's short names. A reservable
+    leaf gets one child, its default reservation queue, as
+    CapacitySchedulerQueueManager.parseQueue makes it a PlanQueue and adds
+    PlanQueue.initializeDefaultInternalQueue's ReservationQueue (with or
+    without a reservation system)."""
     out: dict[str, list[str]] = {}
     todo = [ROOT]
     while todo:
         path = todo.pop()
         kids = _children(conf, path)
+        if not kids and path != ROOT and is_reservable(conf, path):
+            kids = [path.rsplit(".", 1)[-1] + RESERVATION_DEFAULT_SUFFIX]
         out[path] = kids
         todo.extend(f"{path}.{k}" for k in reversed(kids))
     return out
@@ -338,13 +360,34 @@ def _build(
     """
     p = f"{PREFIX}{path}."
     kids = paths[path]
+    plan = path != ROOT and is_reservable(conf, path)
+    if plan and conf.get(p + "queues"):
+        # CapacitySchedulerQueueManager.parseQueue
+        raise _fail(conf, p + "reservable", f"only leaf queues can be reservable: {path}")
     capacity = 100.0 if parent is None else capacities[path]
-    max_cap, abs_cap, abs_max = _capacity_limits(conf, path, parent, capacity)
+    in_plan = parent is not None and parent.plan
+    if in_plan:
+        # The default reservation queue: ReservationQueue.initializeEntitlements
+        # gives it the whole plan (capacity and maximum 1.0, whatever its own
+        # properties say); its user limits are the plan's
+        # (PlanQueue.getUserLimitForReservation / getUserLimitFactor), and its
+        # maximum-am-resource-percent stays 0, since ReservationQueue's
+        # setupConfigurableCapacities never loads it: its AM limit is 0 and
+        # only the one-AM-always rule of activateApplications starts apps.
+        assert parent is not None
+        max_cap = 100.0
+        abs_cap, abs_max = parent.absolute_capacity, parent.absolute_maximum_capacity
+        ulp, ulf = parent.user_limit_percent, parent.user_limit_factor
+        am_pct = 0.0
+    else:
+        max_cap, abs_cap, abs_max = _capacity_limits(conf, path, parent, capacity)
     state = _state(conf, path, parent)
-    ulp, ulf = _user_limits(conf, p)
+    if not in_plan:
+        ulp, ulf = _user_limits(conf, p)
     max_alloc = _maximum_allocation(conf, p, parent, minimum, cluster_maximum)
-    am_key = p + "maximum-am-resource-percent"
-    am_pct = conf.get_float(am_key, conf.get_float(PREFIX + "maximum-am-resource-percent", 0.1))
+    if not in_plan:
+        am_key = p + "maximum-am-resource-percent"
+        am_pct = conf.get_float(am_key, conf.get_float(PREFIX + "maximum-am-resource-percent", 0.1))
     submit_acl, admin_acl = (
         _acl(conf, p + kind, parent) for kind in ("acl_submit_applications", "acl_administer_queue")
     )
@@ -375,12 +418,15 @@ def _build(
         fair_size_based_weight=conf.get_bool(policy_key + ".fair.enable-size-based-weight", False),
         priority=conf.get_int(p + "priority", 0),
         respects_priority=parent is not None and parent.ordering_policy == "priority-utilization",
+        plan=plan,
     )
     out[path] = q
-    if kids:
+    if plan:
+        capacities[q.children[0]] = 100.0
+    elif kids:
         capacities.update(_child_capacities(conf, q, kids))
-        for k in kids:
-            _build(conf, f"{path}.{k}", q, paths, out, capacities, minimum, cluster_maximum)
+    for k in kids:
+        _build(conf, f"{path}.{k}", q, paths, out, capacities, minimum, cluster_maximum)
 
 
 def _capacity_limits(

@@ -16,6 +16,8 @@ at submission: queue mappings, queue names, ACLs and queue state.
   of the queue or of any ancestor allows it (root allows everyone unless
   configured otherwise), as YARN's ConfiguredYarnAuthorizer does.
 - A STOPPED queue refuses new applications.
+- An app submitted to a reservable (plan) queue joins the plan's default
+  reservation queue, `<queue>-default` (emu has no reservations).
 
 Rejection reasons use YARN's wording.
 """
@@ -41,6 +43,10 @@ def resolve(cs: CapacityConf, name: str) -> tuple[str | None, str]:
         if len(found) > 1:
             return None, "ambiguous"
         path = found[0]
+    if cs.queues[path].plan:
+        # CapacityScheduler.resolveReservationQueueName: an app without a
+        # reservation runs in the plan's default reservation queue.
+        path = cs.queues[path].children[0]
     if not cs.queues[path].is_leaf:
         return None, "non-leaf"
     return path, ""

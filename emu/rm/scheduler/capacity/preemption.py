@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from emu.resources import ZERO, Resource, ResourceCalculator
+from emu.rm.scheduler import javahash
 from emu.rm.scheduler.capacity import resource_math as rm
 from emu.rm.scheduler.capacity.config import PreemptionConf
 from emu.rm.scheduler.events import SchedulerEvent
@@ -357,9 +358,15 @@ class PreemptionPolicy:
                 sched.unreserve(sched.apps.get(c.attempt_id), node)
         now = sched.ctx.now_ms()
         max_wait = self.conf.max_wait_before_kill_ms
-        for attempt_id in sorted(selected):
+        # preemptOrkillSelectedContainerAfterWait walks the selector's
+        # HashMap<ApplicationAttemptId, HashSet<RMContainer>>: marks and kills
+        # of one round go out in those maps' order.
+        attempts = javahash.hash_order(list(selected), javahash.attempt_hash_of, len(selected))
+        for attempt_id in attempts:
             sapp = sched.apps.get(attempt_id)
-            for c in selected[attempt_id]:
+            chosen = selected[attempt_id]
+            by_id = lambda c: javahash.container_id_hash(c.container_id)  # noqa: E731
+            for c in javahash.hash_order(chosen, by_id, len(chosen)):
                 if c.container_id not in sched.ctx.containers:
                     continue  # a reservation: dropped above, nothing to mark
                 cid = c.container_id

@@ -72,15 +72,20 @@ class Queue:
         self.used = ZERO
         self.reserved = ZERO
         self.num_apps = 0
-        self._sized: tuple[Resource, QueueConf, Resource, Resource, Resource] | None = None
+        self._sized: tuple[Resource, QueueConf, Resource, Resource, Resource, Resource] | None = (
+            None
+        )
 
     @property
     def is_leaf(self) -> bool:
         return False
 
-    def _sizes(self, env: Env) -> tuple[Resource, QueueConf, Resource, Resource, Resource]:
-        """(cluster, conf, guaranteed, maximum, exact guarantee), recomputed
-        only when the cluster or the configuration changes."""
+    def _sizes(
+        self, env: Env
+    ) -> tuple[Resource, QueueConf, Resource, Resource, Resource, Resource]:
+        """(cluster, conf, guaranteed, maximum, exact guarantee, exact
+        maximum), recomputed only when the cluster or the configuration
+        changes."""
         s = self._sized
         if s is None or s[1] is not self.conf or (s[0] is not env.cluster and s[0] != env.cluster):
             c = self.conf
@@ -90,12 +95,20 @@ class Queue:
                 rm.multiply_up(env.calc, env.cluster, c.absolute_capacity, env.minimum),
                 rm.multiply_down(env.cluster, c.absolute_maximum_capacity, env.minimum),
                 rm.multiply(env.cluster, c.absolute_capacity),
+                rm.multiply(env.cluster, c.absolute_maximum_capacity),
             )
         return s
 
     def guaranteed(self, env: Env) -> Resource:
         """Guaranteed capacity, rounded up to the minimum allocation."""
         return self._sizes(env)[2]
+
+    def effective_max(self, env: Env) -> Resource:
+        """The queue's effective maximum resource (getEffectiveMaxCapacity,
+        getQueueMaxResource): the maximum capacity of the cluster,
+        truncated but not rounded to the minimum allocation. Queue limits
+        and headroom are capped by it."""
+        return self._sizes(env)[5]
 
     def max_resource(self, env: Env) -> Resource:
         """Maximum capacity, rounded down to the minimum allocation."""

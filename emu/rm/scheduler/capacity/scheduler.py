@@ -86,6 +86,7 @@ other outcome means nothing it asks for fits this node."""
 
 class CapacityScheduler(Scheduler):
     name = "capacity"
+    holds_launched = True  # LeafQueue.completedContainer: releaseContainer(id, false)
 
     def __init__(self, ctx: RMContext) -> None:
         s = ctx.settings
@@ -240,11 +241,14 @@ class CapacityScheduler(Scheduler):
     ) -> RMContainer:
         c = super().reserve(sapp, node, priority, ask)
         self._charge(sapp.app_id, sapp.user, c.resource, c.resource)
+        self.alloc.reservations_changed(sapp, priority)
         return c
 
     def unreserve(self, sapp: SchedulerApp | None, node: SchedulerNode) -> None:
         c = node.reserved
         super().unreserve(sapp, node)
+        if c is not None and sapp is not None:
+            self.alloc.reservations_changed(sapp, c.priority)
         if c is not None:
             app = self.ctx.apps.get(c.app_id)
             if app is not None:
@@ -298,7 +302,7 @@ class CapacityScheduler(Scheduler):
         calc, cluster = self.calc, self.cluster
         used = q.used
         if shortcuts.enabled() and rm.memory_only(calc, limit, used, unreservable):
-            mx = q.max_resource(self)
+            mx = q.effective_max(self)
             cur = mx if mx.memory <= limit.memory else limit
             headroom = rm.plain(cur.memory - used.memory, cur.vcores - used.vcores)
             if used.memory < cur.memory:
@@ -306,7 +310,7 @@ class CapacityScheduler(Scheduler):
             if self.cs.reservations_continue_looking and unreservable.memory > 0:
                 return used.memory - unreservable.memory < cur.memory, headroom
             return False, headroom
-        current = rm.rmin(calc, cluster, q.max_resource(self), limit)
+        current = rm.rmin(calc, cluster, q.effective_max(self), limit)
         headroom = current - q.used
         if rm.lt(calc, cluster, q.used, current):
             return True, headroom
@@ -315,19 +319,23 @@ class CapacityScheduler(Scheduler):
         return False, headroom
 
     def child_limit(self, parent: ParentQueue, child: Queue, parent_limit: Resource) -> Resource:
-        """ParentQueue.getResourceLimitsOfChild."""
+        """ParentQueue.getResourceLimitsOfChild: the parent's limit, capped by
+        its own effective maximum, less what the parent uses, plus what the
+        child uses, rounded down to the minimum allocation. The child's own
+        maximum is not applied here but by the child (getCurrentLimitResource,
+        unrounded), so a child below its maximum can show a headroom of less
+        than one container."""
         pu, cu = parent.used, child.used
         if shortcuts.enabled() and rm.memory_only(self.calc, parent_limit, pu, self.minimum):
-            mx = child.max_resource(self)
+            mx = parent.effective_max(self)
+            if parent_limit.memory > mx.memory:
+                parent_limit = mx
             lim_m = parent_limit.memory - pu.memory + cu.memory
-            if lim_m > mx.memory:
-                lim_m, lim_v = mx.memory, mx.vcores
-            else:
-                lim_v = parent_limit.vcores - pu.vcores + cu.vcores
+            lim_v = parent_limit.vcores - pu.vcores + cu.vcores
             m = self.minimum
             return rm.plain(rm.step_down(lim_m, m.memory), rm.step_down(lim_v, m.vcores))
-        limit = parent_limit - parent.used + child.used
-        limit = rm.rmin(self.calc, self.cluster, limit, child.max_resource(self))
+        capped = rm.rmin(self.calc, self.cluster, parent_limit, parent.effective_max(self))
+        limit = capped - parent.used + child.used
         return rm.round_down(limit, self.minimum)
 
     def current_limit(self, leaf: Queue) -> Resource:
@@ -341,7 +349,7 @@ class CapacityScheduler(Scheduler):
         for parent, child in zip(reversed(chain), reversed(chain[:-1]), strict=False):
             assert isinstance(parent, ParentQueue)
             limit = self.child_limit(parent, child, limit)
-        return rm.rmin(self.calc, self.cluster, leaf.max_resource(self), limit)
+        return rm.rmin(self.calc, self.cluster, leaf.effective_max(self), limit)
 
     def _assign(self, q: Queue, node: SchedulerNode, limit: Resource) -> Assignment:
         if not self.demand[q.path]:
@@ -372,15 +380,20 @@ class CapacityScheduler(Scheduler):
         check_queue, headroom = True, ZERO
         record = self.activities.record
         for sapp in self._scheduling_order(leaf):
-            if not sapp.info.priorities:
-                continue
             reserved = sapp.reserved_total() if looking and sapp.reservations else ZERO
             if check_queue:
+                # The queue's limit is checked with the first app in order,
+                # whether or not it asks for anything (LeafQueue.assignContainers
+                # checks before the app's own pending-request check): a queue
+                # at its limit stays closed unless that app's reservations
+                # could make room.
                 ok, headroom = self._can_assign(leaf, limit, reserved)
                 if not ok:
                     record(sapp.app_id, act.QUEUE_MAX, node.node_id)
                     return NOTHING
                 check_queue = looking and not reserved.is_zero()
+            if not sapp.info.priorities:
+                continue
             must_unreserve = ZERO
             user_used = users[sapp.user].used
             if rm.gt(calc, cluster, user_used, user_limit):
@@ -442,13 +455,13 @@ class CapacityScheduler(Scheduler):
         for i in range(len(chain) - 1, 0, -1):
             parent, child = chain[i], chain[i - 1]
             pu, cu = parent.used, child.used
-            lim_m = lim_m - pu.memory + cu.memory
-            lim_v = lim_v - pu.vcores + cu.vcores
-            mx = child.max_resource(self)
+            mx = parent.effective_max(self)
             if lim_m > mx.memory:
                 lim_m, lim_v = mx.memory, mx.vcores
+            lim_m = lim_m - pu.memory + cu.memory
+            lim_v = lim_v - pu.vcores + cu.vcores
             lim_m, lim_v = rm.step_down(lim_m, min_m), rm.step_down(lim_v, min_v)
-        mx = leaf.max_resource(self)
+        mx = leaf.effective_max(self)
         if mx.memory <= lim_m:
             return mx.memory, mx.vcores
         return lim_m, lim_v

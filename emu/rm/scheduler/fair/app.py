@@ -260,7 +260,8 @@ class FSApp:
             return False
         if not (not has_rack or rack_ask is None or rack_ask.relax or has_node):
             return False
-        if any_ask.capability.memory > node.total.memory:
+        if not fits_in(any_ask.capability, node.total):
+            # Resources.fitsIn(resource, node's total capability): every type
             return False
         return self.queue.fits_in_max_share(any_ask.capability)
 
@@ -290,7 +291,12 @@ class FSApp:
         capability = ask.capability
         fs = self.fs
         if fits_in(capability, node.available):
-            container = self.allocate(node_type, node, priority, ask)
+            # FSAppAttempt.assignContainer: a fulfilled reservation allocates the
+            # node's reserved Container (its id) instead of creating one.
+            held = node.reserved if reserved else None
+            container = self.allocate(
+                node_type, node, priority, ask, held.container_id if held is not None else None
+            )
             if reserved:
                 fs.unreserve(self.sapp, node)
             if container is None:
@@ -305,7 +311,12 @@ class FSApp:
         return NONE
 
     def allocate(
-        self, node_type: str, node: SchedulerNode, priority: int, ask: Ask
+        self,
+        node_type: str,
+        node: SchedulerNode,
+        priority: int,
+        ask: Ask,
+        container_id: str | None = None,
     ) -> RMContainer | None:
         allowed = self.allowed_locality.get(priority)
         if allowed is not None and (
@@ -316,7 +327,7 @@ class FSApp:
         any_ask = self.sapp.info.get(priority, ANY)
         if any_ask is None or any_ask.num <= 0:
             return None
-        return self.fs.place(self.sapp, node, priority, node_type, ask)
+        return self.fs.place(self.sapp, node, priority, node_type, ask, container_id)
 
     # --- reservations ---------------------------------------------------------------------------
     def is_starved_for_fair_share(self) -> bool:

@@ -18,11 +18,14 @@ allocate replies, `SchedulerApp.to_preempt`); the containers are killed
 later, at the first periodic update at or after that time. The freed node
 is kept for the starved app: its next heartbeat offers the node to that app
 before anyone else. The app is not checked for starvation again until
-waitTimeBeforeKill + 4 NM heartbeats + waitTimeBeforeNextStarvationCheck.
+waitTimeBeforeKill + waitTimeBeforeNextStarvationCheck later (Hadoop's
+"4 heartbeats" term is 0 there: see preempt_for).
 
-On one node, candidates are its containers not already marked, lowest
-priority (highest number) first, newest first, AM containers last. Hadoop
-walks a hash map there; this is a deterministic order in its spirit.
+Nodes are tried in the order of ClusterNodeTracker's node HashMap, and on
+one node the candidates are its containers not already marked in
+SchedulerNode.getRunningContainersWithAMsAtTheEnd's order: launchedContainers
+(a HashMap) walked, each non-AM container put first (so they come reversed),
+each AM container last (see emu.rm.scheduler.fair.javahash).
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from emu.resources import ZERO, Resource, component_min
+from emu.rm.scheduler import javahash
 from emu.rm.scheduler.events import SchedulerEvent
 from emu.rm.scheduler.fair.arith import INT_MAX, fits_in, is_none, subtract_non_negative
 from emu.rm.scheduler.locality import ANY
@@ -116,11 +120,11 @@ class Preemption:
     def preempt_for(self, starved: list[FSApp], now: int) -> None:
         fs = self.fs
         s = fs.settings
-        delay = (
-            s.wait_time_before_kill_ms
-            + 4 * fs.ctx.settings.nm_heartbeat_ms
-            + s.wait_time_before_next_starvation_check_ms
-        )
+        # FSPreemptionThread's delayBeforeNextStarvationCheck adds "4 heartbeats"
+        # (4 x FairScheduler.getNMHeartbeatInterval) to these, but Hadoop builds
+        # the thread in initScheduler, before AbstractYarnScheduler.serviceInit
+        # has read the heartbeat interval: the term is 0.
+        delay = s.wait_time_before_kill_ms + s.wait_time_before_next_starvation_check_ms
         order = sorted(
             range(len(starved)),
             key=lambda i: (starved[i].starvation.memory, starved[i].starvation.vcores, i),
@@ -146,7 +150,9 @@ class Preemption:
     def kill_due(self, now: int) -> None:
         if not self.kills:
             return
-        due = sorted(k for k in self.kills if k[0] <= now)
+        # by due time, then as they were chosen (each PreemptContainersTask
+        # kills its list in order)
+        due = sorted((k for k in self.kills if k[0] <= now), key=lambda k: k[0])
         if not due:
             return
         self.kills = [k for k in self.kills if k[0] > now]
@@ -178,7 +184,7 @@ class Preemption:
         best = self._for_one(potential, ask.capability)
         if ask.relax and ask.name != ANY and best is not None and best.num_am > 0:
             names = {n.node_id for n in potential}
-            rest = [n for n in self.fs.sorted_nodes() if n.node_id not in names]
+            rest = [n for n in self.fs.tracked_nodes() if n.node_id not in names]
             spare = self._for_one(rest, ask.capability)
             if spare is not None and spare.num_am < best.num_am:
                 best = spare
@@ -201,11 +207,7 @@ class Preemption:
         state = fs.preempt_nodes.get(node.node_id)
         marked = state.containers if state is not None else set()
         candidates = _Candidates(max_am)
-        seq = {cid: i for i, cid in enumerate(node.containers)}
-        ordered = sorted(
-            (c for c in node.containers.values() if c.container_id not in marked),
-            key=lambda c: (c.is_am, -c.priority, -seq[c.container_id]),
-        )
+        ordered = [c for c in self._with_ams_at_the_end(node) if c.container_id not in marked]
         potential = subtract_non_negative(node.available, state.total() if state else ZERO)
         for c in ordered:
             app = fs.fsapps.get(c.attempt_id)
@@ -218,3 +220,16 @@ class Preemption:
             if fits_in(request, potential):
                 return candidates
         return None
+
+    def _with_ams_at_the_end(self, node: SchedulerNode) -> list[RMContainer]:
+        """SchedulerNode.getRunningContainersWithAMsAtTheEnd: launchedContainers
+        in its HashMap's order, each non-AM container added first, each AM last."""
+        held = list(node.containers.values())
+        walked = javahash.hashmap_order(
+            held,
+            [javahash.container_id_hash(c.container_id) for c in held],
+            javahash.capacity_for(self.fs.peak_containers.get(node.node_id, len(held))),
+        )
+        tasks = [c for c in walked if not c.is_am]
+        tasks.reverse()
+        return tasks + [c for c in walked if c.is_am]

@@ -31,7 +31,7 @@ from emu.resources import (
     component_min,
 )
 from emu.rm.scheduler import activities as act
-from emu.rm.scheduler import shortcuts
+from emu.rm.scheduler import javahash, shortcuts
 from emu.rm.scheduler.abstract_scheduler import Scheduler, SchedulerError
 from emu.rm.scheduler.app_scheduling_info import Ask
 from emu.rm.scheduler.fair import allocation_file
@@ -82,6 +82,7 @@ RESERVATION_DEFAULT_SUFFIX = "-default"
 
 class FairScheduler(Scheduler):
     name = "fair"
+    holds_launched = True  # FairScheduler.completedContainer: releaseContainer(id, false)
 
     def __init__(self, ctx: RMContext) -> None:
         # Asks are normalized over every resource type, as
@@ -111,6 +112,12 @@ class FairScheduler(Scheduler):
         self.activities.on_write = self._decision_recorded
         self.rack_sizes: dict[str, int] = {}
         self.preempt_nodes: dict[str, NodePreemption] = {}
+        self.peak_nodes = 0
+        """The most nodes the cluster had at once (the size of
+        ClusterNodeTracker's node HashMap's table follows it)."""
+        self.peak_containers: dict[str, int] = {}
+        """Per node, the most containers it held at once (the size of
+        SchedulerNode.launchedContainers' table follows it)."""
         self.enforcer = MaxRunningAppsEnforcer(self)
         self.preemption = Preemption(self)
         self.alloc = AllocationConfiguration.for_types(s.resource_types)
@@ -154,12 +161,26 @@ class FairScheduler(Scheduler):
     def sorted_nodes(self) -> list[SchedulerNode]:
         return [self.nodes[n] for n in sorted(self.nodes)]
 
+    def tracked_nodes(self) -> list[SchedulerNode]:
+        """All nodes in the order ClusterNodeTracker.getAllNodes lists them:
+        its HashMap keyed by NodeId (host, port 0 as the RM names emu's nodes)."""
+        nodes = list(self.nodes.values())
+        return javahash.hashmap_order(
+            nodes,
+            [javahash.node_id_hash(n.host, 0) for n in nodes],
+            javahash.capacity_for(self.peak_nodes),
+        )
+
     def nodes_by_name(self, name: str) -> list[SchedulerNode]:
-        """Nodes a resource name denotes: `*`, a host, or a rack."""
+        """Nodes a resource name denotes, as ClusterNodeTracker.getNodesByResourceName
+        lists them: `*` (getAllNodes' order), a host, or a rack (in the order
+        its nodes joined)."""
         if name == "*":
-            return self.sorted_nodes()
-        by_host = [n for n in self.sorted_nodes() if n.host == name]
-        return by_host or [n for n in self.sorted_nodes() if n.rack == name]
+            return self.tracked_nodes()
+        by_host = [n for n in self.nodes.values() if n.host == name]
+        if by_host:
+            return by_host[-1:]
+        return [n for n in self.nodes.values() if n.rack == name]
 
     def node_preemption(self, node_id: str) -> NodePreemption:
         state = self.preempt_nodes.get(node_id)
@@ -251,6 +272,7 @@ class FairScheduler(Scheduler):
 
     def node_added(self, node: SchedulerNode) -> None:
         self.rack_sizes[node.rack] = self.rack_sizes.get(node.rack, 0) + 1
+        self.peak_nodes = max(self.peak_nodes, len(self.nodes))
         self._recompute_steady_shares()
 
     def node_removed(self, node: SchedulerNode) -> None:
@@ -260,7 +282,11 @@ class FairScheduler(Scheduler):
         else:
             self.rack_sizes.pop(node.rack, None)
         self.preempt_nodes.pop(node.node_id, None)
+        self.peak_containers.pop(node.node_id, None)
         self._recompute_steady_shares()
+
+    def node_released(self, node: SchedulerNode, c: RMContainer) -> None:
+        self.quiet_epoch += 1  # the node has more room now
 
     def on_NODE_RESOURCE_UPDATE(self, node_id: str, rmnode: RMNode) -> None:
         super().on_NODE_RESOURCE_UPDATE(node_id, rmnode)
@@ -288,6 +314,9 @@ class FairScheduler(Scheduler):
         state = self.preempt_nodes.get(node.node_id)
         if state is not None:
             state.allocated(c.attempt_id, c.resource)
+        held = len(node.containers)
+        if held > self.peak_containers.get(node.node_id, 0):
+            self.peak_containers[node.node_id] = held
 
     def container_released(self, c: RMContainer, sapp: SchedulerApp | None) -> None:
         super().container_released(c, sapp)

@@ -9,7 +9,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.LinkedHashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -212,7 +212,9 @@ public final class SchedulerDriver {
   private final Map<String, Node> nodes = new HashMap<>();
   private final Map<NodeId, Node> nodesById = new HashMap<>();
   private final Map<ApplicationId, App> apps = new HashMap<>();
-  private final Set<ApplicationAttemptId> allocatedTo = new LinkedHashSet<>();
+  /** One entry per CONTAINER_ALLOCATED event (an attempt once per container), in the order the
+   *  scheduler placed them. */
+  private final List<ApplicationAttemptId> allocatedTo = new ArrayList<>();
   private final StringBuilder out = new StringBuilder();
   private final Map<ApplicationId, RMApp> rmApps;
   private ProportionalCapacityPreemptionPolicy capacityPreemption;
@@ -653,7 +655,15 @@ public final class SchedulerDriver {
 
   public String maximumAllocation(String queue) {
     Resource r = queue == null ? scheduler.getMaximumResourceCapability() : scheduler.getMaximumResourceCapability(queue);
-    return r.getMemorySize() + "\t" + r.getVirtualCores();
+    StringBuilder b = new StringBuilder().append(r.getMemorySize()).append('\t').append(r.getVirtualCores()).append('\t');
+    ResourceInformation[] infos = r.getResources();
+    for (int i = 2; i < infos.length; i++) {
+      if (i > 2) {
+        b.append(',');
+      }
+      b.append(infos[i].getName()).append('=').append(infos[i].getValue());
+    }
+    return b.toString();
   }
 
   public void close() {
@@ -729,40 +739,91 @@ public final class SchedulerDriver {
     return name;
   }
 
-  /** Containers placed since the last call: pulled at once, as the RM pulls an AM's container. */
+  /** Containers placed since the last call: pulled at once, as the RM pulls an AM's container,
+   *  and written in the order the scheduler placed them (across apps, as its
+   *  CONTAINER_ALLOCATED events came), not app by app. */
   private void pullAllocated() {
-    List<ApplicationAttemptId> ids = new ArrayList<>(allocatedTo);
+    List<ApplicationAttemptId> events = new ArrayList<>(allocatedTo);
     allocatedTo.clear();
-    for (ApplicationAttemptId id : ids) {
-      SchedulerApplicationAttempt sa = scheduler.getApplicationAttempt(id);
-      App app = apps.get(id.getApplicationId());
-      if (sa == null || app == null) {
-        continue;
+    Map<ApplicationAttemptId, ArrayDeque<String>> placed = new LinkedHashMap<>();
+    for (ApplicationAttemptId id : events) {
+      if (!placed.containsKey(id)) {
+        placed.put(id, pull(id));
       }
-      Attempt attempt = app.attempts.get(id);
-      for (Container c : sa.pullNewlyAllocatedContainers()) {
-        RMContainer rmc = scheduler.getRMContainer(c.getId());
-        boolean am = false;
-        if (attempt != null && attempt.master == null && rmc != null) {
-          attempt.master = c;
-          ((RMContainerImpl) rmc).setAMContainer(true);
-          am = true;
-        }
-        Node n = nodesById.get(c.getNodeId());
-        Resource r = c.getResource();
-        out.append("P\t").append(c.getId()).append('\t').append(id).append('\t')
-            .append(n == null ? c.getNodeId().toString() : n.emuId).append('\t').append(r.getMemorySize()).append('\t')
-            .append(r.getVirtualCores()).append('\t');
-        ResourceInformation[] infos = r.getResources();
-        for (int i = 2; i < infos.length; i++) {
-          if (i > 2) {
-            out.append(',');
-          }
-          out.append(infos[i].getName()).append('=').append(infos[i].getValue());
-        }
-        out.append('\t').append(c.getPriority().getPriority()).append('\t').append(locality(rmc, n)).append('\t')
-            .append(am ? '1' : '0').append('\n');
+    }
+    for (ApplicationAttemptId id : events) {
+      String line = placed.get(id).poll();
+      if (line != null) {
+        out.append(line);
       }
+    }
+    for (ArrayDeque<String> rest : placed.values()) {
+      for (String line : rest) {
+        out.append(line);
+      }
+    }
+  }
+
+  /** An attempt's newly allocated containers, pulled: one P line each, in its allocation order. */
+  private ArrayDeque<String> pull(ApplicationAttemptId id) {
+    ArrayDeque<String> lines = new ArrayDeque<>();
+    SchedulerApplicationAttempt sa = scheduler.getApplicationAttempt(id);
+    App app = apps.get(id.getApplicationId());
+    if (sa == null || app == null) {
+      return lines;
+    }
+    Attempt attempt = app.attempts.get(id);
+    // Read each placement's locality before the pull: pulling acquires the containers, and
+    // RMContainerImpl's AcquiredTransition clears the ContainerRequest it is read from.
+    Map<ContainerId, String> localities = new HashMap<>();
+    for (RMContainer rmc : newlyAllocated(sa)) {
+      Node n = nodesById.get(rmc.getAllocatedNode());
+      localities.put(rmc.getContainerId(), locality(rmc, n));
+    }
+    for (Container c : sa.pullNewlyAllocatedContainers()) {
+      RMContainer rmc = scheduler.getRMContainer(c.getId());
+      boolean am = false;
+      if (attempt != null && attempt.master == null && rmc != null) {
+        attempt.master = c;
+        ((RMContainerImpl) rmc).setAMContainer(true);
+        am = true;
+      }
+      Node n = nodesById.get(c.getNodeId());
+      Resource r = c.getResource();
+      StringBuilder line = new StringBuilder();
+      line.append("P\t").append(c.getId()).append('\t').append(id).append('\t')
+          .append(n == null ? c.getNodeId().toString() : n.emuId).append('\t').append(r.getMemorySize()).append('\t')
+          .append(r.getVirtualCores()).append('\t');
+      ResourceInformation[] infos = r.getResources();
+      for (int i = 2; i < infos.length; i++) {
+        if (i > 2) {
+          line.append(',');
+        }
+        line.append(infos[i].getName()).append('=').append(infos[i].getValue());
+      }
+      line.append('\t').append(c.getPriority().getPriority()).append('\t')
+          .append(localities.getOrDefault(c.getId(), "OFF_SWITCH")).append('\t')
+          .append(am ? '1' : '0').append('\n');
+      lines.add(line.toString());
+    }
+    return lines;
+  }
+
+  private static Field newlyAllocatedField;
+
+  /** SchedulerApplicationAttempt's newlyAllocatedContainers (protected, no getter): the
+   *  placements the next pullNewlyAllocatedContainers returns. */
+  @SuppressWarnings("unchecked")
+  private static List<RMContainer> newlyAllocated(SchedulerApplicationAttempt sa) {
+    try {
+      if (newlyAllocatedField == null) {
+        Field f = SchedulerApplicationAttempt.class.getDeclaredField("newlyAllocatedContainers");
+        f.setAccessible(true);
+        newlyAllocatedField = f;
+      }
+      return new ArrayList<>((List<RMContainer>) newlyAllocatedField.get(sa));
+    } catch (ReflectiveOperationException e) {
+      throw new IllegalStateException(e);
     }
   }
 

@@ -1,0 +1,123 @@
+"""Which containers Fair's preemption takes, and when it looks again, as
+Hadoop 3.4.2's FSPreemptionThread does: nodes and containers in the order
+of the Java HashMaps it walks."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import trio
+
+from emu.rm.scheduler import javahash
+from tests.fair_harness import GB, FSHarness, write_alloc
+
+
+def test_java_hash_codes_and_hashmap_order():
+    """Values printed by the Hadoop 3.4.2 records themselves (NodeId,
+    ApplicationAttemptId, ContainerId hashCode; HashMap key order)."""
+    assert javahash.node_id_hash("node1", 0) == -563477180
+    assert javahash.node_id_hash("a2117.smile.com", 8041) == -1149263119
+    assert javahash.node_id_hash("ünï", 0) == 315893714
+    assert javahash.app_attempt_hash(1700000000123, 17, 2) == -620853459
+    assert javahash.container_id_hash("container_0_0017_02_012345") == -1433012924
+    assert javahash.container_id_hash("container_e03_0_0017_02_000077") == -1433369424
+    hosts = [f"host{i:05d}" for i in range(1, 101)]
+    ordered = javahash.hashmap_order(
+        hosts, [javahash.node_id_hash(h, 0) for h in hosts], javahash.capacity_for(100)
+    )
+    assert ordered[:6] == [
+        "host00071",
+        "host00080",
+        "host00067",
+        "host00076",
+        "host00085",
+        "host00094",
+    ]
+    assert ordered[-3:] == ["host00058", "host00019", "host00055"]
+    # 30 inserted (the table grew to 64), 10 removed, 5 more: insertion order within a bucket
+    keys = [f"container_0_0001_01_{i:06d}" for i in range(1, 31) if i % 2 or i > 20]
+    keys += [f"container_0_0002_01_{i:06d}" for i in range(1, 6)]
+    ordered = javahash.hashmap_order(
+        keys, [javahash.container_id_hash(k) for k in keys], javahash.capacity_for(30)
+    )
+    assert [k[-9:] for k in ordered[:4]] == ["01_000017", "01_000002", "01_000019", "01_000013"]
+    assert ordered[1] == "container_0_0002_01_000002"
+
+
+def _cluster(tmp_path: Path, props: dict | None = None) -> FSHarness:
+    alloc = write_alloc(
+        tmp_path,
+        '<queue name="greedy"/><queue name="starving">'
+        "<fairSharePreemptionThreshold>1</fairSharePreemptionThreshold>"
+        "<fairSharePreemptionTimeout>0</fairSharePreemptionTimeout></queue>",
+    )
+    base = {
+        "yarn.scheduler.fair.preemption": "true",
+        "yarn.scheduler.fair.preemption.cluster-utilization-threshold": 0,
+        "yarn.scheduler.fair.waitTimeBeforeKill": 0,
+    }
+    h = FSHarness({**base, **(props or {})}, alloc=alloc)
+    h.add_node("node1", 4 * GB, 12)
+    h.add_node("node2", 4 * GB, 12)
+    return h
+
+
+async def test_victim_is_the_first_in_hadoops_hashmap_walk(tmp_path: Path, autojump_clock):
+    """Containers 1-4 on node1, 5-8 on node2. ClusterNodeTracker's HashMap
+    lists node2 before node1; node2's launchedContainers walk 5, 6, 7, 8 and
+    getRunningContainersWithAMsAtTheEnd puts each first: 8 is taken."""
+    h = _cluster(tmp_path)
+    greedy = h.request(GB, "root.greedy", num=8)
+    h.heartbeat("node1", 4)
+    h.heartbeat("node2", 4)
+    assert h.live(greedy) == 8
+    assert [n.node_id for n in h.sched.tracked_nodes()] == ["node2", "node1"]
+    h.request(GB, "root.starving", num=1)
+    await trio.sleep(1)
+    h.update()
+    assert sorted(h.sched.apps[greedy].live) == [
+        f"container_0_0001_01_{i:06d}" for i in range(1, 8)
+    ]
+
+
+async def test_next_starvation_check_leaves_out_the_heartbeats(tmp_path: Path, autojump_clock):
+    """FSPreemptionThread's delayBeforeNextStarvationCheck is waitTimeBeforeKill
+    + 4 x the NM heartbeat interval + waitTimeBeforeNextStarvationCheck, but
+    the thread is built before the scheduler has read the interval (0): the
+    app is looked at again 5 s + 10 s later, not 19 s."""
+    h = _cluster(tmp_path, {"yarn.scheduler.fair.waitTimeBeforeKill": 5000})
+    h.request(GB, "root.greedy", num=8)
+    h.heartbeat("node1", 4)
+    h.heartbeat("node2", 4)
+    now = h.sched.now_ms()
+    starving = h.request(GB, "root.starving", num=1)  # its update finds it starved
+    assert h.fsapp(starving).next_starvation_check == now + 15000
+
+
+async def test_kills_come_in_the_order_the_victims_were_chosen(tmp_path: Path, autojump_clock):
+    """PreemptContainersTask kills its list as identifyContainersToPreempt
+    built it (here 8, then 7 on node2), not sorted by container id."""
+    h = _cluster(tmp_path)
+    killed: list[str] = []
+
+    class Watcher:
+        def placed(self, c: object) -> None: ...
+
+        def scheduling_pass(self, node_id: str) -> None: ...
+
+        def allocate(self, attempt_id: str, asks: object, call: Callable[[], Any]) -> Any:
+            return call()
+
+        def preempted(self, c: object) -> None:
+            killed.append(c.container_id)  # type: ignore[attr-defined]
+
+    h.sched.watcher = Watcher()  # type: ignore[assignment]
+    h.request(GB, "root.greedy", num=8)
+    h.heartbeat("node1", 4)
+    h.heartbeat("node2", 4)
+    h.request(GB, "root.starving", num=2)
+    await trio.sleep(1)
+    h.update()
+    assert killed == ["container_0_0001_01_000008", "container_0_0001_01_000007"]
