@@ -34,6 +34,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--jobs", type=int, default=2, help="replays at once (default 2)")
     p.add_argument("--write", type=Path, help="write the report here (e.g. docs/fidelity.md)")
     p.add_argument(
+        "--no-sls",
+        action="store_true",
+        help="skip the runs through Hadoop's own SLS (wall clock: most of the suite's time)",
+    )
+    p.add_argument(
         "--no-rest",
         action="store_true",
         help="skip the REST API comparison with a real ResourceManager",
@@ -72,7 +77,18 @@ def main(argv: list[str] | None = None) -> int:
     for line in failed:
         print(f"fidelity: failed: {line}", file=sys.stderr)
     sections: list[str] = []
-    if not args.no_rest and args.subset == "all" and not args.cases:
+    whole = args.subset == "all" and not args.cases
+    if not args.no_sls and whole:
+        from emu.fidelity import sls_oracle
+
+        emu_runs = {
+            name: (r["emu"].out, r["emu"].wall_s) for name, r in replays.items() if r["emu"].ok
+        }
+        rows = sls_oracle.sls_table(cases, args.out, emu_runs)
+        sections.append(sls_oracle.render_markdown(rows, emu_label="emu"))
+        sections.append(report.speed_section(rows, replays))
+        print(f"fidelity: SLS ran {sum(len(r.runs) for r in rows)} times")
+    if not args.no_rest and whole:
         from emu.fidelity import rest_schema
 
         rest = rest_schema.check()

@@ -12,10 +12,14 @@ import datetime as dt
 import platform
 import subprocess
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from emu.fidelity.compare import Comparison
 from emu.fidelity.runner import Replay
 from emu.fidelity.suite import Case
+
+if TYPE_CHECKING:
+    from emu.fidelity.sls_oracle import SlsRow
 
 COMMAND = "make fidelity"
 
@@ -164,6 +168,41 @@ def render(
     for section in extra_sections or []:
         lines += ["", section.rstrip(), ""]
     return "\n".join(lines).rstrip() + "\n"
+
+
+def speed_section(rows: list[SlsRow], replays: dict[str, dict[str, Replay]]) -> str:
+    """Wall seconds of the three ways to replay one case, measured in the same
+    run on the same machine: emu with its own scheduler, emu with Hadoop's
+    scheduler (simulation only, without the JVM's start), and Hadoop's SLS
+    (each of its two runs, the whole process: SLS is paced by the wall clock)."""
+    lines = [
+        "## Speed side by side",
+        "",
+        "Wall seconds to replay the same case, in this run on this machine: emu with its "
+        "own scheduler, emu with Hadoop's scheduler (the simulation, without the JVM's "
+        "start) and Hadoop's SLS (each run, whole process; SLS is paced by the wall "
+        "clock, so its time is about the trace's span).",
+        "",
+        "| case | emu | emu + Hadoop's scheduler | SLS | SLS / emu |",
+        "|---|---|---|---|---|",
+    ]
+    for r in rows:
+        rep = replays.get(r.case, {})
+        emu = rep.get("emu")
+        hadoop = rep.get("hadoop")
+        e = f"{emu.wall_s:.2f}" if emu is not None and emu.ok else "-"
+        h = f"{hadoop.wall_s:.2f}" if hadoop is not None and hadoop.ok else "-"
+        if not r.runs:
+            lines.append(f"| {r.case} | {e} | {h} | {r.note} | |")
+            continue
+        sls = [x.wall_s for x in r.runs]
+        ratio = (
+            f"{min(sls) / emu.wall_s:.0f}x"
+            if emu is not None and emu.ok and emu.wall_s > 0
+            else "-"
+        )
+        lines.append(f"| {r.case} | {e} | {h} | {' / '.join(f'{x:.0f}' for x in sls)} | {ratio} |")
+    return "\n".join(lines) + "\n"
 
 
 def _decisions(cmp_: Comparison) -> str:
