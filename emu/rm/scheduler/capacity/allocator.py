@@ -135,7 +135,7 @@ def assign_app(
     take; `must_unreserve` is how far the user is above the user limit
     (only reservations elsewhere can make room for it)."""
     info = sapp.info
-    calc, cluster = st.calc, st.cluster
+    calc = st.calc
     looking = st.cs.reservations_continue_looking
     for priority in list(info.priorities):
         any_ask = info.get(priority, ANY)
@@ -145,7 +145,10 @@ def assign_app(
         if not looking and not should_allocate_or_reserve(st, sapp, priority, required):
             continue
         unreservable = sapp.reserved_total() if looking and sapp.reservations else ZERO
-        if not rm.ge(calc, cluster, headroom + unreservable, required):
+        # RegularContainerAllocator.checkHeadroom: Resources.fitsIn, every
+        # resource type under DRF (not a dominant-share comparison), so an
+        # ask short of headroom in any type skips the queue.
+        if not rm.fits(calc, required, headroom + unreservable):
             return QUEUE_SKIPPED, OFF_SWITCH
         if node.host in sapp.blacklist or node.rack in sapp.blacklist:
             return APP_SKIPPED, OFF_SWITCH

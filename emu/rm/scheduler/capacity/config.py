@@ -70,7 +70,10 @@ QUEUE_SUFFIXES = (
     "ordering-policy",
     "priority",
     "reservable",
+    "max-parallel-apps",
 )
+# CapacitySchedulerConfiguration.DEFAULT_MAX_PARALLEL_APPLICATIONS
+UNLIMITED_PARALLEL_APPS = 2147483647
 RUNNING, STOPPED = "RUNNING", "STOPPED"
 
 
@@ -141,6 +144,9 @@ class QueueConf:
     plan: bool = False
     """A reservable leaf, made by Hadoop a PlanQueue: a parent whose only
     child is its default reservation queue (`children[0]`)."""
+    max_parallel_apps: int = UNLIMITED_PARALLEL_APPS
+    """How many of the queue's apps may run at once
+    (getMaxParallelAppsForQueue); the others wait, non-runnable."""
 
     @property
     def name(self) -> str:
@@ -192,6 +198,12 @@ class CapacityConf:
     acl_enabled: bool = False
     max_application_priority: int = 0
     preemption: PreemptionConf = PreemptionConf()
+    user_max_parallel_apps: dict[str, int] = field(default_factory=dict)
+    default_user_max_parallel_apps: int = UNLIMITED_PARALLEL_APPS
+
+    def max_parallel_apps_for_user(self, user: str) -> int:
+        """CapacitySchedulerConfiguration.getMaxParallelAppsForUser."""
+        return self.user_max_parallel_apps.get(user, self.default_user_max_parallel_apps)
 
     def leaves(self) -> list[str]:
         return [p for p, q in self.queues.items() if q.is_leaf]
@@ -248,6 +260,10 @@ def parse(conf: Configuration, minimum: Resource, maximum: Resource) -> Capacity
         acl_enabled=conf.get_bool(ACL_ENABLE, False),
         max_application_priority=conf.get_int("yarn.cluster.max-application-priority", 0),
         preemption=_preemption(conf),
+        user_max_parallel_apps=_user_max_parallel_apps(conf),
+        default_user_max_parallel_apps=conf.get_int(
+            PREFIX + "user.max-parallel-apps", UNLIMITED_PARALLEL_APPS
+        ),
     )
     _check_mappings(conf, cs)
     return cs
@@ -419,6 +435,10 @@ def _build(
         priority=conf.get_int(p + "priority", 0),
         respects_priority=parent is not None and parent.ordering_policy == "priority-utilization",
         plan=plan,
+        max_parallel_apps=conf.get_int(
+            p + "max-parallel-apps",
+            conf.get_int(PREFIX + "max-parallel-apps", UNLIMITED_PARALLEL_APPS),
+        ),
     )
     out[path] = q
     if plan:
@@ -615,6 +635,16 @@ def _check_mappings(conf: Configuration, cs: CapacityConf) -> None:
                 key,
                 f"mapping {m.kind}:{m.source}:{m.queue} names a queue that is not a leaf queue",
             )
+
+
+def _user_max_parallel_apps(conf: Configuration) -> dict[str, int]:
+    """`yarn.scheduler.capacity.user.<user>.max-parallel-apps`, per user."""
+    head, tail = PREFIX + "user.", ".max-parallel-apps"
+    out = {}
+    for name in conf:
+        if name.startswith(head) and name.endswith(tail) and len(name) > len(head + tail):
+            out[name[len(head) : -len(tail)]] = conf.get_int(name, UNLIMITED_PARALLEL_APPS)
+    return out
 
 
 def _groups(conf: Configuration) -> dict[str, tuple[str, ...]]:

@@ -72,6 +72,7 @@ class Queue:
         self.used = ZERO
         self.reserved = ZERO
         self.num_apps = 0
+        self.runnable_apps = 0
         self._sized: tuple[Resource, QueueConf, Resource, Resource, Resource, Resource] | None = (
             None
         )
@@ -144,6 +145,11 @@ class Queue:
                 q.reserved = q.reserved + reserved
             q = q.parent
 
+    def num_runnable(self) -> int:
+        """getNumRunnableApps: a parent counts its runnable apps (kept by
+        the scheduler, as CSMaxRunningAppsEnforcer.trackRunnableApp does)."""
+        return self.runnable_apps
+
     def count_app(self, delta: int) -> None:
         q: Queue | None = self
         while q is not None:
@@ -213,6 +219,9 @@ class LeafQueue(Queue):
         self.metrics = metrics
         self.pending: list[SchedulerApp] = []
         self.active: list[SchedulerApp] = []
+        # Attempts held back by max-parallel-apps (AbstractLeafQueue's
+        # nonRunnableApps): neither pending activation nor active.
+        self.non_runnable: list[SchedulerApp] = []
         self.users: dict[str, User] = {}
         self.am_used = ZERO
         self.max_applications = 0
@@ -266,6 +275,11 @@ class LeafQueue(Queue):
         return None
 
     # --- attempts -----------------------------------------------------------------
+    def num_runnable(self) -> int:
+        """AbstractLeafQueue.getNumRunnableApps: its runnableApps list,
+        every attempt pending activation or active."""
+        return len(self.pending) + len(self.active)
+
     def add_attempt(self, sapp: SchedulerApp) -> None:
         self.pending.append(sapp)
         self.pending.sort(key=lambda a: a.order)
@@ -279,6 +293,8 @@ class LeafQueue(Queue):
                 u.am_used = u.am_used - sapp.am_resource
         elif sapp in self.pending:
             self.pending.remove(sapp)
+        elif sapp in self.non_runnable:
+            self.non_runnable.remove(sapp)
         self.set_demanding(sapp, False)
 
     def set_demanding(self, sapp: SchedulerApp, demanding: bool) -> None:

@@ -98,6 +98,11 @@ class CapacityScheduler(Scheduler):
         self.app_leaf: dict[str, LeafQueue] = {}
         self.demanding: set[str] = set()
         self.demand: dict[str, int] = dict.fromkeys(self.tree, 0)
+        # CSMaxRunningAppsEnforcer's bookkeeping: the runnable attempts, each
+        # user's count of them, and each user's non-runnable ones, oldest first.
+        self.runnable: set[str] = set()
+        self.user_runnable: dict[str, int] = {}
+        self.user_waiting: dict[str, list[SchedulerApp]] = {}
         self.alloc = allocator.AllocatorState(
             self.calc,
             cs,
@@ -149,17 +154,130 @@ class CapacityScheduler(Scheduler):
                 del leaf.users[u.name]
 
     def attempt_added(self, sapp: SchedulerApp) -> None:
+        """CapacityScheduler.addApplicationAttempt: an attempt that would
+        exceed a max-parallel-apps limit waits as non-runnable
+        (CSMaxRunningAppsEnforcer.checkRunnabilityWithUpdate, trackApp)."""
         sapp.priority = min(sapp.priority, self.cs.max_application_priority)
         leaf = self._leaf(sapp)
-        leaf.add_attempt(sapp)
-        self._activate(leaf)
+        if self._can_run(sapp, leaf):
+            self._make_runnable(sapp, leaf)
+        else:
+            leaf.non_runnable.append(sapp)
+            self.user_waiting.setdefault(sapp.user, []).append(sapp)
 
     def attempt_removed(self, sapp: SchedulerApp) -> None:
+        """CapacityScheduler.doneApplicationAttempt: the queue forgets the
+        attempt, then the enforcer untracks it and, if it was runnable, lets
+        waiting attempts run (updateRunnabilityOnAppRemoval)."""
         leaf = self._leaf(sapp)
         self._set_demand(sapp, leaf, False)
         leaf.remove_attempt(sapp)
         self.alloc.forget(sapp.attempt_id)
         self._activate(leaf)
+        if sapp.attempt_id in self.runnable:
+            self.runnable.discard(sapp.attempt_id)
+            n = self.user_runnable[sapp.user] - 1
+            if n:
+                self.user_runnable[sapp.user] = n
+            else:
+                del self.user_runnable[sapp.user]
+            q = leaf.parent
+            while q is not None:
+                q.runnable_apps -= 1
+                q = q.parent
+            self._runnable_after_removal(sapp, leaf)
+        else:
+            waiting = self.user_waiting.get(sapp.user)
+            if waiting is not None and sapp in waiting:
+                waiting.remove(sapp)
+
+    # --- max-parallel-apps (CSMaxRunningAppsEnforcer) -------------------------------
+    def _can_run(self, sapp: SchedulerApp, leaf: LeafQueue) -> bool:
+        """checkRunnabilityWithUpdate: the user and the leaf and every
+        ancestor are below their max-parallel-apps."""
+        if self.user_runnable.get(sapp.user, 0) >= self.cs.max_parallel_apps_for_user(sapp.user):
+            return False
+        q: Queue | None = leaf
+        while q is not None:
+            if q.num_runnable() >= q.conf.max_parallel_apps:
+                return False
+            q = q.parent
+        return True
+
+    def _make_runnable(self, sapp: SchedulerApp, leaf: LeafQueue) -> None:
+        """trackRunnableApp, then LeafQueue.submitApplicationAttempt."""
+        self.runnable.add(sapp.attempt_id)
+        self.user_runnable[sapp.user] = self.user_runnable.get(sapp.user, 0) + 1
+        q = leaf.parent
+        while q is not None:
+            q.runnable_apps += 1
+            q = q.parent
+        leaf.add_attempt(sapp)
+        self._activate(leaf)
+
+    def _runnable_after_removal(self, sapp: SchedulerApp, leaf: LeafQueue) -> None:
+        """updateRunnabilityOnAppRemoval: only a queue that was at its limit
+        before the removal (the highest such ancestor) and the user, if at
+        theirs, can have attempts that may now run."""
+        highest: Queue | None = (
+            leaf if leaf.num_runnable() == leaf.conf.max_parallel_apps - 1 else None
+        )
+        q = leaf.parent
+        while q is not None:
+            if q.num_runnable() == q.conf.max_parallel_apps - 1:
+                highest = q
+            q = q.parent
+        lists: list[list[SchedulerApp]] = []
+        if highest is not None:
+            self._gather_waiting(highest, lists)
+        user = sapp.user
+        if self.user_runnable.get(user, 0) == self.cs.max_parallel_apps_for_user(user) - 1:
+            lists.append(list(self.user_waiting.get(user, ())))
+        self._update_runnability(lists, len(lists))
+
+    def _gather_waiting(self, q: Queue, lists: list[list[SchedulerApp]]) -> None:
+        """gatherPossiblyRunnableAppLists: non-runnable lists of the leaves
+        under `q`, skipping subtrees at their limit."""
+        if q.num_runnable() >= q.conf.max_parallel_apps:
+            return
+        if isinstance(q, LeafQueue):
+            lists.append(list(q.non_runnable))
+        else:
+            assert isinstance(q, ParentQueue)
+            for c in q.children:
+                self._gather_waiting(c, lists)
+
+    def _update_runnability(self, lists: list[list[SchedulerApp]], most: int) -> None:
+        """updateAppsRunnability: visit the waiting attempts oldest first
+        (MultiListStartTimeIterator), make runnable each that now fits, and
+        stop after `most` of them; Hadoop passes the number of lists
+        gathered, not of attempts, when an app is removed."""
+        heads = [0] * len(lists)
+        prev: SchedulerApp | None = None
+        done: list[SchedulerApp] = []
+        while True:
+            best = -1
+            for i, lst in enumerate(lists):
+                if heads[i] < len(lst) and (
+                    best < 0 or lst[heads[i]].order < lists[best][heads[best]].order
+                ):
+                    best = i
+            if best < 0:
+                break
+            nxt = lists[best][heads[best]]
+            heads[best] += 1
+            if nxt is prev:
+                continue
+            leaf = self._leaf(nxt)
+            if self._can_run(nxt, leaf):
+                self._make_runnable(nxt, leaf)
+                done.append(nxt)
+                if len(done) >= most:
+                    break
+            prev = nxt
+        for sapp in done:
+            self._leaf(sapp).non_runnable.remove(sapp)
+            self.user_waiting[sapp.user].remove(sapp)
 
     def demand_changed(self, sapp: SchedulerApp) -> None:
         leaf = self._leaf(sapp)
@@ -379,7 +497,8 @@ class CapacityScheduler(Scheduler):
         users = leaf.users
         check_queue, headroom = True, ZERO
         record = self.activities.record
-        for sapp in self._scheduling_order(leaf):
+        order = self._scheduling_order(leaf)
+        for i, sapp in enumerate(order):
             reserved = sapp.reserved_total() if looking and sapp.reservations else ZERO
             if check_queue:
                 # The queue's limit is checked with the first app in order,
@@ -389,7 +508,10 @@ class CapacityScheduler(Scheduler):
                 # could make room.
                 ok, headroom = self._can_assign(leaf, limit, reserved)
                 if not ok:
-                    record(sapp.app_id, act.QUEUE_MAX, node.node_id)
+                    # Why-pending goes to the first app that waits for something.
+                    waiting = next((a for a in order[i:] if a.info.priorities), None)
+                    if waiting is not None:
+                        record(waiting.app_id, act.QUEUE_MAX, node.node_id)
                     return NOTHING
                 check_queue = looking and not reserved.is_zero()
             if not sapp.info.priorities:
@@ -623,6 +745,10 @@ class CapacityScheduler(Scheduler):
             if not cs.preemption.enabled:
                 self.preemption = None
         self._activate_all()
+        # CSMaxRunningAppsEnforcer.updateRunnabilityOnReload
+        lists: list[list[SchedulerApp]] = []
+        self._gather_waiting(self.root, lists)
+        self._update_runnability(lists, 2147483647)
 
     def _recount(self) -> None:
         """Recompute parents' usage, app counts and demand from the leaves."""
@@ -631,10 +757,11 @@ class CapacityScheduler(Scheduler):
         for q in reversed(list(self.tree.values())):
             if isinstance(q, ParentQueue):
                 q.used = q.reserved = ZERO
-                q.num_apps = 0
+                q.num_apps = q.runnable_apps = 0
                 for c in q.children:
                     q.used, q.reserved = q.used + c.used, q.reserved + c.reserved
                     q.num_apps += c.num_apps
+                    q.runnable_apps += c.num_runnable()
         for q in self.tree.values():
             if isinstance(q, LeafQueue):
                 for sapp in q.active:
