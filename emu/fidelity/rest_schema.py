@@ -27,7 +27,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -38,13 +37,9 @@ from typing import Any
 
 from emu.errors import InputError
 from emu.hadoop import classpath as hcp
+from emu.rm.settings import JAVA_CLASSES
 
-SCHEDULER_CLASSES = {
-    "fifo": "org.apache.hadoop.yarn.server.resourcemanager.scheduler.fifo.FifoScheduler",
-    "capacity": "org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity."
-    "CapacityScheduler",
-    "fair": "org.apache.hadoop.yarn.server.resourcemanager.scheduler.fair.FairScheduler",
-}
+SCHEDULER_CLASSES = JAVA_CLASSES
 PATHS = (
     "/ws/v1/cluster/info",
     "/ws/v1/cluster/metrics",
@@ -209,25 +204,15 @@ def minicluster_classpath(fetch: bool = True) -> hcp.Classpath:
     if not present:
         if not fetch:
             raise InputError("MiniYARNCluster", None, "not fetched yet")
-        mvn = shutil.which("mvn")
-        if mvn is None:
-            raise InputError(
-                "the REST schema check", None, "needs Maven to fetch Hadoop's MiniYARNCluster"
+        try:
+            hcp.maven_classpath(MINICLUSTER_POM, listing)
+        except hcp.JavaBuildError as e:
+            why = (
+                "needs Maven to fetch Hadoop's MiniYARNCluster"
+                if e.no_tool
+                else (f"Maven could not fetch Hadoop {hcp.HADOOP_VERSION}'s MiniYARNCluster ({e})")
             )
-        listing.parent.mkdir(parents=True, exist_ok=True)
-        done = subprocess.run(
-            [mvn, "-q", "-B", "-f", str(MINICLUSTER_POM), "dependency:build-classpath",
-             f"-Dmdep.outputFile={listing}"],
-            capture_output=True, text=True, check=False,
-        )  # fmt: skip
-        if done.returncode != 0 or not listing.is_file():
-            tail = " ".join(done.stdout.strip().splitlines()[-3:])[:300]
-            raise InputError(
-                "the REST schema check",
-                None,
-                f"Maven could not fetch Hadoop {hcp.HADOOP_VERSION}'s MiniYARNCluster "
-                f"({tail or 'exit ' + str(done.returncode)})",
-            )
+            raise InputError("the REST schema check", None, why) from None
     entries = listing.read_text().strip().split(os.pathsep)
     return hcp.Classpath(
         tuple(entries), f"Apache Hadoop {hcp.HADOOP_VERSION} MiniYARNCluster from Maven Central"
@@ -237,26 +222,12 @@ def minicluster_classpath(fetch: bool = True) -> hcp.Classpath:
 def probe_classes(cp: hcp.Classpath) -> Path:
     """RestProbe.java compiled against `cp`, once per source and classpath."""
     key = hashlib.sha256(PROBE_SOURCE.read_bytes() + cp.text().encode()).hexdigest()[:16]
-    out = hcp.cache_dir() / "restprobe" / key
-    if (out / "emu" / "hadoop" / "RestProbe.class").is_file():
-        return out
-    javac = hcp.java_home_tool("javac")
-    if javac is None:
-        raise InputError("the REST schema check", None, "needs a JDK (javac): install OpenJDK 17")
-    tmp = out.with_name(key + ".tmp")
-    shutil.rmtree(tmp, ignore_errors=True)
-    tmp.mkdir(parents=True)
-    done = subprocess.run(
-        [javac, "-nowarn", "-encoding", "UTF-8", "-cp", cp.text(), "-d", str(tmp),
-         str(PROBE_SOURCE)],
-        capture_output=True, text=True, check=False,
-    )  # fmt: skip
-    if done.returncode != 0:
-        first = next((ln for ln in done.stderr.splitlines() if "error" in ln), done.stderr[:300])
-        raise InputError(cp.source, None, f"RestProbe.java does not compile: {first.strip()}")
-    shutil.rmtree(out, ignore_errors=True)
-    tmp.replace(out)
-    return out
+    try:
+        return hcp.javac([PROBE_SOURCE], cp.text(), hcp.cache_dir() / "restprobe" / key)
+    except hcp.JavaBuildError as e:
+        if e.no_tool:
+            raise InputError("the REST schema check", None, str(e)) from None
+        raise InputError(cp.source, None, f"RestProbe.java does not compile: {e}") from None
 
 
 def _probe_key() -> str:

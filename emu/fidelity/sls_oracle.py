@@ -237,17 +237,16 @@ def classpath(fetch: bool = True) -> tuple[list[str], Path]:
 
 
 def _fetch(listing: Path) -> None:
-    mvn = shutil.which("mvn")
-    if mvn is None:
-        raise SlsUnavailable("Maven is not installed to fetch hadoop-sls (install Maven 3)")
-    listing.parent.mkdir(parents=True, exist_ok=True)
-    cmd = [mvn, "-q", "-B", "-f", str(POM), "dependency:build-classpath"]
-    done = subprocess.run(
-        [*cmd, f"-Dmdep.outputFile={listing}"], capture_output=True, text=True, check=False
-    )
-    if done.returncode != 0 or not listing.is_file():
-        tail = " ".join((done.stdout or done.stderr).strip().splitlines()[-3:])[:300]
-        raise SlsUnavailable(f"Maven could not fetch hadoop-sls {hcp.HADOOP_VERSION} ({tail})")
+    try:
+        hcp.maven_classpath(POM, listing)
+    except hcp.JavaBuildError as e:
+        if e.no_tool:
+            raise SlsUnavailable(
+                "Maven is not installed to fetch hadoop-sls (install Maven 3)"
+            ) from None
+        raise SlsUnavailable(
+            f"Maven could not fetch hadoop-sls {hcp.HADOOP_VERSION} ({e})"
+        ) from None
     for old in listing.parent.glob("sls-classpath-*.txt"):
         if old != listing:
             old.unlink(missing_ok=True)
@@ -274,37 +273,20 @@ def launcher_classes(jars: list[str], sources_jar: Path, tracetype: str = "") ->
         b"".join(texts) + fixed.encode() + os.pathsep.join(jars).encode()
     ).hexdigest()[:16]
     out = hcp.cache_dir() / "sls-launcher" / key
-    if (out / "emu" / "hadoop" / "sls" / "SlsLauncher.class").is_file():
+    if out.is_dir():
         return out
-    javac = hcp.java_home_tool("javac")
-    if javac is None:
-        raise SlsUnavailable("needs a Java development kit (javac): install OpenJDK 17")
-    out.parent.mkdir(parents=True, exist_ok=True)
-    # A directory of its own, so that two runs compiling at once do not meet.
-    tmp = Path(tempfile.mkdtemp(prefix=key + ".", dir=out.parent))
-    try:
-        (tmp / "src").mkdir()
-        files = [str(p) for p in JAVA_SOURCES]
+    with tempfile.TemporaryDirectory() as src:
+        files = list(JAVA_SOURCES)
         for path, text in sorted(patched.items()):
-            source = tmp / "src" / path.rsplit("/", 1)[-1]
+            source = Path(src) / path.rsplit("/", 1)[-1]
             source.write_text(text, encoding="utf-8")
-            files.append(str(source))
-        cmd = [javac, "-nowarn", "-encoding", "UTF-8", "-cp", os.pathsep.join(jars)]
-        done = subprocess.run(
-            [*cmd, "-d", str(tmp / "classes"), *files], capture_output=True, text=True, check=False
-        )
-        if done.returncode != 0:
-            lines = done.stderr.splitlines()
-            first = next((ln for ln in lines if "error" in ln), done.stderr[:300])
-            raise SlsUnavailable(f"the SLS launcher does not compile: {first.strip()}")
+            files.append(source)
         try:
-            (tmp / "classes").rename(out)
-        except OSError:
-            if not out.is_dir():  # not another run's copy: a real failure
-                raise
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    return out
+            return hcp.javac(files, os.pathsep.join(jars), out)
+        except hcp.JavaBuildError as e:
+            if e.no_tool:
+                raise SlsUnavailable(str(e)) from None
+            raise SlsUnavailable(f"the SLS launcher does not compile: {e}") from None
 
 
 # --- configuration directory -----------------------------------------------------

@@ -16,6 +16,8 @@ import hashlib
 import os
 import shutil
 import subprocess
+import tempfile
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -118,40 +120,91 @@ def _all_present(listing: Path) -> bool:
     return all(Path(p).exists() for p in listing.read_text().strip().split(os.pathsep) if p)
 
 
-def fetch_pinned(quiet: bool = True) -> Path:
-    """Resolve the pinned release with Maven (downloading on first use) and
-    record its classpath in the cache."""
+class JavaBuildError(Exception):
+    """Maven or javac could not do its part; the message is one line saying
+    why. `no_tool`: the tool itself (mvn, javac) is not installed."""
+
+    def __init__(self, message: str, no_tool: bool = False) -> None:
+        super().__init__(message)
+        self.no_tool = no_tool
+
+
+def maven_classpath(pom: Path, listing: Path, quiet: bool = True) -> list[str]:
+    """Ask Maven for `pom`'s dependency classpath (downloading what is
+    missing) and write it to `listing`; the jars, in order."""
     mvn = shutil.which("mvn")
     if mvn is None:
-        raise InputError(
-            "--scheduler-impl hadoop",
-            None,
-            f"needs Apache Hadoop {HADOOP_VERSION}'s jars and Maven is not installed to fetch "
-            "them: install Maven (and OpenJDK 17) and run `make hadoop`, or point "
-            "--hadoop-classpath or HADOOP_HOME at an installed Hadoop",
-        )
-    out = _pinned_file()
-    out.parent.mkdir(parents=True, exist_ok=True)
-    cmd = [
-        mvn,
-        "-B",
-        "-f",
-        str(POM),
-        "dependency:build-classpath",
-        f"-Dmdep.outputFile={out}",
-    ]
+        raise JavaBuildError("Maven is not installed", no_tool=True)
+    listing.parent.mkdir(parents=True, exist_ok=True)
+    cmd = [mvn, "-B", "-f", str(pom), "dependency:build-classpath", f"-Dmdep.outputFile={listing}"]
     if quiet:
         cmd.insert(1, "-q")
     done = subprocess.run(cmd, capture_output=quiet, text=True, check=False)
-    if done.returncode != 0 or not out.is_file():
-        tail = (done.stdout or "").strip().splitlines()[-3:] if quiet else []
+    if done.returncode != 0 or not listing.is_file():
+        tail = (done.stdout or done.stderr or "").strip().splitlines()[-3:] if quiet else []
+        raise JavaBuildError(" ".join(tail)[:300] or f"exit {done.returncode}")
+    return [p for p in listing.read_text().strip().split(os.pathsep) if p]
+
+
+def javac(sources: Sequence[Path], classpath: str, out: Path) -> Path:
+    """`sources` compiled against `classpath` into `out`, unless `out` is
+    there already (it appears whole or not at all). Several processes (a
+    fidelity run, parallel tests) may compile the same classes at once:
+    each works in a directory of its own and the first to finish wins."""
+    if out.is_dir():
+        return out
+    tool = java_home_tool("javac")
+    if tool is None:
+        raise JavaBuildError(
+            "needs a Java development kit (javac on PATH or in JAVA_HOME): install OpenJDK 17",
+            no_tool=True,
+        )
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=out.name + ".", dir=out.parent))
+    try:
+        (tmp / "classes").mkdir()
+        done = subprocess.run(
+            [tool, "-nowarn", "-encoding", "UTF-8", "-cp", classpath,
+             "-d", str(tmp / "classes"), *map(str, sources)],
+            capture_output=True, text=True, check=False,
+        )  # fmt: skip
+        if done.returncode != 0:
+            lines = done.stderr.splitlines()
+            raise JavaBuildError(
+                next((ln for ln in lines if "error" in ln), done.stderr[:300]).strip()
+            )
+        try:
+            (tmp / "classes").rename(out)
+        except OSError:
+            if not out.is_dir():  # not another process's copy: a real failure
+                raise
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return out
+
+
+def fetch_pinned(quiet: bool = True) -> Path:
+    """Resolve the pinned release with Maven (downloading on first use) and
+    record its classpath in the cache."""
+    out = _pinned_file()
+    try:
+        maven_classpath(POM, out, quiet)
+    except JavaBuildError as e:
+        if e.no_tool:
+            raise InputError(
+                "--scheduler-impl hadoop",
+                None,
+                f"needs Apache Hadoop {HADOOP_VERSION}'s jars and Maven is not installed to "
+                "fetch them: install Maven (and OpenJDK 17) and run `make hadoop`, or point "
+                "--hadoop-classpath or HADOOP_HOME at an installed Hadoop",
+            ) from None
         raise InputError(
             "--scheduler-impl hadoop",
             None,
-            f"Maven could not fetch Apache Hadoop {HADOOP_VERSION} from Maven Central "
-            f"({' '.join(tail)[:300] or 'exit ' + str(done.returncode)}); with network access "
-            "run `make hadoop`, or point --hadoop-classpath or HADOOP_HOME at an installed Hadoop",
-        )
+            f"Maven could not fetch Apache Hadoop {HADOOP_VERSION} from Maven Central ({e}); "
+            "with network access run `make hadoop`, or point --hadoop-classpath or "
+            "HADOOP_HOME at an installed Hadoop",
+        ) from None
     return out
 
 
@@ -166,53 +219,15 @@ def java_home_tool(name: str) -> str | None:
 
 def driver_classes(cp: Classpath) -> Path:
     """The driver compiled against `cp` (once per classpath and driver source)."""
-    source = DRIVER_SOURCE.read_bytes()
-    key = hashlib.sha256(source + cp.text().encode()).hexdigest()[:16]
-    out = cache_dir() / "driver" / key
-    marker = out / "emu" / "hadoop" / "SchedulerDriver.class"
-    if marker.is_file():
-        return out
-    javac = java_home_tool("javac")
-    if javac is None:
-        raise InputError(
-            "--scheduler-impl hadoop",
-            None,
-            "needs a Java development kit (javac on PATH or in JAVA_HOME): install OpenJDK 17",
-        )
-    # A directory of this process's own: several emu processes (a fidelity
-    # run, parallel tests) may compile the same driver at once.
-    tmp = out.with_name(f"{key}.tmp{os.getpid()}")
-    shutil.rmtree(tmp, ignore_errors=True)
-    tmp.mkdir(parents=True)
-    done = subprocess.run(
-        [
-            javac,
-            "-nowarn",
-            "-encoding",
-            "UTF-8",
-            "-cp",
-            cp.text(),
-            "-d",
-            str(tmp),
-            str(DRIVER_SOURCE),
-        ],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    if done.returncode != 0:
-        first = next((ln for ln in done.stderr.splitlines() if "error" in ln), done.stderr[:300])
+    key = hashlib.sha256(DRIVER_SOURCE.read_bytes() + cp.text().encode()).hexdigest()[:16]
+    try:
+        return javac([DRIVER_SOURCE], cp.text(), cache_dir() / "driver" / key)
+    except JavaBuildError as e:
+        if e.no_tool:
+            raise InputError("--scheduler-impl hadoop", None, str(e)) from None
         raise InputError(
             cp.source,
             None,
-            f"emu's scheduler driver does not compile against these jars ({first.strip()}); "
+            f"emu's scheduler driver does not compile against these jars ({e}); "
             "is this a Hadoop 3.x classpath with hadoop-yarn-server-resourcemanager?",
-        )
-    try:
-        tmp.rename(out)
-    except OSError:
-        # Another process got there first with the same classes.
-        shutil.rmtree(tmp, ignore_errors=True)
-        if not marker.is_file():
-            raise
-    return out
+        ) from None

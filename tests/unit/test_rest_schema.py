@@ -4,6 +4,7 @@ recorded from a real Hadoop 3.4.2 ResourceManager (no Java needed)."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -78,3 +79,11 @@ def test_emu_gives_every_field_recorded_from_a_real_rm(scheduler):
     assert set(yarn) == set(rs.PATHS)
     result = rs.compare_all(scheduler, yarn, rs.emu_responses(scheduler))
     assert result.ok, rs.markdown([result])
+
+
+def test_the_probe_fetches_the_paths_the_comparison_expects() -> None:
+    """RestProbe.java and rest_schema list the same paths (one is Java, run
+    in a JVM of its own, so the list is written in both)."""
+    java = rs.PROBE_SOURCE.read_text()
+    block = java[java.index("PATHS = {") : java.index("};", java.index("PATHS = {"))]
+    assert tuple(re.findall(r'"([^"]+)"', block)) == rs.PATHS
