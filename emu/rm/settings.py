@@ -27,6 +27,11 @@ SCHEDULER_CLASSES = {
 }
 
 SCHEDULER_CLASS = "yarn.resourcemanager.scheduler.class"
+SHORTCUTS = "emu.scheduler.shortcuts"
+"""Whether the schedulers take their output-preserving shortcuts (caches and
+skipped work that leave every output byte for byte as without them); off
+tells a suspected shortcut bug from a scheduling one. The CLI sets it from
+EMU_SHORTCUTS=0, the one place the environment is read."""
 SCHEDULER_IMPL = "emu.scheduler.impl"
 """Whose code schedules: `emu` (emu's own port, the default) or `hadoop`
 (Hadoop's scheduler class itself, through `emu.hadoop`)."""
@@ -58,6 +63,8 @@ class RMSettings:
     impl: str = "emu"
     java_class: str = ""
     """With impl `hadoop`: the scheduler class Hadoop loads."""
+    shortcuts: bool = True
+    """See `SHORTCUTS`: one simulation's choice, never the process's."""
 
     @classmethod
     def from_conf(cls, conf: Configuration) -> RMSettings:
@@ -132,4 +139,5 @@ class RMSettings:
             resource_types=types,
             impl=impl,
             java_class=java_class,
+            shortcuts=conf.get_bool(SHORTCUTS, True),
         )
