@@ -136,8 +136,11 @@ def _add_impl_options(p: argparse.ArgumentParser) -> None:
 
 
 def _impl_overrides(args: argparse.Namespace) -> dict[str, tuple[str, str]]:
-    """The properties --scheduler-impl and --hadoop-classpath stand for."""
-    out = {}
+    """The properties --scheduler-impl and --hadoop-classpath stand for,
+    over those of the environment (`environment_overrides`)."""
+    from emu.processes.common import environment_overrides
+
+    out = {name: (value, "environment") for name, value in environment_overrides().items()}
     if args.scheduler_impl:
         out["emu.scheduler.impl"] = (args.scheduler_impl, "--scheduler-impl")
     if args.hadoop_classpath:

@@ -11,7 +11,7 @@
 
 Determinism on the virtual clock also needs trio's scheduler to be
 deterministic: trio randomises the order in which tasks woken together run.
-`seed_scheduler` replaces that with creation order (the actors are created in
+`deterministic_scheduling` replaces that with creation order (the actors are created in
 a fixed order), so the same inputs and seed give the same interleaving and
 byte-identical outputs, and a read-only observer task (a metrics sampler)
 cannot change what the actors do (both checked by tests).
@@ -23,11 +23,15 @@ import heapq
 import math
 import random
 import time
-from typing import Any
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
+from typing import Any, TypeVar
 
 import trio
 import trio.testing
 from trio.abc import Clock
+
+T = TypeVar("T")
 
 
 def virtual_clock() -> trio.testing.MockClock:
@@ -46,7 +50,7 @@ def virtual_clock() -> trio.testing.MockClock:
       the new time is woken at once, in the same pass of trio's run loop,
       instead of in a second pass that would only poll for I/O and expire
       those same deadlines. The batch of tasks that runs is the same (trio
-      sorts it by creation order, `seed_scheduler`)."""
+      sorts it by creation order, `deterministic_scheduling`)."""
     from trio._core import _run
 
     clock = trio.testing.MockClock(autojump_threshold=0)
@@ -164,13 +168,14 @@ class _CreationOrder(random.Random):
 # - for `poll_io_sparsely`: `GLOBAL_RUN_CONTEXT.runner.io_manager`, whose `get_events(timeout)`
 #   trio's loop calls once per pass (through the attribute, each time) and whose result it
 #   hands to `process_events`; with epoll, "nothing ready" is an empty list.
-# If trio renames or drops either global, seed_scheduler raises at start (not silently).
+# If trio renames or drops either global, deterministic_scheduling raises at start (not silently).
 # If trio keeps them but changes how a batch is ordered (e.g. shuffles elsewhere or sorts
 # by another key), replays stay correct but are no longer reproducible: two runs of the
 # same inputs and seed can differ, which tests/integration/test_golden_outputs.py and
 # test_cluster.py's byte-identical test catch.
-def seed_scheduler(seed: int) -> None:
-    """Make trio run simultaneously runnable tasks in creation order.
+@contextmanager
+def deterministic_scheduling() -> Iterator[None]:
+    """Within the block, trio runs simultaneously runnable tasks in creation order.
 
     Trio shuffles each batch of runnable tasks with a module-level
     `random.Random` (`_r`), and timers that expire together wake in an order
@@ -178,9 +183,8 @@ def seed_scheduler(seed: int) -> None:
     by sorting each batch by task creation order
     (`_ALLOW_DETERMINISTIC_SCHEDULING`) and shuffling with a seeded `_r`; we
     sort the same way and do not shuffle, so adding or removing a task that
-    only observes cannot reorder the others. `seed` is accepted for symmetry
-    with the run's other seeded choices (heartbeat offsets), which it drives.
-    Must be called before `trio.run`; it stays in effect for the process.
+    only observes cannot reorder the others. Both globals are put back when
+    the block ends, so a run leaves the process's trio as it found it.
     """
     from trio._core import _run
 
@@ -189,8 +193,21 @@ def seed_scheduler(seed: int) -> None:
             "this trio version cannot be made deterministic; deterministic replay needs "
             "trio's _r and _ALLOW_DETERMINISTIC_SCHEDULING (tested with trio 0.25-0.35)"
         )
+    saved = (_run._ALLOW_DETERMINISTIC_SCHEDULING, _run._r)
     _run._ALLOW_DETERMINISTIC_SCHEDULING = True  # type: ignore[misc]
     _run._r = _CreationOrder()  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        _run._ALLOW_DETERMINISTIC_SCHEDULING, _run._r = saved  # type: ignore[misc]
+
+
+def run_deterministically(main: Callable[[], Awaitable[T]], clock: Clock) -> T:
+    """`trio.run(main, clock=clock)` under `deterministic_scheduling`: how
+    every replay in one process runs, so the same inputs and seed give the
+    same interleaving and two runs in one process do not disturb each other."""
+    with deterministic_scheduling():
+        return trio.run(main, clock=clock)
 
 
 # How many of the run loop's non-blocking I/O polls `poll_io_sparsely` skips

@@ -161,11 +161,15 @@ def _component_extra(a: Resource, b: Resource, pick: Any) -> dict[str, int]:
 
 def component_max(a: Resource, b: Resource) -> Resource:
     """`Resources.componentwiseMax`."""
+    if not a.extra and not b.extra:
+        return _make(max(a.memory, b.memory), max(a.vcores, b.vcores), ())
     return Resource(max(a.memory, b.memory), max(a.vcores, b.vcores), _component_extra(a, b, max))
 
 
 def component_min(a: Resource, b: Resource) -> Resource:
     """`Resources.componentwiseMin`."""
+    if not a.extra and not b.extra:
+        return _make(min(a.memory, b.memory), min(a.vcores, b.vcores), ())
     return Resource(min(a.memory, b.memory), min(a.vcores, b.vcores), _component_extra(a, b, min))
 
 

@@ -21,7 +21,7 @@ import trio
 
 from emu.am import AMDriver, AMFaults, run_am
 from emu.client import RMClient
-from emu.clock import ScaledWallClock, poll_io_sparsely, seed_scheduler, virtual_clock
+from emu.clock import ScaledWallClock, poll_io_sparsely, run_deterministically, virtual_clock
 from emu.config.configuration import Configuration
 from emu.metrics.cluster_invariants import ClusterInvariantBroken, check_final, check_state
 from emu.metrics.eventlog import EventLog
@@ -418,6 +418,5 @@ def run_virtual(
     to watch it go)."""
     if events_stream is not None:
         sim.events = EventLog(events_stream)
-    seed_scheduler(sim.seed)
     clock = ScaledWallClock(time.time(), rate) if rate else virtual_clock()
-    return trio.run(sim.run, clock=clock)
+    return run_deterministically(sim.run, clock)

@@ -44,7 +44,7 @@ from typing import IO, Any
 import trio
 
 from emu import outdir
-from emu.clock import ScaledWallClock, seed_scheduler, virtual_clock
+from emu.clock import ScaledWallClock, run_deterministically, virtual_clock
 from emu.config import sls_runner as S
 from emu.config.configuration import Configuration
 from emu.config.hadoop_xml import ALLOCATION_FILE_KEY, fair_allocation_file, load_conf_dir
@@ -55,7 +55,7 @@ from emu.metrics import outputs
 from emu.metrics.progress import trace_span_ms
 from emu.metrics.sls import SlsRecorder
 from emu.metrics.timeline import Timeline, sample_every_s
-from emu.rm.settings import SCHEDULER_CLASS, RMSettings
+from emu.rm.settings import SCHEDULER_CLASS, SCHEDULER_IMPL, SHORTCUTS, RMSettings
 from emu.scenario import read_trace
 from emu.scenario.topology import read_nodes_file
 from emu.simulation import RunResult, Simulation
@@ -72,6 +72,9 @@ INVARIANTS_FILE = "yarn.resourcemanager.invariant-checker.file"
 READ_PROPERTIES = frozenset(
     {
         SCHEDULER_CLASS,
+        SCHEDULER_IMPL,
+        SHORTCUTS,
+        "emu.hadoop.classpath",
         "yarn.resource-types",
         "yarn.scheduler.minimum-allocation-mb",
         "yarn.scheduler.minimum-allocation-vcores",
@@ -484,10 +487,9 @@ def _run_staged(opts: SlsOptions, p: Prepared, staging: _Staging) -> SlsRun:
         on_start=recorder.attach,
         check_invariants=opts.check_state,
     )
-    seed_scheduler(p.seed)
     clock = ScaledWallClock(epoch=epoch, rate=opts.rate) if opts.rate else virtual_clock()
     try:
-        result = trio.run(sim.run, clock=clock)
+        result = run_deterministically(sim.run, clock)
     except BaseException as e:
         broken = find_in_group(e, inv.InvariantBroken) or find_in_group(e, InputError)
         if broken is not None and broken is not e:

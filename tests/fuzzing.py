@@ -29,7 +29,7 @@ import msgpack
 import trio
 
 from emu import protocol as P
-from emu.clock import ScaledWallClock, seed_scheduler, virtual_clock
+from emu.clock import ScaledWallClock, run_deterministically, virtual_clock
 from emu.rm.actor import RMAddresses
 from emu.simulation import RunResult, Simulation, run_virtual
 from emu.transport import connect
@@ -240,8 +240,7 @@ def campaign(count: int, seed: int = 1, zmq_rate: float | None = None) -> Campai
             nursery.cancel_scope.cancel()
         return result
 
-    seed_scheduler(sim.seed)
-    result = trio.run(main, clock=clock)
+    result = run_deterministically(main, clock)
     rm = rms[0]
     return Campaign(
         result=result,

@@ -15,7 +15,7 @@ one instant to trio's batch composition.
 (due time, launch sequence, AM). At each instant it wakes once and runs
 every AM due then, one whole turn each, the most recently launched first
 (the sequence is given at launch and kept for the AM's life). That is the
-order trio ran the AM tasks in: `emu.clock.seed_scheduler` sorts a batch of
+order trio ran the AM tasks in: `emu.clock.deterministic_scheduling` sorts a batch of
 tasks woken together by creation and trio runs it from the end, newest
 first. The driver task itself is started with the first AM, so it holds
 the first AM task's place among the other tasks (the NodeManager host, the

@@ -44,12 +44,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-import trio
-
 from emu import native
 from emu.bench import calibrate
 from emu.bench import workload as W
-from emu.clock import seed_scheduler, virtual_clock
+from emu.clock import run_deterministically, virtual_clock
 from emu.sls import SlsOptions, prepare, simulation_for
 
 
@@ -218,9 +216,8 @@ def run_trace(
 
     sim = simulation_for(p, on_tick=tick)
     prepared = rss_mb()
-    seed_scheduler(p.seed)
     started = time.perf_counter()
-    result = trio.run(sim.run, clock=virtual_clock())
+    result = run_deterministically(sim.run, virtual_clock())
     wall = time.perf_counter() - started
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     return RunStats(

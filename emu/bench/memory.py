@@ -25,10 +25,8 @@ import tracemalloc
 from pathlib import Path
 from typing import Any
 
-import trio
-
 from emu.bench.figures import rss_mb
-from emu.clock import seed_scheduler, virtual_clock
+from emu.clock import run_deterministically, virtual_clock
 from emu.sls import SlsOptions, prepare, simulation_for
 
 
@@ -101,9 +99,8 @@ def run(inputs: Path, stop_s: float, every_s: float, trace: bool, top: int) -> l
                 out.extend(top_sites(tracemalloc.take_snapshot(), top))
             raise _Stop
 
-    seed_scheduler(p.seed)
     try:
-        trio.run(simulation_for(p, on_tick=tick).run, clock=virtual_clock())
+        run_deterministically(simulation_for(p, on_tick=tick).run, virtual_clock())
     except BaseException as e:  # the stop arrives wrapped in trio's exception group
         if not _stopped(e):
             raise

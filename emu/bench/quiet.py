@@ -22,7 +22,7 @@ from typing import Any
 
 import trio
 
-from emu.clock import seed_scheduler, virtual_clock
+from emu.clock import run_deterministically, virtual_clock
 from emu.config.configuration import Configuration
 from emu.nm import NMNode, NodeManagerHost
 from emu.resources import Resource
@@ -74,8 +74,7 @@ def measure(nodes: int, seconds: float, scheduler: str = "fair") -> QuietRun:
             result.append(QuietRun(nodes, heartbeats, user_s, heartbeats - (passes.passes - run)))
             nursery.cancel_scope.cancel()
 
-    seed_scheduler(0)
-    trio.run(main, clock=virtual_clock())
+    run_deterministically(main, virtual_clock())
     return result[0]
 
 

@@ -1,5 +1,5 @@
-"""Shortcuts (the schedulers' and the protocol's in-process frames, one
-switch) change speed, never outputs: Hadoop's reference traces
+"""The schedulers' shortcuts (`emu.scheduler.shortcuts`) change speed,
+never outputs: Hadoop's reference traces
 and a small version of the benchmark workload, replayed with the shortcuts
 on and off under FIFO, Capacity and Fair, give byte-identical
 jobruntime.csv, summary.json and realtimetrack.json (less the wall-time
@@ -7,27 +7,21 @@ fields SLS itself puts in realtimetrack: JVM memory and time costs)."""
 
 from __future__ import annotations
 
+import dataclasses
 import io
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from emu.rm.scheduler import shortcuts
+from emu.rm.settings import SHORTCUTS
 from emu.sls import run
 from tests.reference import REFERENCE_CASES, comparable_outputs, reference_options
 
 
-@pytest.fixture(autouse=True)
-def restore_shortcuts() -> Iterator[None]:
-    before = shortcuts.enabled()
-    yield
-    shortcuts.set_enabled(before)
-
-
 def _outputs(case: str, out: Path, bench: Path, on: bool) -> dict[str, bytes]:
-    shortcuts.set_enabled(on)
-    run(reference_options(case, out, bench), stdout=io.StringIO())
+    opts = reference_options(case, out, bench)
+    opts = dataclasses.replace(opts, overrides={**opts.overrides, SHORTCUTS: str(on).lower()})
+    run(opts, stdout=io.StringIO())
     return comparable_outputs(out)
 
 

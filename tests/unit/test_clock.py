@@ -1,5 +1,5 @@
 """emu.clock against the installed trio: the private scheduler state that
-`seed_scheduler` patches exists, and patching it makes the order in which
+`deterministic_scheduling` patches exists, and patching it makes the order in which
 tasks woken together run a function of their creation order alone.
 
 If trio changes these internals this file fails first, naming what moved,
@@ -18,8 +18,8 @@ from trio._core import _run
 from emu.clock import (
     IO_POLL_EVERY,
     ScaledWallClock,
+    deterministic_scheduling,
     poll_io_sparsely,
-    seed_scheduler,
     virtual_clock,
 )
 
@@ -57,19 +57,32 @@ def _wake_order(tasks: int) -> list[int]:
 
 def test_tasks_woken_together_run_in_one_order_run_after_run() -> None:
     """Trio alone runs them in a different order nearly every time (each
-    batch is reversed at random); after seed_scheduler every run gives the
+    batch is reversed at random); under deterministic_scheduling every run gives the
     same order, the reverse of creation (trio pops the creation-sorted batch
     from its end)."""
-    seed_scheduler(1)
-    orders = {tuple(_wake_order(8)) for _ in range(20)}
+    with deterministic_scheduling():
+        orders = {tuple(_wake_order(8)) for _ in range(20)}
     assert orders == {tuple(reversed(range(8)))}
+
+
+def test_the_scheduler_is_left_as_it_was_found() -> None:
+    """Two replays in one process (a notebook's) do not disturb each other,
+    nor anything else that runs trio in the process afterwards."""
+    before = (_run._ALLOW_DETERMINISTIC_SCHEDULING, _run._r)
+    with deterministic_scheduling():
+        assert _run._ALLOW_DETERMINISTIC_SCHEDULING is True
+        assert _run._r is not before[1]
+    assert (_run._ALLOW_DETERMINISTIC_SCHEDULING, _run._r) == before
+    with pytest.raises(ZeroDivisionError), deterministic_scheduling():
+        1 / 0  # noqa: B018
+    assert (_run._ALLOW_DETERMINISTIC_SCHEDULING, _run._r) == before
 
 
 def test_other_uses_of_the_scheduler_rng_stay_random() -> None:
     """The replacement only stops shuffling: trio's SystemClock draws its
     random offset from the same `_r`, and must still get varied numbers."""
-    seed_scheduler(1)
-    draws = {_run._r.uniform(10_000, 200_000) for _ in range(5)}
+    with deterministic_scheduling():
+        draws = {_run._r.uniform(10_000, 200_000) for _ in range(5)}
     assert len(draws) == 5
     assert all(10_000 <= d <= 200_000 for d in draws)
 
@@ -137,7 +150,7 @@ def test_the_virtual_clock_reads_the_time_mock_clock_computes() -> None:
 def test_the_autojump_wakes_what_is_due_in_the_same_batch() -> None:
     """Tasks due at one instant, whether they sleep on a cancel scope
     deadline (trio.sleep) or an `Alarm` timer, wake in one batch, so in the
-    order `seed_scheduler` gives a batch (newest first), on the virtual
+    order `deterministic_scheduling` gives a batch (newest first), on the virtual
     clock and on trio's own MockClock alike."""
     from emu.alarm import Alarm
 
@@ -162,10 +175,10 @@ def test_the_autojump_wakes_what_is_due_in_the_same_batch() -> None:
         trio.run(main, clock=clock)
         return woke
 
-    seed_scheduler(1)
     expected = [("d", 5.0), ("c", 5.0), ("b", 5.0), ("a", 5.0)]
-    assert order(virtual_clock()) == expected
-    assert order(trio.testing.MockClock(autojump_threshold=0)) == expected
+    with deterministic_scheduling():
+        assert order(virtual_clock()) == expected
+        assert order(trio.testing.MockClock(autojump_threshold=0)) == expected
 
 
 def test_a_voided_timer_neither_rings_nor_stops_the_clock() -> None:

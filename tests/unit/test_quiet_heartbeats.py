@@ -9,8 +9,8 @@ from __future__ import annotations
 import pytest
 
 from emu.config.configuration import Configuration
-from emu.rm.scheduler import shortcuts
 from emu.rm.scheduler.locality import ANY
+from emu.rm.settings import SHORTCUTS
 from tests.helpers import ask
 from tests.rmharness import RMHarness
 
@@ -86,20 +86,16 @@ async def test_quiet_heartbeat_skips_the_pass_and_keeps_every_count(autojump_clo
 
 @pytest.mark.parametrize("scheduler", ["fifo", "fair", "capacity"])
 async def test_with_shortcuts_off_every_heartbeat_runs_a_pass(autojump_clock, scheduler):
-    shortcuts.set_enabled(False)
-    try:
-        rm = RMHarness(Configuration({SCHEDULER: scheduler}))
-        rm.add_node("h1")
-        app = rm.submit("a")
-        _tick(rm)
+    rm = RMHarness(Configuration({SCHEDULER: scheduler, SHORTCUTS: "false"}))
+    rm.add_node("h1")
+    app = rm.submit("a")
+    _tick(rm)
+    rm.heartbeat("h1")
+    rm.register_am(app)
+    passes = _counting_passes(rm)
+    for _ in range(3):
         rm.heartbeat("h1")
-        rm.register_am(app)
-        passes = _counting_passes(rm)
-        for _ in range(3):
-            rm.heartbeat("h1")
-        assert passes == ["h1"] * 3
-    finally:
-        shortcuts.set_enabled(True)
+    assert passes == ["h1"] * 3
 
 
 async def test_fair_quiet_ends_when_an_app_is_held_back_anew(autojump_clock):

@@ -24,7 +24,6 @@ from emu.rm import container as csm
 from emu.rm import node as node_sm
 from emu.rm.container import RMContainer
 from emu.rm.diagnostics import invalid_request
-from emu.rm.scheduler import shortcuts
 from emu.rm.scheduler.activities import Activities
 from emu.rm.scheduler.app_scheduling_info import AppSchedulingInfo, Ask
 from emu.rm.scheduler.events import check_handlers
@@ -110,6 +109,9 @@ class Scheduler:
         self.calc = calculator
         self.watcher: SchedulerWatcher | None = None
         s = ctx.settings
+        self.shortcuts = s.shortcuts
+        """Whether this scheduler takes its output-preserving shortcuts
+        (`RMSettings.shortcuts`): one simulation's choice."""
         self.minimum = s.minimum_allocation
         self.maximum = s.maximum_allocation
         self.increment = s.minimum_allocation
@@ -211,7 +213,7 @@ class Scheduler:
                             node.remove(ended)
                             self.node_released(node, ended)
         node = self.nodes.get(node_id)
-        if node is not None and not (shortcuts.enabled() and self.skip_quiet_node_update(node_id)):
+        if node is not None and not (self.shortcuts and self.skip_quiet_node_update(node_id)):
             # Shortcut: the statuses may have changed nothing an offer looks
             # at (containers now running, or completions FIFO and Capacity
             # need no pass for while nothing is asked for).
@@ -461,7 +463,7 @@ class Scheduler:
             kept is not None
             and kept[0] is cap
             and all(x is y for x, y in zip(kept[1], bounds, strict=True))
-            and shortcuts.enabled()
+            and self.shortcuts
         ):
             return kept[2]
         refusal = invalid_request(cap, maximum, self.maximum)

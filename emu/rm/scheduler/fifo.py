@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING
 
 from emu.resources import ResourceCalculator
 from emu.rm.scheduler import activities as act
-from emu.rm.scheduler import shortcuts
 from emu.rm.scheduler.abstract_scheduler import Scheduler
 from emu.rm.scheduler.locality import NODE_LOCAL, OFF_SWITCH, RACK_LOCAL
 from emu.rm.scheduler.scheduler_app import SchedulerApp
@@ -77,7 +76,7 @@ class FifoScheduler(Scheduler):
     def schedule(self, node: SchedulerNode) -> None:
         minimum, count = self.minimum, self.calc.divide_and_count
         record = self.activities.record
-        if shortcuts.enabled():
+        if self.shortcuts:
             apps = [self.apps[attempt_id] for _, attempt_id in self._needy]
         else:
             apps = list(self._order)

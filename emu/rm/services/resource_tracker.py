@@ -11,7 +11,6 @@ from emu.rm import node as node_sm
 from emu.rm.context import RMContext
 from emu.rm.dispatcher import Dispatcher
 from emu.rm.node import RMNode
-from emu.rm.scheduler import shortcuts
 from emu.rm.scheduler.events import SchedulerEvent
 from emu.rm.services.service import Refused, Service
 
@@ -231,7 +230,7 @@ def _quiet_node(ctx: RMContext, node: RMNode) -> bool:
         or node.containers_to_cleanup
         or node.apps_to_cleanup
         or dispatcher.depth
-        or not shortcuts.enabled()
+        or not ctx.settings.shortcuts
         or not ctx.scheduler.skip_quiet_node_update(node.node_id)
     ):
         return False

@@ -18,7 +18,6 @@ from emu import protocol as P
 from emu.rm import attempt as attempt_sm
 from emu.rm import node as node_sm
 from emu.rm.context import RMContext
-from emu.rm.scheduler import shortcuts
 from emu.rm.scheduler.events import SchedulerEvent
 from emu.rm.services.admin import AdminService
 from emu.rm.services.application_master import ApplicationMasterService
@@ -135,7 +134,7 @@ class RMServices:
         # counts added once for the batch (nothing reads them in between).
         nodes, pings = ctx.nodes, ctx.nm_liveness.last_pings
         scheduler = ctx.scheduler
-        skipping = shortcuts.enabled()
+        skipping = ctx.settings.shortcuts
         running = node_sm.RUNNING
         quiet = 0
         for node_id, response_id, statuses in beats:

@@ -31,7 +31,6 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Protocol
 
 from emu.resources import ZERO, Resource, ResourceCalculator
-from emu.rm.scheduler import shortcuts
 from emu.rm.scheduler.capacity import resource_math as rm
 from emu.rm.scheduler.capacity.config import CapacityConf, QueueConf
 
@@ -165,38 +164,16 @@ class ParentQueue(Queue):
     def sorted_children(self, env: Env) -> list[Queue]:
         """Least-served child first (PriorityUtilizationQueueOrderingPolicy);
         ties go to the larger guarantee, then to configuration order."""
-        respect = self.conf.ordering_policy == "priority-utilization"
-        if shortcuts.enabled() and type(env.calc) is ResourceCalculator:
-            ordered = self._sorted_by_memory(env)
-            return _respect_priority(ordered, env) if respect else ordered
-
-        def key(i_q: tuple[int, Queue]) -> tuple[bool, float, float, int]:
-            i, q = i_q
-            zero = q.conf.absolute_capacity <= 0
-            used = q.absolute_used_capacity(env) if zero else q.used_capacity(env)
-            return (zero, used, -q.conf.absolute_capacity, i)
-
-        ordered = [q for _, q in sorted(enumerate(self.children), key=key)]
-        if respect:
-            ordered = _respect_priority(ordered, env)
-        return ordered
-
-    def _sorted_by_memory(self, env: Env) -> list[Queue]:
-        """`sorted_children`'s order for the default calculator, whose used
-        capacities are memory ratios: the same keys, computed inline."""
-        cm = env.cluster.memory
         keyed = []
         for i, q in enumerate(self.children):
             cap = q.conf.absolute_capacity
-            used_m = q.used.memory
-            if cap <= 0:
-                used = used_m / cm if cm > 0 else 0.0
-            else:
-                gm = q._sizes(env)[4].memory
-                used = used_m / gm if gm > 0 else (0.0 if q.used.is_zero() else math.inf)
+            used = q.absolute_used_capacity(env) if cap <= 0 else q.used_capacity(env)
             keyed.append((cap <= 0, used, -cap, i, q))
         keyed.sort()  # the index is unique: queues themselves are never compared
-        return [k[4] for k in keyed]
+        ordered = [k[4] for k in keyed]
+        if self.conf.ordering_policy == "priority-utilization":
+            ordered = _respect_priority(ordered, env)
+        return ordered
 
 
 def _respect_priority(queues: list[Queue], env: Env) -> list[Queue]:
@@ -382,8 +359,6 @@ class LeafQueue(Queue):
 
     def _compute_user_limit(self, env: Env) -> Resource:
         calc, cluster, minimum = env.calc, env.cluster, env.minimum
-        if shortcuts.enabled() and rm.memory_only(calc, cluster, minimum):
-            return self._user_limit_memory_only(env)
         queue_capacity = rm.rmax(calc, cluster, self.guaranteed(env), minimum)
         ratio = (
             sum(calc.ratio(u.used, cluster) for u in self.users.values()) if cluster.memory else 0
@@ -408,45 +383,6 @@ class LeafQueue(Queue):
         else:
             cap = rm.multiply(queue_capacity, self.conf.user_limit_factor)
         return rm.round_up(rm.rmin(calc, cluster, limit, cap), minimum)
-
-    def _user_limit_memory_only(self, env: Env) -> Resource:
-        """`_compute_user_limit` for the default calculator without extra
-        resource types, on (memory, vcores) pairs: the same expressions,
-        component by component, and one `Resource` at the end."""
-        cluster, minimum = env.cluster, env.minimum
-        min_m, min_v = minimum.memory, minimum.vcores
-        g = self.guaranteed(env)
-        qc = g if g.memory >= min_m else minimum
-        cm = cluster.memory
-        ratio = sum(u.used.memory / cm for u in self.users.values()) if cm else 0
-        con_m = rm.step_up(int(cm * ratio + 0.5), min_m)
-        if con_m < qc.memory:
-            cur_m, cur_v = qc.memory, qc.vcores
-        else:
-            con_v = rm.step_up(int(cluster.vcores * ratio + 0.5), min_v)
-            cur_m, cur_v = con_m + min_m, con_v + min_v
-        n = au_m = au_v = 0
-        for u in self.users.values():
-            if u.demanding:
-                n += 1
-                au_m += u.used.memory
-                au_v += u.used.vcores
-        if n:
-            a_m, a_v = math.ceil((au_m + min_m) / n), math.ceil((au_v + min_v) / n)
-        else:
-            a_m = a_v = 0
-        ulp = self.conf.user_limit_percent
-        b_m, b_v = math.ceil(int(cur_m * ulp) / 100), math.ceil(int(cur_v * ulp) / 100)
-        lim_m, lim_v = (a_m, a_v) if a_m >= b_m else (b_m, b_v)
-        ulf = self.conf.user_limit_factor
-        if ulf == -1:
-            mx = self.max_resource(env)
-            cap_m, cap_v = mx.memory, mx.vcores
-        else:
-            cap_m, cap_v = int(qc.memory * ulf), int(qc.vcores * ulf)
-        if lim_m > cap_m:
-            lim_m, lim_v = cap_m, cap_v
-        return rm.plain(rm.step_up(lim_m, min_m), rm.step_up(lim_v, min_v))
 
     def headroom(
         self, env: Env, user: str, current_limit: Resource, cluster_used: Resource

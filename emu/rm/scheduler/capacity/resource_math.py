@@ -105,6 +105,8 @@ def non_negative(r: Resource) -> Resource:
 
 def multiply(r: Resource, by: float) -> Resource:
     """Hadoop's `Resources.multiply`: each component times `by`, truncated."""
+    if not r.extra:
+        return _make(int(r.memory * by), int(r.vcores * by), ())
     return _map(r, lambda v: int(v * by))
 
 
@@ -112,6 +114,11 @@ def multiply_up(calc: ResourceCalculator, r: Resource, by: float, step: Resource
     """Hadoop's `multiplyAndNormalizeUp`."""
     if isinstance(calc, DominantResourceCalculator):
         scaled = _map(r, lambda v: math.ceil(v * by))
+    elif not r.extra and not step.extra:
+        return plain(
+            step_up(int(r.memory * by + 0.5), step.memory),
+            step_up(int(r.vcores * by + 0.5), step.vcores),
+        )
     else:
         scaled = _map(r, lambda v: int(v * by + 0.5))
     return _step(scaled, step, up=True)
@@ -167,34 +174,18 @@ def divide_and_ceil(r: Resource, by: float) -> Resource:
     """Hadoop's `Resources.divideAndCeil` (0 when dividing by 0)."""
     if by == 0:
         return ZERO
+    if not r.extra:
+        return _make(math.ceil(r.memory / by), math.ceil(r.vcores / by), ())
     return _map(r, lambda v: math.ceil(v / by))
 
 
-# --- memory-only fast path ----------------------------------------------------------------
-# With Hadoop's DefaultResourceCalculator every comparison looks at memory
-# alone and, as long as no resource names an extra type, arithmetic is on two
-# integers. The scheduler's per-heartbeat limits (headroom, user limit, what a
-# parent offers a child) then need no intermediate `Resource` objects: the
-# functions below take and give (memory, vcores) pairs and build one
-# `Resource` at the end, with exactly the values the general helpers above
-# give (tests/unit/test_capacity_fast_limits.py compares the two).
+# --- components -------------------------------------------------------------------------
 
 
 def plain(memory: int, vcores: int) -> Resource:
     """A `Resource` of two ints and no extra type, without `__init__`'s
     conversions (the caller passes ints)."""
     return _make(memory, vcores, ())
-
-
-def memory_only(calc: ResourceCalculator, *rs: Resource) -> bool:
-    """Whether the fast path applies: the default calculator and no extra
-    resource type in any of `rs`."""
-    if type(calc) is not ResourceCalculator:
-        return False
-    for r in rs:  # noqa: SIM110 - a loop, not all(genexpr): this runs per heartbeat
-        if r.extra:
-            return False
-    return True
 
 
 def step_down(value: int, step: int) -> int:

@@ -35,7 +35,6 @@ from emu.resources import ZERO, Resource, calculator
 from emu.rm.container import RMContainer
 from emu.rm.diagnostics import invalid_request
 from emu.rm.scheduler import activities as act
-from emu.rm.scheduler import shortcuts
 from emu.rm.scheduler.abstract_scheduler import Scheduler
 from emu.rm.scheduler.app_scheduling_info import Ask
 from emu.rm.scheduler.capacity import allocator
@@ -419,21 +418,12 @@ class CapacityScheduler(Scheduler):
         out reservations that could be given up?, headroom)."""
         calc, cluster = self.calc, self.cluster
         used = q.used
-        if shortcuts.enabled() and rm.memory_only(calc, limit, used, unreservable):
-            mx = q.effective_max(self)
-            cur = mx if mx.memory <= limit.memory else limit
-            headroom = rm.plain(cur.memory - used.memory, cur.vcores - used.vcores)
-            if used.memory < cur.memory:
-                return True, headroom
-            if self.cs.reservations_continue_looking and unreservable.memory > 0:
-                return used.memory - unreservable.memory < cur.memory, headroom
-            return False, headroom
         current = rm.rmin(calc, cluster, q.effective_max(self), limit)
-        headroom = current - q.used
-        if rm.lt(calc, cluster, q.used, current):
+        headroom = current - used
+        if rm.lt(calc, cluster, used, current):
             return True, headroom
         if self.cs.reservations_continue_looking and rm.positive(calc, cluster, unreservable):
-            return rm.lt(calc, cluster, q.used - unreservable, current), headroom
+            return rm.lt(calc, cluster, used - unreservable, current), headroom
         return False, headroom
 
     def child_limit(self, parent: ParentQueue, child: Queue, parent_limit: Resource) -> Resource:
@@ -443,15 +433,6 @@ class CapacityScheduler(Scheduler):
         maximum is not applied here but by the child (getCurrentLimitResource,
         unrounded), so a child below its maximum can show a headroom of less
         than one container."""
-        pu, cu = parent.used, child.used
-        if shortcuts.enabled() and rm.memory_only(self.calc, parent_limit, pu, self.minimum):
-            mx = parent.effective_max(self)
-            if parent_limit.memory > mx.memory:
-                parent_limit = mx
-            lim_m = parent_limit.memory - pu.memory + cu.memory
-            lim_v = parent_limit.vcores - pu.vcores + cu.vcores
-            m = self.minimum
-            return rm.plain(rm.step_down(lim_m, m.memory), rm.step_down(lim_v, m.vcores))
         capped = rm.rmin(self.calc, self.cluster, parent_limit, parent.effective_max(self))
         limit = capped - parent.used + child.used
         return rm.round_down(limit, self.minimum)
@@ -558,53 +539,7 @@ class CapacityScheduler(Scheduler):
     # --- what AMs and clients see -------------------------------------------------
     def headroom(self, sapp: SchedulerApp) -> Resource:
         leaf = self._leaf(sapp)
-        cluster, root_used = self.cluster, self.root.used
-        if shortcuts.enabled() and rm.memory_only(self.calc, cluster, self.minimum, root_used):
-            return self._headroom_memory_only(leaf, sapp.user)
-        return leaf.headroom(self, sapp.user, self.current_limit(leaf), root_used)
-
-    def _limit_memory_only(self, leaf: Queue) -> tuple[int, int]:
-        """`current_limit` as a (memory, vcores) pair, for the default
-        calculator without extra types: each step picks a whole vector by
-        memory, as `rmin` does, and rounds down to the minimum allocation."""
-        chain: list[Queue] = []
-        q: Queue | None = leaf
-        while q is not None:
-            chain.append(q)
-            q = q.parent
-        min_m, min_v = self.minimum.memory, self.minimum.vcores
-        lim_m, lim_v = self.cluster.memory, self.cluster.vcores
-        for i in range(len(chain) - 1, 0, -1):
-            parent, child = chain[i], chain[i - 1]
-            pu, cu = parent.used, child.used
-            mx = parent.effective_max(self)
-            if lim_m > mx.memory:
-                lim_m, lim_v = mx.memory, mx.vcores
-            lim_m = lim_m - pu.memory + cu.memory
-            lim_v = lim_v - pu.vcores + cu.vcores
-            lim_m, lim_v = rm.step_down(lim_m, min_m), rm.step_down(lim_v, min_v)
-        mx = leaf.effective_max(self)
-        if mx.memory <= lim_m:
-            return mx.memory, mx.vcores
-        return lim_m, lim_v
-
-    def _headroom_memory_only(self, leaf: LeafQueue, user: str) -> Resource:
-        """`LeafQueue.headroom` on (memory, vcores) pairs (see
-        `_limit_memory_only`): the same values, one `Resource` built."""
-        cur_m, cur_v = self._limit_memory_only(leaf)
-        u = leaf.users.get(user)
-        uu = u.used if u is not None else ZERO
-        limit = leaf.user_limit(self)
-        lu = leaf.used
-        h_m = min(max(limit.memory - uu.memory, 0), max(cur_m - lu.memory, 0))
-        h_v = min(max(limit.vcores - uu.vcores, 0), max(cur_v - lu.vcores, 0))
-        h_m = rm.step_down(h_m, self.minimum.memory)
-        h_v = rm.step_down(h_v, self.minimum.vcores)
-        cluster, root_used = self.cluster, self.root.used
-        free_m = cluster.memory - root_used.memory
-        if free_m <= h_m:
-            return rm.plain(free_m, cluster.vcores - root_used.vcores)
-        return rm.plain(h_m, h_v)
+        return leaf.headroom(self, sapp.user, self.current_limit(leaf), self.root.used)
 
     def queue_metrics(self, name: str) -> QueueMetrics:
         q = self.queues.get(name)
