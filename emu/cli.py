@@ -28,15 +28,12 @@ EXIT_INPUT = 2
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
-    from emu import outdir
     from emu.metrics import outputs
     from emu.metrics.cluster_invariants import ClusterInvariantBroken
-    from emu.metrics.progress import trace_span_ms
-    from emu.metrics.timeline import Timeline, sample_every_s
     from emu.rm.settings import RMSettings
     from emu.scenario import native
-    from emu.simulation import Simulation, run_virtual
-    from emu.watch import Watch, chain
+    from emu.scenario_run import run_scenario
+    from emu.watch import Watch
 
     if args.rate is not None and not args.rate > 0:
         raise InputError("--rate", str(args.rate), "must be a positive number")
@@ -44,73 +41,25 @@ def _cmd_run(args: argparse.Namespace) -> int:
     _apply_defines(scenario.conf, args.define)
     RMSettings.from_conf(scenario.conf)
     seed = scenario.seed if args.seed is None else args.seed
-    watch = Watch.from_args(args)
-    timeline = Timeline(sample_every_s(trace_span_ms(scenario.workload)))
-    watching = watch.start(scenario.workload)
-    sim = Simulation.of_scenario(
-        scenario,
-        seed=seed,
-        on_tick=timeline.tick if watching is None else chain(timeline.tick, watching),
-        check_invariants=args.invariants,
-    )
-    created = bool(args.output_dir) and not Path(args.output_dir).exists()
-    out = outdir.make(args.output_dir) if args.output_dir else None
     try:
-        if out is not None:
-            partial = out / "events.jsonl.partial"
-            try:
-                with partial.open("w") as events:
-                    result = run_virtual(sim, events, args.rate)
-            except BaseException as exc:
-                if _record_failure(exc, out, partial):
-                    raise
-                partial.unlink(missing_ok=True)  # no half-written file that looks like a result
-                if created:
-                    out.rmdir()
-                raise
-            partial.replace(out / "events.jsonl")
-        else:
-            result = run_virtual(sim, rate=args.rate)
+        done = run_scenario(
+            scenario,
+            seed,
+            args.output_dir or None,
+            rate=args.rate,
+            watch=Watch.from_args(args),
+            check_invariants=args.invariants,
+        )
     except ClusterInvariantBroken as e:
         print(f"emu: error: {e}", file=sys.stderr)
         return 1
-    finally:
-        watch.stop()
-    data = outputs.summary(
-        scenario.name,
-        seed,
-        result.jobs,
-        result.metrics,
-        result.simulated_ms,
-        incomplete=result.stalled,
-        faults=result.faults,
-    )
-    data["timeline"] = timeline.to_json()
-    outputs.add_why_pending(data, result.why_pending)
-    if out is not None:
-        outputs.write_jobruntime(out / "jobruntime.csv", result.jobs)
-        outputs.write_summary(out / "summary.json", data)
+    result, out = done.result, done.output_dir
     return outputs.print_report(
-        data,
+        done.summary,
         f"wall {result.wall_seconds:.2f} s; "
         f"{result.simulated_ms / 1000 / max(result.wall_seconds, 1e-9):.0f} simulated s per wall s"
         + (f"; outputs in {out}" if out is not None else ""),
     )
-
-
-def _record_failure(exc: BaseException, out: Path, partial: Path) -> bool:
-    """If Hadoop's scheduler failed the run, keep the event log so far and
-    write `failure.json` (the scheduler's message and the simulated time)."""
-    from emu.hadoop.bridge import HadoopSchedulerFailed
-
-    failed = find_in_group(exc, HadoopSchedulerFailed)
-    if not isinstance(failed, HadoopSchedulerFailed):
-        return False
-    from emu.metrics import outputs
-
-    partial.replace(out / "events.jsonl")
-    outputs.write_failure(out, failed.message, failed.simulated_ms)
-    return True
 
 
 def _hadoop_line() -> str:
