@@ -219,6 +219,7 @@ def replay(
     seed: int | None = None,
     output_dir: str | Path | None = None,
     container_log: bool = False,
+    changes: str | Path | None = None,
 ) -> Result:
     """Replay SLS, Rumen or SYNTH traces as `emu sls` does.
 
@@ -230,7 +231,9 @@ def replay(
     in `run_scenario`. The outputs of `emu sls` (jobruntime.csv,
     summary.json, realtimetrack.json, metrics/, and containers.csv with
     `container_log`) go to `output_dir`, or to a new temporary directory
-    that is left for the caller (`Result.output_dir`). Raises
+    that is left for the caller (`Result.output_dir`). `changes` names a
+    TOML file of [[changes]] (queues refreshed, nodes added or removed at
+    simulated times), as `emu sls --changes`. Raises
     `emu.errors.InputError` for a bad trace, topology or configuration."""
     from emu import sls
 
@@ -245,6 +248,7 @@ def replay(
         overrides={k: v for k, (v, _) in _overrides(properties, scheduler, impl, "-D").items()},
         seed=seed,
         container_log=container_log,
+        changes_file=str(changes) if changes is not None else None,
     )
     done = sls.run(opts)
     return Result(done.summary, out)

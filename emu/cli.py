@@ -153,6 +153,7 @@ def _cmd_sls(args: argparse.Namespace) -> int:
         watch=Watch.from_args(args),
         check_state=bool(args.invariants),
         container_log=args.container_log,
+        changes_file=args.changes,
     )
     try:
         done = sls.run(opts)
@@ -324,6 +325,12 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="also write containers.csv: every container the scheduler allocated or "
         "preempted (time, node, app, size, priority, locality), in decision order",
+    )
+    sls.add_argument(
+        "--changes",
+        metavar="FILE",
+        help="a TOML file of [[changes]] applied at their simulated times: queues "
+        "refreshed, nodes added or removed (what-if from mid-trace; see the README)",
     )
     sls.add_argument(
         "--print-simulation",

@@ -836,6 +836,14 @@ class NodeManagerHost:
         node.response_id = 0
         self._schedule(node, current_time())
 
+    def add_node(self, node: NMNode) -> None:
+        """A new NM starts here now and registers, as a node joining a running
+        cluster does (a scenario's add_nodes change)."""
+        self.nodes.append(node)
+        self.by_id[node.node_id] = node
+        self.by_host[node.host] = node
+        self._schedule(node, current_time())
+
 
 def _acknowledged(node: NMNode, sent: list[dict[str, Any]]) -> None:
     """Forget the statuses the RM has taken in; keep those queued since."""

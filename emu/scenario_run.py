@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from emu import outdir
-from emu.errors import find_in_group
+from emu.errors import InputError, find_in_group
 from emu.metrics import outputs
 from emu.metrics.progress import trace_span_ms
 from emu.metrics.timeline import Timeline, sample_every_s
@@ -71,6 +71,11 @@ def run_scenario(
             partial.replace(out / "events.jsonl")
         else:
             result = run_virtual(sim, rate=rate)
+    except BaseException as e:  # a refused change arrives wrapped in trio's group
+        refused = find_in_group(e, InputError)
+        if refused is not None and refused is not e:
+            raise refused from None
+        raise
     finally:
         watch.stop()
     data = outputs.summary(

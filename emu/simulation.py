@@ -23,6 +23,7 @@ from emu.am import AMDriver, AMFaults, run_am
 from emu.client import RMClient
 from emu.clock import ScaledWallClock, poll_io_sparsely, run_deterministically, virtual_clock
 from emu.config.configuration import Configuration
+from emu.errors import InputError
 from emu.metrics.cluster_invariants import ClusterInvariantBroken, check_final, check_state
 from emu.metrics.eventlog import EventLog
 from emu.metrics.fault_report import FaultReport, ObservedEventLog
@@ -34,7 +35,7 @@ from emu.rm import recovery, stall
 from emu.rm.actor import ResourceManager, RMAddresses
 from emu.rm.app import REPORT_KEYS, RMApp
 from emu.rm.scheduler.activities import Entry, wait_entry
-from emu.scenario.native import Fault, Scenario
+from emu.scenario.native import Change, Fault, Scenario
 from emu.transport import connect
 from emu.workload import NodeSpec, Workload
 
@@ -182,6 +183,9 @@ class Simulation:
     ClusterInvariantBroken. Every 5 simulated seconds costs a few percent of
     a small run's time (every second: about 20 %)."""
     invariant_interval_ms: int = 5000
+    changes: list[Change] = field(default_factory=list)
+    """What-ifs at their times (`emu.scenario.native.Change`): queues
+    refreshed, nodes added or decommissioned."""
     am_driver: bool = True
     """On `mem://`, step every AM from one task (`emu.am.driver`); False, or
     over ZeroMQ: a task per AM, as an NM process runs them. The driver runs
@@ -204,6 +208,7 @@ class Simulation:
             "faults": scenario.faults,
             "seed": scenario.seed,
             "am_heartbeat_ms": scenario.am_heartbeat_ms,
+            "changes": scenario.changes,
         }
         return cls(**{**fields, **kw})
 
@@ -277,6 +282,10 @@ class Simulation:
                     )
                 else:
                     faults_done.set()
+                changes_done = trio.Event()
+                nursery.start_soon(
+                    self._change, self.changes, nm, RMClient(admin_conn), changes_done
+                )
                 if self.on_tick is not None:
                     nursery.start_soon(self._ticks, rm)
                 if self.check_invariants:
@@ -284,7 +293,12 @@ class Simulation:
                 stalled: list[str] = []
                 with trio.CancelScope() as replay_scope:
                     nursery.start_soon(
-                        self._watch_stall, rm, replayer, faults_done, stalled, replay_scope
+                        self._watch_stall,
+                        rm,
+                        replayer,
+                        (faults_done, changes_done),
+                        stalled,
+                        replay_scope,
                     )
                     reports = await replayer.run()
                 if stalled:
@@ -342,13 +356,14 @@ class Simulation:
         self,
         rm: ResourceManager,
         replayer: Replayer,
-        faults_done: trio.Event,
+        scheduled: tuple[trio.Event, ...],
         stalled: list[str],
         replay_scope: trio.CancelScope,
     ) -> None:
         """Stop the replay, with the reason in `stalled`, once the RM has been
-        idle (`emu.rm.stall`) for a whole window after the last submission
-        and fault. It only reads the RM, a few times per window."""
+        idle (`emu.rm.stall`) for a whole window after the last submission,
+        fault and change (`scheduled`: each set when its kind is all done).
+        It only reads the RM, a few times per window."""
         window = stall.window_ms(rm.ctx)
         idle_since: int | None = None
         mark = stall.progress_mark(rm.ctx)
@@ -358,7 +373,8 @@ class Simulation:
             now = round(trio.current_time() * 1000)
             before, mark = mark, stall.progress_mark(ctx)
             submitted = len(replayer.app_of_job) == len(self.workload.jobs)
-            if mark != before or not (submitted and faults_done.is_set() and stall.idle(ctx)):
+            done = all(e.is_set() for e in scheduled)
+            if mark != before or not (submitted and done and stall.idle(ctx)):
                 idle_since = None
             elif idle_since is None:
                 idle_since = now
@@ -366,6 +382,37 @@ class Simulation:
                 stalled.append(stall.explain(ctx, now - idle_since))
                 replay_scope.cancel()
                 return
+
+    async def _change(
+        self, changes: list[Change], nm: NodeManagerHost, admin: RMClient, done: trio.Event
+    ) -> None:
+        """Apply each what-if at its time through the RM's admin service, as an
+        operator would (`yarn rmadmin`), or by starting NMs. A refresh the
+        scheduler refuses stops the run with its reason."""
+        for change in changes:
+            await trio.sleep_until(max(change.at_ms / 1000, trio.current_time()))
+            if self.events is not None:
+                self.events.emit("change", kind=change.kind, hosts=list(change.hosts))
+            if change.kind == "refresh_queues":
+                reply = await admin.call(
+                    "refresh_queues",
+                    properties=dict(change.properties),
+                    allocations=change.allocations,
+                )
+                if not reply.get("ok"):
+                    raise InputError(
+                        change.where or "changes",
+                        f"refresh_queues at {change.at_ms} ms",
+                        str(reply.get("reason")),
+                    )
+            elif change.kind == "add_nodes":
+                assert change.resource is not None
+                for host in change.hosts:
+                    nm.add_node(NMNode(host, host, change.rack, change.resource, ()))
+            elif change.kind == "remove_nodes":
+                for host in change.hosts:
+                    await admin.call("decommission_node", node_id=nm.by_host[host].node_id)
+        done.set()
 
     async def _inject(
         self,

@@ -57,6 +57,7 @@ from emu.metrics.sls import SlsRecorder
 from emu.metrics.timeline import Timeline, sample_every_s
 from emu.rm.settings import SCHEDULER_CLASS, SCHEDULER_IMPL, SHORTCUTS, RMSettings
 from emu.scenario import read_trace
+from emu.scenario.native import Change, load_changes
 from emu.scenario.topology import read_nodes_file
 from emu.simulation import RunResult, Simulation
 from emu.watch import Observer, Watch, chain
@@ -137,6 +138,9 @@ class SlsOptions:
     """Progress line and web server (`emu.watch`); they only observe."""
     check_state: bool = False
     """Also check the RM's state invariants (emu.metrics.cluster_invariants)."""
+    changes_file: str | None = None
+    """A TOML file of [[changes]] (emu.scenario.native.load_changes): queues
+    refreshed, nodes added or removed at simulated times."""
     container_log: bool = False
     """Also write containers.csv: every container the scheduler allocated or
     preempted, when and where (what `emu fidelity` compares decision by decision)."""
@@ -156,6 +160,7 @@ class Prepared:
     seed: int
     ignored: list[tuple[str, str]]
     no_effect: list[tuple[str, str]]
+    changes: list[Change] = field(default_factory=list)
 
 
 # --- configuration ---------------------------------------------------------------------
@@ -281,6 +286,9 @@ def prepare(opts: SlsOptions) -> Prepared:
         if job not in job_ids:
             raise InputError("--track-jobs", job, "no job with this id in the trace")
     ignored, no_effect = classify_properties(conf)
+    changes = (
+        load_changes(opts.changes_file, nodes, settings.nm_resource) if opts.changes_file else []
+    )
     return Prepared(
         conf=conf,
         settings=settings,
@@ -292,6 +300,7 @@ def prepare(opts: SlsOptions) -> Prepared:
         seed=opts.seed if opts.seed is not None else 0,
         ignored=ignored,
         no_effect=no_effect,
+        changes=changes,
     )
 
 
@@ -462,6 +471,7 @@ def simulation_for(
         seed=p.seed,
         am_heartbeat_ms=p.settings.am_heartbeat_interval_ms,
         node_default=p.settings.nm_resource,
+        changes=p.changes,
         on_tick=on_tick,
         on_start=on_start,
         check_invariants=check_invariants,

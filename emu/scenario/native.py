@@ -40,7 +40,23 @@ yarn.resourcemanager.recovery.enabled)."""
 DEFAULT_PRIORITY = {"map": 20, "reduce": 10}
 # Nodes one scenario may generate (10x DESIGN.md's largest in-process goal).
 MAX_NODES = 100_000
-TOP_KEYS = {"name", "description", "seed", "cluster", "config", "jobs", "faults", "trace"}
+TOP_KEYS = {
+    "name",
+    "description",
+    "seed",
+    "cluster",
+    "config",
+    "jobs",
+    "faults",
+    "changes",
+    "trace",
+}
+CHANGE_KINDS = ("refresh_queues", "add_nodes", "remove_nodes")
+_CHANGE_KEYS = {
+    "refresh_queues": {"at_ms", "kind", "properties", "file"},
+    "add_nodes": {"at_ms", "kind", "count", "memory_mb", "vcores", "rack", "prefix"},
+    "remove_nodes": {"at_ms", "kind", "count", "nodes"},
+}
 
 
 @dataclass(frozen=True)
@@ -53,6 +69,29 @@ class Fault:
     target: str
 
 
+@dataclass(frozen=True)
+class Change:
+    """A what-if at `at_ms`: the cluster or its configuration changes, as an
+    operator would change it (`yarn rmadmin -refreshQueues`, NMs joining,
+    nodes decommissioned). Everything before `at_ms` runs as without it.
+
+    refresh_queues: `properties` (capacity-scheduler.xml names) or
+    `allocations` (a fair-scheduler.xml's text) replace the queues' setup;
+    add_nodes: `hosts` join on `rack`, each of `resource`;
+    remove_nodes: `hosts` are decommissioned, or the last `count` nodes."""
+
+    at_ms: int
+    kind: str
+    properties: tuple[tuple[str, str], ...] = ()
+    allocations: str | None = None
+    hosts: tuple[str, ...] = ()
+    count: int = 0
+    resource: Resource | None = None
+    rack: str = "/default-rack"
+    where: str = ""
+    """The file and entry it came from, for a refusal at run time."""
+
+
 @dataclass
 class Scenario:
     name: str
@@ -63,6 +102,7 @@ class Scenario:
     workload: Workload
     faults: list[Fault] = field(default_factory=list)
     am_heartbeat_ms: int = 1000
+    changes: list[Change] = field(default_factory=list)
 
 
 class _Reader:
@@ -153,6 +193,7 @@ def load(path: str | Path, overrides: dict[str, tuple[str, str]] | None = None) 
     am_hb = r.int_(cluster, "am_heartbeat_ms", "cluster.", 1000, 1)
     jobs = _workload_jobs(r, data, conf)
     faults = _faults(r, data, {n.host for n in nodes}, {j.job_id for j in jobs})
+    changes = _changes(r, data, nodes, mem, vcores)
     return Scenario(
         name=name,
         description=str(data.get("description", "")),
@@ -162,6 +203,7 @@ def load(path: str | Path, overrides: dict[str, tuple[str, str]] | None = None) 
         workload=Workload(jobs),
         faults=faults,
         am_heartbeat_ms=am_hb,
+        changes=changes,
     )
 
 
@@ -242,6 +284,117 @@ def _faults(r: _Reader, data: dict[str, Any], hosts: set[str], ids: set[str]) ->
         faults.append(Fault(r.int_(f, "at_ms", p), kind, target))
     faults.sort(key=lambda f: (f.at_ms, f.kind, f.target))
     return faults
+
+
+def load_changes(path: str | Path, nodes: list[NodeSpec], node_default: Resource) -> list[Change]:
+    """The [[changes]] of a file of their own (`emu sls --changes`), for a
+    cluster of `nodes` whose nodes are `node_default` unless they say."""
+    path = str(path)
+    data = _read_toml(path)
+    r = _Reader(path)
+    for k in data:
+        if k != "changes":
+            raise r.fail(k, "unknown key (a changes file holds only [[changes]])")
+    return _changes(r, data, nodes, node_default.memory, node_default.vcores)
+
+
+def _changes(
+    r: _Reader, data: dict[str, Any], nodes: list[NodeSpec], mem: int, vcores: int
+) -> list[Change]:
+    """[[changes]] in time order; hosts added or removed are checked against
+    the cluster as the earlier changes leave it."""
+    entries = r.list_(data, "changes", "")
+    keyed = []
+    for i, c in enumerate(entries):
+        if not isinstance(c, dict):
+            raise r.fail(f"changes[{i}]", "expected a table")
+        keyed.append((r.int_(c, "at_ms", f"changes[{i}]."), i, c))
+    keyed.sort(key=lambda k: (k[0], k[1]))
+    hosts = [n.host for n in nodes]
+    out: list[Change] = []
+    for at_ms, i, c in keyed:
+        p = f"changes[{i}]."
+        kind = r.str_(c, "kind", p)
+        if kind not in CHANGE_KINDS:
+            raise r.fail(
+                p + "kind", f"unknown change {kind!r} (expected one of {', '.join(CHANGE_KINDS)})"
+            )
+        for k in c:
+            if k not in _CHANGE_KEYS[kind]:
+                allowed = ", ".join(sorted(_CHANGE_KEYS[kind]))
+                raise r.fail(p + k, f"unknown key for {kind} (expected one of {allowed})")
+        if kind == "refresh_queues":
+            out.append(_refresh_change(r, c, p, at_ms))
+        elif kind == "add_nodes":
+            count = r.int_(c, "count", p, None, 1, MAX_NODES)
+            prefix = r.str_(c, "prefix", p, "added-node-")
+            rack = r.str_(c, "rack", p, "/default-rack")
+            added = tuple(f"{prefix}{at_ms}-{k + 1}" for k in range(count))
+            clash = sorted(set(added) & set(hosts))
+            if clash:
+                raise r.fail(p + "prefix", f"host {clash[0]!r} is already in the cluster")
+            hosts += added
+            resource = Resource(
+                r.int_(c, "memory_mb", p, mem, 1), r.int_(c, "vcores", p, vcores, 1, JAVA_INT_MAX)
+            )
+            out.append(
+                Change(
+                    at_ms,
+                    kind,
+                    hosts=added,
+                    resource=resource,
+                    rack=rack if rack.startswith("/") else "/" + rack,
+                )
+            )
+        else:
+            named = r.list_(c, "nodes", p)
+            if named and "count" in c:
+                raise r.fail(p + "count", "give either nodes or count, not both")
+            if named:
+                for k, h in enumerate(named):
+                    if not isinstance(h, str) or h not in hosts:
+                        raise r.fail(f"{p}nodes[{k}]", f"no node {h!r} in the cluster")
+                removed = tuple(named)
+            else:
+                count = r.int_(c, "count", p, None, 1, len(hosts))
+                removed = tuple(hosts[-count:])
+            hosts = [h for h in hosts if h not in removed]
+            out.append(Change(at_ms, kind, hosts=removed, count=len(removed)))
+    places = [f"{r.path}: changes[{i}]" for _, i, _ in keyed]
+    return [replace(c, where=w) for c, w in zip(out, places, strict=True)]
+
+
+def _refresh_change(r: _Reader, c: dict[str, Any], p: str, at_ms: int) -> Change:
+    """refresh_queues: properties, or the queues of a capacity-scheduler.xml
+    or fair-scheduler.xml (`file`, relative to the scenario's directory)."""
+    props = r.table(c, p + "properties", set(c.get("properties") or {}))
+    if "file" in c and props:
+        raise r.fail(p + "file", "give either file or properties, not both")
+    if "file" not in c:
+        if not props:
+            raise r.fail(p + "properties", "required: the properties to refresh with, or a file")
+        return Change(at_ms, "refresh_queues", properties=_property_items(props))
+    name = Path(r.str_(c, "file", p))
+    path = name if name.is_absolute() else Path(r.path).parent / name
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as e:
+        raise r.fail(p + "file", f"cannot read {path}: {e.strerror}") from None
+    if "<allocations" in text:
+        return Change(at_ms, "refresh_queues", allocations=text)
+    from emu.config.hadoop_xml import load_xml
+
+    conf = load_xml(path)
+    props = {n: conf.get(n) or "" for n in conf if n.startswith("yarn.scheduler.capacity.")}
+    if not props:
+        raise r.fail(p + "file", f"{path} holds no yarn.scheduler.capacity.* property")
+    return Change(at_ms, "refresh_queues", properties=_property_items(props))
+
+
+def _property_items(props: dict[str, Any]) -> tuple[tuple[str, str], ...]:
+    return tuple(
+        (str(k), str(v).lower() if isinstance(v, bool) else str(v)) for k, v in props.items()
+    )
 
 
 def _nodes(r: _Reader, cluster: dict[str, Any], mem: int, vcores: int) -> list[NodeSpec]:
