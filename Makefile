@@ -8,7 +8,7 @@ install: compile
 	@if command -v javac >/dev/null 2>&1 && command -v mvn >/dev/null 2>&1; then $(MAKE) --no-print-directory hadoop; \
 	 else echo "make: no Java/Maven: the real-scheduler backend (--scheduler-impl hadoop) is unavailable"; fi
 
-.PHONY: hadoop install compile run test bench bench-quick fidelity fidelity-ci fuzz soak lint format docs clean screenshots
+.PHONY: hadoop install compile run test regold bench bench-quick fidelity fidelity-ci fuzz soak lint format docs clean screenshots
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -33,6 +33,11 @@ run: compile
 
 test: compile
 	$(VENV)/bin/pytest -q
+
+# Rewrite tests/data/golden/ from the reference replays, for a change meant to
+# alter outputs; the golden test itself only compares.
+regold: $(STAMP)
+	$(PY) -m tests.regold
 
 bench: compile
 	$(PY) -m emu.bench

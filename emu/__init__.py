@@ -1,62 +1,112 @@
 """emu: an emulator of Hadoop YARN's resource management.
 
-General layout (each line is one boundary worth keeping):
+The layout, one entry per module or package, from what every part shares
+(messages, plain data, transports, clocks) to the actors and to what runs,
+checks and watches them; docs/architecture.md explains how they fit.
 
-- `protocol`   the message catalogue and codec. Imports nothing from emu;
-               every actor depends on it.
-- `transport/` how encoded messages travel: `mem://` (one process, virtual
-               clock) and ZeroMQ `tcp://`/`ipc://`, each a `Backend` found
-               by scheme in `base.BACKENDS`, configured by one `Options`
-               (CURVE keys, monitor, size limit). Actors see only
-               `serve`/`connect`.
-- `clock`      virtual and scaled-wall clocks; everything reads trio's clock.
-- `resources`, `workload`, `errors`, `config/`  plain data shared by all.
-- `rm/`        the ResourceManager: `actor` (the only RM module that touches
-               transports), `services/` (requests -> events -> replies, one
-               class per YARN service: `resource_tracker`,
-               `application_master`, `client_rm`, `admin`), `context` (the
-               registry everything shares), `dispatcher`, `statemachine`
-               and the four entity tables (`app`, `attempt`, `container`,
-               `node`, each with StrEnums of its states and events and the
-               lifecycle steps its hooks take), `monitors`, `retention` (the
-               finished apps it keeps), and `scheduler/`
-               (`events`: the SchedulerEvent enum;
-               `scheduler_node`, `app_scheduling_info`, `scheduler_app`,
-               `queue_metrics`, `locality` and `abstract_scheduler`, as
-               Hadoop splits them; `abstract_scheduler` charges and frees
-               every container through one hook pair) + fifo/capacity
-               (its `allocator` on its own state)/fair; `shortcuts`
-               is the one switch for output-preserving hot-path shortcuts;
-               `activities` records why apps wait). Schedulers see only RM
-               entities.
-- `nm`         NodeManager actors, many per process, one timer heap.
-- `am/`        ApplicationMaster engine and per-type policies.
+Messages and plain data
+- `msg/`         the messages: one class per message (`types`), the
+                 catalogue of who sends what with which fields (`catalogue`),
+                 msgpack encoding and validation (`codec`). Imports nothing
+                 else from emu.
+- `resources`    Resource (memory, vcores, extra types) and its arithmetic.
+- `workload`     Workload, JobSpec, TaskSpec: what a replay submits.
+- `errors`       InputError: a bad input as one line naming file and place.
+- `config/`      Hadoop configuration by property name, read from its XML.
+
+Transports and clocks
+- `transport/`   how messages travel: `mem://` hands objects over in one
+                 process, ZeroMQ `tcp://`/`ipc://` encodes and validates at
+                 its boundary; each a `Backend` found by scheme
+                 (`base.BACKENDS`) with one `Options` (CURVE keys, monitor,
+                 size limit). Actors see only `serve`/`connect`.
+- `clock`        the virtual and scaled wall clocks, trio's scheduler made
+                 deterministic, plain timers beside trio's (docs/clock.md).
+- `alarm`        one task's wait until a time or a wake, on those timers.
+- `trio_time`    trio's current time in one call.
+- `timeouts`     how long an actor waits for a reply before asking again.
+- `security`     CURVE key files and the ZAP handler.
+
+The actors
+- `rm/`          the ResourceManager:
+  - `actor`            the RM process: the only RM module that touches
+                       transports; runs the services and monitors.
+  - `services/`        requests -> events -> replies, one class per YARN
+                       service (`resource_tracker`, `application_master`,
+                       `client_rm`, `admin`; `service`: what they share);
+                       `router` sends each request to its service.
+  - `context`          RMContext: the registry the services, entities and
+                       scheduler share; `entity_context` the part of it the
+                       entities see (a Protocol).
+  - `enums`            the entities' states and events (a leaf module).
+  - `app`, `attempt`, `container`, `node`   the entities' transition tables
+                       and the lifecycle steps their hooks take.
+  - `statemachine`, `dispatcher`   declarative state tables, one ordered
+                       event queue.
+  - `settings`         RMSettings: the RM's Hadoop properties, including
+                       `emu.scheduler.shortcuts`.
+  - `monitors`         NM, AM and container-allocation expiry.
+  - `retention`        the finished apps the RM keeps, as YARN does.
+  - `recovery`         the RM's state store (work-preserving restart).
+  - `stall`            telling a run that can make no progress from a slow one.
+  - `diagnostics`      YARN's own messages for refused requests and apps.
+  - `scheduler/`       `registry` (scheduler and Fair policy names ->
+                       implementations), `events`, the common layer as
+                       Hadoop splits it (`abstract_scheduler`,
+                       `scheduler_node`, `scheduler_app`,
+                       `app_scheduling_info`, `queue_metrics`, `locality`),
+                       `activities` (why apps wait), `shortcuts`,
+                       `javahash` (Java's HashMap order where Hadoop walks
+                       one), and the schedulers: `fifo`; `capacity/`
+                       (`scheduler`, `queues`, `allocator`, `config`,
+                       `placement`, `preemption`, `resource_math`); `fair/`
+                       (`scheduler`, `fs_queue`, `fs_parent_queue`,
+                       `fs_leaf_queue`, `queue_manager`, `app`, `policies`,
+                       `shares`, `orderings` (its speed indexes: kept orders
+                       and quiet-node state), `allocation_file`, `settings`,
+                       `placement`, `preemption`, `max_running`, `arith`);
+                       `hadoop`: Hadoop's own scheduler class deciding.
+- `nm`           NodeManager hosts: many nodes per process, one timer heap.
+- `am/`          ApplicationMasters: `engine` (one AM), `policies`
+                 (mapreduce, stream, generic), `driver` (every in-process
+                 AM stepped from one timer heap).
 - `client`, `replay`   the client actor: submits a workload's timeline.
-- `scenario/`  readers for emu scenarios and SLS/Rumen/SYNTH traces.
-- `simulation` a whole cluster in one process on the virtual clock.
-- `sls`        `emu sls`: SLS-compatible replay (slsrun.sh's options,
-               Hadoop config dirs, SLS's outputs and invariants).
-- `processes/` the multi-process commands: `emu rm`, `emu nm`, `emu replay`,
-               `emu cluster`, `emu keys`, `emu admin`; `rm/recovery` is the
-               RM's state store; `security` the CURVE keys and ZAP handler.
-- `metrics/`   event log, summaries (with the timeline of queue shares and
-               fairness), SLS-compatible outputs, the progress line,
-               invariants (Hadoop's metric files; the RM's own state), fault
-               reports, the utilization integral (`utilization`).
-- `web/`       watching a run: the read-only cluster view (`view`), the YARN
-               REST API and live pages on hypercorn+starlette in a thread of
-               their own (`api`, `pages`, `server`), fed by `live`.
-- `report/`    `emu report`: run outputs -> one self-contained HTML file.
-- `watch`      what `--progress`/`--web-port` start around a replay.
-- `bench/`     `make bench`: a seeded generator of the benchmark inputs
-               (`workload`), the figures beside their targets (`figures`)
-               where a run's memory goes (`memory`) and what a quiet
-               node heartbeat costs (`quiet`).
-- `soak`       `make soak`: hours at 1,000 nodes with faults, memory sampled.
-- `cli`        the `emu` command.
-- `native`     the mypyc-compiled form of the hot modules, built by
-               `make install`; `import emu` falls back to the sources when
-               the build is missing or stale.
+
+Inputs, runs and outputs
+- `scenario/`    readers: emu's TOML scenarios (`native`), SLS, Rumen and
+                 SYNTH traces, topology files, queue checks, Java int limits,
+                 `rumen2sls`.
+- `simulation`   a whole cluster in one process on the virtual clock.
+- `sls`          `emu sls`: SLS-compatible replay (slsrun.sh's options,
+                 Hadoop config dirs, SLS's outputs and invariants).
+- `processes/`   the multi-process commands: `emu rm`, `emu nm`, `emu
+                 replay`, `emu cluster`, `emu keys`, `emu admin`.
+- `metrics/`     event log, summaries and the queue-share timeline,
+                 SLS-compatible outputs, the progress line, Hadoop's metric
+                 invariants and the RM's own (`cluster_invariants`), fault
+                 reports, why jobs failed, the utilization integral.
+- `outdir`       `--output-dir`, created or refused in one line.
+- `watch`        what `--progress`/`--web-port` start around a replay.
+- `web/`         the YARN REST API and live pages (hypercorn + starlette in
+                 a thread of their own), fed by `live` snapshots of `view`.
+- `report/`      `emu report`: run outputs -> one self-contained HTML file.
+- `sweep/`       `emu sweep`: a grid of replays, locally or on Dask.
+- `hadoop/`      Hadoop's jars (`classpath`, Maven), the JVM through JPype
+                 (`bridge`), the Java driver and probes.
+- `fidelity/`    `make fidelity`: emu's schedulers against Hadoop's and SLS,
+                 decision by decision; writes docs/fidelity.md.
+- `bench/`       `make bench`: the benchmark inputs (`workload`), the
+                 figures beside their targets (`figures`), the machine's
+                 speed (`calibrate`), memory (`memory`), quiet heartbeats
+                 (`quiet`).
+- `soak`         `make soak`: hours at 1,000 nodes with faults.
+- `testing/`     the in-memory cluster and scheduler harnesses the tests
+                 use, public for plugin and scenario tests.
+- `docs`         `make docs`: docs generated from the code.
+- `cli`          the `emu` command.
+- `native`, `compile`   the mypyc-compiled form of the hot modules
+                 (`make compile`); `import emu` falls back to the sources
+                 when the build is missing or stale.
 """
 
 __version__ = "0.1.0"

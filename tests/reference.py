@@ -16,6 +16,9 @@ from emu.bench import workload as W
 from emu.sls import SlsOptions
 
 REFERENCE_DIR = Path(__file__).resolve().parent / "data" / "hadoop"
+GOLDEN = Path(__file__).resolve().parent / "data" / "golden"
+"""The kept outputs of `REFERENCE_CASES`: tests/integration/test_golden_outputs.py
+compares against them, `make regold` (tests/regold.py) rewrites them."""
 TEST_RES = REFERENCE_DIR / "test-resources"
 SCHEDULER = "yarn.resourcemanager.scheduler.class"
 

@@ -1,4 +1,4 @@
-"""Where a bench run's memory goes (issue 12: P2 inside 1 GiB).
+"""Where a bench run's memory goes (P2's target: inside 1 GiB).
 
 Replays generated bench inputs (`emu.bench.workload`) under Fair as the
 figures do, prints RSS every `--every` simulated seconds and stops at

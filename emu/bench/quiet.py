@@ -1,4 +1,4 @@
-"""What a quiet node heartbeat costs in one process (issue 12: P2's floor).
+"""What a quiet node heartbeat costs in one process: the floor of P2.
 
 Registers `--nodes` NMs of 32 GB / 16 vcores with an RM of the given
 scheduler on `mem://`, submits nothing, and lets them heartbeat for

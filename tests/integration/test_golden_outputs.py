@@ -6,24 +6,21 @@ jobruntime.csv, summary.json and realtimetrack.json compared byte for byte
 with the copies kept in `tests/data/golden/` (less the wall-time fields SLS
 itself puts in realtimetrack: JVM memory and time costs).
 
-A change that is meant to alter outputs (a fidelity fix) regenerates them
-with `EMU_REGOLD=1 pytest tests/integration/test_golden_outputs.py` and the
-diff of `tests/data/golden/` goes into the same commit, where a reviewer
-sees exactly what changed.
+This test only compares. A change that is meant to alter outputs (a
+fidelity fix) rewrites the copies with `make regold` (`python -m
+tests.regold`), and the diff of `tests/data/golden/` goes into the same
+commit, where a reviewer sees exactly what changed.
 """
 
 from __future__ import annotations
 
 import io
-import os
 from pathlib import Path
 
 import pytest
 
 from emu.sls import run
-from tests.reference import REFERENCE_CASES, comparable_outputs, reference_options
-
-GOLDEN = Path(__file__).resolve().parent.parent / "data" / "golden"
+from tests.reference import GOLDEN, REFERENCE_CASES, comparable_outputs, reference_options
 
 
 @pytest.mark.parametrize("case", REFERENCE_CASES)
@@ -31,11 +28,7 @@ def test_outputs_match_golden_copies(tmp_path: Path, bench_inputs: Path, case: s
     run(reference_options(case, tmp_path, bench_inputs), stdout=io.StringIO())
     for name, got in comparable_outputs(tmp_path).items():
         kept = GOLDEN / case / name
-        if os.environ.get("EMU_REGOLD") == "1":
-            kept.parent.mkdir(parents=True, exist_ok=True)
-            kept.write_bytes(got)
-            continue
-        assert kept.exists(), f"no golden copy {kept}; run with EMU_REGOLD=1 once"
+        assert kept.exists(), f"no golden copy {kept}: `make regold` writes it"
         assert got == kept.read_bytes(), f"{case}/{name} differs from {kept}"
     if case.startswith("bench-"):
         summary = (tmp_path / "summary.json").read_bytes()
