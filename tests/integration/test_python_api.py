@@ -89,8 +89,11 @@ def test_to_pandas_gives_the_same_rows() -> None:
 
 
 def _doc_examples() -> list[str]:
-    text = (ROOT / "docs" / "python-api.md").read_text()
-    return re.findall(r"```python\n(.*?)```", text, re.S)
+    """The Python examples of docs/python-api.md and of the README."""
+    blocks = []
+    for doc in ("docs/python-api.md", "README.md"):
+        blocks += re.findall(r"```python\n(.*?)```", (ROOT / doc).read_text(), re.S)
+    return blocks
 
 
 @pytest.mark.parametrize("index", range(len(_doc_examples())))
@@ -98,5 +101,5 @@ def test_the_documented_examples_run_as_written(
     index: int, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.chdir(ROOT)
-    exec(compile(_doc_examples()[index], f"docs/python-api.md example {index + 1}", "exec"), {})
+    exec(compile(_doc_examples()[index], f"documented example {index + 1}", "exec"), {})
     assert capsys.readouterr().out.strip()

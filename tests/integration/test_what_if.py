@@ -123,3 +123,15 @@ def test_a_refresh_the_scheduler_refuses_stops_the_run_saying_why(tmp_path: Path
     assert f"{path}: changes[0]" in str(e.value)
     assert "allocation file" in str(e.value)
     assert not (tmp_path / "out").exists()  # no half-written result
+
+
+def test_the_readmes_changes_example_is_accepted(tmp_path: Path) -> None:
+    from emu.scenario import native
+
+    readme = (ROOT / "README.md").read_text()
+    section = readme.split("### What-if from mid-trace", 1)[1]
+    example = section.split("```toml\n", 1)[1].split("```", 1)[0]
+    scenario = native.load(_scenario(tmp_path, example))
+    assert [c.kind for c in scenario.changes] == ["refresh_queues", "add_nodes", "remove_nodes"]
+    assert len(scenario.changes[1].hosts) == 20
+    assert scenario.changes[2].hosts == scenario.changes[1].hosts[-10:]
