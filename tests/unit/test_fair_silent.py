@@ -1,4 +1,4 @@
-"""Silent apps (FSLeafQueue.silence): with delay scheduling off, an app that
+"""Silent apps (orderings.LeafOrder.silence): with delay scheduling off, an app that
 declined a node with "no node fits", has no blacklist and no ask that may
 reserve, is not offered a node none of its asks fits; such an offer would
 only record "no node fits" again and count a scheduling opportunity that

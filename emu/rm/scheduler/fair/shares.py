@@ -164,8 +164,8 @@ def _ratio(specs: tuple[Run, ...], total_resource: int) -> float:
 # The search is a pure function of its inputs, which rarely change between
 # updates: remember recent answers (bounded, cleared when full). Keys hold
 # runs of equal specs, not one spec per schedulable: a queue's apps mostly
-# share one (weight 1, no min, no max), and a key per update of a queue with
-# hundreds of apps once cost ~100 bytes per app, up to 4096 times over.
+# share one (weight 1, no min, no max), so a key stays small however many
+# apps the queue has.
 _RATIOS: dict[tuple[tuple[Run, ...], int], float] = {}
 _RATIOS_MAX = 4096
 
