@@ -92,7 +92,7 @@ def _run(tmp_path: Path, policy: str, seed: int, on: bool, check_order: bool) ->
             sorted((a, sorted(h.sched.apps[a].live)) for a in attempts if a in h.sched.apps)
         )
     seen.append(h.sched.activities.waits())
-    seen.append({a: h.sched.activities.of(a) for a in sorted(h.sched.activities._log)})
+    seen.append({a: h.sched.activities.of(a) for a in sorted(h.ctx.apps)})
     return seen
 
 

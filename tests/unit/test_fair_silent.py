@@ -161,7 +161,7 @@ def _mix(tmp_path: Path, seed: int, on: bool) -> tuple[list[Any], int]:
                 h.sched.activities.writes,
             )
         )
-    seen.append({a: h.sched.activities.of(a) for a in sorted(h.sched.activities._log)})
+    seen.append({a: h.sched.activities.of(a) for a in sorted(h.ctx.apps)})
     return seen, silent_steps
 
 
