@@ -14,6 +14,8 @@ takes the plain computation instead.
   nothing the order reads has been replaced.
 - `KeptMaxShare`: a queue's max share, kept while the cluster, the
   configured maximum and the min share are the same objects.
+- `KeptAvailable`: the root queue's available resource, kept while the
+  cluster and the used resource are the same objects.
 - `QuietNodes`: whether a node update with nothing to report would change
   nothing (and so may be skipped), and the settled and silent apps by app
   id, so that a decision recorded for an app id offers them nodes again.
@@ -74,6 +76,25 @@ class KeptMaxShare:
         value = component_max(max_conf.get(cluster), min_share)
         self._cluster, self._max_conf, self._min_share = cluster, max_conf, min_share
         self._value = value
+        return value
+
+
+class KeptAvailable:
+    """The root queue's available resource, cluster less used: both are
+    immutable and replaced on change, so while neither is, the difference
+    already worked out is the one the subtraction would give."""
+
+    def __init__(self, on: bool) -> None:
+        self.on = on
+        self._cluster: Resource | None = None
+        self._used: Resource | None = None
+        self._value = ZERO
+
+    def of(self, cluster: Resource, used: Resource) -> Resource:
+        if cluster is self._cluster and used is self._used and self.on:
+            return self._value
+        self._cluster, self._used = cluster, used
+        self._value = value = cluster - used
         return value
 
 

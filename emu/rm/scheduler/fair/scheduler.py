@@ -56,7 +56,7 @@ from emu.rm.scheduler.fair.fs_queue import (
     ensure_root_prefix,
 )
 from emu.rm.scheduler.fair.max_running import MaxRunningAppsEnforcer
-from emu.rm.scheduler.fair.orderings import QuietNodes
+from emu.rm.scheduler.fair.orderings import KeptAvailable, QuietNodes
 from emu.rm.scheduler.fair.placement import PlacementError, PlacementPolicy
 from emu.rm.scheduler.fair.preemption import NodePreemption, Preemption
 from emu.rm.scheduler.fair.queue_manager import QueueManager
@@ -101,7 +101,7 @@ class FairScheduler(Scheduler):
         preserving shortcuts are used (`emu.scheduler.shortcuts`), for this
         simulation; read once and handed to the queues, apps and policies."""
         self.root_available = ZERO
-        self._available_of: tuple[Resource | None, Resource | None] = (None, None)
+        self._available = KeptAvailable(self.shortcuts)
         self.quiet = QuietNodes()
         """The quiet-node state and the settled and silent apps by app id
         (orderings.QuietNodes); `quiet.invalidate()` on every change that may
@@ -192,15 +192,9 @@ class FairScheduler(Scheduler):
 
     def update_root_available(self) -> None:
         """The root queue's available resource, cluster less used, as every
-        pass (and every skipped quiet one) leaves it. Shortcut: both are
-        immutable and replaced on change, so while neither is, the value
-        already held is the one the subtraction would give."""
-        cluster, used = self.cluster, self.used
-        held = self._available_of
-        if cluster is held[0] and used is held[1] and self.shortcuts:
-            return
-        self._available_of = (cluster, used)
-        self.root_available = cluster - used
+        pass (and every skipped quiet one) leaves it (kept: see
+        orderings.KeptAvailable)."""
+        self.root_available = self._available.of(self.cluster, self.used)
 
     # --- events ---------------------------------------------------------------------------------
     def place_app(self, app: RMApp) -> str | None:
