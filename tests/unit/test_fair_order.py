@@ -1,5 +1,5 @@
 """A leaf queue keeps its apps with unmet demand in policy order as they
-change (orderings.LeafOrder.reorder) instead of sorting them on every node update,
+change (orderings.LeafOrder) instead of sorting them on every node update,
 and offers a node to an app that asks for nothing only by recording why it
 took nothing. Both are shortcuts: a seeded mix of asks, placements,
 completions, updates and app removals must see, at every step, the order

@@ -1,5 +1,5 @@
-"""Silent apps (orderings.LeafOrder.silence): with delay scheduling off, an app that
-declined a node with "no node fits", has no blacklist and no ask that may
+"""Silent apps (orderings.LeafOrder._silence): with delay scheduling off, an
+app that declined a node with "no node fits", has no blacklist and no ask that may
 reserve, is not offered a node none of its asks fits; such an offer would
 only record "no node fits" again and count a scheduling opportunity that
 nothing reads. The placements, recorded decisions and the queues' AM limits

@@ -65,15 +65,15 @@ class FSApp:
         self.next_starvation_check = 0
         self.stopped = False
         self.order_key: tuple[Any, ...] | None = None
-        """This app's key in its queue's kept order (LeafOrder.reorder)."""
+        """This app's key in its queue's kept order (LeafOrder._reorder)."""
         self.runnable_seq = 0
         self.settled = False
-        """Asks for nothing and recorded so; skipped by node offers (LeafOrder.settle)."""
+        """Asks for nothing and recorded so; skipped by node offers (LeafOrder._settle)."""
         self.declined = ""
         """What the last offer that placed and reserved nothing recorded."""
         self.silent = False
         """Declines, without a trace, every node none of its asks fits
-        (LeafOrder.silence); skipped by offers of such nodes."""
+        (LeafOrder._silence); skipped by offers of such nodes."""
         self.silent_memory = 0
         self.silent_vcores = 0
         """The smallest memory and vcores among its asks, while silent."""

@@ -238,7 +238,7 @@ class QuietNodes:
         cluster, threshold = fs.cluster, fs.reservation_threshold
         asks: list[Resource] = []
         for leaf in fs.qm.leaves:
-            # the settled apps need no look: no asks, no blacklist (settle)
+            # the settled apps need no look: no asks, no blacklist (_settle)
             order = leaf.order
             apps = order.wanting if order.active_apps is None else order.active_apps
             for app in apps:
@@ -321,9 +321,9 @@ class LeafOrder:
     policy order: each app's sort key (its policy key and `runnable_seq`)
     and the app at the same index, valid for the (policy, cluster) in
     `basis`, moved when the app's usage, demand or runnability changes
-    (`reorder`), instead of sorted on every node update. Of those, the
-    active ones (not settled: see `settle`) are offered a node, and of
-    those, the doubtful ones (not silent: see `silence`) are offered a node
+    (`_reorder`), instead of sorted on every node update. Of those, the
+    active ones (not settled: see `_settle`) are offered a node, and of
+    those, the doubtful ones (not silent: see `_silence`) are offered a node
     that no silent app's ask fits."""
 
     def __init__(self, queue: FSLeafQueue, quiet: QuietNodes) -> None:
@@ -374,15 +374,15 @@ class LeafOrder:
             self.wanting[app] = None
         else:
             self.wanting.pop(app, None)
-        self.reorder(app)
+        self._reorder(app)
 
     def asks_changed(self, app: FSApp) -> None:
         """`app` started or stopped having outstanding asks: a settled app
         that asks again is offered nodes again."""
         if app.settled:
-            self.reorder(app)
+            self._reorder(app)
 
-    def reorder(self, app: FSApp) -> None:
+    def _reorder(self, app: FSApp) -> None:
         """`app`'s usage, demand, asks or runnability changed: move it to its
         place in the kept order (or out of it, if it no longer wants), and
         back among the apps a node is offered to if it asks again. Does
@@ -517,14 +517,14 @@ class LeafOrder:
             if not (sapp.blacklist and app.blacklisted(node)):
                 if not sapp.info.priorities:
                     record(sapp.app_id, app.idle_reason(), node_id)
-                    self.settle(app)
+                    self._settle(app)
                 else:
                     placed = app.assign_container(node)
                     if placed is not NONE and placed != NONE:
                         stop = key
                         break
                     if app.declined == act.NO_FIT:
-                        self.silence(app)
+                        self._silence(app)
             i = bisect_right(keys, key)
         if silent_walk is not None:
             limit, first_key = silent_walk
@@ -533,7 +533,7 @@ class LeafOrder:
         return NONE if stop is None else placed
 
     # --- settled apps ---------------------------------------------------------------------------
-    def settle(self, app: FSApp) -> None:
+    def _settle(self, app: FSApp) -> None:
         """`app` asks for nothing and has just recorded what an offer to it
         records (FSApp.idle_reason): until it asks again, leaves `wanting`,
         gets a blacklist, or another decision is recorded for its app id
@@ -571,7 +571,7 @@ class LeafOrder:
             self._doubt.insert(i, app)
 
     # --- silent apps ----------------------------------------------------------------------------
-    def silence(self, app: FSApp) -> None:
+    def _silence(self, app: FSApp) -> None:
         """`app`, active, has just been offered a node and recorded "no node
         fits". While delay scheduling is off (no offer reads or resets the
         scheduling opportunities it counts), it has no blacklist and none of

@@ -67,7 +67,7 @@ class Policy:
         The key reads only the app's usage, demand, weight and min share,
         the cluster and the app's start time and name, so a leaf queue can
         keep its apps ordered by it, moving one when one of those changes
-        (orderings.LeafOrder.reorder), instead of sorting on every node update. It
+        (orderings.LeafOrder._reorder), instead of sorting on every node update. It
         ends with the start time and name (unique per app in a queue)."""
         return None
 

@@ -286,7 +286,7 @@ class FairScheduler(Scheduler):
 
     def _recompute_steady_shares(self) -> None:
         self.quiet.invalidate()
-        for leaf in self.qm.leaves:  # the cluster changed (LeafOrder.silence)
+        for leaf in self.qm.leaves:  # the cluster changed (LeafOrder._silence)
             leaf.order.unsilence_all()
         root = self.qm.root
         root.steady_fair_share = self.cluster
@@ -345,7 +345,7 @@ class FairScheduler(Scheduler):
 
     def _update_asks(self, sapp: SchedulerApp, asks: list[Ask]) -> None:
         """As the common layer's; a silent app's asks changed, so it is
-        offered nodes again (LeafOrder.silence)."""
+        offered nodes again (LeafOrder._silence)."""
         super()._update_asks(sapp, asks)
         self._unsilence_attempt(sapp)
 
@@ -379,7 +379,7 @@ class FairScheduler(Scheduler):
 
     def unreserve(self, sapp: SchedulerApp | None, node: SchedulerNode) -> None:
         """As the common layer's; the holder, if silent, may now reserve
-        again (LeafOrder.silence)."""
+        again (LeafOrder._silence)."""
         self.quiet.invalidate()
         held = node.reserved
         if held is not None:
