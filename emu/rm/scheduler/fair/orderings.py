@@ -21,10 +21,12 @@ takes the plain computation instead.
   id, so that a decision recorded for an app id offers them nodes again.
 
 What changes reaches them through these entry points: `QuietNodes.invalidate`
-(anything that may alter what a pass does: the one place the quiet state
-ends), `LeafOrder.app_changed` (an app's usage, demand or runnability),
+(anything that may alter what a pass does; the quiet state ends there or
+with a newly recorded decision, nowhere else), `LeafOrder.app_changed` (an
+app's usage, demand or runnability; it invalidates too),
 `LeafOrder.asks_changed`, `QuietNodes.decision_recorded`, and the
 `unsilence`/`unsettle` calls for asks, blacklists, reservations and nodes.
+The kept values and orders check their own inputs on every read.
 """
 
 from __future__ import annotations
