@@ -1,5 +1,5 @@
 """A leaf queue keeps its apps with unmet demand in policy order as they
-change (FSLeafQueue.reorder) instead of sorting them on every node update,
+change (orderings.LeafOrder) instead of sorting them on every node update,
 and offers a node to an app that asks for nothing only by recording why it
 took nothing. Both are shortcuts: a seeded mix of asks, placements,
 completions, updates and app removals must see, at every step, the order
@@ -9,7 +9,6 @@ the shortcuts on and off."""
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -18,21 +17,20 @@ import pytest
 from emu.resources import Resource
 from emu.rm.attempt import RMAppAttempt
 from emu.rm.container import ContainerEvent
-from emu.rm.scheduler import shortcuts
-from emu.rm.scheduler.fair.queues import FSLeafQueue
+from emu.rm.scheduler.fair.arith import is_none
+from emu.rm.scheduler.fair.fs_leaf_queue import FSLeafQueue
+from emu.rm.settings import SHORTCUTS
 from tests.fair_harness import GB, FSHarness, write_alloc
 
 POLICIES = ("drf", "fair", "fifo")
 
 
-@pytest.fixture(autouse=True)
-def restore_shortcuts() -> Iterator[None]:
-    before = shortcuts.enabled()
-    yield
-    shortcuts.set_enabled(before)
+def _shortcuts(on: bool) -> dict[str, Any]:
+    """The property that turns this scheduler's shortcuts on or off."""
+    return {SHORTCUTS: "true" if on else "false"}
 
 
-def _harness(tmp_path: Path, policy: str) -> FSHarness:
+def _harness(tmp_path: Path, policy: str, on: bool = True) -> FSHarness:
     tmp_path.mkdir(parents=True, exist_ok=True)
     default = "drf" if policy == "drf" else "fair"
     alloc = write_alloc(
@@ -42,26 +40,22 @@ def _harness(tmp_path: Path, policy: str) -> FSHarness:
         "<maxResources>12288 mb, 12 vcores</maxResources></queue>"
         f'<queue name="b"><schedulingPolicy>{policy}</schedulingPolicy></queue>',
     )
-    h = FSHarness(alloc=alloc)
+    h = FSHarness(props=_shortcuts(on), alloc=alloc)
     for i in range(6):
         h.add_node(f"n{i}", 8 * GB, vcores=8, rack=f"/r{i % 2}")
     return h
 
 
 def _comparator_order(leaf: FSLeafQueue) -> list[Any]:
-    """The queue's apps with demand as the plain path sorts them."""
-    on = shortcuts.enabled()
-    shortcuts.set_enabled(False)
-    try:
-        return leaf.apps_with_demand(True)
-    finally:
-        shortcuts.set_enabled(on)
+    """The queue's runnable apps with unmet demand in the comparator's order."""
+    wanting = [a for a in leaf.runnable if not is_none(a.demand - a.usage)]
+    return leaf.policy.sort(wanting, leaf.fs.cluster, False)
 
 
 def _run(tmp_path: Path, policy: str, seed: int, on: bool, check_order: bool) -> list[Any]:
     """Drive a seeded mix of events; what happened, step by step."""
-    shortcuts.set_enabled(on)
-    h = _harness(tmp_path / f"{policy}-{seed}-{on}", policy)
+    h = _harness(tmp_path / f"{policy}-{seed}-{on}", policy, on)
+    assert h.sched.shortcuts is on
     rng = random.Random(seed)
     attempts: list[str] = []
     seen: list[Any] = []
@@ -98,7 +92,7 @@ def _run(tmp_path: Path, policy: str, seed: int, on: bool, check_order: bool) ->
             sorted((a, sorted(h.sched.apps[a].live)) for a in attempts if a in h.sched.apps)
         )
     seen.append(h.sched.activities.waits())
-    seen.append({a: h.sched.activities.of(a) for a in sorted(h.sched.activities._log)})
+    seen.append({a: h.sched.activities.of(a) for a in sorted(h.ctx.apps)})
     return seen
 
 
@@ -135,11 +129,13 @@ async def test_order_follows_usage_and_is_rebuilt_for_a_new_cluster(tmp_path: Pa
     h.heartbeat("n0")  # the first app, earlier, gets the container
     assert h.live(first) == 1
     assert leaf.apps_with_demand(True)[0].name == h.fsapp(second).name
-    before = leaf._order_basis
+    before = leaf.order.basis
+    assert before is not None and before[1] is h.sched.cluster
     h.add_node("n9", 16 * GB, vcores=16)
+    assert before[1] is not h.sched.cluster
     leaf.apps_with_demand(True)
-    assert leaf._order_basis is not before
-    assert leaf._order_basis[1] is h.sched.cluster
+    after = leaf.order.basis
+    assert after is not None and after[1] is h.sched.cluster
 
 
 async def test_a_settled_app_is_offered_nodes_again_after_a_new_decision_or_ask(
@@ -187,8 +183,7 @@ def _two_attempts_of_one_app(on: bool) -> list[Any]:
     """A settled attempt behind another attempt of the same app that records
     a new decision on every offer: the settled one is unsettled during the
     pass and must still be offered the node in it."""
-    shortcuts.set_enabled(on)
-    h = FSHarness()
+    h = FSHarness(props=_shortcuts(on))
     h.add_node("n0", 8 * GB)
     first = h.request(GB, "root.default", num=2)
     h.heartbeat("n0", times=2)
@@ -234,7 +229,7 @@ async def test_a_parent_keeps_its_children_order_only_while_its_inputs_stand(
     assert a is not None and b is not None
 
     def fresh() -> list[Any]:
-        return root.policy.sort(root.children, h.sched.cluster)
+        return root.policy.sort(root.children, h.sched.cluster, False)
 
     first = root.children_in_order()
     assert first == fresh() and len(first) >= 2
@@ -254,9 +249,9 @@ async def test_a_parent_keeps_its_children_order_only_while_its_inputs_stand(
     assert root.children_in_order() == fresh() and root.children_in_order()[0] is busy
     c = h.sched.qm.get_leaf("root.c", True)
     assert c is not None and c in root.children_in_order()
-    shortcuts.set_enabled(False)
-    kept = root.children_in_order()
-    assert root.children_in_order() is not kept and root.children_in_order() == kept
+    off = _harness(tmp_path / "off", policy, on=False).sched.qm.root
+    kept = off.children_in_order()
+    assert off.children_in_order() is not kept and off.children_in_order() == kept
 
 
 @pytest.mark.parametrize("policy", ["drf", "fair"])
@@ -291,6 +286,6 @@ async def test_a_parent_rekeys_only_changed_children_and_keeps_the_sort_order(
             child.min_share = rng.choice([Resource(0, 0), Resource(0, 0), Resource(30 * GB, 30)])
         needy_seen += any(c.min_share.memory > c.usage.memory for c in root.children)
         order = root.children_in_order()
-        assert order == root.policy.sort(root.children, h.sched.cluster)
+        assert order == root.policy.sort(root.children, h.sched.cluster, False)
         assert root.children_in_order() is order  # nothing changed since: kept
     assert needy_seen > 50  # the comparator's case came up too

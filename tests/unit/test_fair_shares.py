@@ -11,7 +11,6 @@ from typing import Any
 import pytest
 
 from emu.resources import MEMORY, VCORES, ZERO, Resource
-from emu.rm.scheduler import shortcuts
 from emu.rm.scheduler.fair import policies, shares
 from emu.rm.scheduler.fair.arith import LONG_MAX, f32, unbounded, value
 
@@ -349,13 +348,8 @@ def test_drf_shares_equal_the_one_at_a_time_port(seed: int, on: bool) -> None:
         for _ in range(rng.randint(1, 8)):
             scheds.append(FakeQueue(lo, hi, weight, active=active))
     total = Resource(rng.randint(0, 400_000), rng.randint(0, 300))
-    old = shortcuts.enabled()
-    shortcuts.set_enabled(on)
-    try:
-        policies.DRF.compute_shares(scheds, total)
-        policies.DRF.compute_steady_shares(scheds, total)
-    finally:
-        shortcuts.set_enabled(old)
+    policies.DRF.compute_shares(scheds, total, grouped=on)
+    policies.DRF.compute_steady_shares(scheds, total, grouped=on)
     assert _got(scheds, False) == _expect(scheds, total, False)
     assert _got(scheds, True) == _expect(scheds, total, True)
 

@@ -1,5 +1,5 @@
-"""Silent apps (FSLeafQueue.silence): with delay scheduling off, an app that
-declined a node with "no node fits", has no blacklist and no ask that may
+"""Silent apps (orderings.LeafOrder._silence): with delay scheduling off, an
+app that declined a node with "no node fits", has no blacklist and no ask that may
 reserve, is not offered a node none of its asks fits; such an offer would
 only record "no node fits" again and count a scheduling opportunity that
 nothing reads. The placements, recorded decisions and the queues' AM limits
@@ -9,7 +9,6 @@ unread opportunity counts differ, which is how the tests see the skip."""
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -17,24 +16,21 @@ import pytest
 
 from emu.resources import Resource
 from emu.rm.container import ContainerEvent
-from emu.rm.scheduler import shortcuts
+from emu.rm.settings import SHORTCUTS
 from tests.fair_harness import GB, FSHarness, write_alloc
 
 NOT_RESERVABLE = {"yarn.scheduler.reservation-threshold.increment-multiple": 3}
 """Reservation threshold 3 GB / 3 vcores: asks of 1-2 GB, 1 vcore may not reserve."""
 
 
-@pytest.fixture(autouse=True)
-def restore_shortcuts() -> Iterator[None]:
-    before = shortcuts.enabled()
-    yield
-    shortcuts.set_enabled(before)
+def _shortcuts(on: bool) -> dict[str, Any]:
+    """The property that turns this scheduler's shortcuts on or off."""
+    return {SHORTCUTS: "true" if on else "false"}
 
 
 def _full_node(on: bool, props: dict[str, Any] | None = None) -> tuple[FSHarness, str, str, str]:
     """One 4 GB node filled by a first app; two more apps then ask for 1 GB."""
-    shortcuts.set_enabled(on)
-    h = FSHarness(props={**NOT_RESERVABLE, **(props or {})})
+    h = FSHarness(props={**NOT_RESERVABLE, **_shortcuts(on), **(props or {})})
     h.add_node("n0", 4 * GB, vcores=4)
     first = h.request(GB, "root.default", num=4)
     h.heartbeat("n0", times=4)
@@ -56,7 +52,7 @@ async def test_a_full_node_is_not_offered_to_silent_apps(autojump_clock: Any) ->
     assert (_opportunities(h, second), _opportunities(h, third)) == (1, 1)
     h.heartbeat("n0", times=3)  # not offered again
     assert (_opportunities(h, second), _opportunities(h, third)) == (1, 1)
-    assert leaf.active_apps == [h.fsapp(second), h.fsapp(third)]
+    assert leaf.order.active_apps == [h.fsapp(second), h.fsapp(third)]
     # room for 1 GB: every app is offered it again, and the first takes it
     c = next(iter(h.sched.apps[first].live.values()))
     h.sched.complete_container(c, 0, "", ContainerEvent.FINISHED, cleanup=False)
@@ -112,7 +108,6 @@ def _mix(tmp_path: Path, seed: int, on: bool) -> tuple[list[Any], int]:
     """A seeded mix on small nodes that fill up, with AMs under a tight
     maxAMShare; what happened at each step (placements, recorded decisions
     and the queues' AM limits) and how many steps had silent apps."""
-    shortcuts.set_enabled(on)
     tmp_path.mkdir(parents=True, exist_ok=True)
     alloc = write_alloc(
         tmp_path,
@@ -120,7 +115,7 @@ def _mix(tmp_path: Path, seed: int, on: bool) -> tuple[list[Any], int]:
         '<queue name="a"><maxAMShare>0.2</maxAMShare></queue>'
         '<queue name="b"><schedulingPolicy>fair</schedulingPolicy></queue>',
     )
-    h = FSHarness(props=NOT_RESERVABLE, alloc=alloc)
+    h = FSHarness(props={**NOT_RESERVABLE, **_shortcuts(on)}, alloc=alloc)
     for i in range(5):
         h.add_node(f"n{i}", 4 * GB, vcores=4, rack=f"/r{i % 2}")
     leaves = [h.queue("root.a"), h.queue("root.b")]
@@ -166,7 +161,7 @@ def _mix(tmp_path: Path, seed: int, on: bool) -> tuple[list[Any], int]:
                 h.sched.activities.writes,
             )
         )
-    seen.append({a: h.sched.activities.of(a) for a in sorted(h.sched.activities._log)})
+    seen.append({a: h.sched.activities.of(a) for a in sorted(h.ctx.apps)})
     return seen, silent_steps
 
 
@@ -187,10 +182,9 @@ def _am_limit_steps(tmp_path: Path, on: bool) -> list[Any]:
     moves: a full node's pass must leave the limit as offering it to every
     app would (its AM-limit check recomputes it), and a pass stopped by an
     earlier app's placement must not."""
-    shortcuts.set_enabled(on)
     tmp_path.mkdir(parents=True, exist_ok=True)
     alloc = write_alloc(tmp_path, '<queue name="a"/><queue name="b"/>')
-    h = FSHarness(props=NOT_RESERVABLE, alloc=alloc)
+    h = FSHarness(props={**NOT_RESERVABLE, **_shortcuts(on)}, alloc=alloc)
     h.add_node("n0", 8 * GB, vcores=16)
     filler = h.request(GB, "root.a", num=8)
     h.heartbeat("n0", times=8)
@@ -235,8 +229,7 @@ async def test_the_am_limit_is_left_as_the_full_walk_leaves_it(
 def _reserving(on: bool) -> tuple[FSHarness, str, str]:
     """Two full 4 GB nodes; an app asking off-switch for 3 GB, 3 vcores (at
     the reservation threshold) may hold one reservation (5 % of 2 nodes)."""
-    shortcuts.set_enabled(on)
-    h = FSHarness(props=NOT_RESERVABLE)
+    h = FSHarness(props={**NOT_RESERVABLE, **_shortcuts(on)})
     h.add_node("n0", 4 * GB, vcores=4)
     h.add_node("n1", 4 * GB, vcores=4)
     filler = h.request(GB, "root.default", num=8)

@@ -8,7 +8,13 @@ One purpose per module:
 - `policies`         fair, drf and fifo: comparators, share splitting, headroom.
 - `shares`           ComputeFairShares: weighted max-min fair shares, steady and instantaneous.
 - `arith`            Java's numeric semantics for resources (floats, casts, calculators).
-- `queues`           the queue tree and QueueManager.
+- `fs_queue`         FSQueue: what parent and leaf queues share.
+- `fs_parent_queue`  FSParentQueue: a queue of queues.
+- `fs_leaf_queue`    FSLeafQueue: a queue of apps.
+- `queue_manager`    QueueManager: the queues by name, created on demand.
+- `orderings`        what the scheduler keeps between node updates (apps and
+                     children in policy order, settled and silent apps, the
+                     quiet-node state); none of it Hadoop's.
 - `app`              an attempt's fair-scheduling state and the offer of a node to it.
 - `max_running`      maxRunningApps for queues and users.
 - `preemption`       starvation-based preemption and per-node preemption bookkeeping.
@@ -25,6 +31,22 @@ come from `hadoop.user.group.static.mapping.overrides`
 (`user1=group1,group2;user2=group3`); other users have no groups.
 """
 
-from emu.rm.scheduler.fair.scheduler import FairScheduler
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from emu.rm.scheduler.fair.scheduler import FairScheduler
 
 __all__ = ["FairScheduler"]
+
+
+def __getattr__(name: str) -> Any:
+    """`FairScheduler` is imported on first use, so that importing one of
+    the package's modules (the allocation file reader, policies) does not
+    import the scheduler and, through it, that module again."""
+    if name == "FairScheduler":
+        from emu.rm.scheduler.fair.scheduler import FairScheduler
+
+        return FairScheduler
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Any
 
 from emu.resources import ZERO, Resource, component_min
 from emu.rm.scheduler import activities as act
-from emu.rm.scheduler import shortcuts
 from emu.rm.scheduler.app_scheduling_info import Ask
 from emu.rm.scheduler.fair.arith import (
     f32,
@@ -25,15 +24,14 @@ from emu.rm.scheduler.fair.arith import (
     is_none,
     memory_ratio,
     multiply,
-    same,
     subtract_non_negative,
 )
-from emu.rm.scheduler.fair.queues import CONTAINER_RESERVED, NONE
+from emu.rm.scheduler.fair.fs_queue import CONTAINER_RESERVED, NONE
 from emu.rm.scheduler.locality import ANY, NODE_LOCAL, OFF_SWITCH, RACK_LOCAL
 
 if TYPE_CHECKING:
     from emu.rm.container import RMContainer
-    from emu.rm.scheduler.fair.queues import FSLeafQueue
+    from emu.rm.scheduler.fair.fs_leaf_queue import FSLeafQueue
     from emu.rm.scheduler.fair.scheduler import FairScheduler
     from emu.rm.scheduler.scheduler_app import SchedulerApp
     from emu.rm.scheduler.scheduler_node import SchedulerNode
@@ -50,6 +48,7 @@ class FSApp:
 
     def __init__(self, fs: FairScheduler, sapp: SchedulerApp, queue: FSLeafQueue) -> None:
         self.fs = fs
+        self.shortcuts = fs.shortcuts
         self.sapp = sapp
         self.queue = queue
         self.name = sapp.app_id
@@ -66,15 +65,15 @@ class FSApp:
         self.next_starvation_check = 0
         self.stopped = False
         self.order_key: tuple[Any, ...] | None = None
-        """This app's key in its queue's kept order (FSLeafQueue.reorder)."""
+        """This app's key in its queue's kept order (LeafOrder._reorder)."""
         self.runnable_seq = 0
         self.settled = False
-        """Asks for nothing and recorded so; skipped by node offers (FSLeafQueue.settle)."""
+        """Asks for nothing and recorded so; skipped by node offers (LeafOrder._settle)."""
         self.declined = ""
         """What the last offer that placed and reserved nothing recorded."""
         self.silent = False
         """Declines, without a trace, every node none of its asks fits
-        (FSLeafQueue.silence); skipped by offers of such nodes."""
+        (LeafOrder._silence); skipped by offers of such nodes."""
         self.silent_memory = 0
         self.silent_vcores = 0
         """The smallest memory and vcores among its asks, while silent."""
@@ -110,17 +109,9 @@ class FSApp:
         self._track_demand()
 
     def _track_demand(self) -> None:
-        """Keep the queue's set of runnable apps with unmet demand current, so
-        a node update visits only those instead of every app of the queue.
-        Any change here may change what an offer does: the scheduler's
-        quiet epoch moves on (see FairScheduler.skip_quiet_node_update)."""
-        self.fs.quiet_epoch += 1
-        queue = self.queue
-        if self.runnable and not same(self._demand, self.sapp.used):
-            queue.wanting[self] = None
-        else:
-            queue.wanting.pop(self, None)
-        queue.reorder(self)
+        """Usage, demand or runnability changed: the queue's kept state
+        follows (its apps with unmet demand, their order, the quiet state)."""
+        self.queue.order.app_changed(self)
 
     def set_runnable(self, runnable: bool) -> None:
         if runnable and not self.runnable:
@@ -140,10 +131,10 @@ class FSApp:
             not (used.extra or pending.extra or old.extra)
             and used.memory + pending.memory == old.memory
             and used.vcores + pending.vcores == old.vcores
-            and shortcuts.enabled()
+            and self.shortcuts
         ):
             # Shortcut: unchanged, so neither the queue's wanting apps nor
-            # their order can change (the update moves the quiet epoch itself)
+            # their order can change (the update invalidates the quiet state itself)
             return
         self.demand = used + pending
 

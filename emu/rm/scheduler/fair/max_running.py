@@ -15,7 +15,9 @@ import heapq
 from typing import TYPE_CHECKING
 
 from emu.rm.scheduler.fair.arith import INT_MAX
-from emu.rm.scheduler.fair.queues import FSLeafQueue, FSParentQueue, FSQueue
+from emu.rm.scheduler.fair.fs_leaf_queue import FSLeafQueue
+from emu.rm.scheduler.fair.fs_parent_queue import FSParentQueue
+from emu.rm.scheduler.fair.fs_queue import FSQueue
 
 if TYPE_CHECKING:
     from emu.rm.scheduler.fair.app import FSApp

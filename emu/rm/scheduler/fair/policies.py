@@ -25,7 +25,6 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from emu.resources import MEMORY, Resource
-from emu.rm.scheduler import shortcuts
 from emu.rm.scheduler.fair import shares
 from emu.rm.scheduler.fair.arith import (
     DEFAULT_CALCULATOR,
@@ -56,8 +55,10 @@ class Policy:
     def compare(self, s1: Any, s2: Any, cluster: Resource) -> int:
         raise NotImplementedError
 
-    def sort(self, items: Iterable[Any], cluster: Resource) -> list[Any]:
-        """Items in assignment order (the TreeSet order Hadoop iterates)."""
+    def sort(self, items: Iterable[Any], cluster: Resource, keyed: bool = True) -> list[Any]:
+        """Items in assignment order (the TreeSet order Hadoop iterates).
+        `keyed`: a policy may reach the same order through a sort key (the
+        shortcuts setting); otherwise the comparator decides."""
         return sorted(items, key=functools.cmp_to_key(lambda a, b: self.compare(a, b, cluster)))
 
     def app_key(self, s: Any, cluster: Resource) -> tuple[Any, ...] | None:
@@ -66,14 +67,20 @@ class Policy:
         The key reads only the app's usage, demand, weight and min share,
         the cluster and the app's start time and name, so a leaf queue can
         keep its apps ordered by it, moving one when one of those changes
-        (FSLeafQueue.reorder), instead of sorting on every node update. It
+        (orderings.LeafOrder._reorder), instead of sorting on every node update. It
         ends with the start time and name (unique per app in a queue)."""
         return None
 
-    def compute_shares(self, schedulables: Sequence[Any], total: Resource) -> None:
+    def compute_shares(
+        self, schedulables: Sequence[Any], total: Resource, grouped: bool = True
+    ) -> None:
+        """Instantaneous fair shares; `grouped`: neighbours with the same
+        inputs are worked out once (shares.compute_shares_of)."""
         raise NotImplementedError
 
-    def compute_steady_shares(self, queues: Sequence[Any], total: Resource) -> None:
+    def compute_steady_shares(
+        self, queues: Sequence[Any], total: Resource, grouped: bool = True
+    ) -> None:
         raise NotImplementedError
 
     def headroom(self, fair_share: Resource, usage: Resource, available: Resource) -> Resource:
@@ -101,23 +108,23 @@ class FairSharePolicy(Policy):
             res = _tie(s1, s2)
         return res
 
-    def sort(self, items: Iterable[Any], cluster: Resource) -> list[Any]:
+    def sort(self, items: Iterable[Any], cluster: Resource, keyed: bool = True) -> list[Any]:
         """The comparator's order through a sort key when no item is needy
         and every weight is positive (always so for apps, whose min share is
         zero): the same order, without a Python call per comparison. Each
         key ends with the item's position, so ties keep the input order (as
         a stable sort would) and the items themselves are never compared."""
-        if not shortcuts.enabled():
-            return super().sort(items, cluster)
-        keyed = []
+        if not keyed:
+            return super().sort(items, cluster, False)
+        by_key = []
         for i, s in enumerate(items):
             w = s.weight
             m = s.min_share.memory
             if w <= 0.0 or (m > 0 and s.usage.memory < min(m, s.demand.memory)):
-                return super().sort(items, cluster)
-            keyed.append((s.demand.memory == 0, s.usage.memory / w, s.start_ms, s.name, i, s))
-        keyed.sort()
-        return [k[-1] for k in keyed]
+                return super().sort(items, cluster, False)
+            by_key.append((s.demand.memory == 0, s.usage.memory / w, s.start_ms, s.name, i, s))
+        by_key.sort()
+        return [k[-1] for k in by_key]
 
     def app_key(self, s: Any, cluster: Resource) -> tuple[Any, ...] | None:
         """The sort shortcut's key above, without the position."""
@@ -127,11 +134,15 @@ class FairSharePolicy(Policy):
             return None
         return (s.demand.memory == 0, s.usage.memory / w, s.start_ms, s.name)
 
-    def compute_shares(self, schedulables: Sequence[Any], total: Resource) -> None:
-        shares.compute_shares(schedulables, total, MEMORY)
+    def compute_shares(
+        self, schedulables: Sequence[Any], total: Resource, grouped: bool = True
+    ) -> None:
+        shares.compute_shares(schedulables, total, MEMORY, grouped)
 
-    def compute_steady_shares(self, queues: Sequence[Any], total: Resource) -> None:
-        shares.compute_steady_shares(queues, total, MEMORY)
+    def compute_steady_shares(
+        self, queues: Sequence[Any], total: Resource, grouped: bool = True
+    ) -> None:
+        shares.compute_steady_shares(queues, total, MEMORY, grouped)
 
     def child_allowed(self, child: Policy) -> bool:
         return not isinstance(child, DominantResourceFairnessPolicy)
@@ -171,7 +182,7 @@ class DominantResourceFairnessPolicy(Policy):
         res = (_drf_compare_n if cluster.extra else _drf_compare_2)(s1, s2, cluster)
         return res if res != 0 else _tie(s1, s2)
 
-    def sort(self, items: Iterable[Any], cluster: Resource) -> list[Any]:
+    def sort(self, items: Iterable[Any], cluster: Resource, keyed: bool = True) -> list[Any]:
         """DominantResourceFairnessComparator2's order through a sort key
         (weighted dominant share, then the other share, then start time and
         name) when it is a plain lexicographic order: two resource types, a
@@ -179,24 +190,24 @@ class DominantResourceFairnessPolicy(Policy):
         qualify (min share zero); otherwise the comparator decides. Keys end
         with the item's position, as the fair policy's."""
         cm, cv = cluster.memory, cluster.vcores
-        if cluster.extra or cm <= 0 or cv <= 0 or not shortcuts.enabled():
-            return super().sort(items, cluster)
-        keyed = []
+        if cluster.extra or cm <= 0 or cv <= 0 or not keyed:
+            return super().sort(items, cluster, False)
+        by_key = []
         for i, s in enumerate(items):
             u, w, ms = s.usage, s.weight, s.min_share
             if w <= 0.0:
-                return super().sort(items, cluster)
+                return super().sort(items, cluster, False)
             mem, cpu = u.memory / cm, u.vcores / cv
             if cpu > mem:
                 if u.vcores < ms.vcores:
-                    return super().sort(items, cluster)
-                keyed.append((cpu / w, mem / w, s.start_ms, s.name, i, s))
+                    return super().sort(items, cluster, False)
+                by_key.append((cpu / w, mem / w, s.start_ms, s.name, i, s))
             else:
                 if u.memory < ms.memory:
-                    return super().sort(items, cluster)
-                keyed.append((mem / w, cpu / w, s.start_ms, s.name, i, s))
-        keyed.sort()
-        return [k[-1] for k in keyed]
+                    return super().sort(items, cluster, False)
+                by_key.append((mem / w, cpu / w, s.start_ms, s.name, i, s))
+        by_key.sort()
+        return [k[-1] for k in by_key]
 
     def app_key(self, s: Any, cluster: Resource) -> tuple[Any, ...] | None:
         """The sort shortcut's key above, without the position, computed the
@@ -216,11 +227,15 @@ class DominantResourceFairnessPolicy(Policy):
             return None
         return (mem / w, cpu / w, s.start_ms, s.name)
 
-    def compute_shares(self, schedulables: Sequence[Any], total: Resource) -> None:
-        shares.compute_shares_of(schedulables, total, types_of(total))
+    def compute_shares(
+        self, schedulables: Sequence[Any], total: Resource, grouped: bool = True
+    ) -> None:
+        shares.compute_shares_of(schedulables, total, types_of(total), grouped)
 
-    def compute_steady_shares(self, queues: Sequence[Any], total: Resource) -> None:
-        shares.compute_steady_shares_of(queues, total, types_of(total))
+    def compute_steady_shares(
+        self, queues: Sequence[Any], total: Resource, grouped: bool = True
+    ) -> None:
+        shares.compute_steady_shares_of(queues, total, types_of(total), grouped)
 
     def headroom(self, fair_share: Resource, usage: Resource, available: Resource) -> Resource:
         mem = max(fair_share.memory - usage.memory, 0)
@@ -308,7 +323,9 @@ class FifoPolicy(Policy):
         """Start time, then name: the comparator's order."""
         return (s.start_ms, s.name)
 
-    def compute_shares(self, schedulables: Sequence[Any], total: Resource) -> None:
+    def compute_shares(
+        self, schedulables: Sequence[Any], total: Resource, grouped: bool = True
+    ) -> None:
         earliest = None
         for s in schedulables:
             if earliest is None or s.start_ms < earliest.start_ms:
@@ -316,7 +333,9 @@ class FifoPolicy(Policy):
         if earliest is not None:
             earliest.fair_share = total
 
-    def compute_steady_shares(self, queues: Sequence[Any], total: Resource) -> None:
+    def compute_steady_shares(
+        self, queues: Sequence[Any], total: Resource, grouped: bool = True
+    ) -> None:
         """Leaf queues have no child queues to share among."""
 
 

@@ -31,7 +31,7 @@ from emu.resources import (
     component_min,
 )
 from emu.rm.scheduler import activities as act
-from emu.rm.scheduler import javahash, shortcuts
+from emu.rm.scheduler import javahash
 from emu.rm.scheduler.abstract_scheduler import Scheduler, SchedulerError
 from emu.rm.scheduler.app_scheduling_info import Ask
 from emu.rm.scheduler.fair import allocation_file
@@ -46,21 +46,21 @@ from emu.rm.scheduler.fair.arith import (
     subtract_non_negative,
     unbounded,
 )
-from emu.rm.scheduler.fair.max_running import MaxRunningAppsEnforcer
-from emu.rm.scheduler.fair.placement import PlacementError, PlacementPolicy
-from emu.rm.scheduler.fair.preemption import NodePreemption, Preemption
-from emu.rm.scheduler.fair.queues import (
+from emu.rm.scheduler.fair.fs_leaf_queue import FSLeafQueue
+from emu.rm.scheduler.fair.fs_parent_queue import FSParentQueue
+from emu.rm.scheduler.fair.fs_queue import (
     CONTAINER_RESERVED,
     NONE,
-    FSLeafQueue,
-    FSParentQueue,
     FSQueue,
     InvalidQueueName,
-    QueueManager,
     ensure_root_prefix,
 )
+from emu.rm.scheduler.fair.max_running import MaxRunningAppsEnforcer
+from emu.rm.scheduler.fair.orderings import KeptAvailable, QuietNodes
+from emu.rm.scheduler.fair.placement import PlacementError, PlacementPolicy
+from emu.rm.scheduler.fair.preemption import NodePreemption, Preemption
+from emu.rm.scheduler.fair.queue_manager import QueueManager
 from emu.rm.scheduler.fair.settings import FairSettings
-from emu.rm.scheduler.locality import ANY, OFF_SWITCH
 from emu.rm.scheduler.scheduler_node import SchedulerNode
 from emu.trio_time import current_time
 
@@ -96,20 +96,18 @@ class FairScheduler(Scheduler):
         self.reservation_threshold = multiply(
             self.increment, self.settings.reservation_threshold_multiple
         )
+        self.shortcuts = s.shortcuts
+        """Whether the kept orderings, quiet-node state and other output-
+        preserving shortcuts are used (`emu.scheduler.shortcuts`), for this
+        simulation; read once and handed to the queues, apps and policies."""
         self.root_available = ZERO
-        self._available_of: tuple[Resource | None, Resource | None] = (None, None)
-        self.quiet_epoch = 0
-        """Moves on with every change that may alter what a node update with
-        no container statuses does (an app's usage, demand, runnability or
-        asks, shares, queues, the cluster): see skip_quiet_node_update."""
-        self._quiet_at: tuple[int, int] | None = None
-        self._quiet_asks: list[Resource] = []
+        self._available = KeptAvailable(self.shortcuts)
+        self.quiet = QuietNodes()
+        """The quiet-node state and the settled and silent apps by app id
+        (orderings.QuietNodes); `quiet.invalidate()` on every change that may
+        alter what a node update does."""
         self.fsapps: dict[str, FSApp] = {}
-        self._settled: dict[str, list[FSApp]] = {}
-        """Settled apps by app id (FSLeafQueue.settle)."""
-        self._silent: dict[str, list[FSApp]] = {}
-        """Silent apps by app id (FSLeafQueue.silence)."""
-        self.activities.on_write = self._decision_recorded
+        self.activities.on_write = self.quiet.decision_recorded
         self.rack_sizes: dict[str, int] = {}
         self.preempt_nodes: dict[str, NodePreemption] = {}
         self.peak_nodes = 0
@@ -152,7 +150,7 @@ class FairScheduler(Scheduler):
 
     def _apply(self, alloc: AllocationConfiguration) -> None:
         """Commit a loaded allocation file (the reload listener)."""
-        self.quiet_epoch += 1
+        self.quiet.invalidate()
         self.alloc = alloc
         self.placement = self._placement_policy()
         self.qm.update_allocation_configuration()
@@ -194,15 +192,9 @@ class FairScheduler(Scheduler):
 
     def update_root_available(self) -> None:
         """The root queue's available resource, cluster less used, as every
-        pass (and every skipped quiet one) leaves it. Shortcut: both are
-        immutable and replaced on change, so while neither is, the value
-        already held is the one the subtraction would give."""
-        cluster, used = self.cluster, self.used
-        held = self._available_of
-        if cluster is held[0] and used is held[1] and shortcuts.enabled():
-            return
-        self._available_of = (cluster, used)
-        self.root_available = cluster - used
+        pass (and every skipped quiet one) leaves it (kept: see
+        orderings.KeptAvailable)."""
+        self.root_available = self._available.of(self.cluster, self.used)
 
     # --- events ---------------------------------------------------------------------------------
     def place_app(self, app: RMApp) -> str | None:
@@ -286,16 +278,16 @@ class FairScheduler(Scheduler):
         self._recompute_steady_shares()
 
     def node_released(self, node: SchedulerNode, c: RMContainer) -> None:
-        self.quiet_epoch += 1  # the node has more room now
+        self.quiet.invalidate()  # the node has more room now
 
     def on_NODE_RESOURCE_UPDATE(self, node_id: str, rmnode: RMNode) -> None:
         super().on_NODE_RESOURCE_UPDATE(node_id, rmnode)
         self._recompute_steady_shares()
 
     def _recompute_steady_shares(self) -> None:
-        self.quiet_epoch += 1
-        for leaf in self.qm.leaves:  # the cluster changed (FSLeafQueue.silence)
-            leaf.unsilence_all()
+        self.quiet.invalidate()
+        for leaf in self.qm.leaves:  # the cluster changed (LeafOrder._silence)
+            leaf.order.unsilence_all()
         root = self.qm.root
         root.steady_fair_share = self.cluster
         root.recompute_steady_shares()
@@ -306,7 +298,7 @@ class FairScheduler(Scheduler):
         app = self.fsapps.get(c.attempt_id)
         if app is not None:
             if app.silent:  # its asks and perhaps its AM changed
-                app.queue.unsilence(app)
+                app.queue.order.unsilence(app)
             app.used_changed()
             app.queue.inc_usage(c.resource)
             if c.is_am:
@@ -353,174 +345,73 @@ class FairScheduler(Scheduler):
 
     def _update_asks(self, sapp: SchedulerApp, asks: list[Ask]) -> None:
         """As the common layer's; a silent app's asks changed, so it is
-        offered nodes again (FSLeafQueue.silence)."""
+        offered nodes again (LeafOrder._silence)."""
         super()._update_asks(sapp, asks)
         self._unsilence_attempt(sapp)
 
     def _unsilence_attempt(self, sapp: SchedulerApp) -> None:
         app = self.fsapps.get(sapp.attempt_id)
         if app is not None and app.silent:
-            app.queue.unsilence(app)
+            app.queue.order.unsilence(app)
 
     def demand_changed(self, sapp: SchedulerApp) -> None:
         """The app started or stopped having outstanding asks: a settled app
         that asks again is offered nodes again."""
-        self.quiet_epoch += 1
+        self.quiet.invalidate()
         app = self.fsapps.get(sapp.attempt_id)
-        if app is not None and app.settled:
-            app.queue.reorder(app)
+        if app is not None:
+            app.queue.order.asks_changed(app)
 
     def blacklist_changed(self, sapp: SchedulerApp) -> None:
         """Settled apps have no blacklist (so the quiet check may pass them
         over): one that gets one is offered nodes again."""
         app = self.fsapps.get(sapp.attempt_id)
-        if app is not None and app.settled and sapp.blacklist:
-            self.unsettle(app)
-            app.queue.unsettle(app)
+        if app is not None and sapp.blacklist:
+            app.queue.order.unsettle(app)
         self._unsilence_attempt(sapp)
-
-    # --- settled apps (FSLeafQueue.settle) ------------------------------------------------------
-    def settled(self, app: FSApp) -> None:
-        self._settled.setdefault(app.name, []).append(app)
-
-    def unsettle(self, app: FSApp) -> None:
-        """`app` is no longer settled: forget it here (its queue does the rest)."""
-        _forget(self._settled, app)
-
-    def _decision_recorded(self, app_id: str) -> None:
-        """Activities stored a new decision for `app_id`: its settled and
-        silent apps' next offer would record again, so they are offered
-        nodes again."""
-        held = self._settled.pop(app_id, None)
-        if held is not None:
-            for app in held:
-                app.queue.unsettle(app)
-        quiet = self._silent.get(app_id)
-        if quiet is not None:
-            for app in list(quiet):
-                app.queue.unsilence(app)
-
-    # --- silent apps (FSLeafQueue.silence) ------------------------------------------------------
-    def silenced(self, app: FSApp) -> None:
-        self._silent.setdefault(app.name, []).append(app)
-
-    def unsilenced(self, app: FSApp) -> None:
-        _forget(self._silent, app)
 
     def reserve(
         self, sapp: SchedulerApp, node: SchedulerNode, priority: int, ask: Ask
     ) -> RMContainer:
-        self.quiet_epoch += 1
+        self.quiet.invalidate()
         self._unsilence_attempt(sapp)
         return super().reserve(sapp, node, priority, ask)
 
     def unreserve(self, sapp: SchedulerApp | None, node: SchedulerNode) -> None:
         """As the common layer's; the holder, if silent, may now reserve
-        again (FSLeafQueue.silence)."""
-        self.quiet_epoch += 1
+        again (LeafOrder._silence)."""
+        self.quiet.invalidate()
         held = node.reserved
         if held is not None:
             app = self.fsapps.get(held.attempt_id)
             if app is not None and app.silent:
-                app.queue.unsilence(app)
+                app.queue.order.unsilence(app)
         super().unreserve(sapp, node)
 
     # --- scheduling -----------------------------------------------------------------------------
     def skip_quiet_node_update(self, node_id: str) -> bool:
-        """Shortcut: since a pass was last seen to change nothing on any node
-        (`_note_quiet`), nothing that could alter a pass has changed, this
-        node holds no reservation and no preemption claim, and none of the
-        asks then outstanding fits in what it has free: its pass would offer
-        it to the same apps, place and reserve nothing, and record the same
-        decisions again. The pass's one residue, the root's available
-        resource, is brought up to date as it would have."""
-        if self._quiet_at != (self.quiet_epoch, self.activities.writes):
+        """Shortcut: the node's pass would change nothing (orderings.QuietNodes);
+        its one residue, the root's available resource, is brought up to
+        date as the pass would have."""
+        if not (self.shortcuts and self.quiet.skips(self, node_id)):
             return False
-        node = self.nodes.get(node_id)
-        if node is None or node.reserved is not None:
-            return False
-        state = self.preempt_nodes.get(node_id)
-        if state is not None and state.for_app:
-            return False
-        available = node.available
-        for capability in self._quiet_asks:
-            if fits_in(capability, available):
-                return False
         self.update_root_available()
         return True
 
-    def _note_quiet(self, node: SchedulerNode) -> None:
-        """After a pass that placed nothing, recorded nothing new and moved
-        the quiet epoch not at all, see whether a pass on any other node
-        would do the same. It would, on an unreserved node without a
-        preemption claim, if no app it could be offered to is blacklisted
-        (every node is offered to the same apps) and every app with asks
-        has its AM running (no AM-limit check) and asks only for what fits
-        on neither node and either may not reserve a node for or asks
-        off-switch only while holding all the off-switch reservations it may
-        (so its offer ends in "no node fits", whatever the node). Such an offer also counts
-        a scheduling opportunity, which nothing reads while delay scheduling
-        is off (a locality threshold below 0): with it on, an app with asks
-        ends the quiet. Holds until the epoch or the recorded decisions move."""
-        if node.reserved is not None:
-            return
-        state = self.preempt_nodes.get(node.node_id)
-        if state is not None and state.for_app:
-            return
-        s = self.settings
-        delay_off = s.locality_threshold_node < 0.0 or s.locality_threshold_rack < 0.0
-        available = node.available
-        asks: list[Resource] = []
-        for leaf in self.qm.leaves:
-            # the settled apps need no look: no asks, no blacklist (settle)
-            apps = leaf.wanting if leaf.active_apps is None else leaf.active_apps
-            for app in apps:
-                sapp = app.sapp
-                if sapp.blacklist:
-                    return
-                info = sapp.info
-                if not info.priorities:
-                    continue
-                if not delay_off or (sapp.am_pending and not sapp.am_running):
-                    return
-                starved: bool | None = None  # FSApp.is_reservable, its first half once
-                at_least = app.queue.policy.calculator.at_least
-                for by_name in info.requests.values():
-                    # host and rack asks mostly share one capability object:
-                    # a non-`*` ask repeating the last one checked answers
-                    # the same (the `*` ask alone has the off-switch clause)
-                    last: Resource | None = None
-                    for name, ask in by_name.items():
-                        capability = ask.capability
-                        if name != ANY:
-                            if capability is last:
-                                continue
-                            last = capability
-                        if fits_in(capability, available):
-                            return
-                        if at_least(self.cluster, capability, self.reservation_threshold):
-                            if starved is None:
-                                starved = app.is_starved()
-                            if starved and not (
-                                name == ANY
-                                and all(n == ANY or a.num <= 0 for n, a in by_name.items())
-                                and app.reservation_exceeds_threshold(node, OFF_SWITCH)
-                            ):
-                                return
-                        if capability not in asks:
-                            asks.append(capability)
-        self._quiet_asks = asks
-        self._quiet_at = (self.quiet_epoch, self.activities.writes)
-
     def schedule(self, node: SchedulerNode) -> None:
-        before = (self.quiet_epoch, self.activities.writes, self.container_total)
+        if not self.shortcuts:
+            self._schedule(node)
+            return
+        quiet, activities = self.quiet, self.activities
+        epoch, writes, containers = quiet.epoch, activities.writes, self.container_total
         self._schedule(node)
         if (
-            shortcuts.enabled()
-            and before == (self.quiet_epoch, self.activities.writes, self.container_total)
-            and self._quiet_at != before[:2]
+            epoch == quiet.epoch
+            and writes == activities.writes
+            and containers == self.container_total
+            and not quiet.holds(epoch, writes)
         ):
-            self._note_quiet(node)
+            quiet.note(self, node)
 
     def _schedule(self, node: SchedulerNode) -> None:
         self._assign_preempted(node)
@@ -618,7 +509,7 @@ class FairScheduler(Scheduler):
 
     # --- periodic work --------------------------------------------------------------------------
     def update(self) -> None:
-        self.quiet_epoch += 1
+        self.quiet.invalidate()
         now = self.now_ms()
         if now >= self.next_reload_check_ms:
             self.next_reload_check_ms = now + ALLOC_RELOAD_INTERVAL_MS
@@ -628,7 +519,7 @@ class FairScheduler(Scheduler):
         root.update(self.cluster)
         self.update_root_available()
         for leaf in self.qm.leaves:
-            leaf.refresh_silent_bounds()
+            leaf.order.refresh_silent_bounds()
         if self._should_attempt_preemption():
             starved: list[FSApp] = []
             for leaf in self.qm.leaves:
@@ -740,12 +631,3 @@ class FairScheduler(Scheduler):
             for child in q.children:
                 out.extend(self._leaves_under(child))
         return out
-
-
-def _forget(held_by_app: dict[str, list[FSApp]], app: FSApp) -> None:
-    """Take `app` out of a registry of settled or silent apps by app id."""
-    held = held_by_app.get(app.name)
-    if held is not None and app in held:
-        held.remove(app)
-        if not held:
-            del held_by_app[app.name]

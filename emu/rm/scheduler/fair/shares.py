@@ -32,31 +32,40 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from emu.resources import MEMORY, VCORES, Resource
-from emu.rm.scheduler import shortcuts
 from emu.rm.scheduler.fair.arith import LONG_MAX, jlong, value, with_value
 
 ITERATIONS = 25
 
 
-def compute_shares(schedulables: Sequence[Any], total: Resource, rtype: str) -> None:
+def compute_shares(
+    schedulables: Sequence[Any], total: Resource, rtype: str, grouped: bool = True
+) -> None:
     """Instantaneous fair shares of `rtype` among active schedulables."""
-    _compute(schedulables, total, (rtype,), steady=False)
+    _compute(schedulables, total, (rtype,), False, grouped)
 
 
-def compute_steady_shares(queues: Sequence[Any], total: Resource, rtype: str) -> None:
+def compute_steady_shares(
+    queues: Sequence[Any], total: Resource, rtype: str, grouped: bool = True
+) -> None:
     """Steady fair shares of `rtype` among all queues, active or not."""
-    _compute(queues, total, (rtype,), steady=True)
+    _compute(queues, total, (rtype,), True, grouped)
 
 
-def compute_shares_of(schedulables: Sequence[Any], total: Resource, types: Sequence[str]) -> None:
+def compute_shares_of(
+    schedulables: Sequence[Any], total: Resource, types: Sequence[str], grouped: bool = True
+) -> None:
     """`compute_shares` for each of `types` in turn (the DRF policy's
-    computeShares), reading the schedulables once."""
-    _compute(schedulables, total, types, steady=False)
+    computeShares), reading the schedulables once. `grouped`: neighbours
+    with the same inputs are worked out once (`_compute`); the shortcuts
+    setting."""
+    _compute(schedulables, total, types, False, grouped)
 
 
-def compute_steady_shares_of(queues: Sequence[Any], total: Resource, types: Sequence[str]) -> None:
+def compute_steady_shares_of(
+    queues: Sequence[Any], total: Resource, types: Sequence[str], grouped: bool = True
+) -> None:
     """`compute_steady_shares` for each of `types` in turn, reading the queues once."""
-    _compute(queues, total, types, steady=True)
+    _compute(queues, total, types, True, grouped)
 
 
 _GETTERS: dict[str, Callable[[Resource], int]] = {
@@ -155,8 +164,8 @@ def _ratio(specs: tuple[Run, ...], total_resource: int) -> float:
 # The search is a pure function of its inputs, which rarely change between
 # updates: remember recent answers (bounded, cleared when full). Keys hold
 # runs of equal specs, not one spec per schedulable: a queue's apps mostly
-# share one (weight 1, no min, no max), and a key per update of a queue with
-# hundreds of apps once cost ~100 bytes per app, up to 4096 times over.
+# share one (weight 1, no min, no max), so a key stays small however many
+# apps the queue has.
 _RATIOS: dict[tuple[tuple[Run, ...], int], float] = {}
 _RATIOS_MAX = 4096
 
@@ -175,7 +184,11 @@ _HAS_ACTIVE: dict[type, bool] = {}
 
 
 def _compute(
-    all_schedulables: Sequence[Any], total: Resource, types: Sequence[str], steady: bool
+    all_schedulables: Sequence[Any],
+    total: Resource,
+    types: Sequence[str],
+    steady: bool,
+    grouped: bool,
 ) -> None:
     """The shares of each of `types`, each as its own ComputeFairShares call
     would give them (a type's shares read only the schedulables' weight,
@@ -186,11 +199,11 @@ def _compute(
     the same objects have, for every type, the same fixed share or the same
     spec, so the same share. A leaf queue's apps are mostly one group
     (weight 1, no min, the unbounded max), which is then worked out once.
-    Shortcut: with shortcuts off every schedulable is its own group."""
+    Not `grouped` (shortcuts off): every schedulable is its own group."""
     items = all_schedulables if isinstance(all_schedulables, list) else list(all_schedulables)
     if not items:
         return
-    merge = shortcuts.enabled()
+    merge = grouped
     # per group: first index, weight, min share, max share, active
     starts: list[int] = []
     weights: list[float] = []
