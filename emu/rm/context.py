@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from emu.rm.app import RMApp
     from emu.rm.attempt import RMAppAttempt
     from emu.rm.container import RMContainer
+    from emu.rm.entity_context import EntityContext
     from emu.rm.node import RMNode
     from emu.rm.recovery import RMRecovery
     from emu.rm.scheduler.abstract_scheduler import Scheduler
@@ -169,6 +170,13 @@ class RMContext:
     def deactivate_node(self, node: RMNode) -> None:
         self.nodes.pop(node.node_id, None)
         self.inactive_nodes[node.node_id] = node
+
+
+if TYPE_CHECKING:
+
+    def _is_an_entity_context(ctx: RMContext) -> EntityContext:
+        """For mypy: the entities' hooks may be handed an RMContext."""
+        return ctx
 
 
 def _ident(entity: Any) -> str:

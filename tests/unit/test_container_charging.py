@@ -8,7 +8,7 @@ users), and freeing either gives it all back."""
 from __future__ import annotations
 
 from emu.resources import ZERO, Resource
-from emu.rm.container import ContainerEvent
+from emu.rm.enums import ContainerEvent
 from tests.capacity_harness import Harness, Q
 from tests.fair_harness import GB, FSHarness
 
