@@ -16,7 +16,7 @@ import pytest
 from emu.resources import Resource
 from emu.rm.scheduler import shortcuts
 from emu.rm.scheduler.capacity.queues import ParentQueue
-from tests.capacity_harness import GB, Harness, Q
+from emu.testing.capacity import GB, Harness, Q
 
 TREE = {
     Q + "root.queues": "a,b,c",

@@ -20,7 +20,7 @@ from emu.rm.attempt import RMAppAttempt
 from emu.rm.container import ContainerEvent
 from emu.rm.scheduler import shortcuts
 from emu.rm.scheduler.fair.queues import FSLeafQueue
-from tests.fair_harness import GB, FSHarness, write_alloc
+from emu.testing.fair import GB, FSHarness, write_alloc
 
 POLICIES = ("drf", "fair", "fifo")
 
