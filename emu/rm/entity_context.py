@@ -25,23 +25,40 @@ if TYPE_CHECKING:
 
 class EntityContext(Protocol):
     """The members of `RMContext` that app, attempt, container and node
-    hooks read or call; see `RMContext` for what each one is."""
+    hooks read or call; see `RMContext` for what each one is. The hooks
+    change what these hold (the registries, the monitors) but never
+    rebind them, so they are read-only here."""
 
-    apps: dict[str, RMApp]
-    attempts: dict[str, RMAppAttempt]
-    containers: dict[str, RMContainer]
-    nodes: dict[str, RMNode]
-    app_nodes: dict[str, set[str]]
-    nm_liveness: ExpiryMonitor
-    am_liveness: ExpiryMonitor
-    container_expiry: ExpiryMonitor
-    am_launches: list[tuple[str, str, dict[str, Any]]]
-    am_service_address: str
-    cluster_timestamp: int
-    final_apps: Counter[str]
-    events: EventLog
-    recovery: RMRecovery | None
-    scheduler: Scheduler
+    @property
+    def apps(self) -> dict[str, RMApp]: ...
+    @property
+    def attempts(self) -> dict[str, RMAppAttempt]: ...
+    @property
+    def containers(self) -> dict[str, RMContainer]: ...
+    @property
+    def nodes(self) -> dict[str, RMNode]: ...
+    @property
+    def app_nodes(self) -> dict[str, set[str]]: ...
+    @property
+    def nm_liveness(self) -> ExpiryMonitor: ...
+    @property
+    def am_liveness(self) -> ExpiryMonitor: ...
+    @property
+    def container_expiry(self) -> ExpiryMonitor: ...
+    @property
+    def am_launches(self) -> list[tuple[str, str, dict[str, Any]]]: ...
+    @property
+    def am_service_address(self) -> str: ...
+    @property
+    def cluster_timestamp(self) -> int: ...
+    @property
+    def final_apps(self) -> Counter[str]: ...
+    @property
+    def events(self) -> EventLog: ...
+    @property
+    def recovery(self) -> RMRecovery | None: ...
+    @property
+    def scheduler(self) -> Scheduler: ...
 
     def now_ms(self) -> int:
         """Simulated milliseconds since the run's start."""
