@@ -5,7 +5,8 @@ reaches the rest through this object: entity registries, the dispatcher,
 the monitors, the clock, the event log, and the outbox of AM launches the
 actor layer carries out. What happens to an app or attempt over its life
 lives with the entity (`emu.rm.app`, `emu.rm.attempt`), not here. It holds
-no transport: RM internals never do I/O.
+no transport: RM internals never do I/O. This module imports the entities;
+they see the context only through `emu.rm.entity_context.EntityContext`.
 """
 
 from __future__ import annotations
