@@ -32,8 +32,8 @@ from emu import protocol as P
 from emu.clock import ScaledWallClock, run_deterministically, virtual_clock
 from emu.rm.actor import RMAddresses
 from emu.simulation import RunResult, Simulation, run_virtual
+from emu.testing.cluster import mr_job, simulation
 from emu.transport import connect
-from tests.helpers import mr_job, simulation
 
 ENDPOINTS = (P.RESOURCE_TRACKER, P.AM_PROTOCOL, P.CLIENT, P.ADMIN, P.CONTAINER_MANAGEMENT)
 KINDS = (

@@ -13,11 +13,12 @@ from typing import Any
 from emu.config.configuration import Configuration
 from emu.metrics.eventlog import EventLog
 from emu.resources import Resource
-from emu.rm.app import AppState, RMApp
-from emu.rm.attempt import AttemptState, RMAppAttempt
+from emu.rm.app import RMApp
+from emu.rm.attempt import RMAppAttempt
 from emu.rm.context import RMContext
 from emu.rm.dispatcher import Dispatcher, Event
-from emu.rm.node import NodeState, RMNode
+from emu.rm.enums import AppState, AttemptState, NodeState
+from emu.rm.node import RMNode
 from emu.rm.scheduler import create
 from emu.rm.settings import RMSettings
 

@@ -12,50 +12,19 @@ saved, and its last attempt is resumed rather than replaced.
 
 from __future__ import annotations
 
-from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
 from emu.resources import Resource
-from emu.rm import attempt as attempt_sm
-from emu.rm import node as node_sm
+from emu.rm.attempt import RMAppAttempt
 from emu.rm.diagnostics import attempts_exhausted, invalid_request
+from emu.rm.enums import AppEvent as AppEvent
+from emu.rm.enums import AppState as AppState
+from emu.rm.enums import AttemptEvent, NodeEvent
 from emu.rm.scheduler.events import SchedulerEvent
 from emu.rm.statemachine import StateMachine
 
 if TYPE_CHECKING:
-    from emu.rm.context import RMContext
-
-
-class AppState(StrEnum):
-    """YARN's RMAppState."""
-
-    NEW = "NEW"
-    NEW_SAVING = "NEW_SAVING"
-    SUBMITTED = "SUBMITTED"
-    ACCEPTED = "ACCEPTED"
-    RUNNING = "RUNNING"
-    FINAL_SAVING = "FINAL_SAVING"
-    FINISHING = "FINISHING"
-    FINISHED = "FINISHED"
-    FAILED = "FAILED"
-    KILLED = "KILLED"
-
-
-class AppEvent(StrEnum):
-    """YARN's RMAppEventType names."""
-
-    START = "START"
-    RECOVER = "RECOVER"
-    KILL = "KILL"
-    APP_NEW_SAVED = "APP_NEW_SAVED"
-    APP_ACCEPTED = "APP_ACCEPTED"
-    APP_REJECTED = "APP_REJECTED"
-    ATTEMPT_REGISTERED = "ATTEMPT_REGISTERED"
-    ATTEMPT_FAILED = "ATTEMPT_FAILED"
-    ATTEMPT_UNREGISTERED = "ATTEMPT_UNREGISTERED"
-    APP_UPDATE_SAVED = "APP_UPDATE_SAVED"
-    ATTEMPT_FINISHED = "ATTEMPT_FINISHED"
-    ATTEMPT_KILLED = "ATTEMPT_KILLED"
+    from emu.rm.entity_context import EntityContext
 
 
 S = AppState
@@ -203,11 +172,11 @@ class RMApp:
         }
 
 
-def _save_new(ctx: RMContext, app: RMApp, data: Any) -> None:
+def _save_new(ctx: EntityContext, app: RMApp, data: Any) -> None:
     ctx.dispatch("app", AppEvent.APP_NEW_SAVED, app.app_id)
 
 
-def _saved(ctx: RMContext, app: RMApp, data: Any) -> None:
+def _saved(ctx: EntityContext, app: RMApp, data: Any) -> None:
     """Hand the app to the scheduler, unless its AM container could never be
     granted (RMAppManager's validation of the AM request)."""
     maximum = ctx.scheduler.maximum
@@ -218,34 +187,34 @@ def _saved(ctx: RMContext, app: RMApp, data: Any) -> None:
     ctx.dispatch("scheduler", SchedulerEvent.APP_ADDED, app.app_id, app)
 
 
-def _accepted(ctx: RMContext, app: RMApp, data: Any) -> None:
+def _accepted(ctx: EntityContext, app: RMApp, data: Any) -> None:
     start_new_attempt(ctx, app)
 
 
-def _final_save(ctx: RMContext, app: RMApp, target: str, diagnostics: str = "") -> None:
+def _final_save(ctx: EntityContext, app: RMApp, target: str, diagnostics: str = "") -> None:
     app.final_target = target
     if diagnostics:
         app.diagnostics = diagnostics
     ctx.dispatch("app", AppEvent.APP_UPDATE_SAVED, app.app_id)
 
 
-def _rejected(ctx: RMContext, app: RMApp, reason: Any) -> None:
+def _rejected(ctx: EntityContext, app: RMApp, reason: Any) -> None:
     app.final_status = "FAILED"
     _final_save(ctx, app, FAILED, str(reason))
 
 
-def _registered(ctx: RMContext, app: RMApp, data: Any) -> None:
+def _registered(ctx: EntityContext, app: RMApp, data: Any) -> None:
     if app.started_ms < 0:
         app.started_ms = ctx.now_ms()
 
 
-def _unregistered(ctx: RMContext, app: RMApp, attempt_id: Any) -> None:
+def _unregistered(ctx: EntityContext, app: RMApp, attempt_id: Any) -> None:
     attempt = ctx.attempts[attempt_id]
     app.final_status = attempt.final_status or "SUCCEEDED"
     _final_save(ctx, app, FINISHING, attempt.diagnostics)
 
 
-def _attempt_failed(ctx: RMContext, app: RMApp, attempt_id: Any) -> str:
+def _attempt_failed(ctx: EntityContext, app: RMApp, attempt_id: Any) -> str:
     """Retry while failures that count stay under
     yarn.resourcemanager.am.max-attempts (a preempted AM or one lost with its
     node does not count, as in YARN)."""
@@ -259,20 +228,20 @@ def _attempt_failed(ctx: RMContext, app: RMApp, attempt_id: Any) -> str:
     return FINAL_SAVING
 
 
-def _kill(ctx: RMContext, app: RMApp, data: Any) -> None:
+def _kill(ctx: EntityContext, app: RMApp, data: Any) -> None:
     app.final_status = "KILLED"
     if app.current_attempt is not None:
-        ctx.dispatch("attempt", attempt_sm.AttemptEvent.KILL, app.current_attempt)
+        ctx.dispatch("attempt", AttemptEvent.KILL, app.current_attempt)
     _final_save(ctx, app, KILLED, "Application killed by user")
 
 
-def _killed_before_scheduling(ctx: RMContext, app: RMApp, data: Any) -> None:
+def _killed_before_scheduling(ctx: EntityContext, app: RMApp, data: Any) -> None:
     app.final_status = "KILLED"
     app.finished_ms = ctx.now_ms()
     _completed(ctx, app, KILLED)
 
 
-def _update_saved(ctx: RMContext, app: RMApp, data: Any) -> str:
+def _update_saved(ctx: EntityContext, app: RMApp, data: Any) -> str:
     target = app.final_target
     if target == FINISHING and app.attempt_finished_while_saving:
         target = FINISHED
@@ -282,16 +251,16 @@ def _update_saved(ctx: RMContext, app: RMApp, data: Any) -> str:
     return target
 
 
-def _attempt_finished_while_saving(ctx: RMContext, app: RMApp, data: Any) -> None:
+def _attempt_finished_while_saving(ctx: EntityContext, app: RMApp, data: Any) -> None:
     app.attempt_finished_while_saving = True
 
 
-def _finished(ctx: RMContext, app: RMApp, data: Any) -> None:
+def _finished(ctx: EntityContext, app: RMApp, data: Any) -> None:
     app.finished_ms = ctx.now_ms()
     _completed(ctx, app, FINISHED)
 
 
-def start_new_attempt(ctx: RMContext, app: RMApp) -> None:
+def start_new_attempt(ctx: EntityContext, app: RMApp) -> None:
     """Create the app's next attempt and start it, unless RM recovery
     resumes the last one instead."""
     if ctx.recovery is not None and ctx.recovery.resume_attempt(app):
@@ -299,12 +268,12 @@ def start_new_attempt(ctx: RMContext, app: RMApp) -> None:
     number = len(app.attempts) + 1
     seq = app.app_id.rsplit("_", 1)[1]
     attempt_id = f"appattempt_{ctx.cluster_timestamp}_{seq}_{number:06d}"
-    ctx.attempts[attempt_id] = attempt_sm.RMAppAttempt(attempt_id, app.app_id, number, ctx.now_ms())
+    ctx.attempts[attempt_id] = RMAppAttempt(attempt_id, app.app_id, number, ctx.now_ms())
     app.attempts.append(attempt_id)
-    ctx.dispatch("attempt", attempt_sm.AttemptEvent.START, attempt_id)
+    ctx.dispatch("attempt", AttemptEvent.START, attempt_id)
 
 
-def _completed(ctx: RMContext, app: RMApp, final_state: str) -> None:
+def _completed(ctx: EntityContext, app: RMApp, final_state: str) -> None:
     """The app reached a final state: the scheduler forgets it, nodes that
     ran it are told to clean up, and its summary goes to the event log."""
     # Only AM launches read the submission context (the AM's task plan),
@@ -319,7 +288,7 @@ def _completed(ctx: RMContext, app: RMApp, final_state: str) -> None:
     for node_id in sorted(ctx.app_nodes.pop(app.app_id, ())):
         node = nodes.get(node_id)
         if node is not None and app.app_id in node.running_apps:
-            ctx.dispatch("node", node_sm.NodeEvent.CLEANUP_APP, node_id, app.app_id)
+            ctx.dispatch("node", NodeEvent.CLEANUP_APP, node_id, app.app_id)
     ctx.events.emit(
         "app_summary",
         id=app.app_id,

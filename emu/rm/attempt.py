@@ -13,49 +13,18 @@ otherwise it asks for its AM container again.
 
 from __future__ import annotations
 
-from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
 from emu import protocol as P
-from emu.rm import app as app_sm
-from emu.rm import container as container_sm
+from emu.rm.enums import AppEvent, ContainerEvent
+from emu.rm.enums import AttemptEvent as AttemptEvent
+from emu.rm.enums import AttemptState as AttemptState
 from emu.rm.scheduler.events import SchedulerEvent
 from emu.rm.statemachine import StateMachine
 
 if TYPE_CHECKING:
     from emu.rm.container import RMContainer
-    from emu.rm.context import RMContext
-
-
-class AttemptState(StrEnum):
-    """YARN's RMAppAttemptState."""
-
-    NEW = "NEW"
-    SUBMITTED = "SUBMITTED"
-    SCHEDULED = "SCHEDULED"
-    ALLOCATED = "ALLOCATED"
-    LAUNCHED = "LAUNCHED"
-    RUNNING = "RUNNING"
-    FINISHING = "FINISHING"
-    FINISHED = "FINISHED"
-    FAILED = "FAILED"
-    KILLED = "KILLED"
-
-
-class AttemptEvent(StrEnum):
-    """YARN's RMAppAttemptEventType names."""
-
-    START = "START"
-    RECOVER = "RECOVER"
-    KILL = "KILL"
-    ATTEMPT_ADDED = "ATTEMPT_ADDED"
-    CONTAINER_ALLOCATED = "CONTAINER_ALLOCATED"
-    LAUNCHED = "LAUNCHED"
-    LAUNCH_FAILED = "LAUNCH_FAILED"
-    CONTAINER_FINISHED = "CONTAINER_FINISHED"
-    REGISTERED = "REGISTERED"
-    EXPIRE = "EXPIRE"
-    UNREGISTERED = "UNREGISTERED"
+    from emu.rm.entity_context import EntityContext
 
 
 S = AttemptState
@@ -116,11 +85,11 @@ class RMAppAttempt:
         self.diagnostics = ""
 
 
-def _start(ctx: RMContext, a: RMAppAttempt, data: Any) -> None:
+def _start(ctx: EntityContext, a: RMAppAttempt, data: Any) -> None:
     ctx.dispatch("scheduler", SchedulerEvent.APP_ATTEMPT_ADDED, a.attempt_id, a)
 
 
-def _recover(ctx: RMContext, a: RMAppAttempt, data: Any) -> str:
+def _recover(ctx: EntityContext, a: RMAppAttempt, data: Any) -> str:
     """Rejoin the scheduler; wait for the AM if one may be running."""
     ctx.dispatch("scheduler", SchedulerEvent.APP_ATTEMPT_ADDED, a.attempt_id, a)
     if not a.am_container_id:
@@ -129,20 +98,20 @@ def _recover(ctx: RMContext, a: RMAppAttempt, data: Any) -> str:
     return LAUNCHED
 
 
-def _schedule(ctx: RMContext, a: RMAppAttempt, data: Any) -> None:
+def _schedule(ctx: EntityContext, a: RMAppAttempt, data: Any) -> None:
     """Ask for the AM container: priority 0, anywhere, the app's AM resource."""
     ctx.scheduler.request_am_container(a.attempt_id, ctx.apps[a.app_id].am_resource)
 
 
-def _am_allocated(ctx: RMContext, a: RMAppAttempt, container_id: Any) -> None:
+def _am_allocated(ctx: EntityContext, a: RMAppAttempt, container_id: Any) -> None:
     """The attempt itself acquires its AM container and has the RM launch it."""
     container = ctx.containers[container_id]
-    ctx.fire("container", container, container_sm.ContainerEvent.ACQUIRED)
+    ctx.fire("container", container, ContainerEvent.ACQUIRED)
     a.am_container_id = container_id
     _request_am_launch(ctx, a, container)
 
 
-def _request_am_launch(ctx: RMContext, a: RMAppAttempt, container: RMContainer) -> None:
+def _request_am_launch(ctx: EntityContext, a: RMAppAttempt, container: RMContainer) -> None:
     """Queue the AM container's launch for the actor layer (YARN's AMLauncher)."""
     app = ctx.apps[a.app_id]
     node = ctx.nodes[container.node_id]
@@ -163,32 +132,32 @@ def _request_am_launch(ctx: RMContext, a: RMAppAttempt, container: RMContainer) 
     ctx.am_launches.append((node.nm_address, node.node_id, launch))
 
 
-def _launched(ctx: RMContext, a: RMAppAttempt, data: Any) -> None:
+def _launched(ctx: EntityContext, a: RMAppAttempt, data: Any) -> None:
     a.launched_ms = ctx.now_ms()
     ctx.am_liveness.register(a.attempt_id, a.launched_ms)
 
 
-def _registered(ctx: RMContext, a: RMAppAttempt, data: Any) -> None:
+def _registered(ctx: EntityContext, a: RMAppAttempt, data: Any) -> None:
     a.registered_ms = ctx.now_ms()
     a.am_host = data or ""
     ctx.am_liveness.ping(a.attempt_id, a.registered_ms)
-    ctx.dispatch("app", app_sm.AppEvent.ATTEMPT_REGISTERED, a.app_id, a.attempt_id)
+    ctx.dispatch("app", AppEvent.ATTEMPT_REGISTERED, a.app_id, a.attempt_id)
 
 
-def _registered_before_launch_reply(ctx: RMContext, a: RMAppAttempt, data: Any) -> None:
+def _registered_before_launch_reply(ctx: EntityContext, a: RMAppAttempt, data: Any) -> None:
     """Over a network the AM can register before the NM's reply to the
     launch reaches the RM: the registration proves the launch."""
     _launched(ctx, a, None)
     _registered(ctx, a, data)
 
 
-def _unregistered(ctx: RMContext, a: RMAppAttempt, data: Any) -> None:
+def _unregistered(ctx: EntityContext, a: RMAppAttempt, data: Any) -> None:
     a.final_status, a.diagnostics = data
     ctx.am_liveness.unregister(a.attempt_id)
-    ctx.dispatch("app", app_sm.AppEvent.ATTEMPT_UNREGISTERED, a.app_id, a.attempt_id)
+    ctx.dispatch("app", AppEvent.ATTEMPT_UNREGISTERED, a.app_id, a.attempt_id)
 
 
-def _end(ctx: RMContext, a: RMAppAttempt, app_event: str, diagnostics: str) -> None:
+def _end(ctx: EntityContext, a: RMAppAttempt, app_event: str, diagnostics: str) -> None:
     a.finished_ms = ctx.now_ms()
     if diagnostics and not a.diagnostics:
         a.diagnostics = diagnostics
@@ -197,35 +166,35 @@ def _end(ctx: RMContext, a: RMAppAttempt, app_event: str, diagnostics: str) -> N
     ctx.dispatch("app", app_event, a.app_id, a.attempt_id)
 
 
-def _killed(ctx: RMContext, a: RMAppAttempt, data: Any) -> None:
-    _end(ctx, a, app_sm.AppEvent.ATTEMPT_KILLED, "attempt killed")
+def _killed(ctx: EntityContext, a: RMAppAttempt, data: Any) -> None:
+    _end(ctx, a, AppEvent.ATTEMPT_KILLED, "attempt killed")
 
 
-def _launch_failed(ctx: RMContext, a: RMAppAttempt, data: Any) -> None:
-    _end(ctx, a, app_sm.AppEvent.ATTEMPT_FAILED, f"AM container launch failed: {data}")
+def _launch_failed(ctx: EntityContext, a: RMAppAttempt, data: Any) -> None:
+    _end(ctx, a, AppEvent.ATTEMPT_FAILED, f"AM container launch failed: {data}")
 
 
-def _expired(ctx: RMContext, a: RMAppAttempt, data: Any) -> None:
+def _expired(ctx: EntityContext, a: RMAppAttempt, data: Any) -> None:
     _end(
         ctx,
         a,
-        app_sm.AppEvent.ATTEMPT_FAILED,
+        AppEvent.ATTEMPT_FAILED,
         f"ApplicationMaster for attempt {a.attempt_id} timed out",
     )
 
 
-def _container_finished(ctx: RMContext, a: RMAppAttempt, c: RMContainer) -> str:
+def _container_finished(ctx: EntityContext, a: RMAppAttempt, c: RMContainer) -> str:
     """The AM container exiting ends the attempt; other completions are
     queued for the AM's next allocate."""
     if c.container_id == a.am_container_id:
         if a.state == FINISHING:
-            _end(ctx, a, app_sm.AppEvent.ATTEMPT_FINISHED, "")
+            _end(ctx, a, AppEvent.ATTEMPT_FINISHED, "")
             return FINISHED
         a.counts_as_failure = c.exit_status not in NOT_THE_AMS_FAULT
         _end(
             ctx,
             a,
-            app_sm.AppEvent.ATTEMPT_FAILED,
+            AppEvent.ATTEMPT_FAILED,
             # RMAppAttemptImpl's message, on one line (YARN breaks it after the code).
             f"AM Container for {a.attempt_id} exited with  exitCode: {c.exit_status} "
             f"Failing this attempt.Diagnostics: {c.diagnostics}",
@@ -235,8 +204,8 @@ def _container_finished(ctx: RMContext, a: RMAppAttempt, c: RMContainer) -> str:
     return a.state
 
 
-def _am_expired_after_unregister(ctx: RMContext, a: RMAppAttempt, data: Any) -> None:
-    _end(ctx, a, app_sm.AppEvent.ATTEMPT_FINISHED, "")
+def _am_expired_after_unregister(ctx: EntityContext, a: RMAppAttempt, data: Any) -> None:
+    _end(ctx, a, AppEvent.ATTEMPT_FINISHED, "")
 
 
 E = AttemptEvent

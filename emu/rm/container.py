@@ -7,44 +7,17 @@ through the dispatcher, and keep the allocation-expiry monitor current.
 
 from __future__ import annotations
 
-from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
 from emu.protocol import EXIT_KILLED_EXPIRED, EXIT_PREEMPTED
 from emu.resources import Resource
-from emu.rm import attempt as attempt_sm
+from emu.rm.enums import AttemptEvent
+from emu.rm.enums import ContainerEvent as ContainerEvent
+from emu.rm.enums import ContainerState as ContainerState
 from emu.rm.statemachine import StateMachine
 
 if TYPE_CHECKING:
-    from emu.rm.context import RMContext
-
-
-class ContainerState(StrEnum):
-    """YARN's RMContainerState."""
-
-    NEW = "NEW"
-    RESERVED = "RESERVED"
-    ALLOCATED = "ALLOCATED"
-    ACQUIRED = "ACQUIRED"
-    RUNNING = "RUNNING"
-    COMPLETED = "COMPLETED"
-    RELEASED = "RELEASED"
-    KILLED = "KILLED"
-    EXPIRED = "EXPIRED"
-
-
-class ContainerEvent(StrEnum):
-    """YARN's RMContainerEventType names."""
-
-    START = "START"
-    RECOVER = "RECOVER"
-    RESERVED = "RESERVED"
-    KILL = "KILL"
-    ACQUIRED = "ACQUIRED"
-    EXPIRE = "EXPIRE"
-    RELEASED = "RELEASED"
-    LAUNCHED = "LAUNCHED"
-    FINISHED = "FINISHED"
+    from emu.rm.entity_context import EntityContext
 
 
 S = ContainerState
@@ -108,19 +81,17 @@ class RMContainer:
         }
 
 
-def _allocated(ctx: RMContext, c: RMContainer, data: Any) -> None:
+def _allocated(ctx: EntityContext, c: RMContainer, data: Any) -> None:
     ctx.container_expiry.register(c.container_id, ctx.now_ms())
     if c.is_am:
-        ctx.dispatch(
-            "attempt", attempt_sm.AttemptEvent.CONTAINER_ALLOCATED, c.attempt_id, c.container_id
-        )
+        ctx.dispatch("attempt", AttemptEvent.CONTAINER_ALLOCATED, c.attempt_id, c.container_id)
 
 
-def _launched(ctx: RMContext, c: RMContainer, data: Any) -> None:
+def _launched(ctx: EntityContext, c: RMContainer, data: Any) -> None:
     ctx.container_expiry.unregister(c.container_id)
 
 
-def _finished(ctx: RMContext, c: RMContainer, data: Any) -> None:
+def _finished(ctx: EntityContext, c: RMContainer, data: Any) -> None:
     """Terminal: record the exit, tell the attempt. `data` is (exit, diagnostics)."""
     ctx.container_expiry.unregister(c.container_id)
     c.exit_status, c.diagnostics = data
@@ -131,10 +102,10 @@ def _finished(ctx: RMContext, c: RMContainer, data: Any) -> None:
             app.charge(
                 c.resource, c.finished_ms - c.allocated_ms, c.is_am, c.exit_status == EXIT_PREEMPTED
             )
-    ctx.dispatch("attempt", attempt_sm.AttemptEvent.CONTAINER_FINISHED, c.attempt_id, c)
+    ctx.dispatch("attempt", AttemptEvent.CONTAINER_FINISHED, c.attempt_id, c)
 
 
-def _expired(ctx: RMContext, c: RMContainer, data: Any) -> None:
+def _expired(ctx: EntityContext, c: RMContainer, data: Any) -> None:
     _finished(ctx, c, (EXIT_KILLED_EXPIRED, "Container expired since it was unused"))
 
 

@@ -5,7 +5,8 @@ reaches the rest through this object: entity registries, the dispatcher,
 the monitors, the clock, the event log, and the outbox of AM launches the
 actor layer carries out. What happens to an app or attempt over its life
 lives with the entity (`emu.rm.app`, `emu.rm.attempt`), not here. It holds
-no transport: RM internals never do I/O.
+no transport: RM internals never do I/O. This module imports the entities;
+they see the context only through `emu.rm.entity_context.EntityContext`.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ if TYPE_CHECKING:
     from emu.rm.app import RMApp
     from emu.rm.attempt import RMAppAttempt
     from emu.rm.container import RMContainer
+    from emu.rm.entity_context import EntityContext
     from emu.rm.node import RMNode
     from emu.rm.recovery import RMRecovery
     from emu.rm.scheduler.abstract_scheduler import Scheduler
@@ -169,6 +171,13 @@ class RMContext:
     def deactivate_node(self, node: RMNode) -> None:
         self.nodes.pop(node.node_id, None)
         self.inactive_nodes[node.node_id] = node
+
+
+if TYPE_CHECKING:
+
+    def _is_an_entity_context(ctx: RMContext) -> EntityContext:
+        """For mypy: the entities' hooks may be handed an RMContext."""
+        return ctx
 
 
 def _ident(entity: Any) -> str:

@@ -8,45 +8,16 @@ and drain into the next heartbeat reply.
 
 from __future__ import annotations
 
-from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
 from emu.resources import Resource
+from emu.rm.enums import NodeEvent as NodeEvent
+from emu.rm.enums import NodeState as NodeState
 from emu.rm.scheduler.events import SchedulerEvent
 from emu.rm.statemachine import StateMachine
 
 if TYPE_CHECKING:
-    from emu.rm.context import RMContext
-
-
-class NodeState(StrEnum):
-    """YARN's NodeState, less what nothing here enters (DECOMMISSIONING:
-    emu has no graceful decommission). REBOOTED is a node whose heartbeat
-    was too far behind: told RESYNC, it is out of the cluster until it
-    registers again."""
-
-    NEW = "NEW"
-    RUNNING = "RUNNING"
-    UNHEALTHY = "UNHEALTHY"
-    DECOMMISSIONED = "DECOMMISSIONED"
-    LOST = "LOST"
-    SHUTDOWN = "SHUTDOWN"
-    REBOOTED = "REBOOTED"
-
-
-class NodeEvent(StrEnum):
-    """RMNodeEventType names for the events the RM raises about a node."""
-
-    STARTED = "STARTED"
-    STATUS_UPDATE = "STATUS_UPDATE"
-    RESOURCE_UPDATE = "RESOURCE_UPDATE"
-    EXPIRE = "EXPIRE"
-    DECOMMISSION = "DECOMMISSION"
-    SHUTDOWN = "SHUTDOWN"
-    CLEANUP_CONTAINER = "CLEANUP_CONTAINER"
-    CLEANUP_APP = "CLEANUP_APP"
-    RECONNECTED = "RECONNECTED"
-    REBOOTING = "REBOOTING"
+    from emu.rm.entity_context import EntityContext
 
 
 NEW, RUNNING, UNHEALTHY = NodeState.NEW, NodeState.RUNNING, NodeState.UNHEALTHY
@@ -124,12 +95,12 @@ class RMNode:
         }
 
 
-def _started(ctx: RMContext, n: RMNode, data: Any) -> None:
+def _started(ctx: EntityContext, n: RMNode, data: Any) -> None:
     ctx.nm_liveness.register(n.node_id, ctx.now_ms())
     ctx.dispatch("scheduler", SchedulerEvent.NODE_ADDED, n.node_id, n)
 
 
-def _status(ctx: RMContext, n: RMNode, data: Any) -> str:
+def _status(ctx: EntityContext, n: RMNode, data: Any) -> str:
     """data = (healthy, launched ids, completed statuses)."""
     healthy, launched, completed = data
     if healthy:
@@ -140,7 +111,7 @@ def _status(ctx: RMContext, n: RMNode, data: Any) -> str:
     return UNHEALTHY
 
 
-def _status_unhealthy(ctx: RMContext, n: RMNode, data: Any) -> str:
+def _status_unhealthy(ctx: EntityContext, n: RMNode, data: Any) -> str:
     healthy, launched, completed = data
     if not completed and not launched and not healthy:
         return UNHEALTHY
@@ -151,35 +122,35 @@ def _status_unhealthy(ctx: RMContext, n: RMNode, data: Any) -> str:
     return UNHEALTHY
 
 
-def _deactivate(ctx: RMContext, n: RMNode, data: Any) -> None:
+def _deactivate(ctx: EntityContext, n: RMNode, data: Any) -> None:
     """The node leaves the cluster: the scheduler forgets it and its containers."""
     ctx.nm_liveness.unregister(n.node_id)
     ctx.dispatch("scheduler", SchedulerEvent.NODE_REMOVED, n.node_id, n)
     ctx.deactivate_node(n)
 
 
-def _deactivate_unhealthy(ctx: RMContext, n: RMNode, data: Any) -> None:
+def _deactivate_unhealthy(ctx: EntityContext, n: RMNode, data: Any) -> None:
     """Already out of the scheduler while unhealthy; just leave the cluster."""
     ctx.nm_liveness.unregister(n.node_id)
     ctx.deactivate_node(n)
 
 
-def _resource_update(ctx: RMContext, n: RMNode, data: Any) -> None:
+def _resource_update(ctx: EntityContext, n: RMNode, data: Any) -> None:
     n.resource = data
     n.resource_updated_ms = ctx.now_ms()
     ctx.dispatch("scheduler", SchedulerEvent.NODE_RESOURCE_UPDATE, n.node_id, n)
 
 
-def _cleanup_container(ctx: RMContext, n: RMNode, data: Any) -> None:
+def _cleanup_container(ctx: EntityContext, n: RMNode, data: Any) -> None:
     n.containers_to_cleanup.append(data)
 
 
-def _cleanup_app(ctx: RMContext, n: RMNode, data: Any) -> None:
+def _cleanup_app(ctx: EntityContext, n: RMNode, data: Any) -> None:
     n.running_apps.discard(data)
     n.apps_to_cleanup.append(data)
 
 
-def _reconnected(ctx: RMContext, n: RMNode, data: Any) -> None:
+def _reconnected(ctx: EntityContext, n: RMNode, data: Any) -> None:
     """Same node registered again while we thought it ran: YARN's
     ReconnectNodeTransition removes and re-adds it, dropping its containers."""
     ctx.dispatch("scheduler", SchedulerEvent.NODE_REMOVED, n.node_id, n)

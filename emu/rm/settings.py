@@ -12,19 +12,9 @@ from dataclasses import dataclass
 from emu.config.configuration import Configuration
 from emu.errors import InputError
 from emu.resources import Resource
-
-SCHEDULER_CLASSES = {
-    "fifo": "fifo",
-    "capacity": "capacity",
-    "fair": "fair",
-    "org.apache.hadoop.yarn.server.resourcemanager.scheduler.fifo.FifoScheduler": "fifo",
-    "org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacityScheduler": (
-        "capacity"
-    ),
-    "org.apache.hadoop.yarn.server.resourcemanager.scheduler.fair.FairScheduler": "fair",
-    "org.apache.hadoop.yarn.sls.scheduler.SLSCapacityScheduler": "capacity",
-    "org.apache.hadoop.yarn.sls.scheduler.SLSFairScheduler": "fair",
-}
+from emu.rm.scheduler import registry
+from emu.rm.scheduler.registry import JAVA_CLASSES as JAVA_CLASSES
+from emu.rm.scheduler.registry import SCHEDULER_CLASSES as SCHEDULER_CLASSES
 
 SCHEDULER_CLASS = "yarn.resourcemanager.scheduler.class"
 SHORTCUTS = "emu.scheduler.shortcuts"
@@ -37,21 +27,12 @@ SCHEDULER_IMPL = "emu.scheduler.impl"
 (Hadoop's scheduler class itself, through `emu.hadoop`)."""
 IMPLS = ("emu", "hadoop")
 
-JAVA_CLASSES = {
-    "fifo": "org.apache.hadoop.yarn.server.resourcemanager.scheduler.fifo.FifoScheduler",
-    "capacity": (
-        "org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacityScheduler"
-    ),
-    "fair": "org.apache.hadoop.yarn.server.resourcemanager.scheduler.fair.FairScheduler",
-}
-"""The Hadoop class behind each of emu's scheduler names. SLS's wrappers
-(SLSCapacityScheduler, SLSFairScheduler) only add metrics around these."""
-
 
 @dataclass(frozen=True)
 class RMSettings:
     scheduler: str
-    """fifo, capacity or fair; `custom` for another Hadoop class (hadoop impl only)."""
+    """A short name in `emu.rm.scheduler.registry` (fifo, capacity, fair or
+    one registered); `custom` for another Hadoop class (hadoop impl only)."""
     minimum_allocation: Resource
     maximum_allocation: Resource
     nm_heartbeat_ms: int
@@ -76,7 +57,7 @@ class RMSettings:
                 SCHEDULER_IMPL,
                 f"unknown scheduler implementation {impl!r} (expected emu or hadoop)",
             )
-        scheduler = SCHEDULER_CLASSES.get(name) or SCHEDULER_CLASSES.get(name.lower())
+        scheduler = registry.lookup(name)
         java_class = ""
         if impl == "emu" and conf.get("emu.hadoop.classpath"):
             raise InputError(
@@ -93,8 +74,8 @@ class RMSettings:
                 conf.sources.get(SCHEDULER_CLASS, "configuration"),
                 SCHEDULER_CLASS,
                 f"unknown scheduler {name!r} "
-                "(expected fifo, capacity, fair or a Hadoop class name; another class "
-                "runs with --scheduler-impl hadoop)",
+                f"(expected {', '.join(registry.SCHEDULERS)} or a Hadoop class name; another "
+                "class runs with --scheduler-impl hadoop)",
             )
         types = tuple(
             t for t in conf.get_list("yarn.resource-types") if t not in ("memory-mb", "vcores")

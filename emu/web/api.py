@@ -22,10 +22,11 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from emu.rm import app as app_sm
+from emu.rm.enums import AppState
 from emu.web.live import LiveView, RunEnded
 from emu.web.view import Snapshot, resource_info
 
-APP_STATES = tuple(app_sm.AppState)
+APP_STATES = tuple(AppState)
 """Every RMAppState name, in YARN's order (the REST filters' valid values)."""
 
 WEBAPP = "org.apache.hadoop.yarn.webapp."

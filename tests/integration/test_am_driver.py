@@ -15,7 +15,7 @@ from emu.am import AMDriver
 from emu.scenario import native
 from emu.scenario.native import Fault
 from emu.simulation import Simulation, run_virtual
-from tests.helpers import SCENARIOS, fifo_conf, mr_job, scenario_simulation, simulation
+from emu.testing.cluster import SCENARIOS, fifo_conf, mr_job, scenario_simulation, simulation
 
 SHIPPED = ["all-faults.toml", "mixed-am-types.toml", "fair-preemption.toml", "lost-node.toml"]
 

@@ -16,7 +16,7 @@ from emu.config.hadoop_xml import load_xml
 from emu.rm.actor import ResourceManager, RMAddresses
 from emu.scenario import native
 from emu.simulation import run_virtual
-from tests.helpers import SCENARIOS, mr_job, scenario_simulation, simulation
+from emu.testing.cluster import SCENARIOS, mr_job, scenario_simulation, simulation
 from tests.reference import REFERENCE_DIR
 
 GB = 1024

@@ -11,7 +11,7 @@ import trio
 
 from emu.scenario.native import Fault
 from emu.simulation import RUN_GC_THRESHOLD, run_virtual
-from tests.helpers import fifo_conf, mr_job, simulation
+from emu.testing.cluster import fifo_conf, mr_job, simulation
 
 
 async def test_three_mapreduce_jobs_finish_on_four_nodes(autojump_clock):

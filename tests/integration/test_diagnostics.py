@@ -11,7 +11,7 @@ from emu.cli import main
 from emu.metrics import outputs
 from emu.resources import Resource
 from emu.simulation import run_virtual
-from tests.helpers import fifo_conf, mr_job, simulation
+from emu.testing.cluster import fifo_conf, mr_job, simulation
 
 
 def run(jobs, conf=None, n_nodes=2, **kw):

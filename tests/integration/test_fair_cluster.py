@@ -16,8 +16,8 @@ from emu.metrics.eventlog import EventLog
 from emu.resources import Resource
 from emu.rm.actor import ResourceManager
 from emu.simulation import Simulation, run_virtual
+from emu.testing.cluster import scenario_simulation
 from emu.workload import JobSpec, NodeSpec, TaskSpec, Workload
-from tests.helpers import scenario_simulation
 from tests.reference import REFERENCE_DIR
 
 

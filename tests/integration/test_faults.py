@@ -11,7 +11,7 @@ from emu.cli import main
 from emu.metrics.eventlog import EventLog
 from emu.scenario import native
 from emu.scenario.native import FAULT_KINDS, Fault
-from tests.helpers import SCENARIOS, mr_job, scenario_simulation, simulation
+from emu.testing.cluster import SCENARIOS, mr_job, scenario_simulation, simulation
 
 ALL_FAULTS = SCENARIOS / "all-faults.toml"
 

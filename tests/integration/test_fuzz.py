@@ -18,10 +18,10 @@ from emu.metrics.cluster_invariants import check_state
 from emu.rm.actor import ResourceManager, RMAddresses
 from emu.rm.scheduler.locality import ANY
 from emu.simulation import run_virtual
+from emu.testing.cluster import ask, fifo_conf
+from emu.testing.rm import RMHarness
 from emu.transport import connect
 from tests.fuzzing import ENDPOINTS, KINDS, campaign, workload_sim
-from tests.helpers import ask, fifo_conf
-from tests.rmharness import RMHarness
 
 RM_SERVICES = (P.RESOURCE_TRACKER, P.AM_PROTOCOL, P.CLIENT, P.ADMIN)
 

@@ -17,9 +17,9 @@ from emu.rm.retention import MAX_COMPLETED, limits
 from emu.scenario.native import Fault
 from emu.simulation import run_virtual
 from emu.sls import run
+from emu.testing.cluster import fifo_conf, mr_job, simulation
 from emu.web.live import LiveView
 from emu.web.server import build_app
-from tests.helpers import fifo_conf, mr_job, simulation
 from tests.integration.test_golden_outputs import GOLDEN
 from tests.reference import comparable_outputs, reference_options
 

@@ -10,7 +10,7 @@ import pytest
 
 from emu.scenario.native import Fault
 from emu.simulation import LOST_IN_RESTART
-from tests.helpers import fifo_conf, mr_job, simulation
+from emu.testing.cluster import fifo_conf, mr_job, simulation
 
 RECOVERY = {"yarn.resourcemanager.recovery.enabled": "true"}
 

@@ -11,7 +11,7 @@ import trio
 
 from emu.clock import ScaledWallClock
 from emu.rm.actor import RMAddresses
-from tests.helpers import mr_job, simulation
+from emu.testing.cluster import mr_job, simulation
 
 
 def test_cluster_over_tcp_loopback_on_scaled_wall_time():

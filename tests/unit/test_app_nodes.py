@@ -5,8 +5,8 @@ not at every node: 10,000 of them per finished app at P2)."""
 from __future__ import annotations
 
 from emu.rm.scheduler.locality import ANY
-from tests.helpers import ask, fifo_conf
-from tests.rmharness import RMHarness
+from emu.testing.cluster import ask, fifo_conf
+from emu.testing.rm import RMHarness
 
 
 async def test_the_nodes_an_app_ran_on_are_recorded_as_containers_are_placed(

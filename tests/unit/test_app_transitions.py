@@ -4,9 +4,14 @@ raised, fields set, the completion record)."""
 
 from __future__ import annotations
 
-from emu.rm.app import AppEvent, AppState
-from emu.rm.attempt import AttemptEvent, AttemptState
-from emu.rm.node import NodeEvent, NodeState
+from emu.rm.enums import (
+    AppEvent,
+    AppState,
+    AttemptEvent,
+    AttemptState,
+    NodeEvent,
+    NodeState,
+)
 from emu.rm.scheduler.events import SchedulerEvent
 from tests.transitions import Bench
 

@@ -13,7 +13,7 @@ from emu.config.hadoop_xml import load_xml
 from emu.errors import InputError
 from emu.resources import Resource
 from emu.rm.scheduler.capacity.config import PREFIX, parse
-from tests.capacity_harness import GB, Harness, Q, used
+from emu.testing.capacity import GB, Harness, Q, used
 from tests.reference import REFERENCE_DIR
 
 MIN, MAX = Resource(1024, 1), Resource(8192, 4)

@@ -10,9 +10,9 @@ from emu.config.configuration import Configuration
 from emu.resources import Resource
 from emu.rm.scheduler import javahash
 from emu.rm.scheduler.locality import ANY
-from tests.capacity_harness import GB, Harness, Q
-from tests.helpers import ask
-from tests.rmharness import RMHarness
+from emu.testing.capacity import GB, Harness, Q
+from emu.testing.cluster import ask
+from emu.testing.rm import RMHarness
 
 TWO = {
     Q + "root.queues": "a,b",

@@ -5,7 +5,7 @@ and a queue skipped for it hands its headroom back to the parent."""
 
 from __future__ import annotations
 
-from tests.capacity_harness import GB, Harness, Q
+from emu.testing.capacity import GB, Harness, Q
 
 DRF = "org.apache.hadoop.yarn.util.resource.DominantResourceCalculator"
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import dataclasses
 
 from emu.resources import Resource
-from tests.capacity_harness import GB, Harness, Q, used
+from emu.testing.capacity import GB, Harness, Q, used
 
 LEAF_QUEUES: dict[str, object] = {
     Q + "reservations-continue-look-all-nodes": False,  # as TestLeafQueue's setUp

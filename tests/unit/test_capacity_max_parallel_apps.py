@@ -5,7 +5,7 @@ of the queue ends."""
 
 from __future__ import annotations
 
-from tests.capacity_harness import GB, Harness, Q
+from emu.testing.capacity import GB, Harness, Q
 
 TWO = {
     Q + "root.queues": "a,b",

@@ -1,9 +1,9 @@
 """CapacityScheduler queue placement: leaf names, mappings, ACLs, queue state
-and application limits, driven through tests/capacity_harness.py."""
+and application limits, driven through emu.testing.capacity."""
 
 from __future__ import annotations
 
-from tests.capacity_harness import GB, Harness, Q, used
+from emu.testing.capacity import GB, Harness, Q, used
 
 # --- placement ---------------------------------------------------------------------------
 TWO_LEVEL = {

@@ -14,7 +14,7 @@ import pytest
 from emu.errors import InputError
 from emu.resources import Resource
 from emu.rm.scheduler.capacity import placement
-from tests.capacity_harness import GB, Harness, Q
+from emu.testing.capacity import GB, Harness, Q
 
 PLAN: dict[str, object] = {
     Q + "root.queues": "plan,other",

@@ -16,7 +16,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 from emu.resources import ZERO, DominantResourceCalculator, Resource, ResourceCalculator
-from emu.rm.container import ContainerState, RMContainer
+from emu.rm.container import RMContainer
+from emu.rm.enums import ContainerState
 from emu.rm.scheduler.capacity import resource_math as rm
 from emu.rm.scheduler.capacity.config import PreemptionConf
 from emu.rm.scheduler.capacity.preemption import (

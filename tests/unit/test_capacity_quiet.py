@@ -5,7 +5,7 @@ fulfil it)."""
 
 from __future__ import annotations
 
-from tests.capacity_harness import GB, Harness, Q
+from emu.testing.capacity import GB, Harness, Q
 
 ONE = {Q + "root.queues": "a", Q + "root.a.capacity": 100}
 

@@ -5,7 +5,7 @@ delay scheduling and reservations."""
 
 from __future__ import annotations
 
-from tests.capacity_harness import GB, Harness, Q, used
+from emu.testing.capacity import GB, Harness, Q, used
 
 TWO = {Q + "root.queues": "a,b", Q + "root.a.capacity": 30, Q + "root.b.capacity": 70}
 SETTINGS = {

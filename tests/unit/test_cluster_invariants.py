@@ -8,8 +8,8 @@ import pytest
 from emu.metrics.cluster_invariants import ClusterInvariantBroken, check_final, check_state
 from emu.resources import Resource
 from emu.rm.scheduler.locality import ANY
-from tests.helpers import ask, fifo_conf, mr_job, simulation
-from tests.rmharness import RMHarness
+from emu.testing.cluster import ask, fifo_conf, mr_job, simulation
+from emu.testing.rm import RMHarness
 
 
 def busy_rm(conf=None) -> tuple[RMHarness, str]:

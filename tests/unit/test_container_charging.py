@@ -8,9 +8,9 @@ users), and freeing either gives it all back."""
 from __future__ import annotations
 
 from emu.resources import ZERO, Resource
-from emu.rm.container import ContainerEvent
-from tests.capacity_harness import Harness, Q
-from tests.fair_harness import GB, FSHarness
+from emu.rm.enums import ContainerEvent
+from emu.testing.capacity import Harness, Q
+from emu.testing.fair import GB, FSHarness
 
 
 async def test_fair_charges_a_recovered_container_as_a_placed_one() -> None:

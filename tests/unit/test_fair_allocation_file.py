@@ -22,7 +22,7 @@ from emu.rm.scheduler.fair.allocation_file import (
 from emu.rm.scheduler.fair.arith import LONG_MAX, f32
 from emu.rm.scheduler.fair.placement import ConfiguredQueues, PlacementError, PlacementPolicy
 from emu.rm.scheduler.fair.settings import FairSettings
-from tests.fair_harness import write_alloc
+from emu.testing.fair import write_alloc
 from tests.reference import REFERENCE_DIR
 
 CUSTOM = "a-custom-resource"

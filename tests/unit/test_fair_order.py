@@ -20,7 +20,7 @@ from emu.rm.container import ContainerEvent
 from emu.rm.scheduler.fair.arith import is_none
 from emu.rm.scheduler.fair.fs_leaf_queue import FSLeafQueue
 from emu.rm.settings import SHORTCUTS
-from tests.fair_harness import GB, FSHarness, write_alloc
+from emu.testing.fair import GB, FSHarness, write_alloc
 
 POLICIES = ("drf", "fair", "fifo")
 

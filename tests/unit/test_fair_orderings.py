@@ -12,7 +12,7 @@ from typing import Any
 
 from emu.rm.scheduler.fair import orderings
 from emu.rm.settings import SHORTCUTS
-from tests.fair_harness import GB, FSHarness
+from emu.testing.fair import GB, FSHarness
 
 FAIR = Path(orderings.__file__).resolve().parent
 PACKAGE = "emu.rm.scheduler.fair"

@@ -12,7 +12,7 @@ import trio
 
 from emu.protocol import EXIT_PREEMPTED
 from emu.resources import Resource
-from tests.fair_harness import GB, FSHarness, write_alloc
+from emu.testing.fair import GB, FSHarness, write_alloc
 
 MODES = [
     "MinSharePreemption",

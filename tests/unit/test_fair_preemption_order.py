@@ -11,7 +11,7 @@ from typing import Any
 import trio
 
 from emu.rm.scheduler import javahash
-from tests.fair_harness import GB, FSHarness, write_alloc
+from emu.testing.fair import GB, FSHarness, write_alloc
 
 
 def test_java_hash_codes_and_hashmap_order():

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.fair_harness import FSHarness
+from emu.testing.fair import FSHarness
 
 
 async def test_fulfilled_reservation_keeps_the_reserved_container_id(autojump_clock):

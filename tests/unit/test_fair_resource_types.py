@@ -11,8 +11,8 @@ import trio
 from emu.resources import Resource
 from emu.rm.node import RMNode
 from emu.rm.scheduler.fair.arith import LONG_MAX
-from tests.fair_harness import GB, FSHarness, write_alloc
-from tests.helpers import ask
+from emu.testing.cluster import ask
+from emu.testing.fair import GB, FSHarness, write_alloc
 
 GPU = {"yarn.resource-types": "gpu"}
 

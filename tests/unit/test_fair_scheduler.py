@@ -10,7 +10,7 @@ import trio
 from emu.resources import Resource
 from emu.rm.scheduler.fair import policies
 from emu.rm.scheduler.fair.arith import multiply_round_up
-from tests.fair_harness import GB, FSHarness, write_alloc
+from emu.testing.fair import GB, FSHarness, write_alloc
 
 
 async def test_simple_fair_share_calculation(autojump_clock):

@@ -17,7 +17,7 @@ import pytest
 from emu.resources import Resource
 from emu.rm.container import ContainerEvent
 from emu.rm.settings import SHORTCUTS
-from tests.fair_harness import GB, FSHarness, write_alloc
+from emu.testing.fair import GB, FSHarness, write_alloc
 
 NOT_RESERVABLE = {"yarn.scheduler.reservation-threshold.increment-multiple": 3}
 """Reservation threshold 3 GB / 3 vcores: asks of 1-2 GB, 1 vcore may not reserve."""

@@ -7,8 +7,8 @@ from emu import protocol as P
 from emu.resources import Resource
 from emu.rm.scheduler.app_scheduling_info import AppSchedulingInfo, Ask
 from emu.rm.scheduler.locality import ANY, NODE_LOCAL, OFF_SWITCH, RACK_LOCAL
-from tests.helpers import ask, fifo_conf
-from tests.rmharness import RMHarness
+from emu.testing.cluster import ask, fifo_conf
+from emu.testing.rm import RMHarness
 
 
 def one_task_running() -> tuple[RMHarness, str, dict]:

@@ -12,8 +12,8 @@ import pytest
 from emu import protocol as P
 from emu.resources import Resource
 from emu.rm.scheduler.locality import ANY
-from tests.helpers import ask, fifo_conf
-from tests.rmharness import RMHarness
+from emu.testing.cluster import ask, fifo_conf
+from emu.testing.rm import RMHarness
 
 DRF = "org.apache.hadoop.yarn.util.resource.DominantResourceCalculator"
 GPU_ASK = {"memory-mb": 1024, "vcores": 4, "gpu": 1}

@@ -11,8 +11,8 @@ import pytest
 from emu import protocol as P
 from emu.resources import Resource
 from emu.rm.scheduler.locality import ANY
-from tests.helpers import ask, fifo_conf
-from tests.rmharness import RMHarness
+from emu.testing.cluster import ask, fifo_conf
+from emu.testing.rm import RMHarness
 
 
 def _plain(request_id: int, attempt_id: str, response_id: int, progress: float) -> dict:

@@ -11,8 +11,8 @@ import trio
 
 from emu import protocol as P
 from emu.rm.scheduler.locality import ANY
-from tests.helpers import ask, fifo_conf
-from tests.rmharness import RMHarness
+from emu.testing.cluster import ask, fifo_conf
+from emu.testing.rm import RMHarness
 
 _DONE = {"container_id": "c1", "state": "COMPLETE", "exit_status": 0, "diagnostics": ""}
 

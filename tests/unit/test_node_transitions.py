@@ -6,7 +6,7 @@ registries, cleanup lists)."""
 from __future__ import annotations
 
 from emu.resources import Resource
-from emu.rm.node import NodeEvent, NodeState
+from emu.rm.enums import NodeEvent, NodeState
 from emu.rm.scheduler.events import SchedulerEvent
 from tests.transitions import Bench
 

@@ -8,8 +8,8 @@ import re
 from emu.cli import main
 from emu.metrics.progress import Progress, duration, trace_span_ms
 from emu.simulation import Simulation, run_virtual
+from emu.testing.cluster import fifo_conf, mr_job, nodes
 from emu.workload import Workload
-from tests.helpers import fifo_conf, mr_job, nodes
 
 
 def _sim(progress: Progress | None) -> Simulation:

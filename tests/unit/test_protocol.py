@@ -7,7 +7,7 @@ import msgpack
 import pytest
 
 from emu import protocol as P
-from tests.helpers import ask
+from emu.testing.cluster import ask
 
 
 def heartbeat(**over):

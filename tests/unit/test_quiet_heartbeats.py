@@ -11,8 +11,8 @@ import pytest
 from emu.config.configuration import Configuration
 from emu.rm.scheduler.locality import ANY
 from emu.rm.settings import SHORTCUTS
-from tests.helpers import ask
-from tests.rmharness import RMHarness
+from emu.testing.cluster import ask
+from emu.testing.rm import RMHarness
 
 SCHEDULER = "yarn.resourcemanager.scheduler.class"
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from emu import protocol as P
 from emu.rm.scheduler.locality import ANY
-from tests.helpers import ask, fifo_conf
-from tests.rmharness import RMHarness
+from emu.testing.cluster import ask, fifo_conf
+from emu.testing.rm import RMHarness
 
 
 def running(rm: RMHarness) -> str:

@@ -5,11 +5,15 @@ What every scheduler shares: `scheduler_node` (SchedulerNode),
 (SchedulerApplicationAttempt), `queue_metrics`, `locality` (NodeType, ANY)
 and `abstract_scheduler` (AbstractYarnScheduler: events, container
 charging, reservations). `fifo`, `capacity` and `fair` decide where
-containers go. `create` picks one by its settings name."""
+containers go. `registry` maps the names that select a scheduler to these
+(and to any other registered with `registry.register`); `create` makes the
+one the settings name."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
+
+from emu.rm.scheduler import registry
 
 if TYPE_CHECKING:
     from emu.rm.context import RMContext
@@ -17,22 +21,14 @@ if TYPE_CHECKING:
 
 
 def create(ctx: RMContext) -> Scheduler:
-    """The scheduler `yarn.resourcemanager.scheduler.class` names."""
+    """The scheduler `yarn.resourcemanager.scheduler.class` names: Hadoop's
+    own class with the `hadoop` implementation, else the registered one."""
     name = ctx.settings.scheduler
     if ctx.settings.impl == "hadoop":
         from emu.rm.scheduler.hadoop import HadoopScheduler
 
         return HadoopScheduler(ctx)
-    if name == "fifo":
-        from emu.rm.scheduler.fifo import FifoScheduler
-
-        return FifoScheduler(ctx)
-    if name == "fair":
-        from emu.rm.scheduler.fair import FairScheduler
-
-        return FairScheduler(ctx)
-    if name == "capacity":
-        from emu.rm.scheduler.capacity import CapacityScheduler
-
-        return CapacityScheduler(ctx)
-    raise ValueError(f"scheduler {name!r} is not available in this build of emu")
+    entry = registry.SCHEDULERS.get(name)
+    if entry is None:
+        raise ValueError(f"scheduler {name!r} is not available in this build of emu")
+    return entry.create(ctx)

@@ -31,10 +31,8 @@ from typing import TYPE_CHECKING, Any
 from emu.hadoop import bridge
 from emu.protocol import EXIT_PREEMPTED
 from emu.resources import ZERO, Resource, ResourceCalculator
-from emu.rm import app as app_sm
-from emu.rm import container as csm
-from emu.rm import node as node_sm
 from emu.rm.container import RMContainer
+from emu.rm.enums import AppEvent, ContainerEvent, NodeEvent
 from emu.rm.scheduler.abstract_scheduler import (
     Allocation,
     Scheduler,
@@ -131,7 +129,7 @@ class HadoopScheduler(Scheduler):
                 if c is None:
                     continue
                 exit_status = int(f[2])
-                event = self._ending.pop(c.container_id, csm.ContainerEvent.KILL)
+                event = self._ending.pop(c.container_id, ContainerEvent.KILL)
                 if exit_status == EXIT_PREEMPTED:
                     queue = self._queue_of(c)
                     if queue is not None:
@@ -139,11 +137,11 @@ class HadoopScheduler(Scheduler):
                 self.complete_container(c, exit_status, f[3], event, cleanup=False)
             elif kind == "C":
                 if f[1] in ctx.nodes:
-                    ctx.dispatch("node", node_sm.NodeEvent.CLEANUP_CONTAINER, f[1], f[2])
+                    ctx.dispatch("node", NodeEvent.CLEANUP_CONTAINER, f[1], f[2])
             elif kind == "A":
                 self._accepted(f[1], f[2])
             elif kind == "R":
-                ctx.dispatch("app", app_sm.AppEvent.APP_REJECTED, f[1], f[2])
+                ctx.dispatch("app", AppEvent.APP_REJECTED, f[1], f[2])
             elif kind == "H":
                 self._headroom = Resource(int(f[1]), int(f[2]))
             elif kind == "X":
@@ -183,7 +181,7 @@ class HadoopScheduler(Scheduler):
         self.container_allocated(c, sapp, node)
         if not is_am:
             sapp.newly_allocated.append(c)
-        self.ctx.fire("container", c, csm.ContainerEvent.START)
+        self.ctx.fire("container", c, ContainerEvent.START)
         if self.watcher is not None:
             self.watcher.placed(c)
 
@@ -197,7 +195,7 @@ class HadoopScheduler(Scheduler):
         q = self.queue_metrics(app.queue)
         q.apps_submitted += 1
         q.apps_pending += 1
-        self.ctx.dispatch("app", app_sm.AppEvent.APP_ACCEPTED, app_id)
+        self.ctx.dispatch("app", AppEvent.APP_ACCEPTED, app_id)
 
     # --- scheduler events ---------------------------------------------------------------
     def on_NODE_ADDED(self, node_id: str, rmnode: RMNode) -> None:
@@ -242,18 +240,18 @@ class HadoopScheduler(Scheduler):
         for cid in launched:
             c = containers.get(cid)
             if c is not None:
-                self.ctx.fire("container", c, csm.ContainerEvent.LAUNCHED)
+                self.ctx.fire("container", c, ContainerEvent.LAUNCHED)
                 if known_launched is None:
                     known_launched = []
                 known_launched.append(cid)
             else:
                 self.unknown_reports["running"] += 1
-                self.ctx.dispatch("node", node_sm.NodeEvent.CLEANUP_CONTAINER, node_id, cid)
+                self.ctx.dispatch("node", NodeEvent.CLEANUP_CONTAINER, node_id, cid)
         for st in completed:
             cid = st["container_id"]
             c = containers.get(cid)
             if c is not None and c.node_id == node_id:
-                self._ending[cid] = csm.ContainerEvent.FINISHED
+                self._ending[cid] = ContainerEvent.FINISHED
             else:
                 self.unknown_reports["completed"] += 1
             # Every completion goes to Hadoop, as YARN's RMNode passes them: a
@@ -317,7 +315,7 @@ class HadoopScheduler(Scheduler):
 
     def on_CONTAINER_EXPIRED(self, container_id: str, data: Any) -> None:
         if container_id in self.ctx.containers:
-            self._ending[container_id] = csm.ContainerEvent.EXPIRE
+            self._ending[container_id] = ContainerEvent.EXPIRE
             self._call("expireContainer", container_id)
 
     def schedule(self, node: SchedulerNode) -> None:
@@ -392,7 +390,7 @@ class HadoopScheduler(Scheduler):
             self._update_asks(sapp, parsed)
         for cid in releases:
             if cid in sapp.live:
-                self._ending[cid] = csm.ContainerEvent.RELEASED
+                self._ending[cid] = ContainerEvent.RELEASED
         self._preempt = []
         self._call(
             "allocate",

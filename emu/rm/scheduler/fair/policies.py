@@ -344,14 +344,27 @@ DRF = DominantResourceFairnessPolicy()
 FIFO = FifoPolicy()
 
 _PACKAGE = "org.apache.hadoop.yarn.server.resourcemanager.scheduler.fair.policies."
-_BY_NAME: dict[str, Policy] = {
-    "fair": FAIR,
-    "drf": DRF,
-    "fifo": FIFO,
-    _PACKAGE + "FairSharePolicy": FAIR,
-    _PACKAGE + "DominantResourceFairnessPolicy": DRF,
-    _PACKAGE + "FifoPolicy": FIFO,
-}
+_BY_NAME: dict[str, Policy] = {}
+"""The names `parse` knows: short names in lower case, class names as spelled."""
+
+
+def register(policy: Policy, *names: str, replace: bool = False) -> None:
+    """Let allocation files name `policy` by each of `names`: a short name
+    (a word, matched in any case as Hadoop matches fair, drf and fifo) or a
+    class name (dotted, matched exactly as Java's Class.forName). A name
+    already registered for another policy is refused unless `replace`."""
+    for name in names:
+        key = name if "." in name else name.lower()
+        known = _BY_NAME.get(key)
+        if known is not None and known is not policy and not replace:
+            raise ValueError(f"scheduling policy {name!r} is already registered")
+    for name in names:
+        _BY_NAME[name if "." in name else name.lower()] = policy
+
+
+register(FAIR, "fair", _PACKAGE + "FairSharePolicy")
+register(DRF, "drf", _PACKAGE + "DominantResourceFairnessPolicy")
+register(FIFO, "fifo", _PACKAGE + "FifoPolicy")
 
 
 def parse(text: str) -> Policy:

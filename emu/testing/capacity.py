@@ -4,8 +4,9 @@ scheduler without actors or state-machine side effects (events the
 scheduler raises are recorded, not handled), so an app asks for exactly the
 containers a test gives it and no AM container appears on its own.
 
-The tests/unit/test_capacity_* files use it, as tests/fair_harness.py
-serves the Fair tests.
+`Harness(props)` takes capacity-scheduler properties (`Q` is their prefix,
+`yarn.scheduler.capacity.`); `emu.testing.fair` does the same for the
+FairScheduler.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from emu.rm.scheduler.capacity.scheduler import Assignment
 from emu.rm.scheduler.scheduler_app import SchedulerApp
 from emu.rm.scheduler.scheduler_node import SchedulerNode
 from emu.rm.settings import RMSettings
-from tests.helpers import ask
+from emu.testing.cluster import ask
 
 GB = 1024
 Q = "yarn.scheduler.capacity."

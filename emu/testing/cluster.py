@@ -1,18 +1,49 @@
-"""Builders for small workloads, clusters, asks and scenarios used across tests."""
+"""Builders for whole in-memory clusters and what they run: workloads,
+node lists, asks and scenarios.
+
+`simulation(jobs)` is a FIFO cluster of four nodes running the jobs
+(`mr_job` builds a MapReduce-like one) on the virtual clock; `run()` it
+inside trio and read its report. `scenario_simulation(name)` does the same
+for a scenario file. Both check the RM's invariants as the cluster runs
+(`emu.metrics.cluster_invariants`); `emu.simulation.run_virtual` runs one.
+`ask` is one ResourceRequest as an AM sends it, for the scheduler harnesses,
+and `run_on_virtual_clock` gives them the trio run they read the time from
+outside pytest-trio.
+"""
 
 from __future__ import annotations
 
+import inspect
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import trio
+
+from emu.clock import virtual_clock
 from emu.config.configuration import Configuration
 from emu.resources import Resource
 from emu.scenario import native
 from emu.simulation import Simulation
 from emu.workload import JobSpec, NodeSpec, TaskSpec, Workload
 
-SCENARIOS = Path(__file__).resolve().parents[1] / "scenarios"
-"""The shipped scenario files."""
+SCENARIOS = Path(__file__).resolve().parents[2] / "scenarios"
+"""The scenario files of emu's source tree."""
+
+
+def run_on_virtual_clock(test: Callable[[], Any]) -> Any:
+    """Call `test` (a plain or an async function) inside a trio run on emu's
+    virtual clock and return its result: the RM reads the time from trio,
+    so the harnesses need one, as pytest-trio's `autojump_clock` gives a
+    test. Timers fire at once, in simulated time."""
+
+    async def main() -> Any:
+        result = test()
+        if inspect.isawaitable(result):
+            result = await result
+        return result
+
+    return trio.run(main, clock=virtual_clock())
 
 
 def ask(

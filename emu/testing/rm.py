@@ -1,5 +1,11 @@
-"""Drive an RM core directly with protocol messages: no transports, no actors.
-Lets scheduler tests play NM heartbeats and AM allocates by hand."""
+"""An RM core driven with protocol messages: no transports, no actors, no clock.
+
+`RMHarness(conf)` builds the RM's context, scheduler and services from a
+Configuration and hands them requests the way the transports would (each
+message goes through the wire encoding and back). A test plays the NMs and
+AMs by hand: `add_node`, `heartbeat`, `submit`, `start_am`, `allocate`. AM
+launches the RM asks for succeed at once and are kept in `launches`.
+"""
 
 from __future__ import annotations
 

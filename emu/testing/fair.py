@@ -1,11 +1,13 @@
-"""Drive the FairScheduler the way Hadoop's FairSchedulerTestBase does:
+"""A FairScheduler driven the way Hadoop's FairSchedulerTestBase drives it:
 scheduler events and allocate calls by hand, no NMs, no AMs.
 
 Apps created here never ask for an AM container unless `am` is given, so
 they behave as unmanaged AMs (no maxAMShare check), like the apps Hadoop's
 `createSchedulingRequest` makes. Only scheduler events are handled when the
 harness drains the dispatcher; app and attempt state machines stay put, so
-a test controls exactly which scheduler events happen.
+a test controls exactly which scheduler events happen. `write_alloc` writes
+an allocation file; `HADOOP_TEST_CONF` is FairSchedulerTestBase's
+configuration, which `FSHarness` starts from.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from emu.rm.scheduler import create
 from emu.rm.scheduler.fair import FairScheduler
 from emu.rm.scheduler.fair.app import FSApp
 from emu.rm.settings import RMSettings
-from tests.helpers import ask
+from emu.testing.cluster import ask
 
 GB = 1024
 
