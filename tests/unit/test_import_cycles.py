@@ -165,7 +165,7 @@ def test_the_graph_sees_imports() -> None:
     graph = import_graph()
     assert "emu.rm.statemachine" in graph["emu.rm.app"]
     assert "emu.rm.context" not in graph["emu.rm.app"]
-    assert "emu.rm.scheduler.fair.scheduler" in graph["emu.rm.scheduler.fair"]
+    assert "emu.rm.scheduler.capacity.scheduler" in graph["emu.rm.scheduler.capacity"]
     # A sibling module imported through its package does not wait for the package.
     assert "emu.rm.scheduler.fair.shares" in graph["emu.rm.scheduler.fair.policies"]
     assert "emu.rm.scheduler.fair" not in graph["emu.rm.scheduler.fair.policies"]
