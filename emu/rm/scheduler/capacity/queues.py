@@ -46,6 +46,7 @@ class Env(Protocol):
     calc: ResourceCalculator
     cluster: Resource
     minimum: Resource
+    limits: rm.Limits
 
 
 class User:
@@ -358,31 +359,17 @@ class LeafQueue(Queue):
         return limit
 
     def _compute_user_limit(self, env: Env) -> Resource:
-        calc, cluster, minimum = env.calc, env.cluster, env.minimum
-        queue_capacity = rm.rmax(calc, cluster, self.guaranteed(env), minimum)
-        ratio = (
-            sum(calc.ratio(u.used, cluster) for u in self.users.values()) if cluster.memory else 0
+        conf = self.conf
+        return env.limits.user_limit(
+            env.cluster,
+            env.minimum,
+            self.guaranteed(env),
+            [u.used for u in self.users.values()],
+            [u.used for u in self.active_users()],
+            conf.user_limit_percent,
+            conf.user_limit_factor,
+            lambda: self.max_resource(env),
         )
-        consumed = rm.multiply_up(calc, cluster, ratio, minimum)
-        if rm.lt(calc, cluster, consumed, queue_capacity):
-            current = queue_capacity
-        else:
-            current = consumed + minimum
-        active = self.active_users()
-        active_used = ZERO
-        for u in active:
-            active_used = active_used + u.used
-        limit = rm.rmax(
-            calc,
-            cluster,
-            rm.divide_and_ceil(active_used + minimum, len(active)),
-            rm.divide_and_ceil(rm.multiply(current, self.conf.user_limit_percent), 100),
-        )
-        if self.conf.user_limit_factor == -1:
-            cap = self.max_resource(env)
-        else:
-            cap = rm.multiply(queue_capacity, self.conf.user_limit_factor)
-        return rm.round_up(rm.rmin(calc, cluster, limit, cap), minimum)
 
     def headroom(
         self, env: Env, user: str, current_limit: Resource, cluster_used: Resource
@@ -390,11 +377,15 @@ class LeafQueue(Queue):
         """min(user limit - user's usage, queue limit - queue usage), rounded
         down, and no more than what is free in the cluster."""
         u = self.users.get(user)
-        user_used = u.used if u is not None else ZERO
-        limit = self.user_limit(env)
-        h = rm.cmin(rm.non_negative(limit - user_used), rm.non_negative(current_limit - self.used))
-        h = rm.round_down(h, env.minimum)
-        return rm.rmin(env.calc, env.cluster, env.cluster - cluster_used, h)
+        return env.limits.headroom(
+            env.cluster,
+            cluster_used,
+            current_limit,
+            self.used,
+            self.user_limit(env),
+            u.used if u is not None else ZERO,
+            env.minimum,
+        )
 
     def pending_considering_user_limit(self, env: Env, deduct_reserved: bool) -> Resource:
         """getTotalPendingResourcesConsideringUserLimit: each user's pending

@@ -196,3 +196,249 @@ def step_down(value: int, step: int) -> int:
 def step_up(value: int, step: int) -> int:
     """`round_up` of one component."""
     return value if step <= 0 else -(-value // step) * step
+
+
+# --- the queues' limits, under one calculator -------------------------------------------
+class Limits:
+    """The CapacityScheduler's limit arithmetic: what a parent offers a child
+    (ParentQueue.getResourceLimitsOfChild), whether a queue may take more
+    (AbstractCSQueue.canAssignToThisQueue), a user's headroom
+    (LeafQueue.getHeadroom) and user limit (UsersManager.computeUserLimit),
+    with the calculator's comparisons on whole `Resource`s.
+
+    The scheduler holds one, chosen by `limits_for` when its calculator or
+    cluster changes: this one, or `MemoryLimits`, which gives the same
+    values on two integers where the calculator looks at memory alone and
+    no resource carries an extra type."""
+
+    def __init__(self, calc: ResourceCalculator) -> None:
+        self.calc = calc
+
+    def child_limit(
+        self,
+        cluster: Resource,
+        parent_limit: Resource,
+        parent_max: Resource,
+        parent_used: Resource,
+        child_used: Resource,
+        minimum: Resource,
+    ) -> Resource:
+        """The parent's limit capped by its maximum, less what the parent
+        uses, plus what the child uses, rounded down to the minimum."""
+        capped = rmin(self.calc, cluster, parent_limit, parent_max)
+        return round_down(capped - parent_used + child_used, minimum)
+
+    def current_limit(
+        self,
+        cluster: Resource,
+        steps: list[tuple[Resource, Resource, Resource]],
+        leaf_max: Resource,
+        minimum: Resource,
+    ) -> Resource:
+        """`child_limit` from the cluster down `steps` (each parent's
+        maximum, its usage and its child's usage, root first), then capped
+        by the leaf's maximum."""
+        limit = cluster
+        for parent_max, parent_used, child_used in steps:
+            limit = self.child_limit(cluster, limit, parent_max, parent_used, child_used, minimum)
+        return rmin(self.calc, cluster, leaf_max, limit)
+
+    def can_assign(
+        self,
+        cluster: Resource,
+        queue_max: Resource,
+        limit: Resource,
+        used: Resource,
+        unreservable: Resource,
+        continue_looking: bool,
+    ) -> tuple[bool, Resource]:
+        """(below min(max, limit), counting out reservations that could be
+        given up when `continue_looking`?, the headroom to it)."""
+        calc = self.calc
+        current = rmin(calc, cluster, queue_max, limit)
+        headroom = current - used
+        if lt(calc, cluster, used, current):
+            return True, headroom
+        if continue_looking and positive(calc, cluster, unreservable):
+            return lt(calc, cluster, used - unreservable, current), headroom
+        return False, headroom
+
+    def headroom(
+        self,
+        cluster: Resource,
+        cluster_used: Resource,
+        current_limit: Resource,
+        queue_used: Resource,
+        user_limit: Resource,
+        user_used: Resource,
+        minimum: Resource,
+    ) -> Resource:
+        """min(user limit - user's usage, queue limit - queue usage), rounded
+        down, and no more than what is free in the cluster."""
+        h = cmin(non_negative(user_limit - user_used), non_negative(current_limit - queue_used))
+        return rmin(self.calc, cluster, cluster - cluster_used, round_down(h, minimum))
+
+    def user_limit(
+        self,
+        cluster: Resource,
+        minimum: Resource,
+        guaranteed: Resource,
+        used_by_user: list[Resource],
+        used_by_active: list[Resource],
+        percent: float,
+        factor: float,
+        queue_max: Callable[[], Resource],
+    ) -> Resource:
+        """computeUserLimit: at least an equal split among the active users
+        (`used_by_active`) and `percent` of what the queue may use now,
+        capped by `factor` times the guarantee (-1: the queue's maximum),
+        rounded up to the minimum allocation."""
+        calc = self.calc
+        queue_capacity = rmax(calc, cluster, guaranteed, minimum)
+        ratio = sum(calc.ratio(u, cluster) for u in used_by_user) if cluster.memory else 0
+        consumed = multiply_up(calc, cluster, ratio, minimum)
+        below = lt(calc, cluster, consumed, queue_capacity)
+        current = queue_capacity if below else consumed + minimum
+        active_used = ZERO
+        for u in used_by_active:
+            active_used = active_used + u
+        limit = rmax(
+            calc,
+            cluster,
+            divide_and_ceil(active_used + minimum, len(used_by_active)),
+            divide_and_ceil(multiply(current, percent), 100),
+        )
+        cap = queue_max() if factor == -1 else multiply(queue_capacity, factor)
+        return round_up(rmin(calc, cluster, limit, cap), minimum)
+
+
+class MemoryLimits(Limits):
+    """`Limits` for the default calculator when no resource carries an extra
+    type: each comparison looks at memory alone, so the same values come
+    from (memory, vcores) pairs, with one `Resource` built per answer
+    (tests/unit/test_capacity_limits.py compares the two)."""
+
+    def child_limit(
+        self,
+        cluster: Resource,
+        parent_limit: Resource,
+        parent_max: Resource,
+        parent_used: Resource,
+        child_used: Resource,
+        minimum: Resource,
+    ) -> Resource:
+        if parent_limit.memory > parent_max.memory:
+            parent_limit = parent_max
+        lim_m = parent_limit.memory - parent_used.memory + child_used.memory
+        lim_v = parent_limit.vcores - parent_used.vcores + child_used.vcores
+        return plain(step_down(lim_m, minimum.memory), step_down(lim_v, minimum.vcores))
+
+    def current_limit(
+        self,
+        cluster: Resource,
+        steps: list[tuple[Resource, Resource, Resource]],
+        leaf_max: Resource,
+        minimum: Resource,
+    ) -> Resource:
+        min_m, min_v = minimum.memory, minimum.vcores
+        lim_m, lim_v = cluster.memory, cluster.vcores
+        for parent_max, parent_used, child_used in steps:
+            if lim_m > parent_max.memory:
+                lim_m, lim_v = parent_max.memory, parent_max.vcores
+            lim_m = step_down(lim_m - parent_used.memory + child_used.memory, min_m)
+            lim_v = step_down(lim_v - parent_used.vcores + child_used.vcores, min_v)
+        if leaf_max.memory <= lim_m:
+            return leaf_max
+        return plain(lim_m, lim_v)
+
+    def can_assign(
+        self,
+        cluster: Resource,
+        queue_max: Resource,
+        limit: Resource,
+        used: Resource,
+        unreservable: Resource,
+        continue_looking: bool,
+    ) -> tuple[bool, Resource]:
+        cur = queue_max if queue_max.memory <= limit.memory else limit
+        headroom = plain(cur.memory - used.memory, cur.vcores - used.vcores)
+        if used.memory < cur.memory:
+            return True, headroom
+        if continue_looking and unreservable.memory > 0:
+            return used.memory - unreservable.memory < cur.memory, headroom
+        return False, headroom
+
+    def headroom(
+        self,
+        cluster: Resource,
+        cluster_used: Resource,
+        current_limit: Resource,
+        queue_used: Resource,
+        user_limit: Resource,
+        user_used: Resource,
+        minimum: Resource,
+    ) -> Resource:
+        h_m = min(
+            max(user_limit.memory - user_used.memory, 0),
+            max(current_limit.memory - queue_used.memory, 0),
+        )
+        h_v = min(
+            max(user_limit.vcores - user_used.vcores, 0),
+            max(current_limit.vcores - queue_used.vcores, 0),
+        )
+        h_m = step_down(h_m, minimum.memory)
+        h_v = step_down(h_v, minimum.vcores)
+        free_m = cluster.memory - cluster_used.memory
+        if free_m <= h_m:
+            return plain(free_m, cluster.vcores - cluster_used.vcores)
+        return plain(h_m, h_v)
+
+    def user_limit(
+        self,
+        cluster: Resource,
+        minimum: Resource,
+        guaranteed: Resource,
+        used_by_user: list[Resource],
+        used_by_active: list[Resource],
+        percent: float,
+        factor: float,
+        queue_max: Callable[[], Resource],
+    ) -> Resource:
+        min_m, min_v = minimum.memory, minimum.vcores
+        qc = guaranteed if guaranteed.memory >= min_m else minimum
+        cm = cluster.memory
+        ratio = sum(u.memory / cm for u in used_by_user) if cm else 0
+        con_m = step_up(int(cm * ratio + 0.5), min_m)
+        if con_m < qc.memory:
+            cur_m, cur_v = qc.memory, qc.vcores
+        else:
+            con_v = step_up(int(cluster.vcores * ratio + 0.5), min_v)
+            cur_m, cur_v = con_m + min_m, con_v + min_v
+        n = len(used_by_active)
+        au_m = au_v = 0
+        for u in used_by_active:
+            au_m += u.memory
+            au_v += u.vcores
+        if n:
+            a_m, a_v = math.ceil((au_m + min_m) / n), math.ceil((au_v + min_v) / n)
+        else:
+            a_m = a_v = 0
+        b_m, b_v = math.ceil(int(cur_m * percent) / 100), math.ceil(int(cur_v * percent) / 100)
+        lim_m, lim_v = (a_m, a_v) if a_m >= b_m else (b_m, b_v)
+        if factor == -1:
+            mx = queue_max()
+            cap_m, cap_v = mx.memory, mx.vcores
+        else:
+            cap_m, cap_v = int(qc.memory * factor), int(qc.vcores * factor)
+        if lim_m > cap_m:
+            lim_m, lim_v = cap_m, cap_v
+        return plain(step_up(lim_m, min_m), step_up(lim_v, min_v))
+
+
+def limits_for(calc: ResourceCalculator, cluster: Resource, minimum: Resource) -> Limits:
+    """`MemoryLimits` for the default calculator while neither the cluster
+    nor the minimum allocation carries an extra type (asks normalized by it
+    carry none either), else `Limits`."""
+    if type(calc) is ResourceCalculator and not cluster.extra and not minimum.extra:
+        return MemoryLimits(calc)
+    return Limits(calc)

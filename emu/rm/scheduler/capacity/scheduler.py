@@ -91,6 +91,8 @@ class CapacityScheduler(Scheduler):
         s = ctx.settings
         cs = parse(ctx.conf, s.minimum_allocation, s.maximum_allocation)
         super().__init__(ctx, calculator(cs.calculator))
+        self.limits = rm.limits_for(self.calc, self.cluster, self.minimum)
+        """The limit arithmetic for this calculator and cluster (`rm.Limits`)."""
         self.conf = ctx.conf
         self.cs = cs
         self.tree, self.root = build(cs, self._leaf_metrics)
@@ -318,13 +320,16 @@ class CapacityScheduler(Scheduler):
 
     # --- cluster changes ----------------------------------------------------------
     def node_added(self, node: SchedulerNode) -> None:
+        self.limits = rm.limits_for(self.calc, self.cluster, self.minimum)
         self._activate_all()
 
     def node_removed(self, node: SchedulerNode) -> None:
+        self.limits = rm.limits_for(self.calc, self.cluster, self.minimum)
         self._activate_all()
 
     def on_NODE_RESOURCE_UPDATE(self, node_id: str, rmnode: Any) -> None:
         super().on_NODE_RESOURCE_UPDATE(node_id, rmnode)
+        self.limits = rm.limits_for(self.calc, self.cluster, self.minimum)
         self._activate_all()
 
     # --- usage accounting ---------------------------------------------------------
@@ -416,15 +421,14 @@ class CapacityScheduler(Scheduler):
     ) -> tuple[bool, Resource]:
         """AbstractCSQueue.canAssignToThisQueue: (below the limit, counting
         out reservations that could be given up?, headroom)."""
-        calc, cluster = self.calc, self.cluster
-        used = q.used
-        current = rm.rmin(calc, cluster, q.effective_max(self), limit)
-        headroom = current - used
-        if rm.lt(calc, cluster, used, current):
-            return True, headroom
-        if self.cs.reservations_continue_looking and rm.positive(calc, cluster, unreservable):
-            return rm.lt(calc, cluster, used - unreservable, current), headroom
-        return False, headroom
+        return self.limits.can_assign(
+            self.cluster,
+            q.effective_max(self),
+            limit,
+            q.used,
+            unreservable,
+            self.cs.reservations_continue_looking,
+        )
 
     def child_limit(self, parent: ParentQueue, child: Queue, parent_limit: Resource) -> Resource:
         """ParentQueue.getResourceLimitsOfChild: the parent's limit, capped by
@@ -433,9 +437,14 @@ class CapacityScheduler(Scheduler):
         maximum is not applied here but by the child (getCurrentLimitResource,
         unrounded), so a child below its maximum can show a headroom of less
         than one container."""
-        capped = rm.rmin(self.calc, self.cluster, parent_limit, parent.effective_max(self))
-        limit = capped - parent.used + child.used
-        return rm.round_down(limit, self.minimum)
+        return self.limits.child_limit(
+            self.cluster,
+            parent_limit,
+            parent.effective_max(self),
+            parent.used,
+            child.used,
+            self.minimum,
+        )
 
     def current_limit(self, leaf: Queue) -> Resource:
         """The limit a leaf is offered from the root down, capped by its maximum."""
@@ -444,11 +453,12 @@ class CapacityScheduler(Scheduler):
         while q is not None:
             chain.append(q)
             q = q.parent
-        limit = self.cluster
-        for parent, child in zip(reversed(chain), reversed(chain[:-1]), strict=False):
-            assert isinstance(parent, ParentQueue)
-            limit = self.child_limit(parent, child, limit)
-        return rm.rmin(self.calc, self.cluster, leaf.effective_max(self), limit)
+        steps = [
+            (chain[i].effective_max(self), chain[i].used, chain[i - 1].used)
+            for i in range(len(chain) - 1, 0, -1)
+        ]
+        leaf_max = leaf.effective_max(self)
+        return self.limits.current_limit(self.cluster, steps, leaf_max, self.minimum)
 
     def _assign(self, q: Queue, node: SchedulerNode, limit: Resource) -> Assignment:
         if not self.demand[q.path]:
@@ -670,6 +680,7 @@ class CapacityScheduler(Scheduler):
     def _apply(self, conf: Configuration, cs: CapacityConf) -> None:
         self.conf, self.cs = conf, cs
         self.calc = calculator(cs.calculator)
+        self.limits = rm.limits_for(self.calc, self.cluster, self.minimum)
         self.alloc.calc, self.alloc.cs = self.calc, cs
         self.tree, self.root = build(cs, self._leaf_metrics, self.tree)
         for path in [p for p in self.queues if not cs.queues[p].is_leaf]:
