@@ -22,7 +22,7 @@ from typing import Any
 
 from emu import __version__, native
 from emu.config.configuration import Configuration
-from emu.errors import InputError, find_in_group
+from emu.errors import InputError, SchedulerFailed, find_in_group
 
 EXIT_INPUT = 2
 
@@ -451,9 +451,7 @@ def _main(argv: list[str] | None) -> int:
             return EXIT_SIGNAL[sig]
         if find_in_group(e, BrokenPipeError) is not None:
             return _reader_gone()
-        from emu.hadoop.bridge import HadoopSchedulerFailed
-
-        failed = find_in_group(e, HadoopSchedulerFailed)
+        failed = find_in_group(e, SchedulerFailed)
         if failed is not None:
             print(f"emu: error: {failed}", file=sys.stderr)
             return 1

@@ -25,6 +25,19 @@ class InputError(Exception):
         return f"{self.path}: {self.where}: {self.message}"
 
 
+class SchedulerFailed(Exception):
+    """The scheduler threw during a run (Hadoop's own, or a plugin): the run
+    fails with its message and the simulated time (`RMContext.fail`: after
+    an exception the scheduler's state is unknown, and going on would answer
+    a different question). `who` names the scheduler."""
+
+    def __init__(self, who: str, message: str, simulated_ms: int) -> None:
+        self.who = who
+        self.message = message
+        self.simulated_ms = simulated_ms
+        super().__init__(f"{who} failed at simulated time {simulated_ms / 1000:.3f} s: {message}")
+
+
 def find_in_group(exc: BaseException, cls: type[BaseException]) -> BaseException | None:
     """The first `cls` in `exc` or in the exception groups trio's nurseries
     wrap it in, so the CLI can report the one error that matters."""

@@ -14,6 +14,8 @@ from __future__ import annotations
 import importlib
 from importlib.metadata import entry_points
 
+from emu.errors import SchedulerFailed
+
 SCHEDULERS = "emu.schedulers"
 FAIR_POLICIES = "emu.fair_policies"
 
@@ -22,19 +24,13 @@ class PluginError(Exception):
     """A plugin could not be loaded; the message says which and why."""
 
 
-class PluginFailed(Exception):
-    """A plugin raised during a run: the run fails with its name and message
-    (after an exception the plugin's state is unknown, and going on would
-    answer a different question)."""
+class PluginFailed(SchedulerFailed):
+    """A scheduler plugin raised during a run: the run fails with the
+    plugin's name, its exception and message."""
 
     def __init__(self, plugin: str, message: str, simulated_ms: int) -> None:
         self.plugin = plugin
-        self.message = message
-        self.simulated_ms = simulated_ms
-        super().__init__(
-            f"scheduler plugin {plugin} failed at simulated time "
-            f"{simulated_ms / 1000:.3f} s: {message}"
-        )
+        super().__init__(f"scheduler plugin {plugin}", message, simulated_ms)
 
 
 def is_plugin_name(name: str, group: str) -> bool:

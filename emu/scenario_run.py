@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from emu import outdir
-from emu.errors import InputError, find_in_group
+from emu.errors import InputError, SchedulerFailed, find_in_group
 from emu.metrics import outputs
 from emu.metrics.progress import trace_span_ms
 from emu.metrics.timeline import Timeline, sample_every_s
@@ -96,13 +96,11 @@ def run_scenario(
 
 
 def _record_failure(exc: BaseException, out: Path, partial: Path) -> bool:
-    """If Hadoop's scheduler failed the run, keep the event log so far and
-    write `failure.json` (the scheduler's message and the simulated time)."""
-    from emu.hadoop.bridge import HadoopSchedulerFailed
-
-    failed = find_in_group(exc, HadoopSchedulerFailed)
-    if not isinstance(failed, HadoopSchedulerFailed):
+    """If the scheduler failed the run (Hadoop's, or a plugin), keep the event
+    log so far and write `failure.json` (its message and the simulated time)."""
+    failed = find_in_group(exc, SchedulerFailed)
+    if not isinstance(failed, SchedulerFailed):
         return False
     partial.replace(out / "events.jsonl")
-    outputs.write_failure(out, failed.message, failed.simulated_ms)
+    outputs.write_failure(out, failed)
     return True

@@ -49,7 +49,7 @@ from emu.config import sls_runner as S
 from emu.config.configuration import Configuration
 from emu.config.hadoop_xml import ALLOCATION_FILE_KEY, fair_allocation_file, load_conf_dir
 from emu.config.sls_runner import SlsSettings
-from emu.errors import InputError, find_in_group
+from emu.errors import InputError, SchedulerFailed, find_in_group
 from emu.metrics import invariants as inv
 from emu.metrics import outputs
 from emu.metrics.progress import trace_span_ms
@@ -428,14 +428,12 @@ def run(opts: SlsOptions, stdout: IO[str] | None = None) -> SlsRun:
     try:
         done = _run_staged(opts, p, staging)
     except BaseException as e:
-        from emu.hadoop.bridge import HadoopSchedulerFailed
-
-        failed = find_in_group(e, HadoopSchedulerFailed)
-        if not isinstance(failed, HadoopSchedulerFailed):
+        failed = find_in_group(e, SchedulerFailed)
+        if not isinstance(failed, SchedulerFailed):
             staging.discard()
             raise
         # The metrics recorded so far, and why the run stopped.
-        outputs.write_failure(staging.dir, failed.message, failed.simulated_ms)
+        outputs.write_failure(staging.dir, failed)
         staging.commit()
         raise failed from None
     staging.commit()

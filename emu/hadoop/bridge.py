@@ -15,23 +15,17 @@ import os
 import sys
 from typing import Any, NoReturn
 
-from emu.errors import InputError
+from emu.errors import InputError, SchedulerFailed
 from emu.hadoop import classpath as hcp
 
 _started: hcp.Classpath | None = None
 
 
-class HadoopSchedulerFailed(Exception):
-    """Hadoop's scheduler threw during a run: the run fails with its message
-    (`RMContext.fail`: after a Java exception the scheduler's state is
-    unknown, and going on would answer a different question)."""
+class HadoopSchedulerFailed(SchedulerFailed):
+    """Hadoop's scheduler threw during a run: the run fails with its message."""
 
     def __init__(self, message: str, simulated_ms: int) -> None:
-        self.message = message
-        self.simulated_ms = simulated_ms
-        super().__init__(
-            f"Hadoop's scheduler failed at simulated time {simulated_ms / 1000:.3f} s: {message}"
-        )
+        super().__init__("Hadoop's scheduler", message, simulated_ms)
 
 
 def java_message(exc: BaseException) -> str:

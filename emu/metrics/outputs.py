@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from emu.errors import SchedulerFailed
 from emu.metrics import failures
 from emu.metrics.fault_report import describe
 from emu.rm.scheduler import activities as act
@@ -133,12 +134,17 @@ def write_jobruntime(path: Path, jobs: list[dict[str, Any]], epoch_ms: int = 0) 
 _NUMBER_LIST = re.compile(r"\[(\s*(?:-?[0-9.eE+-]+|null)(?:,\s*(?:-?[0-9.eE+-]+|null))*)\s*\]")
 
 
-def write_failure(out_dir: Path, message: str, simulated_ms: int) -> None:
-    """`failure.json`: why a run ended early (Hadoop's scheduler threw), when
-    in simulated time, and the exit code it ended with."""
-    (out_dir / "failure.json").write_text(
-        json.dumps({"error": message, "simulated_ms": simulated_ms, "exit": 1}, indent=2) + "\n"
-    )
+def write_failure(out_dir: Path, failed: SchedulerFailed) -> None:
+    """`failure.json`: why a run ended early (its scheduler threw: Hadoop's
+    own or a plugin), which scheduler, when in simulated time, and the exit
+    code it ended with."""
+    data = {
+        "error": failed.message,
+        "failed": failed.who,
+        "simulated_ms": failed.simulated_ms,
+        "exit": 1,
+    }
+    (out_dir / "failure.json").write_text(json.dumps(data, indent=2) + "\n")
 
 
 def write_summary(path: Path, data: dict[str, Any]) -> None:

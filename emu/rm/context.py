@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
+from emu import plugins
 from emu.rm import app as app_sm
 from emu.rm import attempt as attempt_sm
 from emu.rm import container as container_sm
@@ -115,7 +116,25 @@ class RMContext:
 
     def attach_scheduler(self, scheduler: Scheduler) -> None:
         self.scheduler = scheduler
-        self.dispatcher.register("scheduler", scheduler.handle)
+        handle: Callable[[Event], None] = scheduler.handle
+        if self.settings.plugin:
+            handle = self._guarded(handle, self.settings.plugin)
+        self.dispatcher.register("scheduler", handle)
+
+    def _guarded(self, handle: Callable[[Event], None], plugin: str) -> Callable[[Event], None]:
+        """A plugin scheduler's event handler: an exception from the plugin
+        fails the run with the plugin's name and message (`PluginFailed`),
+        and no event reaches it afterwards."""
+
+        def guarded(event: Event) -> None:
+            if self.failure is not None:
+                return
+            try:
+                handle(event)
+            except Exception as e:
+                self.fail(plugins.PluginFailed(plugin, plugins.describe(e), self.now_ms()))
+
+        return guarded
 
     def _entity_handler(self, kind: str) -> Any:
         registries: dict[str, dict[str, Any]] = {

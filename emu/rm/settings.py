@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from emu import plugins
 from emu.config.configuration import Configuration
 from emu.errors import InputError
 from emu.resources import Resource
@@ -46,6 +47,10 @@ class RMSettings:
     """With impl `hadoop`: the scheduler class Hadoop loads."""
     shortcuts: bool = True
     """See `SHORTCUTS`: one simulation's choice, never the process's."""
+    plugin: str = ""
+    """A scheduler plugin (`package.module:Class` or an entry point name;
+    docs/plugins.md); `scheduler` is then the kind it inherits (fifo,
+    capacity, fair), which REST and the timeline show it as."""
 
     @classmethod
     def from_conf(cls, conf: Configuration) -> RMSettings:
@@ -69,13 +74,25 @@ class RMSettings:
         if impl == "hadoop":
             java_class = JAVA_CLASSES.get(scheduler or "", name.strip())
             scheduler = scheduler or "custom"
+        plugin = ""
+        if scheduler is None and plugins.is_plugin_name(name, plugins.SCHEDULERS):
+            try:
+                kind = registry.plugin_class(name).name
+            except plugins.PluginError as e:
+                raise InputError(
+                    conf.sources.get(SCHEDULER_CLASS, "configuration"),
+                    SCHEDULER_CLASS,
+                    f"scheduler plugin: {e}",
+                ) from None
+            plugin, scheduler = name.strip(), kind or "custom"
         if scheduler is None:
             raise InputError(
                 conf.sources.get(SCHEDULER_CLASS, "configuration"),
                 SCHEDULER_CLASS,
                 f"unknown scheduler {name!r} "
-                f"(expected {', '.join(registry.SCHEDULERS)} or a Hadoop class name; another "
-                "class runs with --scheduler-impl hadoop)",
+                f"(expected {', '.join(registry.SCHEDULERS)}, a Hadoop class name, or a "
+                "Python plugin as package.module:Class; another Hadoop class runs with "
+                "--scheduler-impl hadoop)",
             )
         types = tuple(
             t for t in conf.get_list("yarn.resource-types") if t not in ("memory-mb", "vcores")
@@ -121,4 +138,5 @@ class RMSettings:
             impl=impl,
             java_class=java_class,
             shortcuts=conf.get_bool(SHORTCUTS, True),
+            plugin=plugin,
         )

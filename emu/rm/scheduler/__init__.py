@@ -11,7 +11,7 @@ one the settings name."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from emu.rm.scheduler import registry
 
@@ -28,6 +28,10 @@ def create(ctx: RMContext) -> Scheduler:
         from emu.rm.scheduler.hadoop import HadoopScheduler
 
         return HadoopScheduler(ctx)
+    if ctx.settings.plugin:
+        made: Any = registry.plugin_class(ctx.settings.plugin)
+        plugin: Scheduler = made(ctx)  # a plugin's constructor takes the context alone
+        return plugin
     entry = registry.SCHEDULERS.get(name)
     if entry is None:
         raise ValueError(f"scheduler {name!r} is not available in this build of emu")

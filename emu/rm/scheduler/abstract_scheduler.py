@@ -15,6 +15,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
+from mypy_extensions import mypyc_attr
+
 from emu.metrics.utilization import UtilizationIntegral
 from emu.protocol import EXIT_ABORTED, EXIT_KILLED_EXPIRED, EXIT_PREEMPTED
 from emu.resources import ZERO, Resource, ResourceCalculator
@@ -86,6 +88,7 @@ class Allocation:
     preempt: list[str] = field(default_factory=list)
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # plugins subclass it: docs/plugins.md
 class Scheduler:
     """Shared scheduler machinery (Hadoop's AbstractYarnScheduler);
     subclasses implement `schedule`, `place_app` and `headroom`, may override

@@ -13,6 +13,8 @@ from __future__ import annotations
 import bisect
 from typing import TYPE_CHECKING
 
+from mypy_extensions import mypyc_attr
+
 from emu.resources import ResourceCalculator
 from emu.rm.scheduler import activities as act
 from emu.rm.scheduler.abstract_scheduler import Scheduler
@@ -27,6 +29,7 @@ if TYPE_CHECKING:
 DEFAULT_QUEUE = "default"
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # plugins subclass it: docs/plugins.md
 class FifoScheduler(Scheduler):
     name = "fifo"
     holds_launched = True  # FifoScheduler.completedContainer: releaseContainer(id, false)
@@ -80,7 +83,7 @@ class FifoScheduler(Scheduler):
             apps = [self.apps[attempt_id] for _, attempt_id in self._needy]
         else:
             apps = list(self._order)
-        for sapp in apps:
+        for sapp in self.app_order(apps):
             if not sapp.info.priorities:
                 continue
             if node.host in sapp.blacklist or node.rack in sapp.blacklist:
@@ -92,6 +95,12 @@ class FifoScheduler(Scheduler):
                 record(sapp.app_id, act.ALLOCATED, node.node_id)
             if count(node.available, minimum) < 1:
                 break
+
+    def app_order(self, apps: list[SchedulerApp]) -> list[SchedulerApp]:
+        """The order a node is offered to `apps` (those that may want it, in
+        submission order): FIFO keeps it. The one decision a plugin that
+        subclasses FIFO changes by overriding this (docs/plugins.md)."""
+        return apps
 
     def _assign_on_node(self, sapp: SchedulerApp, node: SchedulerNode, priority: int) -> int:
         assigned = 0

@@ -114,6 +114,22 @@ def lookup(name: str) -> str | None:
     return SCHEDULER_CLASSES.get(name) or SCHEDULER_CLASSES.get(name.lower())
 
 
+def plugin_class(name: str) -> type[Scheduler]:
+    """The scheduler class a plugin name names (`package.module:Class`, or an
+    entry point of `emu.schedulers`; docs/plugins.md); `plugins.PluginError`
+    says why not."""
+    from emu import plugins
+    from emu.rm.scheduler.abstract_scheduler import Scheduler
+
+    cls = plugins.load(name, plugins.SCHEDULERS)
+    if not issubclass(cls, Scheduler):
+        raise plugins.PluginError(
+            f"{name} is not a scheduler (a subclass of "
+            "emu.rm.scheduler.abstract_scheduler.Scheduler)"
+        )
+    return cls
+
+
 _YARN = "org.apache.hadoop.yarn.server.resourcemanager.scheduler."
 _SLS = "org.apache.hadoop.yarn.sls.scheduler."
 

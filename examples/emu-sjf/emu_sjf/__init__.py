@@ -23,6 +23,9 @@ or by import path, with no packaging at all:
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import Any
+
 from emu.rm.scheduler.fair.policies import FairSharePolicy
 from emu.rm.scheduler.fifo import FifoScheduler
 from emu.rm.scheduler.scheduler_app import SchedulerApp
@@ -38,3 +41,29 @@ class SmallestDemandFirst(FifoScheduler):
 
     def app_order(self, apps: list[SchedulerApp]) -> list[SchedulerApp]:
         return sorted(apps, key=lambda a: (demand_mb(a), a.order))
+
+
+def _cmp(a: object, b: object) -> int:
+    return (a > b) - (a < b)  # type: ignore[operator]
+
+
+class SmallestDemandPolicy(FairSharePolicy):
+    """Within a leaf queue, apps in order of demand, smallest first (then
+    start time and name, as Hadoop breaks ties); shares as the fair policy
+    computes them. Leaf queues only, as Hadoop's FifoPolicy."""
+
+    name = "smallest-demand"
+    leaf_only = True
+
+    def compare(self, s1: Any, s2: Any, cluster: Any) -> int:
+        return (
+            _cmp(s1.demand.memory, s2.demand.memory)
+            or _cmp(s1.start_ms, s2.start_ms)
+            or _cmp(s1.name, s2.name)
+        )
+
+    def sort(self, items: Iterable[Any], cluster: Any, keyed: bool = True) -> list[Any]:
+        return sorted(items, key=lambda s: (s.demand.memory, s.start_ms, s.name))
+
+    def app_key(self, s: Any, cluster: Any) -> tuple[Any, ...] | None:
+        return (s.demand.memory, s.start_ms, s.name)

@@ -29,6 +29,8 @@ import math
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from mypy_extensions import mypyc_attr
+
 from emu.config.configuration import Configuration
 from emu.errors import InputError
 from emu.resources import ZERO, Resource, calculator
@@ -83,6 +85,7 @@ _REASONS = {
 other outcome means nothing it asks for fits this node."""
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # plugins subclass it: docs/plugins.md
 class CapacityScheduler(Scheduler):
     name = "capacity"
     holds_launched = True  # LeafQueue.completedContainer: releaseContainer(id, false)

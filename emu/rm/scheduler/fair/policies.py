@@ -24,6 +24,9 @@ import functools
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from mypy_extensions import mypyc_attr
+
+from emu import plugins
 from emu.resources import MEMORY, Resource
 from emu.rm.scheduler.fair import shares
 from emu.rm.scheduler.fair.arith import (
@@ -45,6 +48,7 @@ def _tie(s1: Any, s2: Any) -> int:
     return res
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # plugins subclass it: docs/plugins.md
 class Policy:
     """What every policy offers; see the module docstring."""
 
@@ -91,6 +95,7 @@ class Policy:
         return True
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # plugins subclass it: docs/plugins.md
 class FairSharePolicy(Policy):
     name = "fair"
 
@@ -174,6 +179,7 @@ def _compare_fair_share_usage(w1: float, w2: float, m1: int, m2: int) -> int:
     return jsignum(r1 - r2)
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # plugins subclass it: docs/plugins.md
 class DominantResourceFairnessPolicy(Policy):
     name = "DRF"
     calculator = DOMINANT_CALCULATOR
@@ -312,6 +318,7 @@ def _drf_compare_n(s1: Any, s2: Any, cluster: Resource) -> int:
     return 0
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # plugins subclass it: docs/plugins.md
 class FifoPolicy(Policy):
     name = "FIFO"
     leaf_only = True
@@ -370,6 +377,26 @@ register(FIFO, "fifo", _PACKAGE + "FifoPolicy")
 def parse(text: str) -> Policy:
     """`SchedulingPolicy.parse`: fair, drf, fifo (any case) or a policy class name."""
     policy = _BY_NAME.get(text.lower()) or _BY_NAME.get(text)
+    if policy is None and plugins.is_plugin_name(text, plugins.FAIR_POLICIES):
+        policy = _plugin(text)
     if policy is None:
         raise ValueError(f"{text} SchedulingPolicy class not found!")
+    return policy
+
+
+def _plugin(name: str) -> Policy:
+    """A policy plugin (`package.module:Class` or an entry point of
+    `emu.fair_policies`; docs/plugins.md), made once and registered under
+    `name` so every queue naming it shares it."""
+    try:
+        cls = plugins.load(name, plugins.FAIR_POLICIES)
+    except plugins.PluginError as e:
+        raise ValueError(f"{name} SchedulingPolicy plugin: {e}") from None
+    if not issubclass(cls, Policy):
+        raise ValueError(
+            f"{name} is not a scheduling policy "
+            "(a subclass of emu.rm.scheduler.fair.policies.Policy)"
+        )
+    policy: Policy = cls()
+    register(policy, name, replace=True)
     return policy

@@ -22,6 +22,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 import structlog
+from mypy_extensions import mypyc_attr
 
 from emu.errors import InputError
 from emu.resources import (
@@ -80,6 +81,7 @@ ALLOC_RELOAD_INTERVAL_MS = 10_000
 RESERVATION_DEFAULT_SUFFIX = "-default"
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # plugins subclass it: docs/plugins.md
 class FairScheduler(Scheduler):
     name = "fair"
     holds_launched = True  # FairScheduler.completedContainer: releaseContainer(id, false)
