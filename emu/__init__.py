@@ -55,7 +55,7 @@ The actors
                        Hadoop splits it (`abstract_scheduler`,
                        `scheduler_node`, `scheduler_app`,
                        `app_scheduling_info`, `queue_metrics`, `locality`),
-                       `activities` (why apps wait), `shortcuts`,
+                       `activities` (why apps wait),
                        `javahash` (Java's HashMap order where Hadoop walks
                        one), and the schedulers: `fifo`; `capacity/`
                        (`scheduler`, `queues`, `allocator`, `config`,
