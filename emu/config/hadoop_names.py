@@ -2,9 +2,9 @@
 emu/config/make_hadoop_names.py from Hadoop's jars; do not edit).
 
 `NAMES`: yarn-default.xml, core-default.xml and the constants of
-CapacitySchedulerConfiguration, FairSchedulerConfiguration and
-SLSConfiguration that are whole names. `QUEUE_KEYS`: the
-CapacityScheduler's keys that follow a queue path
+CapacitySchedulerConfiguration, FairSchedulerConfiguration,
+SLSConfiguration and the invariant checkers that are whole names.
+`QUEUE_KEYS`: the CapacityScheduler's keys that follow a queue path
 (`yarn.scheduler.capacity.<queue path>.<key>`)."""
 
 NAMES = frozenset(
@@ -872,6 +872,9 @@ NAMES = frozenset(
         "yarn.resourcemanager.ha.rm-ids",
         "yarn.resourcemanager.history-writer.multi-threaded-dispatcher.pool-size",
         "yarn.resourcemanager.hostname",
+        "yarn.resourcemanager.invariant-checker.file",
+        "yarn.resourcemanager.invariant-checker.monitor-interval",
+        "yarn.resourcemanager.invariant-checker.throw-on-violation",
         "yarn.resourcemanager.keytab",
         "yarn.resourcemanager.leveldb-state-store.compaction-interval-secs",
         "yarn.resourcemanager.leveldb-state-store.path",
@@ -1074,11 +1077,15 @@ NAMES = frozenset(
         "yarn.scheduler.fair.waitTimeBeforeKill",
         "yarn.scheduler.fair.waitTimeBeforeNextStarvationCheck",
         "yarn.scheduler.include-port-in-node-name",
+        "yarn.scheduler.increment-allocation-mb",
+        "yarn.scheduler.increment-allocation-vcores",
         "yarn.scheduler.maximum-allocation-mb",
         "yarn.scheduler.maximum-allocation-vcores",
         "yarn.scheduler.minimum-allocation-mb",
         "yarn.scheduler.minimum-allocation-vcores",
         "yarn.scheduler.queue-placement-rules",
+        "yarn.scheduler.queue-placement-rules.app-name",
+        "yarn.scheduler.reservation-threshold.increment-multiple",
         "yarn.scheduler.skip.node.multiplier",
         "yarn.sharedcache.admin.address",
         "yarn.sharedcache.admin.thread-count",

@@ -5,8 +5,8 @@
 Reads, from the Maven repository (default `~/.m2/repository`) of a Hadoop
 3.4.2 build: `yarn-default.xml` (hadoop-yarn-common) and `core-default.xml`
 (hadoop-common), and the `String` constants of
-CapacitySchedulerConfiguration, FairSchedulerConfiguration and
-SLSConfiguration (their -sources jars). Constants that are whole property
+CapacitySchedulerConfiguration, FairSchedulerConfiguration,
+SLSConfiguration and the invariant checkers (their -sources jars). Constants that are whole property
 names join the known names; CapacitySchedulerConfiguration's constants that
 are queue-relative keys (`maximum-capacity`, `accessible-node-labels`) join
 the known queue keys. emu reads only the generated module, so a run needs
@@ -31,6 +31,8 @@ _SOURCES = {
     "CapacitySchedulerConfiguration": "hadoop-yarn-server-resourcemanager",
     "FairSchedulerConfiguration": "hadoop-yarn-server-resourcemanager",
     "SLSConfiguration": "hadoop-sls",
+    "InvariantsChecker": "hadoop-yarn-server-resourcemanager",
+    "MetricsInvariantChecker": "hadoop-yarn-server-resourcemanager",
 }
 _CONSTANT = re.compile(r"static\s+final\s+String\s+(\w+)\s*=\s*([^;]+);", re.S)
 _TERM = re.compile(r'"((?:[^"\\]|\\.)*)"|([A-Za-z_][\w.]*)')
@@ -91,11 +93,19 @@ def default_names(repo: Path) -> set[str]:
     return names
 
 
+# YarnConfiguration's constants the classes above build on (its sources
+# jar is not published, and yarn-default.xml holds the names themselves).
+_YARN_CONFIGURATION = {
+    "YARN_PREFIX": "yarn.",
+    "QUEUE_PLACEMENT_RULES": "yarn.scheduler.queue-placement-rules",
+}
+
+
 def constants(source: str) -> dict[str, str]:
     """A class's String constants whose value is a concatenation of literals
-    and other constants of the class, evaluated."""
+    and other constants of the class (or of `_YARN_CONFIGURATION`), evaluated."""
     exprs = {m.group(1): m.group(2) for m in _CONSTANT.finditer(source)}
-    values: dict[str, str] = {}
+    values: dict[str, str] = dict(_YARN_CONFIGURATION)
     for _ in range(len(exprs)):
         for name, expr in exprs.items():
             if name in values:
@@ -141,9 +151,9 @@ def render(names: set[str], queue_keys: set[str]) -> str:
         "emu/config/make_hadoop_names.py from Hadoop's jars; do not edit).",
         "",
         "`NAMES`: yarn-default.xml, core-default.xml and the constants of",
-        "CapacitySchedulerConfiguration, FairSchedulerConfiguration and",
-        "SLSConfiguration that are whole names. `QUEUE_KEYS`: the",
-        "CapacityScheduler's keys that follow a queue path",
+        "CapacitySchedulerConfiguration, FairSchedulerConfiguration,",
+        "SLSConfiguration and the invariant checkers that are whole names.",
+        "`QUEUE_KEYS`: the CapacityScheduler's keys that follow a queue path",
         '(`yarn.scheduler.capacity.<queue path>.<key>`)."""',
         "",
         "NAMES = frozenset(",
