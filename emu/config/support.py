@@ -501,7 +501,11 @@ _EMU_QUEUE_KEYS = frozenset(
 _LITERAL_NAMES = frozenset(
     r.pattern for r in RULES if "<" not in r.pattern and "*" not in r.pattern
 )
-_KNOWN = tuple(sorted(NAMES | _LITERAL_NAMES))
+_KNOWN: dict[tuple[str, int], list[str]] = {}
+"""Known names by (first component, number of components): a typo inside a
+component keeps both, and comparing within the group keeps the check cheap."""
+for _name in sorted(NAMES | _LITERAL_NAMES):
+    _KNOWN.setdefault((_name.split(".", 1)[0], _name.count(".")), []).append(_name)
 _LEAVES = tuple(
     sorted({k.rsplit(".", 1)[-1] for k in QUEUE_KEYS | _EMU_QUEUE_KEYS if "<" not in k})
 )
@@ -521,7 +525,8 @@ def likely_name(name: str) -> str | None:
         head, _, leaf = name.rpartition(".")
         close = difflib.get_close_matches(leaf, _LEAVES, n=1, cutoff=LEAF_SIMILARITY)
         return f"{head}.{close[0]}" if close else None
-    close = difflib.get_close_matches(name, _KNOWN, n=1, cutoff=SIMILARITY)
+    group = _KNOWN.get((name.split(".", 1)[0], name.count(".")), [])
+    close = difflib.get_close_matches(name, group, n=1, cutoff=SIMILARITY)
     return close[0] if close else None
 
 

@@ -284,3 +284,19 @@ def test_emulated_names_in_the_table_are_hadoops_or_emus():
 def test_configuration_doc_is_current():
     path = DOCS / "configuration.md"
     assert path.read_text() == support.markdown(), f"{path} is stale: run `make docs`"
+
+
+def test_print_simulation_names_fair_elements_without_effect(tmp_path, capsys):
+    conf = conf_dir(tmp_path, {}, {"yarn.resourcemanager.scheduler.class": "fair"})
+    (conf / "fair-scheduler.xml").write_text(
+        "<?xml version='1.0'?>\n<allocations>\n"
+        "  <reservation-agent>x.Agent</reservation-agent>\n"
+        "  <queue name='sls_queue_1'><aclSubmitReservations>*</aclSubmitReservations></queue>\n"
+        "</allocations>\n"
+    )
+    assert sls(conf, tmp_path / "out", "--print-simulation") == 0
+    printed = capsys.readouterr().out
+    assert "fair-scheduler.xml:3: <reservation-agent>: emu's inputs submit no reservations" in (
+        printed
+    )
+    assert "fair-scheduler.xml:4: <aclSubmitReservations>: " in printed
