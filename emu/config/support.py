@@ -27,7 +27,7 @@ import difflib
 import os
 import re
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 from xml.parsers import expat
@@ -47,9 +47,9 @@ _PREEMPT = "yarn.resourcemanager.monitor.capacity.preemption."
 _TRUE = r"(?i)\s*true\s*$"
 _ABSOLUTE = r"\s*\["
 _POSITIVE = r"\s*\+?0*[1-9]"
-# Placeholders of a rule's pattern: a queue path (root, root.a, root.a.b)
-# and one name component.
 _WHEN_TEXT = {_TRUE: "is true", _ABSOLUTE: "is in resources ([...])", _POSITIVE: "is positive"}
+# Placeholders of a rule's pattern: a queue path (root, root.a, root.a.b),
+# the rest of a name, and (any other <...>) one name component.
 _PLACEHOLDERS = {"<queue>": r"root(?:\.[^.]+)*?", "*": r".+"}
 _COMPONENT = r"[^.]+"
 
@@ -339,14 +339,16 @@ def allocation_file_notes(path: str | os.PathLike[str]) -> list[tuple[str, str]]
     return found
 
 
-def _check_table(rules: Iterable[Rule]) -> None:
-    """A rule that an earlier one always shadows is a table mistake."""
-    seen: set[tuple[str, str]] = set()
-    for rule in rules:
-        key = (rule.pattern, rule.when)
-        if key in seen:
-            raise ValueError(f"support table: {rule.pattern} listed twice")
-        seen.add(key)
+def _check_table(rules: tuple[Rule, ...]) -> None:
+    """Refuse a table in which a rule can never apply: listed twice, or
+    shadowed by an earlier rule that holds for every value (checked on a
+    sample name of the rule's pattern); and refusals and rules without
+    effect must say why."""
+    for i, rule in enumerate(rules):
+        sample = re.sub(r"<[a-z-]+>|\*", "x", rule.pattern.replace("<queue>", "root.q"))
+        for earlier in rules[:i]:
+            if not earlier.when and earlier.applies(sample, None):
+                raise ValueError(f"support table: {rule.pattern} is shadowed by {earlier.pattern}")
         if rule.status == REFUSED and not rule.feature:
             raise ValueError(f"support table: refused {rule.pattern} names no feature")
         if rule.status == NO_EFFECT and not rule.note:

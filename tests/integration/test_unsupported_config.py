@@ -300,3 +300,14 @@ def test_print_simulation_names_fair_elements_without_effect(tmp_path, capsys):
         printed
     )
     assert "fair-scheduler.xml:4: <aclSubmitReservations>: " in printed
+
+
+def test_a_rule_that_can_never_apply_is_a_table_error():
+    shadowed = (
+        support.Rule("yarn.scheduler.capacity.<queue>.*", support.EMULATED),
+        support.Rule("yarn.scheduler.capacity.<queue>.capacity", support.EMULATED),
+    )
+    with pytest.raises(ValueError, match="shadowed"):
+        support._check_table(shadowed)
+    with pytest.raises(ValueError, match="names no feature"):
+        support._check_table((support.Rule("a.b", support.REFUSED),))
