@@ -45,9 +45,17 @@ _CS = "yarn.scheduler.capacity."
 _FS = "yarn.scheduler.fair."
 _PREEMPT = "yarn.resourcemanager.monitor.capacity.preemption."
 _TRUE = r"(?i)\s*true\s*$"
+_FALSE = r"(?i)\s*false\s*$"
+_JSON = r"(?i)\s*json\s*$"
 _ABSOLUTE = r"\s*\["
 _POSITIVE = r"\s*\+?0*[1-9]"
-_WHEN_TEXT = {_TRUE: "is true", _ABSOLUTE: "is in resources ([...])", _POSITIVE: "is positive"}
+_WHEN_TEXT = {
+    _TRUE: "is true",
+    _FALSE: "is false",
+    _JSON: "is json",
+    _ABSOLUTE: "is in resources ([...])",
+    _POSITIVE: "is positive",
+}
 # Placeholders of a rule's pattern: a queue path (root, root.a, root.a.b),
 # the rest of a name, and (any other <...>) one name component.
 _PLACEHOLDERS = {"<queue>": r"root(?:\.[^.]+)*?", "*": r".+"}
@@ -106,6 +114,7 @@ def _n(pattern: str, note: str, scheduler: str = "") -> Rule:
     return Rule(pattern, NO_EFFECT, scheduler, note=note)
 
 
+AS_HADOOP = "with any other value, emu behaves as Hadoop does with it"
 _NO_RESERVATIONS = (
     "emu's inputs submit no reservations, so the reservation system never acts; "
     "reservable queues are emulated as plan queues with their default queue"
@@ -150,12 +159,41 @@ RULES: tuple[Rule, ...] = (
     _r(_CS + "schedule-asynchronously.enable", "asynchronous scheduling", CAPACITY, _TRUE),
     _r(_CS + "multi-node-placement-enabled", "multi-node placement", CAPACITY, _TRUE),
     _r(_FS + "continuous-scheduling-enabled", "continuous scheduling", FAIR, _TRUE),
+    _r(_CS + "lazy-preemption-enabled", "lazy preemption", CAPACITY, _TRUE),
+    _r(_CS + "legacy-queue-mode.enabled", "the non-legacy queue mode", CAPACITY, _FALSE),
+    _r(_CS + "mapping-rule-format", "JSON placement rules", CAPACITY, _JSON),
+    _r(
+        _CS + "skip-allocate-on-nodes-with-reserved-containers",
+        "skipping nodes with reserved containers",
+        CAPACITY,
+        _TRUE,
+    ),
+    _r(
+        _CS + "<queue>.default-application-priority",
+        "queue default application priorities",
+        CAPACITY,
+        _POSITIVE,
+    ),
+    _r(
+        _CS + "<queue>.maximum-allocation",
+        "a queue's maximum-allocation as a resource string (use maximum-allocation-mb/-vcores)",
+        CAPACITY,
+    ),
+    _r(_FS + "am.preemption", "AM containers exempt from preemption", FAIR, _FALSE),
+    _r(_FS + "am.preemption.*", "AM containers exempt from preemption", FAIR, _FALSE),
     # --- no effect ---------------------------------------------------------------------------
     _n(_CS + "<queue>.auto-create-child-queue.*", _AUTO_OFF, CAPACITY),
     _n(_CS + "<queue>.auto-queue-creation-v2.*", _AUTO_OFF, CAPACITY),
     _n(_CS + "auto-queue-creation-v2.*", _AUTO_OFF, CAPACITY),
     _n(_PREEMPT + "intra-queue-preemption.*", _INTRA_OFF, CAPACITY),
     _n(_CS + "<queue>.intra-queue-preemption.*", _INTRA_OFF, CAPACITY),
+    _n(_CS + "mapping-rule-json", "read only with mapping-rule-format=json", CAPACITY),
+    _n(_CS + "mapping-rule-json-file", "read only with mapping-rule-format=json", CAPACITY),
+    _n(_CS + "multi-node-sorting.*", "acts only with multi-node placement", CAPACITY),
+    _n(_CS + "schedule-asynchronously.*", "acts only with asynchronous scheduling", CAPACITY),
+    _n(_FS + "continuous-scheduling-sleep-ms", "acts only with continuous scheduling", FAIR),
+    _n(_FS + "locality-delay-node-ms", "acts only with continuous scheduling", FAIR),
+    _n(_FS + "locality-delay-rack-ms", "acts only with continuous scheduling", FAIR),
     _n("yarn.resourcemanager.reservation-system.*", _NO_RESERVATIONS),
     _n(_CS + "<queue>.show-reservations-as-queues", _NO_RESERVATIONS, CAPACITY),
     _n(_CS + "<queue>.reservation-<knob>", _NO_RESERVATIONS, CAPACITY),
@@ -358,11 +396,23 @@ def _check_table(rules: tuple[Rule, ...]) -> None:
 _check_table(RULES)
 
 
+_AS_HADOOP = {
+    rule.pattern: Rule(rule.pattern, EMULATED, rule.scheduler, note="the feature is off")
+    for rule in RULES
+    if rule.status == REFUSED and rule.when
+}
+
+
 def rule_for(name: str, value: str | None) -> Rule | None:
-    """The first rule for `name` with `value`, or None (emu does not read it)."""
+    """The first rule for `name` with `value`, or None (emu does not read it).
+    A property refused only for some values is emulated for the others (the
+    feature is off, as emu runs)."""
     for rule in RULES:
         if rule.applies(name, value):
             return rule
+    for rule in RULES:
+        if rule.when and rule.status == REFUSED and rule.regex.match(name) is not None:
+            return _AS_HADOOP[rule.pattern]
     return None
 
 
@@ -584,6 +634,8 @@ def markdown() -> str:
             outcome += f" when the value {_WHEN_TEXT.get(rule.when, rule.when)}"
         if rule.status == REFUSED:
             note = rule.feature + ("" if rule.optional else f" (no run without it: {rule.instead})")
+            if rule.when:
+                note += f"; {AS_HADOOP}"
         else:
             note = rule.note
         lines.append(f"| `{rule.pattern}` | {who} | {outcome} | {note} |")
