@@ -47,7 +47,13 @@ def run_scenario(
     scheduler stopped it). Raises InputError for a property emu's scheduler
     does not emulate (`emu.config.support`), and ClusterInvariantBroken when
     asked to check the RM's state and it breaks."""
-    unsupported = support.check(scenario.conf, RMSettings.from_conf(scenario.conf).scheduler)
+    scheduler = RMSettings.from_conf(scenario.conf).scheduler
+    unsupported = support.check(scenario.conf, scheduler)
+    unsupported += support.check_changes(
+        scenario.conf,
+        scheduler,
+        [(c.where, c.properties) for c in scenario.changes if c.properties],
+    )
     watch = watch if watch is not None else Watch("never")
     timeline = Timeline(sample_every_s(trace_span_ms(scenario.workload)))
     watching = watch.start(scenario.workload)

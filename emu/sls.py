@@ -237,6 +237,9 @@ def prepare(opts: SlsOptions) -> Prepared:
     changes = (
         load_changes(opts.changes_file, nodes, settings.nm_resource) if opts.changes_file else []
     )
+    unsupported += support.check_changes(
+        conf, rm_settings.scheduler, [(c.where, c.properties) for c in changes if c.properties]
+    )
     return Prepared(
         conf=conf,
         settings=settings,

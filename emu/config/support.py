@@ -27,7 +27,7 @@ import difflib
 import os
 import re
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 from xml.parsers import expat
@@ -473,18 +473,35 @@ def check(
         say(line)
     if hadoop_decides(conf):
         return []
-    allow = allowed(conf)
     found: list[Unsupported] = []
     for name in conf:
         rule = refused_rule(name, conf.get(name), scheduler)
         if rule is None:
             continue
         source = conf.sources.get(name, "configuration")
-        if not allow or not rule.optional:
+        if not allowed(conf) or not rule.optional:
             raise InputError(source, name, refusal(rule, scheduler))
         found.append(Unsupported(name, source, rule.feature))
     for u in found:
         say(_going_without(u))
+    return found
+
+
+def check_changes(
+    conf: Configuration,
+    scheduler: str,
+    refreshes: Iterable[tuple[str, Iterable[tuple[str, str]]]],
+    warn: Callable[[str], None] | None = None,
+) -> list[Unsupported]:
+    """`check` for the properties of queue refreshes a run will make
+    ((where, properties) each), before it starts rather than mid-run."""
+    found: list[Unsupported] = []
+    for where, props in refreshes:
+        changed = Configuration(dict(props), where)
+        for flag in (ALLOW, "emu.scheduler.impl"):
+            if flag in conf:
+                changed.set(flag, conf.get(flag), conf.sources.get(flag, "configuration"))
+        found += check(changed, scheduler, warn)
     return found
 
 

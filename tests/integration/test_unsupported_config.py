@@ -311,3 +311,22 @@ def test_a_rule_that_can_never_apply_is_a_table_error():
         support._check_table(shadowed)
     with pytest.raises(ValueError, match="names no feature"):
         support._check_table((support.Rule("a.b", support.REFUSED),))
+
+
+def test_a_queue_refresh_is_checked_before_the_run(tmp_path):
+    changes = tmp_path / "changes.toml"
+    changes.write_text(
+        '[[changes]]\nat_ms = 20000\nkind = "refresh_queues"\nproperties = { '
+        '"yarn.scheduler.capacity.root.sls_queue_1.user-settings.alice.weight" = 2 }\n'
+    )
+    conf = conf_dir(tmp_path, {})
+    kw = {"nodes": NODES, "conf_dir": conf, "changes": changes}
+    with pytest.raises(InputError) as refused:
+        api.replay(TRACE, output_dir=tmp_path / "a", **kw)
+    assert str(refused.value).startswith(
+        f"{changes}: changes[0]: yarn.scheduler.capacity.root.sls_queue_1.user-settings.alice."
+        "weight: emu's CapacityScheduler does not emulate user weights"
+    )
+    assert not (tmp_path / "a").exists()
+    result = api.replay(TRACE, output_dir=tmp_path / "b", allow_unsupported=True, **kw)
+    assert [u["source"] for u in result.summary["unsupported"]] == [f"{changes}: changes[0]"]
