@@ -225,8 +225,22 @@ def prepare(opts: SlsOptions) -> Prepared:
             raise InputError("--track-jobs", job, "no job with this id in the trace")
     labelled = [n.host for n in nodes if n.labels]
     if labelled:
-        where = opts.nodes_file or ",".join(opts.traces)
-        unsupported += support.check_labels(conf, rm_settings.scheduler, where, labelled[0])
+        unsupported += support.check_labels(
+            conf,
+            rm_settings.scheduler,
+            opts.nodes_file or ",".join(opts.traces),
+            f"node {labelled[0]}",
+            "labels",
+        )
+    expressions = [j.job_id for j in workload.jobs if j.params.get("label_expression")]
+    if expressions:
+        unsupported += support.check_labels(
+            conf,
+            rm_settings.scheduler,
+            ",".join(opts.traces),
+            f"job {expressions[0]}",
+            "job.label.expression",
+        )
     ignored, no_effect = support.classify(conf, rm_settings.scheduler)
     if rm_settings.scheduler == "fair" and not support.hadoop_decides(conf):
         from emu.rm.scheduler.fair.settings import allocation_file_path

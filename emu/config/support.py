@@ -509,17 +509,19 @@ def check_labels(
     conf: Configuration,
     scheduler: str,
     source: str,
-    host: str,
+    where: str,
+    key: str,
     warn: Callable[[str], None] | None = None,
 ) -> list[Unsupported]:
-    """The same for a topology file whose nodes have labels (`host` is the
-    first such node)."""
+    """The same for node labels in an input file rather than a property: a
+    topology file's node `labels` or a trace job's `job.label.expression`
+    (`where` names the first node or job that has them, `key` the field)."""
     if hadoop_decides(conf):
         return []
-    what = f"node {host}: labels"
     if not allowed(conf):
-        raise InputError(source, what, refusal(_r("labels", "node labels"), scheduler))
-    found = Unsupported("labels", source, "node labels")
+        message = refusal(_r(key, "node labels"), scheduler)
+        raise InputError(source, f"{where}: {key}", message)
+    found = Unsupported(key, source, "node labels")
     (warn if warn is not None else _stderr)(_going_without(found))
     return [found]
 
@@ -668,11 +670,11 @@ def markdown() -> str:
     lines += [f"| `<{el}>` | no effect | {why} |" for el, why in FAIR_ELEMENTS_NO_EFFECT.items()]
     lines += [
         "",
-        "## SLS topology file",
+        "## SLS inputs",
         "",
-        "A node's `labels` are refused by emu's schedulers (node labels are not",
-        "emulated), with the same `--allow-unsupported` and `--scheduler-impl hadoop`",
-        "choices.",
+        "A topology file node's `labels` and a trace job's `job.label.expression` are",
+        "refused by emu's schedulers (node labels are not emulated), with the same",
+        "`--allow-unsupported` and `--scheduler-impl hadoop` choices.",
         "",
     ]
     return "\n".join(lines)

@@ -237,7 +237,7 @@ def test_with_hadoops_scheduler_nothing_is_refused():
         }
     )
     assert support.check(conf, support.CAPACITY, warn=lambda line: None) == []
-    assert support.check_labels(conf, support.CAPACITY, "nodes.json", "n1") == []
+    assert support.check_labels(conf, support.CAPACITY, "nodes.json", "node n1", "labels") == []
 
 
 def test_the_python_api_refuses_or_runs_without(tmp_path):
@@ -330,3 +330,21 @@ def test_a_queue_refresh_is_checked_before_the_run(tmp_path):
     assert not (tmp_path / "a").exists()
     result = api.replay(TRACE, output_dir=tmp_path / "b", allow_unsupported=True, **kw)
     assert [u["source"] for u in result.summary["unsupported"]] == [f"{changes}: changes[0]"]
+
+
+def test_a_job_label_expression_in_the_trace_is_refused(tmp_path, capsys):
+    trace = tmp_path / "trace.json"
+    trace.write_text(
+        TRACE.read_text().replace('"am.type"', '"job.label.expression": "gpu",\n  "am.type"', 1)
+    )
+    out = tmp_path / "out"
+    rc = main(
+        ["sls", "--tracetype=SLS", f"--tracelocation={trace}", f"--nodes={NODES}",
+         f"--conf-dir={conf_dir(tmp_path, {})}", f"--output-dir={out}"]
+    )  # fmt: skip
+    assert rc == 2
+    (line,) = error_lines(capsys.readouterr().err)
+    assert line.startswith(
+        f"emu: error: {trace}: job job_1: job.label.expression: emu's CapacityScheduler "
+        "does not emulate node labels"
+    )
