@@ -12,7 +12,8 @@ Messages and plain data
 - `resources`    Resource (memory, vcores, extra types) and its arithmetic.
 - `workload`     Workload, JobSpec, TaskSpec: what a replay submits.
 - `errors`       InputError: a bad input as one line naming file and place.
-- `config/`      Hadoop configuration by property name, read from its XML.
+- `config/`      Hadoop configuration by property name, read from its XML;
+                 `support` decides what emu emulates, refuses or accepts without effect.
 
 Transports and clocks
 - `transport/`   how messages travel: `mem://` hands objects over in one

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from emu.config import support
 from emu.rm.settings import SCHEDULER_CLASS, SCHEDULER_IMPL
 
 __all__ = ["Result", "replay", "run_scenario"]
@@ -187,6 +188,7 @@ def run_scenario(
     impl: str | None = None,
     seed: int | None = None,
     output_dir: str | Path | None = None,
+    allow_unsupported: bool = False,
 ) -> Result:
     """Replay an emu scenario file (scenarios/*.toml) as `emu run` does.
 
@@ -195,13 +197,17 @@ def run_scenario(
     (fifo, capacity, fair or a Hadoop class name) and `impl` whose code
     schedules (`emu`, or `hadoop` for Hadoop's own classes, which needs
     Java). `seed` overrides the scenario's. With `output_dir`, the files
-    `emu run` writes are written there. Raises `emu.errors.InputError` for
-    a bad scenario or configuration."""
+    `emu run` writes are written there. A property emu's scheduler does not
+    emulate (docs/configuration.md) raises `emu.errors.InputError`, as a bad
+    scenario or configuration does, unless `allow_unsupported`: then the run
+    goes without it and `summary["unsupported"]` lists it."""
     from emu.rm.settings import RMSettings
     from emu.scenario import native
     from emu.scenario_run import run_scenario as run
 
-    scenario = native.load(path, _overrides(properties, scheduler, impl, "properties"))
+    scenario = native.load(
+        path, _overrides(properties, scheduler, impl, "properties", allow_unsupported)
+    )
     RMSettings.from_conf(scenario.conf)
     done = run(scenario, scenario.seed if seed is None else seed, output_dir)
     return Result(done.summary, done.output_dir)
@@ -220,6 +226,7 @@ def replay(
     output_dir: str | Path | None = None,
     container_log: bool = False,
     changes: str | Path | None = None,
+    allow_unsupported: bool = False,
 ) -> Result:
     """Replay SLS, Rumen or SYNTH traces as `emu sls` does.
 
@@ -234,7 +241,9 @@ def replay(
     that is left for the caller (`Result.output_dir`). `changes` names a
     TOML file of [[changes]] (queues refreshed, nodes added or removed at
     simulated times), as `emu sls --changes`. Raises
-    `emu.errors.InputError` for a bad trace, topology or configuration."""
+    `emu.errors.InputError` for a bad trace, topology or configuration, and
+    for what emu's scheduler does not emulate unless `allow_unsupported`
+    (as in `run_scenario`)."""
     from emu import sls
 
     paths = [traces] if isinstance(traces, str | Path) else list(traces)
@@ -245,7 +254,12 @@ def replay(
         output_dir=out,
         nodes_file=str(nodes) if nodes is not None else None,
         conf_dir=str(conf_dir) if conf_dir is not None else None,
-        overrides={k: v for k, (v, _) in _overrides(properties, scheduler, impl, "-D").items()},
+        overrides={
+            k: v
+            for k, (v, _) in _overrides(
+                properties, scheduler, impl, "-D", allow_unsupported
+            ).items()
+        },
         seed=seed,
         container_log=container_log,
         changes_file=str(changes) if changes is not None else None,
@@ -255,7 +269,11 @@ def replay(
 
 
 def _overrides(
-    properties: Properties | None, scheduler: str | None, impl: str | None, source: str
+    properties: Properties | None,
+    scheduler: str | None,
+    impl: str | None,
+    source: str,
+    allow_unsupported: bool = False,
 ) -> dict[str, tuple[str, str]]:
     """Property -> (value as Hadoop's files write it, where it came from)."""
     out = {}
@@ -266,4 +284,6 @@ def _overrides(
         out[SCHEDULER_CLASS] = (scheduler, "scheduler=")
     if impl is not None:
         out[SCHEDULER_IMPL] = (impl, "impl=")
+    if allow_unsupported:
+        out[support.ALLOW] = ("true", "allow_unsupported=")
     return out

@@ -82,6 +82,13 @@ def _add_impl_options(p: argparse.ArgumentParser) -> None:
         help="the jars Hadoop's scheduler is loaded from, e.g. a patched build "
         "(default: HADOOP_HOME's, else Apache Hadoop as fetched by make hadoop)",
     )
+    p.add_argument(
+        "--allow-unsupported",
+        action="store_true",
+        help="run without the properties emu's scheduler does not emulate (node labels, "
+        "auto-created queues, ...: docs/configuration.md), one warning each and listed in "
+        "summary.json, instead of refusing them (the property emu.allow-unsupported)",
+    )
 
 
 def _impl_overrides(args: argparse.Namespace) -> dict[str, tuple[str, str]]:
@@ -94,6 +101,8 @@ def _impl_overrides(args: argparse.Namespace) -> dict[str, tuple[str, str]]:
         out["emu.scheduler.impl"] = (args.scheduler_impl, "--scheduler-impl")
     if args.hadoop_classpath:
         out["emu.hadoop.classpath"] = (args.hadoop_classpath, "--hadoop-classpath")
+    if getattr(args, "allow_unsupported", False):
+        out["emu.allow-unsupported"] = ("true", "--allow-unsupported")
     return out
 
 
@@ -215,11 +224,11 @@ Configuration comes from --conf-dir (default $HADOOP_CONF_DIR): sls-runner.xml,
 yarn-site.xml and capacity-scheduler.xml are read and merged (yarn-site wins),
 and fair-scheduler.xml is located as the RM would locate it. The scheduler is
 yarn.resourcemanager.scheduler.class (Hadoop class names or fifo/capacity/fair).
-Properties emu does not model are accepted and ignored (--print-simulation
-lists them); yarn.sls.runner.pool.size, yarn.sls.dns.caching.enabled,
-yarn.sls.metrics.web.address.port and yarn.sls.metrics.timer.window.size are
-accepted and mean nothing here (emu runs every NM and AM in one trio loop, and
-serves its pages, /simulate and /track, only when asked with --web-port).
+Properties emu does not read are ignored (--print-simulation lists them, and
+warns about names that look misspelt); properties Hadoop's scheduler acts on
+and emu's does not (node labels, auto-created queues, ...) are refused unless
+--allow-unsupported; yarn.sls.runner.pool.size and a few other SLS knobs are
+accepted and mean nothing here. docs/configuration.md lists every property.
 
 Outputs in --output-dir: jobruntime.csv, summary.json, realtimetrack.json,
 metrics/*.csv (and containers.csv with --container-log). They appear only when the

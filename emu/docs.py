@@ -1,5 +1,6 @@
-"""Generated documentation: the state tables and the protocol catalogue are
-written from the code, so they cannot drift. `make docs` rewrites them; a
+"""Generated documentation: the state tables, the protocol catalogue and the
+table of what emu's schedulers emulate (docs/configuration.md) are written
+from the code, so they cannot drift. `make docs` rewrites them; a
 test fails when a committed copy is stale.
 
 docs/protocol.md is prose about the protocol followed by the generated
@@ -12,6 +13,7 @@ import sys
 from pathlib import Path
 
 from emu import protocol
+from emu.config import support
 from emu.rm.context import MACHINES
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
@@ -48,6 +50,7 @@ def generated() -> dict[Path, str]:
     return {
         DOCS / "state-machines.md": state_machines_markdown(),
         protocol_md: below_prose(protocol_md, protocol.catalogue_markdown()),
+        DOCS / "configuration.md": support.markdown(),
     }
 
 

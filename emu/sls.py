@@ -46,6 +46,7 @@ import trio
 from emu import outdir
 from emu.clock import ScaledWallClock, run_deterministically, virtual_clock
 from emu.config import sls_runner as S
+from emu.config import support
 from emu.config.configuration import Configuration
 from emu.config.hadoop_xml import ALLOCATION_FILE_KEY, fair_allocation_file, load_conf_dir
 from emu.config.sls_runner import SlsSettings
@@ -55,7 +56,7 @@ from emu.metrics import outputs
 from emu.metrics.progress import trace_span_ms
 from emu.metrics.sls import SlsRecorder
 from emu.metrics.timeline import Timeline, sample_every_s
-from emu.rm.settings import SCHEDULER_CLASS, SCHEDULER_IMPL, SHORTCUTS, RMSettings
+from emu.rm.settings import SCHEDULER_CLASS, RMSettings
 from emu.scenario import read_trace
 from emu.scenario.native import Change, load_changes
 from emu.scenario.topology import read_nodes_file
@@ -66,56 +67,6 @@ from emu.workload import NodeSpec, Workload
 NM_HEARTBEAT = "yarn.resourcemanager.nodemanagers.heartbeat-interval-ms"
 MONITOR_POLICIES = "yarn.resourcemanager.scheduler.monitor.policies"
 INVARIANTS_FILE = "yarn.resourcemanager.invariant-checker.file"
-
-# Properties emu reads (RMSettings, SlsSettings, the invariant checker) and
-# the prefixes the schedulers read their own settings under. Anything else
-# in the configuration is accepted and ignored; --print-simulation lists it.
-READ_PROPERTIES = frozenset(
-    {
-        SCHEDULER_CLASS,
-        SCHEDULER_IMPL,
-        SHORTCUTS,
-        "emu.hadoop.classpath",
-        "yarn.resource-types",
-        "yarn.scheduler.minimum-allocation-mb",
-        "yarn.scheduler.minimum-allocation-vcores",
-        "yarn.scheduler.maximum-allocation-mb",
-        "yarn.scheduler.maximum-allocation-vcores",
-        NM_HEARTBEAT,
-        "yarn.nm.liveness-monitor.expiry-interval-ms",
-        "yarn.am.liveness-monitor.expiry-interval-ms",
-        "yarn.resourcemanager.am.max-attempts",
-        "yarn.resourcemanager.rm.container-allocation.expiry-interval-ms",
-        S.NM_MEMORY_MB,
-        S.NM_VCORES,
-        S.NM_HEARTBEAT_INTERVAL_MS,
-        S.AM_HEARTBEAT_INTERVAL_MS,
-        S.AM_CONTAINER_MEMORY,
-        S.AM_CONTAINER_VCORES,
-        S.CONTAINER_MEMORY_MB,
-        S.CONTAINER_VCORES,
-        S.METRICS_SWITCH,
-        S.METRICS_RECORD_INTERVAL_MS,
-        MONITOR_POLICIES,
-        INVARIANTS_FILE,
-    }
-)
-READ_PREFIXES = (
-    "yarn.resource-types.",
-    S.AM_TYPE_PREFIX,
-    "yarn.scheduler.capacity.",
-    "yarn.scheduler.fair.",
-)
-# sls-runner.xml keys that tune SLS's Java machinery: accepted, no effect here.
-NO_EFFECT = {
-    S.RUNNER_POOL_SIZE: "emu runs every NM and AM in one trio loop, no thread pool",
-    S.DNS_CACHING_ENABLED: "emu resolves no host names",
-    S.METRICS_WEB_ADDRESS_PORT: "emu serves /simulate and /track only on --web-port",
-    S.METRICS_TIMER_WINDOW_SIZE: "timecosts are per-second means",
-    S.METRICS_OUTPUT_DIR: "use --output-dir",
-    S.RM_SCHEDULER: "use yarn.resourcemanager.scheduler.class",
-    S.NM_RESOURCE_UTILIZATION_RATIO: "emu does not model NM resource utilization",
-}
 
 
 @dataclass
@@ -161,6 +112,8 @@ class Prepared:
     ignored: list[tuple[str, str]]
     no_effect: list[tuple[str, str]]
     changes: list[Change] = field(default_factory=list)
+    unsupported: list[support.Unsupported] = field(default_factory=list)
+    """What the run goes without (--allow-unsupported), for summary.json."""
 
 
 # --- configuration ---------------------------------------------------------------------
@@ -186,22 +139,6 @@ def load_configuration(
         conf.set(name, value, "-D")
         explicit.add(name)
     return conf, explicit
-
-
-def classify_properties(conf: Configuration) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
-    """(ignored, accepted-without-effect) properties, each with its source."""
-    ignored, no_effect = [], []
-    for name in conf:
-        source = conf.sources.get(name, "")
-        if name in NO_EFFECT:
-            no_effect.append((name, NO_EFFECT[name]))
-        elif name in READ_PROPERTIES or name.startswith(READ_PREFIXES):
-            continue
-        elif name.startswith(S.NM_PREFIX) and name != S.NM_RESOURCE_UTILIZATION_RATIO:
-            continue  # yarn.sls.nm.<resource-type>
-        else:
-            ignored.append((name, source))
-    return ignored, no_effect
 
 
 def _configured_invariants(conf: Configuration, conf_dir: str | None) -> list[inv.Invariant]:
@@ -252,6 +189,7 @@ def prepare(opts: SlsOptions) -> Prepared:
             conf.sources.get(S.NM_HEARTBEAT_INTERVAL_MS, "default"),
         )
         rm_settings = RMSettings.from_conf(conf)
+    unsupported = support.check(conf, rm_settings.scheduler)
     check_scheduler(conf)
 
     ongoing = _configured_invariants(conf, conf_dir)
@@ -285,9 +223,36 @@ def prepare(opts: SlsOptions) -> Prepared:
     for job in opts.track_jobs:
         if job not in job_ids:
             raise InputError("--track-jobs", job, "no job with this id in the trace")
-    ignored, no_effect = classify_properties(conf)
+    labelled = [n.host for n in nodes if n.labels]
+    if labelled:
+        unsupported += support.check_labels(
+            conf,
+            rm_settings.scheduler,
+            opts.nodes_file or ",".join(opts.traces),
+            f"node {labelled[0]}",
+            "labels",
+        )
+    expressions = [j.job_id for j in workload.jobs if j.params.get("label_expression")]
+    if expressions:
+        unsupported += support.check_labels(
+            conf,
+            rm_settings.scheduler,
+            ",".join(opts.traces),
+            f"job {expressions[0]}",
+            "job.label.expression",
+        )
+    ignored, no_effect = support.classify(conf, rm_settings.scheduler)
+    if rm_settings.scheduler == "fair" and not support.hadoop_decides(conf):
+        from emu.rm.scheduler.fair.settings import allocation_file_path
+
+        allocation_file, _ = allocation_file_path(conf)
+        if allocation_file is not None:
+            no_effect += support.allocation_file_notes(allocation_file)
     changes = (
         load_changes(opts.changes_file, nodes, settings.nm_resource) if opts.changes_file else []
+    )
+    unsupported += support.check_changes(
+        conf, rm_settings.scheduler, [(c.where, c.properties) for c in changes if c.properties]
     )
     return Prepared(
         conf=conf,
@@ -301,6 +266,7 @@ def prepare(opts: SlsOptions) -> Prepared:
         ignored=ignored,
         no_effect=no_effect,
         changes=changes,
+        unsupported=unsupported,
     )
 
 
@@ -521,6 +487,7 @@ def _run_staged(opts: SlsOptions, p: Prepared, staging: _Staging) -> SlsRun:
     )
     data["timeline"] = timeline.to_json()
     outputs.add_why_pending(data, result.why_pending)
+    support.add_to_summary(data, p.unsupported)
     outputs.write_jobruntime(staging.dir / "jobruntime.csv", result.jobs, epoch_ms)
     outputs.write_summary(staging.dir / "summary.json", data)
     return SlsRun(result, recorder, data, epoch_ms)

@@ -15,6 +15,7 @@ import trio
 
 from emu import security
 from emu.clock import ScaledWallClock
+from emu.config import support
 from emu.config.configuration import Configuration
 from emu.errors import InputError
 from emu.metrics.eventlog import EventLog
@@ -148,7 +149,9 @@ def main(args: argparse.Namespace) -> int:
         raise InputError("--rate", str(args.rate), "must be a positive number")
     overrides = C.parse_overrides(args.conf)
     conf = C.load_configuration(args.conf_dir, overrides)
-    RMSettings.from_conf(conf)
+    # What emu's scheduler does not emulate is refused here as in `emu sls`
+    # (or, with emu.allow-unsupported=true, warned about).
+    support.check(conf, RMSettings.from_conf(conf).scheduler)
     keys = _secure(args)
     addresses = RMAddresses.tcp(args.host, _ports(args))
     clock = _cluster_clock(conf, args.rate)

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from emu.config import support
 from emu.config.configuration import Configuration
 from emu.config.hadoop_xml import load_xml
 from emu.errors import InputError
@@ -40,8 +41,14 @@ def test_reference_files_are_found() -> None:
 @pytest.mark.parametrize("path", CAPACITY_FILES, ids=lambda p: str(p.relative_to(REFERENCE_DIR)))
 async def test_every_reference_capacity_scheduler_xml_loads(path: Path, autojump_clock) -> None:
     """Hadoop's own capacity-scheduler.xml files build a scheduler unchanged,
-    and their leaf queues take applications."""
+    and their leaf queues take applications; one that enables what emu does
+    not emulate (auto-created queues) is refused by name, and loads without
+    it when that is allowed."""
     props = {name: load_xml(path).get(name) for name in load_xml(path)}
+    if any(support.refused_rule(n, v, support.CAPACITY) for n, v in props.items()):
+        with pytest.raises(InputError, match="does not emulate auto-created queues"):
+            parse(load_xml(path), MIN, MAX)
+        props[support.ALLOW] = "true"
     h = Harness(props)
     leaves = h.sched.cs.leaves()
     assert leaves
@@ -147,6 +154,42 @@ def test_weights_and_nested_absolute_capacities() -> None:
         ({"resource-calculator": "Bogus"}, "resource-calculator", "unknown resource calculator"),
         ({"queue-mappings": "u:alice"}, "queue-mappings", "malformed mapping"),
         ({"queue-mappings": "u:alice:nowhere"}, "queue-mappings", "not a leaf"),
+        (
+            {
+                "root__queues": "a",
+                "root__a__capacity": 100,
+                "root__accessible-node-labels__gpu__capacity": 100,
+            },
+            "root.accessible-node-labels.gpu.capacity",
+            "does not emulate node labels",
+        ),
+        (
+            {
+                "root__queues": "users",
+                "root__users__capacity": 100,
+                "root__users__leaf-queue-template__capacity": 10,
+            },
+            "root.users.leaf-queue-template.capacity",
+            "does not emulate auto-created queues",
+        ),
+        (
+            {
+                "root__queues": "a",
+                "root__a__capacity": 100,
+                "root__a__auto-queue-creation-v2__template__capacity": 10,
+            },
+            "root.a.auto-queue-creation-v2.template.capacity",
+            "does not emulate auto-created queues",
+        ),
+        (
+            {
+                "root__queues": "a",
+                "root__a__capacity": 100,
+                "root__a__user-settings__alice__weight": 2,
+            },
+            "root.a.user-settings.alice.weight",
+            "does not emulate user weights",
+        ),
         (
             {"root__queues": "a", "root__a__capacity": "[memory=1024]"},
             "root.a.capacity",

@@ -46,7 +46,9 @@ resource percent is 0, so it runs one app at a time (ReservationQueue).
 
 Not emulated: node labels, absolute-resource capacities, auto-created
 queues, reservations themselves (plan followers, reservation queues other
-than the default one), user weights, intra-queue preemption.
+than the default one), user weights, intra-queue preemption; their
+properties are refused or accepted without effect as `emu.config.support`
+decides (docs/configuration.md).
 
 - `config`         capacity-scheduler.xml -> validated, immutable queue settings
 - `placement`      which leaf an app joins: mappings, names, ACLs, state

@@ -20,17 +20,17 @@ weights), `maximum-capacity`, `minimum-user-limit-percent`,
 fifo or fair, with `ordering-policy.fair.enable-size-based-weight`; parent:
 utilization or priority-utilization), `priority` and `reservable` (a
 reservable leaf becomes a plan queue with its default reservation queue,
-as CapacitySchedulerQueueManager builds it). Absolute-resource
-capacities (`[memory=...]`) and auto-created queues are not emulated; the
-former is refused with a message, the latter's properties are ignored, as
-are properties emu does not model (lifetimes, node labels, reservation
-agents and plan followers).
+as CapacitySchedulerQueueManager builds it). What is not emulated (node
+labels, absolute-resource capacities, auto-created queues, user weights,
+intra-queue preemption, ...) is decided by `emu.config.support`: such a
+property is refused by name, or skipped when `emu.allow-unsupported` is set.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from emu.config import support
 from emu.config.configuration import Configuration
 from emu.errors import InputError
 from emu.resources import Resource, calculator
@@ -317,9 +317,18 @@ def _check_stray_properties(conf: Configuration, paths: dict[str, list[str]]) ->
     """A queue property for a queue no `queues` list defines is almost always
     a typo or a missing parent; Hadoop would silently ignore it."""
     head = PREFIX + ROOT + "."
+    allow = support.allowed(conf) or support.hadoop_decides(conf)
     for name in conf:
         if not name.startswith(head):
             continue
+        rule = support.refused_rule(name, conf.get(name), support.CAPACITY)
+        if rule is not None:
+            if allow and rule.optional:
+                continue
+            raise _fail(conf, name, support.refusal(rule, support.CAPACITY))
+        known = support.rule_for(name, conf.get(name))
+        if known is not None and known.status != support.EMULATED:
+            continue  # accepted without effect (docs/configuration.md)
         rest = name[len(PREFIX) :]
         for suffix in QUEUE_SUFFIXES:
             if rest.endswith("." + suffix):
@@ -346,7 +355,9 @@ def _percent(conf: Configuration, key: str, default: float) -> float | str:
     if v is None or v == "":
         return default
     if v.startswith("[") or "memory" in v:
-        raise _fail(conf, key, "absolute-resource capacities are not supported by emu; use percent")
+        rule = support.refused_rule(key, "[" + v, support.CAPACITY)
+        assert rule is not None
+        raise _fail(conf, key, support.refusal(rule, support.CAPACITY))
     if v.endswith("w"):
         try:
             w = float(v[:-1])
