@@ -4,6 +4,8 @@
     emu sls --tracetype=SLS|RUMEN|SYNTH --tracelocation=F1,F2 --output-dir=D [...]
     emu rumen2sls --rumen-file=F --output-dir=D [--output-prefix=sls]
     emu report OUT_DIR [OUT_DIR ...] -o report.html
+    emu sweep SPEC.toml [-o DIR] [-j N] [--dask ADDRESS]   (README: Sweeps)
+    emu report SWEEP_DIR -o report.html
     emu rm | nm | replay | cluster up|status | keys generate   (docs/multi-process.md)
 
 Errors in user input (scenario, trace or configuration files) print one line
@@ -219,7 +221,10 @@ def _cmd_sls(args: argparse.Namespace) -> int:
 def _cmd_report(args: argparse.Namespace) -> int:
     from emu.report.html import render
     from emu.report.runs import load
+    from emu.report.sweep import is_sweep_dir, write_sweep_report
 
+    if len(args.runs) == 1 and is_sweep_dir(Path(args.runs[0])):
+        return write_sweep_report(Path(args.runs[0]), Path(args.output))
     runs = [load(d) for d in args.runs]
     names = [r.name for r in runs]
     for k, r in enumerate(runs):  # same directory names (a/out, b/out): number them
@@ -442,6 +447,10 @@ def build_parser() -> argparse.ArgumentParser:
     r2s.set_defaults(func=_cmd_rumen2sls)
 
     _add_report_parser(sub)
+
+    from emu.sweep.cli import add_parser as add_sweep
+
+    add_sweep(sub)
 
     from emu.processes.commands import add_commands
 

@@ -1,0 +1,66 @@
+"""Running one point's task, wherever it runs: a local thread or a Dask
+worker on another host. The task's inputs are written into a fresh
+temporary directory, `python -m emu ARGV` runs there in a process of its own
+(a fresh process per point, as Hadoop's scheduler needs a JVM of its own),
+and the files of its `out/` come back as bytes with the exit code, so
+nothing depends on a file system shared with the caller.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+OUT = "out"
+
+
+def run_task(argv: list[str], inputs: dict[str, bytes], timeout_s: float) -> dict[str, Any]:
+    """Run `emu ARGV` beside `inputs`; returns exit_code, wall_s, host,
+    error (the end of stderr when the exit code is not 0) and outputs
+    (relative path -> bytes of every file under out/)."""
+    with tempfile.TemporaryDirectory(prefix="emu-sweep-") as tmp:
+        work = Path(tmp)
+        for name, data in inputs.items():
+            dest = work / name
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            dest.write_bytes(data)
+        env = {k: v for k, v in os.environ.items() if k != "HADOOP_CONF_DIR"}
+        env["PYTHONUNBUFFERED"] = "1"
+        start = time.perf_counter()
+        try:
+            proc = subprocess.run(
+                [sys.executable, "-m", "emu", *argv],
+                cwd=work,
+                capture_output=True,
+                text=True,
+                timeout=timeout_s,
+                env=env,
+                stdin=subprocess.DEVNULL,
+            )
+            code, error = proc.returncode, "" if proc.returncode == 0 else _tail(proc.stderr)
+        except subprocess.TimeoutExpired:
+            code, error = -1, f"timed out after {timeout_s:g} s"
+        outputs = {}
+        out = work / OUT
+        if out.is_dir():
+            for f in sorted(out.rglob("*")):
+                if f.is_file():
+                    outputs[f.relative_to(out).as_posix()] = f.read_bytes()
+        return {
+            "exit_code": code,
+            "wall_s": round(time.perf_counter() - start, 3),
+            "host": socket.gethostname(),
+            "error": error,
+            "outputs": outputs,
+        }
+
+
+def _tail(text: str, lines: int = 8) -> str:
+    kept = [line for line in text.strip().splitlines() if "compiled build is stale" not in line]
+    return "\n".join(kept[-lines:])
