@@ -47,7 +47,11 @@ def _mean_by(rows: list[dict[str, Any]], metric: str, config: str) -> list[tuple
     by: dict[int, list[float]] = {}
     for r in rows:
         v = r.get(metric)
-        if r["config"] == config and r.get("status") in table.FINISHED and isinstance(v, int | float):
+        if (
+            r["config"] == config
+            and r.get("status") in table.FINISHED
+            and isinstance(v, int | float)
+        ):
             by.setdefault(int(r["nodes"] or 0), []).append(float(v))
     return [(n, sum(vs) / len(vs)) for n, vs in sorted(by.items())]
 
@@ -143,8 +147,9 @@ td, th {{ border: 1px solid #ccc; padding: 2px 6px; text-align: right; }}
 .chart h4 {{ margin: 0.2em 0; font-weight: normal; }}
 </style></head><body>
 <h1>Sweep {name}</h1>
-<p>{len(rows)} points; ranked by <b>{html.escape(objective)}</b> ({"lower" if goal == "min" else
-"higher"} is better). Charts: the mean over seeds against the cluster size. {legend}</p>
+<p>{len(rows)} points; ranked by <b>{html.escape(objective)}</b> ({
+        "lower" if goal == "min" else "higher"
+    } is better). Charts: the mean over seeds against the cluster size. {legend}</p>
 {"".join(sections)}
 {sizing}
 <h2>Points</h2>

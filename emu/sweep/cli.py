@@ -82,7 +82,9 @@ def main(args: argparse.Namespace) -> int:
         target = table.read_manifest(out)["target"]
         print(f"smallest cluster meeting {spec.target.describe()}:")
         for a in table.sizing(rows, target):
-            found = "none of " + str(a["sizes"]) if a["smallest_nodes"] is None else a["smallest_nodes"]
+            found = (
+                "none of " + str(a["sizes"]) if a["smallest_nodes"] is None else a["smallest_nodes"]
+            )
             print(f"  {a['trace']} / {a['config']}: {found} nodes")
     for r in rows:
         if r["status"] == "error":

@@ -68,7 +68,9 @@ class SweepProgress:
         ran = self.done - self.skipped
         left = self.total - self.done
         filled = round(20 * self.done / self.total) if self.total else 20
-        parts = [f"emu sweep: [{'#' * filled}{'.' * (20 - filled)}] {self.done}/{self.total} points"]
+        parts = [
+            f"emu sweep: [{'#' * filled}{'.' * (20 - filled)}] {self.done}/{self.total} points"
+        ]
         if self.skipped:
             parts.append(f"{self.skipped} already done")
         if self.errors:
@@ -128,7 +130,9 @@ def run(
     stream = stream if stream is not None else sys.stderr
     tasks = prepare(spec, sweep_dir)
     digests = {t.point.id: task_hash(t) for t in tasks}
-    pending = [t for t in tasks if not _finished(sweep_dir / "points" / t.point.id, digests[t.point.id])]
+    pending = [
+        t for t in tasks if not _finished(sweep_dir / "points" / t.point.id, digests[t.point.id])
+    ]
     bar = None
     if progress != "never":
         terminal = stream.isatty() if progress == "auto" else False
@@ -184,6 +188,7 @@ def _store(point_dir: Path, task: Task, digest: str, result: dict[str, Any]) -> 
             "exit_code": code,
             "wall_s": result.get("wall_s"),
             "host": result.get("host"),
+            "worker": result.get("worker"),
             "error": error,
             "task": digest,
             "argv": ["emu", *task.argv],

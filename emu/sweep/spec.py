@@ -149,7 +149,9 @@ class _Reader:
             raise self.fail(key, f"no such file: {p}")
         return p
 
-    def numbers(self, data: dict[str, Any], key: str, kind: type, positive: bool) -> tuple[Any, ...]:
+    def numbers(
+        self, data: dict[str, Any], key: str, kind: type, positive: bool
+    ) -> tuple[Any, ...]:
         v = data.get(key)
         if v is None:
             return ()
@@ -191,9 +193,7 @@ def load(path: str | Path) -> Spec:
         raise r.fail("sweep.scale", "give either nodes or scale, not both")
     objective = sweep.get("objective", "makespan_s")
     if not isinstance(objective, str) or not _metric_ok(objective):
-        raise r.fail(
-            "sweep.objective", f"expected one of {', '.join(METRICS)} (or QUEUE:METRIC)"
-        )
+        raise r.fail("sweep.objective", f"expected one of {', '.join(METRICS)} (or QUEUE:METRIC)")
     goal = sweep.get("goal", "min")
     if goal not in GOALS:
         raise r.fail("sweep.goal", "expected min or max")

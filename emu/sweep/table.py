@@ -7,6 +7,7 @@ sizing answer, the smallest cluster of the grid that meets the target.
 from __future__ import annotations
 
 import csv
+import importlib
 import json
 from pathlib import Path
 from typing import Any
@@ -20,7 +21,7 @@ FINISHED = ("ok", "failed")
 killed, exit 1); `error` (bad input, a crash, a timeout) is run again."""
 BASE_COLUMNS = (
     "point", "trace", "config", "scheduler", "impl", "nodes", "scale", "seed",
-    "status", "exit_code", "wall_s", "host", "error",
+    "status", "exit_code", "wall_s", "host", "worker", "error",
 )  # fmt: skip
 
 
@@ -64,9 +65,9 @@ def write(sweep_dir: Path, table: list[dict[str, Any]]) -> list[Path]:
         for r in table:
             w.writerow(["" if r.get(c) is None else r.get(c) for c in cols])
     written = [path]
-    try:
-        import pyarrow as pa
-        import pyarrow.parquet as pq
+    try:  # optional (pip install 'emu[parquet]'), so imported by name
+        pa = importlib.import_module("pyarrow")
+        pq = importlib.import_module("pyarrow.parquet")
     except ImportError:
         return written
     pq.write_table(
@@ -81,7 +82,9 @@ def ranked(table: list[dict[str, Any]], objective: str, goal: str) -> list[dict[
     """The finished points with a value for `objective`, best first (ties in
     grid order)."""
     scored = [
-        r for r in table if r.get("status") in FINISHED and isinstance(r.get(objective), int | float)
+        r
+        for r in table
+        if r.get("status") in FINISHED and isinstance(r.get(objective), int | float)
     ]
     return sorted(scored, key=lambda r: r[objective] if goal == "min" else -r[objective])
 

@@ -22,8 +22,9 @@ OUT = "out"
 
 def run_task(argv: list[str], inputs: dict[str, bytes], timeout_s: float) -> dict[str, Any]:
     """Run `emu ARGV` beside `inputs`; returns exit_code, wall_s, host,
-    error (the end of stderr when the exit code is not 0) and outputs
-    (relative path -> bytes of every file under out/)."""
+    worker (the Dask worker's address, or "local"), error (the end of stderr
+    when the exit code is not 0) and outputs (relative path -> bytes of every
+    file under out/)."""
     with tempfile.TemporaryDirectory(prefix="emu-sweep-") as tmp:
         work = Path(tmp)
         for name, data in inputs.items():
@@ -56,9 +57,20 @@ def run_task(argv: list[str], inputs: dict[str, bytes], timeout_s: float) -> dic
             "exit_code": code,
             "wall_s": round(time.perf_counter() - start, 3),
             "host": socket.gethostname(),
+            "worker": _worker(),
             "error": error,
             "outputs": outputs,
         }
+
+
+def _worker() -> str:
+    dask = sys.modules.get("distributed")  # imported only where a Dask worker runs this
+    if dask is not None:
+        try:
+            return str(dask.get_worker().address)
+        except ValueError:
+            pass
+    return "local"
 
 
 def _tail(text: str, lines: int = 8) -> str:
