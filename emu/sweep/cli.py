@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -64,7 +65,15 @@ def main(args: argparse.Namespace) -> int:
         raise InputError("--jobs", str(args.jobs), "must be at least 1")
     spec = spec_mod.load(args.spec)
     out = Path(args.output_dir or f"sweep-{spec.name}")
-    rows = run(spec, out, jobs=args.jobs, dask_address=args.dask, progress=args.progress)
+    try:
+        rows = run(spec, out, jobs=args.jobs, dask_address=args.dask, progress=args.progress)
+    except KeyboardInterrupt:
+        print(
+            f"emu: sweep stopped; finished points are kept in {out}/points, "
+            "and the same command runs the rest",
+            file=sys.stderr,
+        )
+        return 130
     counts: dict[str, int] = {}
     for r in rows:
         counts[r["status"]] = counts.get(r["status"], 0) + 1
