@@ -459,9 +459,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 EXIT_SIGNAL = {signal.SIGINT: 130, signal.SIGTERM: 143}
-# Commands that run a simulation in this process: SIGTERM stops them the way
-# Ctrl-C does (the multi-process commands handle their own signals).
-IN_PROCESS = {"run", "sls", "rumen2sls"}
+# Commands that run a simulation in this process, or a sweep's: SIGTERM stops
+# them the way Ctrl-C does (the multi-process commands handle their own signals).
+IN_PROCESS = {"run", "sls", "rumen2sls", "sweep"}
 
 
 def main(argv: list[str] | None = None) -> int:

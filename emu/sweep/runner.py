@@ -21,6 +21,7 @@ import json
 import os
 import shutil
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
@@ -212,12 +213,13 @@ def _failed(e: BaseException) -> dict[str, Any]:
 
 
 def _run_local(tasks: list[Task], jobs: int, timeout_s: float, record: Record) -> None:
+    stop = threading.Event()
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         todo = iter(tasks)
         running: dict[Future[dict[str, Any]], Task] = {}
         try:
             for task in _take(todo, max(1, jobs)):
-                running[pool.submit(run_task, task.argv, task.inputs, timeout_s)] = task
+                running[pool.submit(run_task, task.argv, task.inputs, timeout_s, stop)] = task
             while running:
                 done, _ = wait(running, return_when=FIRST_COMPLETED)
                 for fut in done:
@@ -225,8 +227,9 @@ def _run_local(tasks: list[Task], jobs: int, timeout_s: float, record: Record) -
                     exc = fut.exception()
                     record(task, _failed(exc) if exc is not None else fut.result())
                     for nxt in _take(todo, 1):
-                        running[pool.submit(run_task, nxt.argv, nxt.inputs, timeout_s)] = nxt
-        except BaseException:
+                        running[pool.submit(run_task, nxt.argv, nxt.inputs, timeout_s, stop)] = nxt
+        except BaseException:  # interrupted: end the points under way, keep the rest
+            stop.set()
             for fut in running:
                 fut.cancel()
             raise

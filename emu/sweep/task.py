@@ -13,6 +13,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -20,11 +21,17 @@ from typing import Any
 OUT = "out"
 
 
-def run_task(argv: list[str], inputs: dict[str, bytes], timeout_s: float) -> dict[str, Any]:
+def run_task(
+    argv: list[str],
+    inputs: dict[str, bytes],
+    timeout_s: float,
+    stop: threading.Event | None = None,
+) -> dict[str, Any]:
     """Run `emu ARGV` beside `inputs`; returns exit_code, wall_s, host,
     worker (the Dask worker's address, or "local"), error (the end of stderr
     when the exit code is not 0) and outputs (relative path -> bytes of every
-    file under out/)."""
+    file under out/). Setting `stop` ends the process early (the local runner
+    sets it when the sweep is interrupted)."""
     with tempfile.TemporaryDirectory(prefix="emu-sweep-") as tmp:
         work = Path(tmp)
         for name, data in inputs.items():
@@ -34,19 +41,16 @@ def run_task(argv: list[str], inputs: dict[str, bytes], timeout_s: float) -> dic
         env = {k: v for k, v in os.environ.items() if k != "HADOOP_CONF_DIR"}
         env["PYTHONUNBUFFERED"] = "1"
         start = time.perf_counter()
-        try:
-            proc = subprocess.run(
-                [sys.executable, "-m", "emu", *argv],
-                cwd=work,
-                capture_output=True,
-                text=True,
-                timeout=timeout_s,
-                env=env,
-                stdin=subprocess.DEVNULL,
-            )
-            code, error = proc.returncode, "" if proc.returncode == 0 else _tail(proc.stderr)
-        except subprocess.TimeoutExpired:
-            code, error = -1, f"timed out after {timeout_s:g} s"
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "emu", *argv],
+            cwd=work,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            stdin=subprocess.DEVNULL,
+            text=True,
+            env=env,
+        )
+        code, error = _wait(proc, start + timeout_s, timeout_s, stop)
         outputs = {}
         out = work / OUT
         if out.is_dir():
@@ -61,6 +65,24 @@ def run_task(argv: list[str], inputs: dict[str, bytes], timeout_s: float) -> dic
             "error": error,
             "outputs": outputs,
         }
+
+
+def _wait(
+    proc: subprocess.Popen[str], deadline: float, timeout_s: float, stop: threading.Event | None
+) -> tuple[int | None, str]:
+    """The exit code and the end of stderr; the process is killed at the
+    deadline or when `stop` is set."""
+    while True:
+        try:
+            _, err = proc.communicate(timeout=0.25)
+        except subprocess.TimeoutExpired:
+            late = time.perf_counter() > deadline
+            if late or (stop is not None and stop.is_set()):
+                proc.kill()
+                proc.communicate()
+                return None, f"timed out after {timeout_s:g} s" if late else "stopped"
+            continue
+        return proc.returncode, "" if proc.returncode == 0 else _tail(err)
 
 
 def _worker() -> str:
