@@ -114,15 +114,14 @@ def render(manifest: dict[str, Any], rows: list[dict[str, Any]]) -> str:
     if target:
         items = "".join(
             f"<tr><td>{_cell(a['trace'])}</td><td>{_cell(a['config'])}</td>"
-            f"<td>{_cell(a['smallest_nodes']) if a['smallest_nodes'] is not None else 'none'}"
-            f"</td></tr>"
+            f"<td>{html.escape(table.answer(a))}</td></tr>"
             for a in table.sizing(rows, target)
         )
         sizing = (
             f"<h2>Smallest cluster meeting {html.escape(target['description'])}</h2>"
             "<p>For every seed of the grid.</p>"
-            f'<table id="sizing"><tr><th>trace</th><th>config</th><th>nodes</th></tr>{items}'
-            "</table>"
+            '<table id="sizing"><tr><th>trace</th><th>config</th><th>smallest cluster</th></tr>'
+            f"{items}</table>"
         )
     best = table.ranked(rows, objective, goal)
     rest = [r for r in rows if r not in best]

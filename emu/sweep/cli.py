@@ -91,10 +91,7 @@ def main(args: argparse.Namespace) -> int:
         target = table.read_manifest(out)["target"]
         print(f"smallest cluster meeting {spec.target.describe()}:")
         for a in table.sizing(rows, target):
-            found = (
-                "none of " + str(a["sizes"]) if a["smallest_nodes"] is None else a["smallest_nodes"]
-            )
-            print(f"  {a['trace']} / {a['config']}: {found} nodes")
+            print(f"  {a['trace']} / {a['config']}: {table.answer(a)}")
     for r in rows:
         if r["status"] == "error":
             print(f"emu: point {r['point']} errored: {(r.get('error') or '').splitlines()[-1:]}")

@@ -114,7 +114,9 @@ def meets(row: dict[str, Any], target: dict[str, Any]) -> bool:
 
 def sizing(table: list[dict[str, Any]], target: dict[str, Any]) -> list[dict[str, Any]]:
     """For each trace and config, the smallest cluster (nodes) of the grid
-    whose points meet the target for every seed, or None."""
+    whose points meet the target for every seed, or None; `unfinished`
+    counts the points of smaller sizes that did not finish (pending or
+    errored), which could still change the answer."""
     groups: dict[tuple[str, str], dict[int, list[dict[str, Any]]]] = {}
     for r in table:
         by_size = groups.setdefault((r["trace"], r["config"]), {})
@@ -124,7 +126,33 @@ def sizing(table: list[dict[str, Any]], target: dict[str, Any]) -> list[dict[str
         smallest = next(
             (n for n in sorted(by_size) if all(meets(r, target) for r in by_size[n])), None
         )
+        unfinished = sum(
+            1
+            for n, rs in by_size.items()
+            if smallest is None or n < smallest
+            for r in rs
+            if r.get("status") not in FINISHED
+        )
         answers.append(
-            {"trace": trace, "config": config, "smallest_nodes": smallest, "sizes": sorted(by_size)}
+            {
+                "trace": trace,
+                "config": config,
+                "smallest_nodes": smallest,
+                "sizes": sorted(by_size),
+                "unfinished": unfinished,
+            }
         )
     return answers
+
+
+def answer(a: dict[str, Any]) -> str:
+    """One sizing answer in words (`table.sizing`)."""
+    if a["unfinished"]:
+        n = a["unfinished"]
+        missing = f"{n} point{'s' if n > 1 else ''} of smaller sizes did not finish"
+        if a["smallest_nodes"] is None:
+            return f"not known: {missing}"
+        return f"{a['smallest_nodes']} nodes, or fewer: {missing}"
+    if a["smallest_nodes"] is None:
+        return f"none of {a['sizes']} nodes"
+    return f"{a['smallest_nodes']} nodes"
