@@ -243,9 +243,13 @@ def _add_report_parser(sub: argparse._SubParsersAction) -> None:
         description="Draw one or more runs (emu output directories, or Hadoop SLS's "
         "realtimetrack.json) into one HTML file that works offline: utilization over time, "
         "per-queue allocation against fair share or guarantee, job turnaround CDF, wait per "
-        "queue, Jain's fairness index, and a side-by-side table.",
+        "queue, Jain's fairness index, and a side-by-side table. Given one sweep directory "
+        "(emu sweep), draw its points against the cluster size and rank them by the "
+        "spec's objective.",
     )
-    rep.add_argument("runs", nargs="+", metavar="OUT_DIR", help="output directories (or files)")
+    rep.add_argument(
+        "runs", nargs="+", metavar="OUT_DIR", help="output directories (or files), or a sweep's"
+    )
     rep.add_argument("-o", "--output", default="report.html", help="default report.html")
     rep.set_defaults(func=_cmd_report)
 

@@ -98,6 +98,16 @@ def test_sls_sweep_resizes_resumes_and_reports(tmp_path, capsys):
     assert data is not None and len(json.loads(data.group(1))["rows"]) == 4
 
 
+def test_a_bad_spec_is_one_line_naming_the_file_and_key(tmp_path, capsys):
+    spec = tmp_path / "bad.toml"
+    spec.write_text('[sweep]\nseeds = [1, "2"]\n')
+    assert main(["sweep", str(spec), "-o", str(tmp_path / "out")]) == 2
+    assert capsys.readouterr().err == (
+        f"emu: error: {spec}: sweep.seeds[1]: expected a positive integer, got '2'\n"
+    )
+    assert not (tmp_path / "out").exists()
+
+
 def sweeps_section() -> str:
     text = (ROOT / "README.md").read_text()
     start = text.index("## Sweeps")

@@ -188,3 +188,12 @@ def test_sizing_takes_the_smallest_size_every_seed_meets():
     assert table.answer(unknown) == "not known: 1 point of smaller sizes did not finish"
     assert table.answer(dict(unknown, unfinished=0)) == "none of [2, 4, 8] nodes"
     assert [r["root.b:x"] for r in table.ranked(rows, "root.b:x", "min")][:2] == [1, 50]
+
+
+def test_the_table_is_csv_and_parquet_with_pyarrow(tmp_path):
+    pq = pytest.importorskip("pyarrow.parquet")
+    rows = [{"point": "p", "status": "ok", "nodes": 2, "makespan_s": 1.5, "root.a:jobs": 3}]
+    written = table.write(tmp_path, rows)
+    assert [p.name for p in written] == ["results.csv", "results.parquet"]
+    back = pq.read_table(tmp_path / "results.parquet").to_pylist()
+    assert back[0]["makespan_s"] == 1.5 and back[0]["root.a:jobs"] == 3
