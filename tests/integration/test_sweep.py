@@ -156,6 +156,7 @@ def test_readme_sweep_commands_run_as_written(in_checkout_copy, capsys):
 
 def _port_free(port: int) -> bool:
     with socket.socket() as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as the scheduler binds
         try:
             s.bind(("127.0.0.1", port))
         except OSError:
@@ -185,11 +186,15 @@ def test_readme_dask_sweep_survives_a_killed_worker(in_checkout_copy):
         pytest.skip(f"{address} is in use on this machine")
     logs = in_checkout_copy / "logs"
     logs.mkdir()
+    # The killed worker cannot remove its point's working directory: keep it here.
+    scratch = in_checkout_copy / "tmp"
+    scratch.mkdir()
+    env = dict(os.environ, TMPDIR=str(scratch))
     procs: list[subprocess.Popen[bytes]] = []
 
     def start(argv: list[str], name: str) -> subprocess.Popen[bytes]:
         with (logs / name).open("wb") as log:
-            p = subprocess.Popen([_tool(argv[0]), *argv[1:]], stdout=log, stderr=log)
+            p = subprocess.Popen([_tool(argv[0]), *argv[1:]], stdout=log, stderr=log, env=env)
         procs.append(p)
         return p
 
