@@ -78,7 +78,7 @@ def main(args: argparse.Namespace) -> int:
     for r in rows:
         counts[r["status"]] = counts.get(r["status"], 0) + 1
     print(
-        f"sweep {spec.name}: {len(rows)} points, "
+        f"sweep {spec.name}: {len(rows)} point{'s' if len(rows) != 1 else ''}, "
         + ", ".join(f"{n} {s}" for s, n in sorted(counts.items()))
         + f"; table in {out / 'results.csv'}"
     )

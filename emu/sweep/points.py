@@ -36,7 +36,8 @@ class Point:
     config: str
     scheduler: str
     impl: str
-    nodes: int
+    nodes: int | None
+    """The cluster's size; None when the trace names its own nodes."""
     scale: float | None
     seed: int
 
@@ -79,14 +80,15 @@ def expand(spec: Spec) -> list[Task]:
 
 @dataclass(frozen=True)
 class _Topology:
-    nodes: int
+    nodes: int | None
     files: dict[str, bytes]
     """nodes.json or scenario.toml and the files a scenario names."""
 
 
 def _task(trace: Trace, config: Config, topo: _Topology, scale: float | None, seed: int) -> Task:
     scheduler = config.scheduler or dict(config.defines).get(SCHEDULER_CLASS, "")
-    pid = f"{trace.name}_{config.name}_n{topo.nodes}_s{seed}"
+    size = "" if topo.nodes is None else f"_n{topo.nodes}"
+    pid = f"{trace.name}_{config.name}{size}_s{seed}"
     point = Point(pid, trace.name, config.name, scheduler, config.impl, topo.nodes, scale, seed)
     inputs = dict(topo.files)
     if trace.type == "SCENARIO":
@@ -125,7 +127,7 @@ def _topology(trace: Trace, nodes: int | None, scale: float | None) -> _Topology
     if trace.type == "SCENARIO":
         return _scenario(trace.files[0], nodes, scale)
     if trace.nodes_file is None:
-        return _Topology(0, {})
+        return _Topology(None, {})
     racks = _read_nodes(trace.nodes_file)
     base = sum(len(ns) for _, ns in racks)
     count = _count(base, nodes, scale)

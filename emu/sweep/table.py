@@ -149,10 +149,12 @@ def answer(a: dict[str, Any]) -> str:
     """One sizing answer in words (`table.sizing`)."""
     if a["unfinished"]:
         n = a["unfinished"]
-        missing = f"{n} point{'s' if n > 1 else ''} of smaller sizes did not finish"
+        points = f"{n} point{'s' if n > 1 else ''}"
         if a["smallest_nodes"] is None:
-            return f"not known: {missing}"
-        return f"{a['smallest_nodes']} nodes, or fewer: {missing}"
+            return f"not known: {points} did not finish"
+        return f"{a['smallest_nodes']} nodes, or fewer: {points} of smaller sizes did not finish"
+    if a["sizes"] == [0]:  # the traces' own nodes: one size, no question of the smallest
+        return "met" if a["smallest_nodes"] is not None else "not met"
     if a["smallest_nodes"] is None:
         return f"none of {a['sizes']} nodes"
     return f"{a['smallest_nodes']} nodes"

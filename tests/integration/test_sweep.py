@@ -108,6 +108,19 @@ def test_a_bad_spec_is_one_line_naming_the_file_and_key(tmp_path, capsys):
     assert not (tmp_path / "out").exists()
 
 
+def test_dask_missing_is_one_error_line(tmp_path, capsys, monkeypatch):
+    spec = tmp_path / "grid.toml"
+    spec.write_text(SPEC)
+    monkeypatch.setitem(sys.modules, "distributed", None)  # as if not installed
+    argv = ["sweep", str(spec), "-o", str(tmp_path / "out"), "--dask", "tcp://127.0.0.1:1"]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err == (
+        "emu: error: --dask: tcp://127.0.0.1:1: needs Dask's distributed scheduler: "
+        "pip install 'emu[dask]'\n"
+    )
+
+
 def sweeps_section() -> str:
     text = (ROOT / "README.md").read_text()
     start = text.index("## Sweeps")

@@ -185,7 +185,7 @@ def test_sizing_takes_the_smallest_size_every_seed_meets():
     assert table.sizing(rows, overall)[0]["smallest_nodes"] == 2
     unknown = table.sizing(rows, dict(target, bound=10))[0]
     assert unknown["smallest_nodes"] is None and unknown["unfinished"] == 1
-    assert table.answer(unknown) == "not known: 1 point of smaller sizes did not finish"
+    assert table.answer(unknown) == "not known: 1 point did not finish"
     assert table.answer(dict(unknown, unfinished=0)) == "none of [2, 4, 8] nodes"
     assert [r["root.b:x"] for r in table.ranked(rows, "root.b:x", "min")][:2] == [1, 50]
 
