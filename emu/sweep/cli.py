@@ -17,8 +17,9 @@ with pyarrow) with each point's parameters and figures. Run it again to
 finish an interrupted sweep: finished points are not run again.
 `emu report DIR` draws the sweep and ranks its points by the spec's objective.
 
-Exit codes: 0 every point ran to its end; 1 some point errored (see its
-result.json); 2 bad spec.
+Exit codes: 0 every point ran to its end (a point whose jobs failed did);
+1 some point errored: bad input, a crash or a timeout (see its result.json);
+2 bad spec.
 """
 
 
