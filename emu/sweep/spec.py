@@ -7,6 +7,7 @@ the file and the key.
     nodes = [2, 4, 8]                # cluster sizes in nodes; or scale = [0.5, 1, 2]
     objective = "turnaround_p90_s"   # the column `emu report` ranks by
     goal = "min"                     # or "max"
+    timeout_s = 3600                 # a point's wall-time limit (default one hour)
 
     [[trace]]                        # one or more
     name = "prod-dev"
