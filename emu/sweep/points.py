@@ -69,12 +69,13 @@ def expand(spec: Spec) -> list[Task]:
     """Every point of the grid, traces x configs x sizes x seeds, in that
     nesting order."""
     tasks = []
+    files = _Files()
     for trace in spec.traces:
         for size_nodes, size_scale in spec.sizes():
             topology = _topology(trace, size_nodes, size_scale)
             for config in spec.configs:
                 for seed in spec.seeds:
-                    tasks.append(_task(trace, config, topology, size_scale, seed))
+                    tasks.append(_task(trace, config, topology, size_scale, seed, files))
     return tasks
 
 
@@ -85,7 +86,21 @@ class _Topology:
     """nodes.json or scenario.toml and the files a scenario names."""
 
 
-def _task(trace: Trace, config: Config, topo: _Topology, scale: float | None, seed: int) -> Task:
+class _Files:
+    """Each input file read once: the points share its bytes."""
+
+    def __init__(self) -> None:
+        self.data: dict[Path, bytes] = {}
+
+    def read(self, path: Path) -> bytes:
+        if path not in self.data:
+            self.data[path] = path.read_bytes()
+        return self.data[path]
+
+
+def _task(
+    trace: Trace, config: Config, topo: _Topology, scale: float | None, seed: int, files: _Files
+) -> Task:
     scheduler = config.scheduler or dict(config.defines).get(SCHEDULER_CLASS, "")
     size = "" if topo.nodes is None else f"_n{topo.nodes}"
     pid = f"{trace.name}_{config.name}{size}_s{seed}"
@@ -94,7 +109,7 @@ def _task(trace: Trace, config: Config, topo: _Topology, scale: float | None, se
     if trace.type == "SCENARIO":
         argv = ["run", "scenario.toml", "--output-dir", OUT, "--seed", str(seed)]
     else:
-        names = _trace_files(trace, inputs)
+        names = _trace_files(trace, inputs, files)
         argv = [
             "sls", f"--tracetype={trace.type}", f"--tracelocation={','.join(names)}",
             "--output-dir", OUT, "--seed", str(seed),
@@ -104,7 +119,7 @@ def _task(trace: Trace, config: Config, topo: _Topology, scale: float | None, se
         if config.conf_dir is not None:
             for f in sorted(config.conf_dir.iterdir()):
                 if f.is_file():
-                    inputs[f"conf/{f.name}"] = f.read_bytes()
+                    inputs[f"conf/{f.name}"] = files.read(f)
             argv += ["--conf-dir", "conf"]
     if config.scheduler:
         argv += ["-D", f"{SCHEDULER_CLASS}={config.scheduler}"]
@@ -114,11 +129,11 @@ def _task(trace: Trace, config: Config, topo: _Topology, scale: float | None, se
     return Task(point, argv, inputs)
 
 
-def _trace_files(trace: Trace, inputs: dict[str, bytes]) -> list[str]:
+def _trace_files(trace: Trace, inputs: dict[str, bytes], files: _Files) -> list[str]:
     names = []
     for k, f in enumerate(trace.files):
         name = f"trace/{k}-{f.name}"
-        inputs[name] = f.read_bytes()
+        inputs[name] = files.read(f)
         names.append(name)
     return names
 
