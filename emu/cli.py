@@ -4,6 +4,8 @@
     emu sls --tracetype=SLS|RUMEN|SYNTH --tracelocation=F1,F2 --output-dir=D [...]
     emu rumen2sls --rumen-file=F --output-dir=D [--output-prefix=sls]
     emu report OUT_DIR [OUT_DIR ...] -o report.html
+    emu sweep SPEC.toml [-o DIR] [-j N] [--dask ADDRESS]   (README: Sweeps)
+    emu report SWEEP_DIR -o report.html
     emu rm | nm | replay | cluster up|status | keys generate   (docs/multi-process.md)
 
 Errors in user input (scenario, trace or configuration files) print one line
@@ -181,7 +183,10 @@ def _cmd_sls(args: argparse.Namespace) -> int:
 def _cmd_report(args: argparse.Namespace) -> int:
     from emu.report.html import render
     from emu.report.runs import load
+    from emu.report.sweep import is_sweep_dir, write_sweep_report
 
+    if len(args.runs) == 1 and is_sweep_dir(Path(args.runs[0])):
+        return write_sweep_report(Path(args.runs[0]), Path(args.output))
     runs = [load(d) for d in args.runs]
     names = [r.name for r in runs]
     for k, r in enumerate(runs):  # same directory names (a/out, b/out): number them
@@ -200,9 +205,13 @@ def _add_report_parser(sub: argparse._SubParsersAction) -> None:
         description="Draw one or more runs (emu output directories, or Hadoop SLS's "
         "realtimetrack.json) into one HTML file that works offline: utilization over time, "
         "per-queue allocation against fair share or guarantee, job turnaround CDF, wait per "
-        "queue, Jain's fairness index, and a side-by-side table.",
+        "queue, Jain's fairness index, and a side-by-side table. Given one sweep directory "
+        "(emu sweep), draw its points against the cluster size and rank them by the "
+        "spec's objective.",
     )
-    rep.add_argument("runs", nargs="+", metavar="OUT_DIR", help="output directories (or files)")
+    rep.add_argument(
+        "runs", nargs="+", metavar="OUT_DIR", help="output directories (or files), or a sweep's"
+    )
     rep.add_argument("-o", "--output", default="report.html", help="default report.html")
     rep.set_defaults(func=_cmd_report)
 
@@ -411,6 +420,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     _add_report_parser(sub)
 
+    from emu.sweep.cli import add_parser as add_sweep
+
+    add_sweep(sub)
+
     from emu.processes.commands import add_commands
 
     add_commands(sub)
@@ -418,9 +431,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 EXIT_SIGNAL = {signal.SIGINT: 130, signal.SIGTERM: 143}
-# Commands that run a simulation in this process: SIGTERM stops them the way
-# Ctrl-C does (the multi-process commands handle their own signals).
-IN_PROCESS = {"run", "sls", "rumen2sls"}
+# Commands that run a simulation in this process, or a sweep's: SIGTERM stops
+# them the way Ctrl-C does (the multi-process commands handle their own signals).
+IN_PROCESS = {"run", "sls", "rumen2sls", "sweep"}
 
 
 def main(argv: list[str] | None = None) -> int:
