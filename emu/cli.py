@@ -348,7 +348,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--changes",
         metavar="FILE",
         help="a TOML file of [[changes]] applied at their simulated times: queues "
-        "refreshed, nodes added or removed (what-if from mid-trace; see the README)",
+        "refreshed, nodes added or removed (what-if from mid-trace; see the README) "
+        "(default: none)",
     )
     sls.add_argument(
         "--print-simulation",

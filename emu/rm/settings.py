@@ -91,7 +91,7 @@ class RMSettings:
                 SCHEDULER_CLASS,
                 f"unknown scheduler {name!r} "
                 f"(expected {', '.join(registry.SCHEDULERS)}, a Hadoop class name, or a "
-                "Python plugin as package.module:Class; another Hadoop class runs with "
+                "Python plugin as package.module:Class; another class runs with "
                 "--scheduler-impl hadoop)",
             )
         types = tuple(
