@@ -7,7 +7,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from emu import protocol
+from emu.msg import catalogue
 from emu.rm.context import MACHINES
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
@@ -28,7 +28,7 @@ def state_machines_markdown() -> str:
 def generated() -> dict[Path, str]:
     return {
         DOCS / "state-machines.md": state_machines_markdown(),
-        DOCS / "protocol.md": protocol.catalogue_markdown(),
+        DOCS / "protocol.md": catalogue.catalogue_markdown(),
     }
 
 

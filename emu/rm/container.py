@@ -10,7 +10,7 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
-from emu.protocol import EXIT_KILLED_EXPIRED, EXIT_PREEMPTED
+from emu.msg.types import EXIT_KILLED_EXPIRED, EXIT_PREEMPTED
 from emu.resources import Resource
 from emu.rm import attempt as attempt_sm
 from emu.rm.statemachine import StateMachine

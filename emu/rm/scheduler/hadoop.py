@@ -29,7 +29,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from emu.hadoop import bridge
-from emu.protocol import EXIT_PREEMPTED
+from emu.msg.types import EXIT_PREEMPTED
 from emu.resources import ZERO, Resource, ResourceCalculator
 from emu.rm import app as app_sm
 from emu.rm import container as csm

@@ -6,7 +6,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from emu import protocol as P
+from emu.msg import types as P
 from emu.errors import InputError
 from emu.resources import Resource
 from emu.rm import node as node_sm
