@@ -88,7 +88,7 @@ async def test_quiet_heartbeat_skips_the_pass_and_keeps_every_count(autojump_clo
 async def test_with_shortcuts_off_every_heartbeat_runs_a_pass(autojump_clock, scheduler):
     shortcuts.set_enabled(False)
     try:
-        rm = RMHarness(Configuration({SCHEDULER: scheduler}))
+        rm = RMHarness(Configuration({SCHEDULER: scheduler, "emu.scheduler.shortcuts": "false"}))
         rm.add_node("h1")
         app = rm.submit("a")
         _tick(rm)
