@@ -458,9 +458,7 @@ class ApplicationMaster:
         if not table:
             del self.sent[c["priority"]]
 
-    def _ask_changes(
-        self, desired: dict[int, dict[str, tuple[int, Cap]]]
-    ) -> list[dict[str, Any]]:
+    def _ask_changes(self, desired: dict[int, dict[str, tuple[int, Cap]]]) -> list[dict[str, Any]]:
         """Asks for the (priority, name) entries that differ from what the RM
         holds; unchanged entries, `*` above all, are not restated."""
         asks: list[dict[str, Any]] = []
