@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from emu.msg import types as P
-from emu.msg.types import NodeHeartbeats, NodeHeartbeatsReply
+from emu.msg.types import Beat, NodeHeartbeats, NodeHeartbeatsReply
 from emu.resources import Resource
 from emu.rm import node as node_sm
 from emu.rm.context import RMContext
@@ -117,21 +117,41 @@ class ResourceTrackerService(Service):
         counters) go up as if both had been handled."""
         ctx = self.ctx
         request_id = batch.request_id
-        health = batch.health
-        dispatcher = ctx.dispatcher
         now_ms = ctx.now_ms()
+        replies: list[int | dict[str, Any]] = []
+        health = batch.health
+        if health is None:
+            quiet = self._take(batch.beats, True, "", request_id, now_ms, replies, failed)
+        else:
+            # Rare (only a peer that reports health sends it): beat by beat,
+            # each with its own.
+            quiet = 0
+            for beat, (healthy, report) in zip(batch.beats, health, strict=True):
+                quiet += self._take([beat], healthy, report, request_id, now_ms, replies, failed)
+        if quiet:
+            count_quiet(ctx.dispatcher, quiet)
+        return NodeHeartbeatsReply(request_id, replies, ctx.settings.nm_heartbeat_ms)
+
+    def _take(
+        self,
+        beats: list[Beat],
+        healthy: bool,
+        report: str,
+        request_id: int,
+        now_ms: int,
+        replies: list[int | dict[str, Any]],
+        failed: Callable[[str, Exception, int], dict[str, Any]] | None,
+    ) -> int:
+        """`heartbeats` for `beats` of the same health: their answers added
+        to `replies`; returns how many were quiet."""
+        ctx = self.ctx
+        dispatcher = ctx.dispatcher
         nodes, pings = ctx.nodes, ctx.nm_liveness.last_pings
         scheduler = ctx.scheduler
-        skipping = ctx.settings.shortcuts
+        skipping = ctx.settings.shortcuts and healthy
         running = node_sm.RUNNING
-        replies: list[int | dict[str, Any]] = []
         quiet = 0
-        i = -1
-        for node_id, rid, statuses in batch.beats:
-            i += 1
-            healthy, report = True, ""
-            if health is not None:
-                healthy, report = health[i]
+        for node_id, rid, statuses in beats:
             try:
                 node = nodes.get(node_id)
                 if node is None or rid != node.response_id:
@@ -139,7 +159,6 @@ class ResourceTrackerService(Service):
                 elif (
                     skipping
                     and not statuses
-                    and healthy
                     and node.state is running
                     and not node.containers_to_cleanup
                     and not node.apps_to_cleanup
@@ -154,6 +173,7 @@ class ResourceTrackerService(Service):
                     node.response_id = node.last_reply = rid
                     replies.append(rid)
                     quiet += 1
+                    continue  # nothing was dispatched
                 else:
                     replies.append(
                         self._beat(node, rid, statuses, healthy, report, request_id, now_ms)
@@ -164,9 +184,7 @@ class ResourceTrackerService(Service):
                 replies.append(failed("node_heartbeat", e, request_id))
             if dispatcher.depth:
                 dispatcher.drain()
-        if quiet:
-            count_quiet(dispatcher, quiet)
-        return NodeHeartbeatsReply(request_id, replies, ctx.settings.nm_heartbeat_ms)
+        return quiet
 
     def _beat(
         self,
