@@ -61,7 +61,8 @@ class RMServices:
             for name in C.SERVICES[family]
             if hasattr(svc, name)
         }
-        # Messages whose service method takes the object, not the map.
+        # For a request map: the messages whose service method takes the
+        # object, and register_node with the recovery additions.
         self.handlers["allocate"] = self._allocate_map
         self.handlers["node_heartbeats"] = self._node_heartbeats_map
         self.handlers["register_node"] = self._register_node
