@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from emu import protocol as P
+from emu.msg.types import Map, request
 from emu.transport import Connection, request_timeout
 
 
@@ -29,8 +29,8 @@ class RMClient:
 
     async def call(self, mtype: str, **fields: Any) -> dict[str, Any]:
         self._id += 1
-        payload = P.frame(P.request(mtype, self._id, **fields))
-        reply = P.decode(await self.conn.request(payload, timeout=self.timeout))
+        answer = await self.conn.request(Map(request(mtype, self._id, **fields)), self.timeout)
+        reply: dict[str, Any] = answer.to_map()
         if reply["type"] == "error":
             raise RMRequestError(reply["code"], reply["message"])
         return reply

@@ -12,8 +12,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from emu import protocol
 from emu.config import support
+from emu.msg import catalogue
 from emu.rm.context import MACHINES
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
@@ -49,7 +49,7 @@ def generated() -> dict[Path, str]:
     protocol_md = DOCS / "protocol.md"
     return {
         DOCS / "state-machines.md": state_machines_markdown(),
-        protocol_md: below_prose(protocol_md, protocol.catalogue_markdown()),
+        protocol_md: below_prose(protocol_md, catalogue.catalogue_markdown()),
         DOCS / "configuration.md": support.markdown(),
     }
 

@@ -47,7 +47,9 @@ GROUP = "emu.native_lib"  # the shared library every compiled module calls into
 _TREES = ("rm",)
 _FILES = (
     "resources.py",
-    "protocol.py",
+    "msg/types.py",
+    "msg/catalogue.py",
+    "msg/codec.py",
     "workload.py",
     "nm.py",
     "alarm.py",

@@ -23,11 +23,10 @@ them first, as YARN's NM does without it.
 In-process the host sends one request at a time, which keeps replays on the
 virtual clock deterministic; over the network `max_in_flight` lets many
 nodes' heartbeats be outstanding at once, so one process can keep
-thousands of nodes on schedule despite network round trips. In-process the
-nodes due at once go to the RM as one lean batch (`P.Heartbeats`: a tuple
-per node, the common replies as bare response ids), since a quiet node's
-heartbeat is the commonest message of a large replay; in bytes it is the
-catalogue's `node_heartbeats`.
+thousands of nodes on schedule despite network round trips. The nodes due
+at once go to the RM as one `NodeHeartbeats` (a tuple per node; the common
+replies come back as bare response ids), since a quiet node's heartbeat is
+the commonest message of a large replay.
 """
 
 from __future__ import annotations
@@ -40,18 +39,20 @@ from collections import Counter
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 import structlog
 import trio
 
-from emu import protocol as P
 from emu.alarm import Alarm
+from emu.msg import catalogue as C
+from emu.msg import types as P
+from emu.msg.codec import CODEC
+from emu.msg.types import Invalid, Map, Message, NodeHeartbeats, NodeHeartbeatsReply
 from emu.resources import Resource
 from emu.timeouts import network_timeout
 from emu.transport import (
     Connection,
-    Payload,
     ServerStats,
     TransportError,
     connect,
@@ -264,10 +265,6 @@ class NodeManagerHost:
         self._timeout: float | None = None
         self.nm_address = self.address
         self.work_preserving = False
-        self.batching = True
-        self.lean = self.rm_address.startswith("mem://")
-        """Heartbeat batches go to the RM as lean tuples (`P.Heartbeats`):
-        only an RM in this process is reached by them unencoded."""
         self.registrations = 0
         self.resyncs = 0
         self.all_registered_wall_s: float | None = None
@@ -279,10 +276,14 @@ class NodeManagerHost:
         async with trio.open_nursery() as nursery:
             self._nursery = nursery
             self.bound_address = await nursery.start(
-                partial(serve, self.address, never_waits(self._handle), stats=self.stats)
+                partial(
+                    serve, self.address, never_waits(self._handle), stats=self.stats, codec=CODEC
+                )
             )
             self.nm_address = _advertised(self.bound_address, self.advertise_host)
-            async with connect(self.rm_address, identity=f"nm-host-{self.nm_address}") as rm:
+            async with connect(
+                self.rm_address, identity=f"nm-host-{self.nm_address}", codec=CODEC
+            ) as rm:
                 if self.max_in_flight <= 1:
                     for node in self.nodes:
                         await self._register(rm, node)
@@ -313,7 +314,7 @@ class NodeManagerHost:
             labels=list(node.labels),
         )
         try:
-            reply = P.decode(await rm.request(P.frame(req), timeout=self._timeout))
+            reply = (await rm.request(Map(req), timeout=self._timeout)).to_map()
         except (TransportError, P.ProtocolError) as e:
             log.warning("register failed", node=node.node_id, error=str(e))
             self._schedule(node, current_time() + REGISTER_RETRY_S)
@@ -431,19 +432,14 @@ class NodeManagerHost:
 
     async def _serve_batch(self, rm: Connection, batch: list[NMNode]) -> None:
         """Register the nodes that need it; heartbeat the others, together in
-        one node_heartbeats message when there are several."""
+        one node_heartbeats message."""
         beats = []
         for node in batch:
             if node.registered:
                 beats.append(node)
             else:
                 await self._register(rm, node)
-        if beats and self.lean and self.batching:
-            await self._heartbeats_lean(rm, beats)
-        elif len(beats) == 1 or (beats and not self.batching):
-            for node in beats:
-                await self._heartbeat(rm, node)
-        elif beats:
+        if beats:
             await self._heartbeats(rm, beats)
 
     async def _due_batches(self, handle: Callable[[list[NMNode]], Awaitable[None]]) -> None:
@@ -480,16 +476,6 @@ class NodeManagerHost:
             if batch:
                 await handle(batch)
 
-    def _heartbeat_fields(self, node: NMNode, now_ms: int | None = None) -> dict[str, Any]:
-        """One node's heartbeat: new statuses, or the unanswered ones again.
-        `now_ms`: the current time, when the caller read it for a batch."""
-        return {
-            "node_id": node.node_id,
-            "response_id": node.response_id,
-            "containers": self._statuses(node, now_ms),
-            "healthy": True,
-        }
-
     def _statuses(self, node: NMNode, now_ms: int | None = None) -> list[dict[str, Any]]:
         """The container statuses a heartbeat of `node` sends now (new ones,
         or the unanswered ones again), kept as in flight."""
@@ -516,50 +502,9 @@ class NodeManagerHost:
         node.inflight = statuses
         return statuses
 
-    async def _heartbeat(self, rm: Connection, node: NMNode) -> None:
-        req = P.request("node_heartbeat", self._next_id(), **self._heartbeat_fields(node))
-        latency = self.latency
-        try:
-            if latency is None:
-                reply = P.decode(await rm.request(P.frame(req), timeout=self._timeout))
-            else:
-                sent = time.perf_counter()
-                raw = await rm.request(P.frame(req), timeout=self._timeout)
-                latency.add(time.perf_counter() - sent)
-                reply = P.decode(raw)
-        except (TransportError, P.ProtocolError) as e:
-            self._heartbeat_failed(node, str(e))
-            return
-        self._heartbeat_reply(node, reply)
-
     async def _heartbeats(self, rm: Connection, nodes: list[NMNode]) -> None:
-        """Several nodes' heartbeats in one node_heartbeats request."""
-        now_ms = round(current_time() * 1000)
-        req = P.request(
-            "node_heartbeats",
-            self._next_id(),
-            heartbeats=[self._heartbeat_fields(node, now_ms) for node in nodes],
-        )
-        sent = time.perf_counter()
-        try:
-            raw = await rm.request(P.frame(req), timeout=self._timeout)
-            reply = P.decode(raw)
-        except (TransportError, P.ProtocolError) as e:
-            for node in nodes:
-                self._heartbeat_failed(node, str(e))
-            return
-        if self.latency is not None:
-            elapsed = time.perf_counter() - sent
-            for _ in nodes:
-                self.latency.add(elapsed)
-        self._batch_replies(nodes, raw, reply)
-
-    async def _heartbeats_lean(self, rm: Connection, nodes: list[NMNode]) -> None:
-        """`_heartbeats` for an RM in this process: one tuple per node
-        (`P.Heartbeats`) instead of a map, and the common replies as bare
-        response ids (`P.HeartbeatReplies`), applied without a map per node.
-        An RM that answers otherwise (frames off, recovery on) gets the
-        plain path's handling of its reply."""
+        """The heartbeats of `nodes` in one `NodeHeartbeats`, and their replies
+        applied: the common ones (bare response ids) without a map per node."""
         now_ms = round(current_time() * 1000)
         beats = []
         for node in nodes:
@@ -574,13 +519,8 @@ class NodeManagerHost:
             beats.append((node.node_id, node.response_id, st))
         latency = self.latency
         sent = time.perf_counter() if latency is not None else 0.0
-        lean: P.HeartbeatReplies | None = None
         try:
-            raw = await rm.request(P.heartbeats(self._next_id(), beats), timeout=self._timeout)
-            if type(raw) is P.HeartbeatReplies:
-                lean = raw
-            else:
-                reply = P.decode(raw)
+            answer = await rm.request(NodeHeartbeats(self._next_id(), beats), timeout=self._timeout)
         except (TransportError, P.ProtocolError) as e:
             for node in nodes:
                 self._heartbeat_failed(node, str(e))
@@ -589,18 +529,25 @@ class NodeManagerHost:
             elapsed = time.perf_counter() - sent
             for _ in nodes:
                 latency.add(elapsed)
-        if lean is None:
-            self._batch_replies(nodes, raw, reply)
+        if answer.type != "node_heartbeats_reply":
+            refusal = answer.to_map()
+            for node in nodes:
+                self._heartbeat_failed(node, f"{refusal.get('code')}: {refusal.get('message')}")
+            return
+        reply = cast(NodeHeartbeatsReply, answer)
+        if len(reply.replies) != len(nodes):
+            for node in nodes:
+                self._heartbeat_failed(node, "node_heartbeats_reply: wrong number of replies")
             return
         now = current_time()
-        at = now + lean.next_heartbeat_ms / 1000
+        at = now + reply.next_heartbeat_ms / 1000
         if self.align_ms:
             at = self._aligned(at, now)
         # Nodes given the common reply (NORMAL, nothing to clean up) are due
         # again together: scheduled in one go, in order, before any node
         # whose reply is a map is applied (it may be scheduled at `at` too).
         due: list[tuple[NMNode, int]] = []
-        for node, sub in zip(nodes, lean.replies, strict=True):
+        for node, sub in zip(nodes, reply.replies, strict=True):
             if isinstance(sub, dict):
                 if due:
                     self._schedule_all(due, at)
@@ -619,30 +566,6 @@ class NodeManagerHost:
             due.append((node, node.generation))
         if due:
             self._schedule_all(due, at)
-
-    def _batch_replies(self, nodes: list[NMNode], raw: Payload, reply: dict[str, Any]) -> None:
-        """Apply a decoded `node_heartbeats` reply to the nodes it answers."""
-        if reply["type"] == "error" or len(reply["replies"]) != len(nodes):
-            # An RM that does not take batches: one heartbeat per message.
-            log.warning("batched heartbeats refused; sending them one by one", reply=reply)
-            self.batching = False
-            for node in nodes:
-                self._schedule(node, current_time())
-            return
-        if type(raw) is P.Frame:
-            # From the RM in this process: the replies are the maps it built
-            # for each heartbeat, of the catalogue's shape by construction
-            # (the bytes path below checks each; tests run both).
-            now = current_time()
-            for node, sub in zip(nodes, reply["replies"], strict=True):
-                self._heartbeat_reply(node, sub, now)
-            return
-        for node, sub in zip(nodes, reply["replies"], strict=True):
-            try:
-                # A copy with the version: each entry is validated as a message.
-                self._heartbeat_reply(node, P.validate({**sub, "v": P.VERSION}))
-            except P.ProtocolError as e:
-                self._heartbeat_failed(node, str(e))
 
     def _heartbeat_failed(self, node: NMNode, error: str) -> None:
         self.errors += 1
@@ -722,15 +645,15 @@ class NodeManagerHost:
         return self._seq
 
     # --- container management ----------------------------------------------------------------
-    async def _handle(self, payload: Payload) -> Payload:
+    async def _handle(self, message: Message) -> Message:
         """Container management: answered synchronously (AMs are started in
         the host's nursery, not awaited), so it is served `never_waits`."""
-        try:
-            msg = P.decode(payload)
-        except P.ProtocolError as e:
+        if message.type == P.INVALID_TYPE:
+            e = cast(Invalid, message).error
             return self._refuse(e.code, e.message, e.request_id)
+        msg = message.to_map()
         mtype = msg["type"]
-        if mtype not in P.SERVICES[P.CONTAINER_MANAGEMENT]:
+        if mtype not in C.SERVICES[C.CONTAINER_MANAGEMENT]:
             return self._refuse(
                 P.WRONG_SERVICE, f"{mtype} is not served by a NodeManager", msg.get("id")
             )
@@ -738,7 +661,7 @@ class NodeManagerHost:
         if node is None or node.stopped or not node.registered:
             return self._refuse(P.NOT_FOUND, f"no running node {msg['node_id']} here", msg["id"])
         if mtype == "start_containers":
-            return P.frame(self._start(node, msg))
+            return Map(self._start(node, msg))
         ok, failed = [], []
         for cid in msg["container_ids"]:
             if cid in node.containers:
@@ -746,13 +669,13 @@ class NodeManagerHost:
                 ok.append(cid)
             else:
                 failed.append({"container_id": cid, "reason": "no such container"})
-        return P.frame(P.reply(msg, succeeded=ok, failed=failed))
+        return Map(P.reply(msg, succeeded=ok, failed=failed))
 
-    def _refuse(self, code: str, message: str, request_id: int | None) -> P.Frame | bytes:
+    def _refuse(self, code: str, message: str, request_id: int | None) -> Map:
         self.refused[code] += 1
-        return P.frame(P.error(code, message, request_id))
+        return Map(P.error(code, message, request_id))
 
-    def _start(self, node: NMNode, msg: dict) -> dict:
+    def _start(self, node: NMNode, msg: dict[str, Any]) -> dict[str, Any]:
         now_ms = round(current_time() * 1000)
         ok, failed = [], []
         for launch in msg["containers"]:

@@ -27,6 +27,7 @@ from emu.errors import InputError
 from emu.metrics.cluster_invariants import ClusterInvariantBroken, check_final, check_state
 from emu.metrics.eventlog import EventLog
 from emu.metrics.fault_report import FaultReport, ObservedEventLog
+from emu.msg.codec import CODEC
 from emu.nm import NMNode, NodeManagerHost
 from emu.replay import Replayer
 from emu.resources import Resource
@@ -36,7 +37,7 @@ from emu.rm.actor import ResourceManager, RMAddresses
 from emu.rm.app import REPORT_KEYS, RMApp
 from emu.rm.scheduler.activities import Entry, wait_entry
 from emu.scenario.native import Change, Fault, Scenario
-from emu.transport import connect
+from emu.transport import connect, in_process
 from emu.workload import NodeSpec, Workload
 
 DEFAULT_NODE = Resource(8192, 8)
@@ -249,20 +250,20 @@ class Simulation:
         broken: list[ClusterInvariantBroken] = []
         async with trio.open_nursery() as nursery:
             addrs = self.rm_bound = await nursery.start(rm.run)
-            in_process = all(a.startswith("mem://") for a in (self.nm_address, addrs.am_protocol))
+            local = all(map(in_process, (self.nm_address, addrs.am_protocol)))
             nm = NodeManagerHost(
                 nm_nodes,
                 addrs.resource_tracker,
                 self.nm_address,
                 am_runner,
                 self.seed,
-                am_driver=AMDriver(am_faults) if self.am_driver and in_process else None,
+                am_driver=AMDriver(am_faults) if self.am_driver and local else None,
             )
             await nursery.start(nm.run)
             self.nm_host = nm
             async with (
-                connect(addrs.client, identity="replayer") as conn,
-                connect(addrs.admin, identity="admin") as admin_conn,
+                connect(addrs.client, identity="replayer", codec=CODEC) as conn,
+                connect(addrs.admin, identity="admin", codec=CODEC) as admin_conn,
             ):
                 client = RMClient(conn)
                 replayer = Replayer(client, self.workload, racks, self.am_heartbeat_ms)

@@ -24,15 +24,17 @@ import heapq
 import math
 from contextlib import AsyncExitStack, suppress
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import structlog
 import trio
 
-from emu import protocol as P
 from emu.am.policies import POLICIES
+from emu.msg import types as P
+from emu.msg.codec import CODEC
+from emu.msg.types import Allocate, AllocateReply, Map, Message
 from emu.timeouts import network_timeout
-from emu.transport import Connection, Payload, TransportError, connect
+from emu.transport import Connection, TransportError, connect
 from emu.trio_time import current_time
 from emu.workload import JobSpec
 
@@ -50,6 +52,8 @@ on a node lost just before an RM restart: the old RM queued the completion,
 the new one never knew the container) is declared lost this long after
 its duration."""
 DEFAULT_RACK = "/default-rack"
+Cap = tuple[tuple[str, int], ...]
+"""A capability as an ask table keeps it: its wire map's items, sorted."""
 _NO_RACKS: frozenset[str] = frozenset()
 
 
@@ -95,7 +99,7 @@ class ApplicationMaster:
         context = am["context"]
         self.job = JobSpec.from_wire(context["job"])
         self.racks: dict[str, str] = context.get("racks") or {}
-        self.heartbeat_s = context.get("am_heartbeat_ms", 1000) / 1000
+        self.heartbeat_s: float = context.get("am_heartbeat_ms", 1000) / 1000
         self.policy = POLICIES[self.job.am_type]()
         self.faults = faults or AMFaults()
         self.tasks = self.job.tasks
@@ -110,7 +114,7 @@ class ApplicationMaster:
         self.waiting = len(self.tasks)
         self._last_release: list[int] | None = None
         self._pending: dict[int, list[int]] | None = None
-        self._desired_table: dict[int, dict[str, tuple[int, tuple]]] | None = None
+        self._desired_table: dict[int, dict[str, tuple[int, Cap]]] | None = None
         # The racks of each task's preferred hosts, for matching containers.
         # One shared empty set for the (usual) tasks without preferred hosts,
         # and one set per distinct rack set (a job's hundred host-preferring
@@ -127,8 +131,8 @@ class ApplicationMaster:
         self._deadlines: list[tuple[float, int, str]] = []
         """(time a task's completion is overdue by TASK_TIMEOUT_S, task,
         container) per launch; entries of tasks since ended are skipped."""
-        self.sent: dict[int, dict[str, tuple[int, tuple]]] = {}
-        self._in_step: dict[int, dict[str, tuple[int, tuple]]] | None = None
+        self.sent: dict[int, dict[str, tuple[int, Cap]]] = {}
+        self._in_step: dict[int, dict[str, tuple[int, Cap]]] | None = None
         """The desired table `sent` was made equal to by the last
         `_ask_changes`, while `sent` has not changed since (a placement or
         a RESYNC changes it): a heartbeat with that same table has nothing
@@ -145,56 +149,30 @@ class ApplicationMaster:
         self._stack: AsyncExitStack
         self._rm: Connection
 
-    def _req(self, mtype: str, **fields: Any) -> P.Frame | bytes:
+    def _req(self, mtype: str, **fields: Any) -> Map:
         self.request_id += 1
-        return P.frame(P.request(mtype, self.request_id, **fields))
+        return Map(P.request(mtype, self.request_id, **fields))
 
-    async def _rpc(self, conn: Connection, mtype: str, **fields: Any) -> dict:
+    async def _rpc(self, conn: Connection, mtype: str, **fields: Any) -> dict[str, Any]:
         """One request to the RM, sent again (same content) until it is answered."""
-        reply = await self._send(conn, mtype, fields)
-        assert isinstance(reply, dict)
-        return reply
+        return (await self._send(conn, self._req(mtype, **fields))).to_map()
 
-    async def _send(
-        self, conn: Connection, mtype: str, fields: dict[str, Any] | None
-    ) -> dict | P.IdleAllocateReply:
-        """`_rpc`; `fields` None: the idle allocate (`P.IdleAllocate`: no
-        asks, releases or blacklist change), whose answer may be the lean
-        `P.IdleAllocateReply` from an RM in this process."""
+    async def _send(self, conn: Connection, message: Message) -> Message:
+        """`message` to the RM, sent again until it is answered (over the
+        network the RM may be restarting; in one process a server that is
+        gone stays gone, so the error is raised)."""
         timeout = network_timeout(conn.address, REQUEST_TIMEOUT_S, 3.0)
-        payload: Payload
         while True:
             try:
-                if fields is None:
-                    self.request_id += 1
-                    payload = P.lean(
-                        P.IdleAllocate(
-                            self.request_id, self.attempt_id, self.response_id, self._progress()
-                        )
-                    )
-                else:
-                    payload = self._req(mtype, **fields)
-                raw = await conn.request(payload, timeout=timeout)
-                if type(raw) is P.Frame:
-                    # From the RM in this process: the map it built for this
-                    # request, of the catalogue's shape by construction (as
-                    # the NM host takes its heartbeat replies; with frames
-                    # off, EMU_SHORTCUTS=0, replies are bytes and checked).
-                    reply: dict = raw.msg
-                    return reply
-                if type(raw) is P.IdleAllocateReply:
-                    return raw
-                return P.decode(raw)
+                reply: Message = await conn.request(message, timeout=timeout)
+                return reply
             except TransportError as e:
-                if conn.address.startswith("mem://"):
+                if not conn.lossy:
                     raise
                 self.rm_retries += 1
                 if self.rm_retries == 1 or self.rm_retries % 10 == 0:
                     log.warning("RM unreachable, retrying", attempt=self.attempt_id, error=str(e))
                 await trio.sleep(self.heartbeat_s)
-
-    async def _call(self, conn: Connection, mtype: str, **fields: Any) -> dict:
-        return _refusal_raised(mtype, await self._rpc(conn, mtype, **fields))
 
     def _progress(self) -> float:
         """What allocate reports as the AM's progress: the share of tasks done."""
@@ -216,7 +194,7 @@ class ApplicationMaster:
         closes them all."""
         self._stack = stack
         self._rm = await stack.enter_async_context(
-            connect(self.rm_address, identity=self.attempt_id)
+            connect(self.rm_address, identity=self.attempt_id, codec=CODEC)
         )
 
     async def step(self) -> float | None:
@@ -330,32 +308,27 @@ class ApplicationMaster:
     ) -> bool:
         """One allocate call and its consequences; False after a RESYNC."""
         releases, self.releases = self.releases, []
-        if asks or releases:
-            reply = await self._call(
-                rm,
-                "allocate",
-                attempt_id=self.attempt_id,
-                response_id=self.response_id,
-                asks=asks,
-                releases=releases,
-                blacklist_add=[],
-                blacklist_remove=[],
-                progress=self._progress(),
-            )
-        else:
-            # The AM's heartbeat: the RM in this process answers it without
-            # a map when it has nothing for us either.
-            answer = await self._send(rm, "allocate", None)
-            if type(answer) is P.IdleAllocateReply:
-                self.response_id = answer.response_id
-                self._expire_overdue()
-                return True
-            assert isinstance(answer, dict)
-            reply = _refusal_raised("allocate", answer)
-        command = reply.get("command")
+        self.request_id += 1
+        answer = await self._send(
+            rm,
+            Allocate(
+                self.request_id,
+                self.attempt_id,
+                self.response_id,
+                asks,
+                releases,
+                [],
+                [],
+                self._progress(),
+            ),
+        )
+        if answer.type != "allocate_reply":
+            _refusal_raised("allocate", answer.to_map())
+        reply = cast(AllocateReply, answer)
+        command = reply.command
         if command == P.SHUTDOWN:
             raise AMShutdown("SHUTDOWN command")
-        self.response_id = reply["response_id"]
+        self.response_id = reply.response_id
         if command == P.RESYNC:
             # The RM did not take this call in: register again (it may have
             # restarted), then state every ask afresh and repeat the releases.
@@ -366,7 +339,7 @@ class ApplicationMaster:
             self._in_step = None
             self.releases = releases + self.releases
             return False
-        for st in reply["completed"]:
+        for st in reply.completed:
             i = self.container_task.pop(st["container_id"], None)
             if i is None or self.state[i] != RUNNING:
                 continue
@@ -378,10 +351,11 @@ class ApplicationMaster:
                 self.faults.tasks_rerun += 1
         # After the reply: completions the RM still had are in it.
         self._expire_overdue()
-        for c in reply["allocated"]:
-            self._expect_placed(c)
-        if reply["allocated"]:
-            await self._launch(reply["allocated"], nms, stack)
+        allocated = reply.allocated
+        if allocated:
+            for c in allocated:
+                self._expect_placed(c)
+            await self._launch(allocated, nms, stack)
         return True
 
     def _expire_overdue(self) -> None:
@@ -417,7 +391,7 @@ class ApplicationMaster:
             self._pending = by_priority
         return self._pending
 
-    def _desired(self) -> dict[int, dict[str, tuple[int, tuple]]]:
+    def _desired(self) -> dict[int, dict[str, tuple[int, Cap]]]:
         """The ask table the pending tasks call for, by priority and name.
         Tasks of one priority are asked for one capability at a time (the
         first pending task's): asks are keyed by priority and name only.
@@ -425,7 +399,7 @@ class ApplicationMaster:
         if self._desired_table is not None:
             return self._desired_table
         state = self.state
-        current: dict[int, dict[str, tuple[int, tuple]]] = {}
+        current: dict[int, dict[str, tuple[int, Cap]]] = {}
         for priority, listed in self._pending_by_priority().items():
             idxs = [i for i in listed if state[i] == PENDING]
             if not idxs:
@@ -433,7 +407,7 @@ class ApplicationMaster:
             first = self.tasks[idxs[0]].resource
             group = [i for i in idxs if self.tasks[i].resource == first]
             cap = tuple(sorted(first.to_wire().items()))
-            table: dict[str, list] = {"*": [0, cap]}
+            table: dict[str, list[Any]] = {"*": [0, cap]}
             for i in group:
                 table["*"][0] += 1
                 racks = set()
@@ -450,7 +424,7 @@ class ApplicationMaster:
         """Whether the RM may still be placing containers for our asks."""
         return any(t.get("*", (0,))[0] > 0 for t in self.sent.values())
 
-    def _changes_any(self, desired: dict[int, dict[str, tuple[int, tuple]]]) -> bool:
+    def _changes_any(self, desired: dict[int, dict[str, tuple[int, Cap]]]) -> bool:
         return any(
             desired.get(p, {}).get("*") != self.sent.get(p, {}).get("*")
             for p in set(desired) | set(self.sent)
@@ -484,9 +458,7 @@ class ApplicationMaster:
         if not table:
             del self.sent[c["priority"]]
 
-    def _ask_changes(
-        self, desired: dict[int, dict[str, tuple[int, tuple]]]
-    ) -> list[dict[str, Any]]:
+    def _ask_changes(self, desired: dict[int, dict[str, tuple[int, Cap]]]) -> list[dict[str, Any]]:
         """Asks for the (priority, name) entries that differ from what the RM
         holds; unchanged entries, `*` above all, are not restated."""
         asks: list[dict[str, Any]] = []
@@ -581,14 +553,13 @@ class ApplicationMaster:
                 conn = nms.get(address)
                 if conn is None:
                     conn = nms[address] = await stack.enter_async_context(
-                        connect(address, identity=self.attempt_id)
+                        connect(address, identity=self.attempt_id, codec=CODEC)
                     )
-                reply = P.decode(
-                    await conn.request(
-                        self._req("start_containers", node_id=node_id, containers=launches),
-                        timeout=network_timeout(address, NM_REQUEST_TIMEOUT_S, 3.0),
-                    )
+                answer = await conn.request(
+                    self._req("start_containers", node_id=node_id, containers=launches),
+                    timeout=network_timeout(address, NM_REQUEST_TIMEOUT_S, 3.0),
                 )
+                reply = answer.to_map()
                 if reply["type"] == "error":
                     failed = [x["container_id"] for x in launches]
                 else:
@@ -609,7 +580,7 @@ class ApplicationMaster:
         return self._app_id
 
 
-def _refusal_raised(mtype: str, reply: dict) -> dict:
+def _refusal_raised(mtype: str, reply: dict[str, Any]) -> dict[str, Any]:
     """`reply`, unless it is an error: an invalid ask fails the AM (as a
     YARN AM that gets an InvalidResourceRequestException from allocate
     fails its job), any other refusal shuts it down."""

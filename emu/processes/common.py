@@ -21,9 +21,10 @@ from typing import Any
 import structlog
 import trio
 
-from emu import protocol as P
 from emu.config.configuration import Configuration
 from emu.errors import InputError
+from emu.msg import codec
+from emu.msg.types import Map, request
 from emu.rm.actor import RMAddresses
 from emu.transport import Curve, Options, RequestTimeout, TransportError
 from emu.transport.zmq import dealer
@@ -195,7 +196,7 @@ class SyncClient:
         """The reply map (errors included); RequestTimeout after `timeout` wall seconds."""
         self._id += 1
         rid = self._id.to_bytes(8, "big")
-        self.sock.send_multipart([rid, P.encode(P.request(mtype, self._id, **fields))])
+        self.sock.send_multipart([rid, codec.encode(Map(request(mtype, self._id, **fields)))])
         deadline = time.monotonic() + timeout
         while True:
             left = deadline - time.monotonic()
@@ -203,7 +204,7 @@ class SyncClient:
                 raise RequestTimeout(f"no reply from {self.address} within {timeout}s")
             frames = self.sock.recv_multipart()
             if len(frames) == 2 and frames[0] == rid:
-                return P.decode(frames[1])
+                return codec.decode(frames[1]).to_map()
 
     def close(self) -> None:
         self.sock.close()

@@ -18,6 +18,7 @@ from emu.client import RMClient, RMRequestError
 from emu.clock import ScaledWallClock
 from emu.errors import InputError
 from emu.metrics import outputs
+from emu.msg.codec import CODEC
 from emu.processes import common as C
 from emu.replay import Replayer
 from emu.transport import TransportError, connect
@@ -215,7 +216,7 @@ def main(args: argparse.Namespace) -> int:
 
     async def run(nursery: trio.Nursery) -> None:
         timeout = C.sim_seconds(CALL_TIMEOUT_S)
-        async with connect(rm.client, identity="") as conn:
+        async with connect(rm.client, identity="", codec=CODEC) as conn:
             client = RetryingClient(conn, timeout=timeout)
             racks = dict(trace_racks)
             racks.update({n["host"]: n["rack"] for n in await client.list_nodes()})

@@ -1,15 +1,15 @@
 """The ResourceManager actor: serves the four RM services on their
 addresses, runs the liveness monitors, and launches AM containers.
 
-This is the only part of the RM that touches transports. It decodes each
-request (a malformed one gets an error reply and the server goes on),
-hands it to `RMServices`, and encodes the reply. AM launches the RM core
-queues are carried out here, as YARN's AMLauncher does, by calling
-`start_containers` on the node's NodeManager.
+This is the only part of the RM that touches transports. It hands each
+request, as the transport delivers it (a malformed one as an `Invalid`
+message, answered with an error), to `RMServices.serve` and returns its
+reply. AM launches the RM core queues are carried out here, as YARN's
+AMLauncher does, by calling `start_containers` on the node's NodeManager.
 
 With `yarn.resourcemanager.recovery.enabled` the RM rebuilds its apps from
-the state store before it serves, and its services get the work-preserving
-recovery additions (`emu.rm.recovery`). `cluster_metrics` replies also carry
+the state store before it serves, and its services apply the
+work-preserving recovery additions (`emu.rm.recovery`). `cluster_metrics` replies also carry
 the cluster clock (`epoch`, `rate`: a process joining the cluster starts its
 own clock from them) and what the transport refused (`transport`, `auth`).
 """
@@ -26,9 +26,11 @@ from typing import Any
 import structlog
 import trio
 
-from emu import protocol as P
 from emu.config.configuration import Configuration
 from emu.metrics.eventlog import EventLog
+from emu.msg import catalogue as C
+from emu.msg.codec import CODEC
+from emu.msg.types import Map, Message, ProtocolError, request
 from emu.rm import recovery as rec
 from emu.rm.context import RMContext
 from emu.rm.scheduler import create as create_scheduler
@@ -37,7 +39,6 @@ from emu.rm.settings import RMSettings
 from emu.timeouts import network_timeout
 from emu.transport import (
     Connection,
-    Payload,
     ServerStats,
     TransportError,
     connect,
@@ -93,10 +94,10 @@ class RMAddresses:
 
     def items(self) -> list[tuple[str, str]]:
         return [
-            (P.RESOURCE_TRACKER, self.resource_tracker),
-            (P.AM_PROTOCOL, self.am_protocol),
-            (P.CLIENT, self.client),
-            (P.ADMIN, self.admin),
+            (C.RESOURCE_TRACKER, self.resource_tracker),
+            (C.AM_PROTOCOL, self.am_protocol),
+            (C.CLIENT, self.client),
+            (C.ADMIN, self.admin),
         ]
 
 
@@ -131,13 +132,11 @@ class ResourceManager:
         self.ctx = RMContext(settings, self.conf, self.events, self.cluster_timestamp)
         self.ctx.attach_scheduler(create_scheduler(self.ctx))
         self.services = RMServices(self.ctx, self.epoch, self.rate)
-        self._handle: Callable[[str, dict[str, Any]], dict[str, Any]] = self.services.handle
         if rec.enabled(self.conf):
             meta = self.recovery_meta
             if meta is None:
                 meta = rec.open_meta(self.conf, self.epoch, self.rate, self.cluster_timestamp)
             self.ctx.recovery = rec.RMRecovery.from_conf(self.ctx, self.conf, meta)
-            self._handle = self.ctx.recovery.wrap(self.services.handle)
 
     def restart(self, cluster_timestamp: int) -> None:
         """Restart in place, as a new RM process on the same addresses would
@@ -174,10 +173,17 @@ class ResourceManager:
                 stats = self.stats[service] = ServerStats()
                 events = self.connection_events[service] = Counter() if self.monitor else None
                 bound[service] = await nursery.start(
-                    partial(serve, address, self._handler(service), stats=stats, monitor=events)
+                    partial(
+                        serve,
+                        address,
+                        self._handler(service),
+                        stats=stats,
+                        monitor=events,
+                        codec=CODEC,
+                    )
                 )
             actual = RMAddresses(
-                bound[P.RESOURCE_TRACKER], bound[P.AM_PROTOCOL], bound[P.CLIENT], bound[P.ADMIN]
+                bound[C.RESOURCE_TRACKER], bound[C.AM_PROTOCOL], bound[C.CLIENT], bound[C.ADMIN]
             )
             self.ctx.am_service_address = actual.am_protocol
             for name, monitor in (
@@ -222,67 +228,20 @@ class ResourceManager:
         """A request from inside this process (the REST API), encoded and
         handled exactly as one from the wire, so it is validated, counted,
         recovered and wakes the AM launcher like any other."""
-        return P.decode(await self._handler(service)(P.encode(msg)))
+        reply = await self._handler(service)(CODEC.decode_request(CODEC.encode(Map(msg))))
+        return CODEC.decode(CODEC.encode(reply)).to_map()
 
-    def _handler(self, service: str) -> Callable[[Payload], Awaitable[Payload]]:
-        async def handle(payload: Payload) -> Payload:
-            # Looked up per request: `restart` replaces both (and the context).
-            services, handle_request = self.services, self._handle
-            # The recovering handler looks at each heartbeat: it gets them one by one.
-            recovering = self.ctx.recovery is not None
-            if not recovering:
-                lean = self._lean_answer(service, payload)
-                if lean is not None:
-                    self._wake_launcher()
-                    return lean
-            try:
-                msg = P.decode(payload)
-            except P.ProtocolError as e:
-                return P.frame(services.error_reply(e))
-            if msg["type"] not in P.CATALOGUE:
-                return P.frame(
-                    services.error_reply(
-                        P.ProtocolError(
-                            P.UNKNOWN_TYPE, f"{msg['type']} is not a request", msg.get("id")
-                        )
-                    )
-                )
-            if msg["type"] == "node_heartbeats" and service == P.RESOURCE_TRACKER:
-                # One message, many nodes: each heartbeat handled as its own.
-                if recovering:
-                    rid = msg["id"]
-                    replies = [
-                        handle_request(service, {**hb, "type": "node_heartbeat", "id": rid})
-                        for hb in msg["heartbeats"]
-                    ]
-                else:
-                    replies = services.node_heartbeats(msg)
-                reply = P.reply(msg, replies=replies)
-            else:
-                reply = handle_request(service, msg)
+    def _handler(self, service: str) -> Callable[[Message], Awaitable[Message]]:
+        async def handle(message: Message) -> Message:
+            # Looked up per request: `restart` replaces the services.
+            reply = self.services.serve(service, message)
             self._wake_launcher()
-            if msg["type"] == "cluster_metrics" and reply["type"] == "cluster_metrics_reply":
-                reply["metrics"].update(self.process_metrics())
-            return P.frame(reply)
+            if reply.type == "cluster_metrics_reply":
+                reply.to_map()["metrics"].update(self.process_metrics())
+            return reply
 
         # Every request is handled synchronously (see emu.rm.services).
         return never_waits(handle)
-
-    def _lean_answer(self, service: str, payload: Payload) -> Payload | None:
-        """The answer to a lean message from an actor in this process, taken
-        as it is on the hot path: an NM host's heartbeat batch
-        (`P.Heartbeats`) or an AM's idle allocate (`P.IdleAllocate`) on
-        their own service; None for anything else, which is decoded and
-        validated. (The recovering handler looks at each request as a map:
-        the caller does not ask while recovery is on.)"""
-        if type(payload) is P.Heartbeats and service == P.RESOURCE_TRACKER:
-            return self.services.lean_heartbeats(payload)
-        if type(payload) is P.IdleAllocate and service == P.AM_PROTOCOL:
-            answer = self.services.idle_allocate(payload)
-            if isinstance(answer, dict):
-                return P.frame(answer)
-            return answer
-        return None
 
     def _wake_launcher(self) -> None:
         """A request may have allocated AM containers: the launcher starts them."""
@@ -317,20 +276,18 @@ class ResourceManager:
                         conn = conns.get(nm_address)
                         if conn is None:
                             conn = conns[nm_address] = await stack.enter_async_context(
-                                connect(nm_address, identity="rm-am-launcher")
+                                connect(nm_address, identity="rm-am-launcher", codec=CODEC)
                             )
-                        req = P.request("start_containers", 0, node_id=node_id, containers=[launch])
-                        reply = P.decode(
-                            await conn.request(
-                                P.frame(req),
-                                timeout=network_timeout(nm_address, LAUNCH_TIMEOUT_S, 5.0),
-                            )
+                        req = request("start_containers", 0, node_id=node_id, containers=[launch])
+                        answer = await conn.request(
+                            Map(req), timeout=network_timeout(nm_address, LAUNCH_TIMEOUT_S, 5.0)
                         )
+                        reply = answer.to_map()
                         if reply["type"] == "error":
                             error = f"{reply['code']}: {reply['message']}"
                         elif reply["failed"]:
                             error = reply["failed"][0]["reason"]
-                    except (TransportError, P.ProtocolError) as e:
+                    except (TransportError, ProtocolError) as e:
                         error = f"{type(e).__name__}: {e}"
                     if error is not None:
                         log.warning(

@@ -15,7 +15,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from emu import protocol as P
+from emu.msg import types as P
+from emu.msg.types import AllocateReply
 from emu.rm.enums import AppEvent, ContainerEvent
 from emu.rm.enums import AttemptEvent as AttemptEvent
 from emu.rm.enums import AttemptState as AttemptState
@@ -79,7 +80,7 @@ class RMAppAttempt:
         self.registered_ms = -1
         self.finished_ms = -1
         self.response_id = 0
-        self.last_reply: dict[str, Any] | P.IdleAllocateReply | None = None
+        self.last_reply: AllocateReply | None = None
         self.just_finished: list[dict[str, Any]] = []
         self.final_status = ""
         self.diagnostics = ""

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from emu.protocol import EXIT_KILLED_EXPIRED, EXIT_PREEMPTED
+from emu.msg.types import EXIT_KILLED_EXPIRED, EXIT_PREEMPTED
 from emu.resources import Resource
 from emu.rm.enums import AttemptEvent
 from emu.rm.enums import ContainerEvent as ContainerEvent

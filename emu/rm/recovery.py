@@ -23,8 +23,8 @@ Two parts:
   its AM to register again (its AM liveness clock starts anew); one without
   asks for its AM container again.
 
-  The rest arrives from the NMs and AMs (`wrap` puts these additions in
-  front of the RM's services, only when recovery is on): NMs, told RESYNC
+  The rest arrives from the NMs and AMs (the RM's services call these
+  additions on their one path for each message, only when recovery is on): NMs, told RESYNC
   because the new RM does not know them, register again listing the
   containers they still run; containers of recovered attempts are rebuilt
   (`Scheduler.recover_container`), the rest are cleaned up. An AM whose
@@ -51,9 +51,10 @@ from typing import TYPE_CHECKING, Any
 import msgpack
 import structlog
 
-from emu import protocol as P
 from emu.config.configuration import Configuration
 from emu.errors import InputError
+from emu.msg import types as P
+from emu.msg.types import Allocate, AllocateReply
 from emu.resources import Resource
 from emu.rm import app as app_sm
 from emu.rm import attempt as attempt_sm
@@ -392,57 +393,32 @@ class RMRecovery:
         self._save(app)
 
     # --- the services' recovery additions ----------------------------------------------------
-    def wrap(
-        self, handle: Callable[[str, dict[str, Any]], dict[str, Any]]
-    ) -> Callable[[str, dict[str, Any]], dict[str, Any]]:
-        """`RMServices.handle` with the work-preserving additions in front."""
-        ctx = self.ctx
+    # The RM's services call these on their one path for each message.
 
-        def recovering_handle(service: str, msg: dict[str, Any]) -> dict[str, Any]:
-            mtype = msg["type"]
-            if mtype not in P.SERVICES[service]:
-                return handle(service, msg)
-            if mtype == "register_node":
-                return self._register_node(handle, service, msg)
-            if mtype == "node_heartbeat":
-                if self.live_recovered:
-                    self._heartbeat_statuses(msg)
-            elif mtype == "allocate":
-                a = ctx.attempts.get(msg["attempt_id"])
-                if (
-                    a is not None
-                    and a.state == attempt_sm.LAUNCHED
-                    and a.attempt_id in self.live_recovered
-                ):
-                    # YARN's ApplicationMasterNotRegisteredException: the AM
-                    # registers again, then re-sends its asks.
-                    return self._resync(msg)
-            return handle(service, msg)
-
-        return recovering_handle
-
-    def _resync(self, msg: dict[str, Any]) -> dict[str, Any]:
-        return P.reply(
-            msg,
-            response_id=0,
-            allocated=[],
-            completed=[],
-            available=Resource().to_wire(),
-            num_cluster_nodes=len(self.ctx.scheduler.nodes),
-            preemption=None,
-            command=P.RESYNC,
+    def allocate_resync(self, req: Allocate) -> AllocateReply | None:
+        """RESYNC for an allocate from the AM of a recovered attempt that has
+        not registered again since the restart (YARN's
+        ApplicationMasterNotRegisteredException: the AM registers again,
+        then re-sends its asks); None for any other."""
+        if req.attempt_id not in self.live_recovered:
+            return None
+        a = self.ctx.attempts.get(req.attempt_id)
+        if a is None or a.state != attempt_sm.LAUNCHED:
+            return None
+        return AllocateReply(
+            req.request_id, 0, [], [], Resource(), len(self.ctx.scheduler.nodes), None, P.RESYNC
         )
 
-    def _register_node(
-        self,
-        handle: Callable[[str, dict[str, Any]], dict[str, Any]],
-        service: str,
-        msg: dict[str, Any],
+    def register_node(
+        self, handle: Callable[[dict[str, Any]], dict[str, Any]], msg: dict[str, Any]
     ) -> dict[str, Any]:
+        """`register_node` (`handle`) with the work-preserving additions: the
+        reply tells the node whether to keep its containers, and what it
+        lists is taken in."""
         ctx = self.ctx
         node_id = msg["node_id"]
         fresh = node_id not in ctx.nodes and node_id not in ctx.inactive_nodes
-        reply = handle(service, msg)
+        reply = handle(msg)
         if reply.get("type") == "error":
             return reply
         reply["work_preserving"] = self.work_preserving
@@ -469,24 +445,22 @@ class RMRecovery:
                 continue
             ctx.dispatch("node", node_sm.NodeEvent.CLEANUP_CONTAINER, node_id, cid)
 
-    def _heartbeat_statuses(self, msg: dict[str, Any]) -> None:
-        """Containers of recovered attempts the RM has not heard of yet:
-        started by their AM from an allocation made before the restart, or
-        finished while it was down."""
+    def heartbeat_statuses(self, node_id: str, statuses: list[dict[str, Any]]) -> None:
+        """Containers of recovered attempts the RM has not heard of yet, in
+        a heartbeat the node's RMNode is in step with: started by their AM
+        from an allocation made before the restart, or finished while it
+        was down."""
         ctx = self.ctx
-        node = ctx.nodes.get(msg["node_id"])
-        if node is None or msg["response_id"] != node.response_id:
-            return
-        for st in msg["containers"]:
+        for st in statuses:
             cid = st["container_id"]
             if cid in ctx.containers:
                 continue
             if attempt_of_container(cid) not in self.live_recovered:
                 continue
             if st["state"] == "COMPLETE":
-                self._recovered_completion(node.node_id, st)
+                self._recovered_completion(node_id, st)
             else:
-                self._recover_container(node.node_id, st)
+                self._recover_container(node_id, st)
         ctx.dispatcher.drain()
 
     def _recover_container(self, node_id: str, st: dict[str, Any]) -> bool:

@@ -11,9 +11,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from emu import protocol as P
 from emu.config.configuration import Configuration
 from emu.metrics.eventlog import EventLog
+from emu.msg import catalogue as C
+from emu.msg import codec
+from emu.msg import types as P
 from emu.rm.context import RMContext
 from emu.rm.scheduler import create
 from emu.rm.services import RMServices
@@ -30,7 +32,7 @@ class RMHarness:
 
     def call(self, service: str, mtype: str, **fields: Any) -> dict:
         self._id += 1
-        msg = P.decode(P.encode(P.request(mtype, self._id, **fields)))
+        msg = codec.decode(codec.encode(P.Map(P.request(mtype, self._id, **fields)))).to_map()
         reply = self.services.handle(service, msg)
         for launch in self.services.take_am_launches():
             self.launches.append(launch)
@@ -39,7 +41,7 @@ class RMHarness:
 
     def add_node(self, host: str, rack: str = "/r1", memory: int = 8192, vcores: int = 8) -> None:
         self.call(
-            P.RESOURCE_TRACKER, "register_node", node_id=host, host=host, rack=rack,
+            C.RESOURCE_TRACKER, "register_node", node_id=host, host=host, rack=rack,
             resource={"memory-mb": memory, "vcores": vcores}, nm_address="mem://nm",
             containers=[],
         )  # fmt: skip
@@ -47,14 +49,14 @@ class RMHarness:
     def heartbeat(self, host: str, statuses: list[dict] | None = None) -> dict:
         node = self.ctx.nodes[host]
         return self.call(
-            P.RESOURCE_TRACKER, "node_heartbeat", node_id=host, response_id=node.response_id,
+            C.RESOURCE_TRACKER, "node_heartbeat", node_id=host, response_id=node.response_id,
             containers=statuses or [], healthy=True,
         )  # fmt: skip
 
     def submit(self, name: str, queue: str = "default", user: str = "u", memory: int = 1024) -> str:
-        app_id = self.call(P.CLIENT, "new_application")["app_id"]
+        app_id = self.call(C.CLIENT, "new_application")["app_id"]
         self.call(
-            P.CLIENT, "submit_application", app_id=app_id, name=name, queue=queue, user=user,
+            C.CLIENT, "submit_application", app_id=app_id, name=name, queue=queue, user=user,
             priority=0, am_resource={"memory-mb": memory, "vcores": 1}, am_type="mapreduce",
             context={},
         )  # fmt: skip
@@ -70,12 +72,12 @@ class RMHarness:
         self.register_am(app_id)
 
     def register_am(self, app_id: str) -> None:
-        self.call(P.AM_PROTOCOL, "register_am", attempt_id=self.attempt(app_id), host="h")
+        self.call(C.AM_PROTOCOL, "register_am", attempt_id=self.attempt(app_id), host="h")
 
     def allocate(self, app_id: str, asks: list[dict] | None = None, releases=()) -> dict:
         a = self.ctx.attempts[self.attempt(app_id)]
         return self.call(
-            P.AM_PROTOCOL, "allocate", attempt_id=a.attempt_id, response_id=a.response_id,
+            C.AM_PROTOCOL, "allocate", attempt_id=a.attempt_id, response_id=a.response_id,
             asks=asks or [], releases=list(releases), blacklist_add=[], blacklist_remove=[],
             progress=0.0,
         )  # fmt: skip

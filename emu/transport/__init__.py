@@ -1,14 +1,16 @@
-"""Transports: how encoded protocol messages travel between actors.
+"""Transports: how messages travel between actors.
 
 Actor code sees only this interface, never a socket:
 
 - `serve(address, handler)` runs a server loop; `handler(payload) -> reply`
-  is awaited once per request, in arrival order, and its bytes go back to the
+  is awaited once per request, in arrival order, and its reply goes back to the
   requester (`never_waits(handler)` marks one that never waits, which the
   in-process transport may run inline with less ceremony). Started with
   `await nursery.start(serve, ...)`, it reports the bound address (useful with `tcp://127.0.0.1:0`).
 - `connect(address, identity=...)` is an async context manager giving a
-  `Connection` whose `request(payload, timeout=...)` returns the reply bytes.
+  `Connection` whose `request(payload, timeout=...)` returns the reply.
+- `codec=` (both): in one process messages are handed over as they are;
+  ZeroMQ encodes and decodes them with this `Codec` (none: bytes travel).
 
 Schemes: `mem://name` (trio memory channels, one process, the only one usable
 on the virtual clock) and `tcp://host:port` / `ipc://path` (ZeroMQ ROUTER
@@ -24,6 +26,7 @@ from emu.transport.base import (
     BACKENDS,
     MAX_MESSAGE_BYTES,
     Backend,
+    Codec,
     Connection,
     Curve,
     Defaults,
@@ -36,6 +39,7 @@ from emu.transport.base import (
     backend_for,
     connect,
     defaults,
+    in_process,
     never_waits,
     request_timeout,
     serve,
@@ -46,6 +50,7 @@ __all__ = [
     "BACKENDS",
     "MAX_MESSAGE_BYTES",
     "Backend",
+    "Codec",
     "Connection",
     "Curve",
     "Defaults",
@@ -58,6 +63,7 @@ __all__ = [
     "backend_for",
     "connect",
     "defaults",
+    "in_process",
     "never_waits",
     "request_timeout",
     "serve",

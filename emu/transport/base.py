@@ -3,10 +3,11 @@
 Actors only ever call `serve` and `connect`; whether the bytes travel through
 trio memory channels (`mem://`) or ZeroMQ (`tcp://`, `ipc://`) is decided by
 the address, so the same actor code runs in a single-process replay and
-spread over hosts. Payloads are opaque here: bytes, or an object that
-`bytes()` encodes, which the in-process transport hands over unencoded and
-ZeroMQ encodes on sending (the protocol's frames). Encoding and validation
-belong to the protocol layer.
+spread over hosts. Payloads are opaque here. The in-process transport
+hands them over as they are; ZeroMQ carries bytes, so a server or client
+given a `Codec` (actors give `emu.msg.codec.CODEC`) encodes what it sends
+and decodes and validates what it receives at that boundary, and one
+without a codec carries bytes as they are.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from contextlib import AbstractAsyncContextManager, asynccontextmanager, suppres
 from contextvars import ContextVar
 from dataclasses import dataclass, replace
 from functools import partial
-from typing import TYPE_CHECKING, Any, NoReturn, Protocol, SupportsBytes, TypeVar, cast
+from typing import TYPE_CHECKING, Any, NoReturn, Protocol, TypeVar, cast
 
 import structlog
 import trio
@@ -26,8 +27,9 @@ import trio
 if TYPE_CHECKING:
     from collections import Counter
 
-Payload = bytes | SupportsBytes
-"""What travels: bytes, or an object `bytes()` encodes (sent as is in-process)."""
+Payload = Any
+"""What travels: a message object (handed over as it is in-process, encoded
+by the `Codec` over the wire), or bytes where no codec is given."""
 
 Handler = Callable[[Payload], Awaitable[Payload | None]]
 _H = TypeVar("_H", bound=Callable[..., Any])
@@ -64,15 +66,35 @@ class ServerStats:
     handler_errors: int = 0
 
 
+class Codec(Protocol):
+    """How a transport that carries bytes turns messages into bytes and back."""
+
+    def encode(self, message: Any) -> bytes:
+        """The bytes sent for `message`."""
+        ...
+
+    def decode(self, data: bytes) -> Any:
+        """The reply `data` encodes; raises if it is malformed."""
+        ...
+
+    def decode_request(self, data: bytes) -> Any:
+        """The request `data` encodes; never raises: a malformed request
+        becomes a message its handler answers with an error."""
+        ...
+
+
 class Connection(ABC):
     """A client endpoint: send a request, await its reply.
 
     Several tasks may have requests outstanding on one connection at once;
-    each gets its own reply.
+    each gets its own reply. `lossy`: a request may be lost in transit, so
+    one unanswered is worth sending again (over the network; in one process
+    a server that is gone stays gone).
     """
 
     address: str
     identity: str
+    lossy: bool = False
 
     async def request(self, payload: Payload, timeout: float | None = None) -> Payload:
         """Send `payload` and return the reply payload.
@@ -128,15 +150,14 @@ class Pending:
 
 
 async def handle_request(
-    handler: Handler, payload: Payload, stats: ServerStats, address: str
+    handler: Handler, payload: Payload, stats: ServerStats, address: str, raw: bool = True
 ) -> Payload | None:
     """Run the handler on one request, keeping the server alive whatever it does.
 
     Every implementation calls this (or `handle_now`) so the counters mean
-    the same thing over every transport. A handler exception or a non-bytes
-    result is logged and counted and yields no reply: one bad request must
-    never stop the server. A reply is bytes or an object with `__bytes__`,
-    as a request is.
+    the same thing over every transport. A handler exception, or a result
+    that is not bytes where no codec carries messages (`raw`), is logged and
+    counted and yields no reply: one bad request must never stop the server.
     """
     stats.requests += 1
     try:
@@ -145,11 +166,11 @@ async def handle_request(
         stats.handler_errors += 1
         _log.exception("transport.handler_error", address=address)
         return None
-    return _answered(reply, stats, address)
+    return _answered(reply, stats, address, raw)
 
 
 def handle_now(
-    handler: Handler, payload: Payload, stats: ServerStats, address: str
+    handler: Handler, payload: Payload, stats: ServerStats, address: str, raw: bool = True
 ) -> Payload | None:
     """`handle_request` for a `never_waits` handler, run here and now to
     its end without an event loop step: the in-process transport's hot
@@ -176,16 +197,16 @@ def handle_now(
     else:
         coro.close()
         raise RuntimeError("a handler marked never_waits waited")
-    return _answered(reply, stats, address)
+    return _answered(reply, stats, address, raw)
 
 
-def _answered(reply: Payload | None, stats: ServerStats, address: str) -> Payload | None:
+def _answered(reply: Payload | None, stats: ServerStats, address: str, raw: bool) -> Payload | None:
     """A handler's reply as the transport sends it: None (counted) when
-    there is none or it is not bytes-like."""
+    there is none, or, `raw`, when it is not bytes."""
     if reply is None:
         stats.dropped += 1
         return None
-    if not isinstance(reply, bytes) and not hasattr(type(reply), "__bytes__"):
+    if raw and not isinstance(reply, bytes):
         stats.handler_errors += 1
         _log.error("transport.handler_bad_reply", address=address, reply_type=type(reply).__name__)
         return None
@@ -216,7 +237,14 @@ def request_timeout(address: str, seconds: float) -> float | None:
     cancel scope on the hottest path of a large replay; over the network a
     lost peer must not hang the requester.
     """
-    return None if address.startswith("mem://") else seconds
+    return None if in_process(address) else seconds
+
+
+def in_process(address: str) -> bool:
+    """Whether `address` is served in this process (`mem://`): messages
+    reach it as the objects they are, and nothing waits on anything but
+    trio (so it is usable on the virtual clock)."""
+    return address.startswith("mem://")
 
 
 MAX_MESSAGE_BYTES = 64 * 1024 * 1024
@@ -245,13 +273,16 @@ class Options:
     `curve`: CURVE keys (a server's own pair; a client's own pair and the
     server's public key). `monitor`: a counter a server adds its connection
     events to (`zmq.MONITORED_EVENTS`). `max_message_bytes`: larger messages
-    are refused (ZeroMQ disconnects the sender). `mem://` accepts and ignores
-    all three: in one process there is no peer to keep out or watch.
+    are refused (ZeroMQ disconnects the sender). `codec`: how messages
+    become bytes and back (None: payloads are bytes). `mem://` accepts and
+    ignores all four: in one process there is no peer to keep out or watch,
+    and messages are handed over as they are.
     """
 
     curve: Curve | None = None
     monitor: Counter[str] | None = None
     max_message_bytes: int = MAX_MESSAGE_BYTES
+    codec: Codec | None = None
 
 
 class Backend(Protocol):
@@ -334,12 +365,16 @@ def backend_for(address: str) -> Backend:
     return cast(Backend, importlib.import_module(module))
 
 
-def _options(base: Options, curve: Curve | None, monitor: Counter[str] | None) -> Options:
+def _options(
+    base: Options, curve: Curve | None, monitor: Counter[str] | None, codec: Codec | None
+) -> Options:
     """`base` with the per-call shorthands applied."""
     if curve is not None:
         base = replace(base, curve=curve)
     if monitor is not None:
         base = replace(base, monitor=monitor)
+    if codec is not None:
+        base = replace(base, codec=codec)
     return base
 
 
@@ -351,6 +386,7 @@ async def serve(
     options: Options | None = None,
     curve: Curve | None = None,
     monitor: Counter[str] | None = None,
+    codec: Codec | None = None,
     task_status: trio.TaskStatus[str] = trio.TASK_STATUS_IGNORED,
 ) -> NoReturn:
     """Serve requests at `address` until cancelled.
@@ -359,15 +395,15 @@ async def serve(
     awaited inline: the RM is deliberately single-threaded, and this keeps its
     event order reproducible. `task_status.started` receives the bound address
     (the real port for `tcp://host:0`). `options` defaults to the process's
-    server options (`set_defaults`); `curve` and `monitor` replace that
-    field of them.
+    server options (`set_defaults`); `curve`, `monitor` and `codec`
+    replace that field of them.
     """
     backend = backend_for(address)
     await backend.serve(
         address,
         handler,
         stats=ServerStats() if stats is None else stats,
-        options=_options(options or _defaults.get().server, curve, monitor),
+        options=_options(options or _defaults.get().server, curve, monitor, codec),
         task_status=task_status,
     )
 
@@ -379,15 +415,16 @@ async def connect(
     identity: str = "",
     options: Options | None = None,
     curve: Curve | None = None,
+    codec: Codec | None = None,
 ) -> AsyncIterator[Connection]:
     """Open a client connection to `address`, closed when the block exits.
 
     `identity` names the client to the transport (the ZeroMQ routing id) so a
     reconnecting process keeps its name; empty lets the transport choose.
     `options` defaults to the process's client options (`set_defaults`);
-    `curve` replaces their keys.
+    `curve` and `codec` replace those fields of them.
     """
     backend = backend_for(address)
-    opts = _options(options or _defaults.get().client, curve, None)
+    opts = _options(options or _defaults.get().client, curve, None, codec)
     async with backend.connect(address, identity=identity, options=opts) as conn:
         yield conn

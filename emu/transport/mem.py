@@ -2,8 +2,9 @@
 
 The single-process replay runs every actor in one trio loop on the virtual
 clock, where ZeroMQ cannot be used (its I/O threads are invisible to trio's
-autojump). Payloads are handed over as they are: bytes stay bytes, and the
-protocol's frames reach the receiver unencoded.
+autojump). Payloads are handed over as they are: a message object reaches
+the receiver unencoded and unchecked (a codec, if given, is not used),
+bytes stay bytes.
 
 This is the hot path of a large simulation. When the server is idle (not
 handling a request, none queued), a request runs the handler inline in the
@@ -50,6 +51,7 @@ class _Server:
         "inline",
         "never_waits",
         "queued",
+        "raw",
         "send",
         "stats",
         "stopped",
@@ -61,8 +63,11 @@ class _Server:
         send: trio.MemorySendChannel[Pending],
         handler: Handler,
         stats: ServerStats,
+        raw: bool,
     ) -> None:
         self.address = address
+        self.raw = raw
+        """No codec: replies must be bytes."""
         self.send = send
         self.handler = handler
         self.stats = stats
@@ -105,7 +110,8 @@ async def serve(
 ) -> NoReturn:
     """Register `address` in this run and serve its requests until cancelled.
 
-    `options` are ignored: no peer outside this process can reach the name.
+    `options` are ignored (but for whether a codec is given: without one
+    replies must be bytes): no peer outside this process can reach the name.
 
     On exit the name is unregistered and every request still queued or being
     handled fails with `TransportError`, so requesters never wait forever on
@@ -117,7 +123,7 @@ async def serve(
         raise TransportError(f"{address} is already bound")
     # Unbounded: a requester never blocks on delivery, only on its reply.
     send, receive = trio.open_memory_channel[Pending](math.inf)
-    server = servers[name] = _Server(address, send, handler, stats)
+    server = servers[name] = _Server(address, send, handler, stats, options.codec is None)
     current: Pending | None = None
     try:
         task_status.started(address)
@@ -129,7 +135,7 @@ async def serve(
             server.queued -= 1
             server.busy = True
             try:
-                reply = await handle_request(handler, current.payload, stats, address)
+                reply = await handle_request(handler, current.payload, stats, address, server.raw)
             finally:
                 server.done()
             if reply is not None:
@@ -179,7 +185,9 @@ class MemConnection(Connection):
             server.busy = True
             if server.never_waits:
                 try:
-                    reply = handle_now(server.handler, payload, server.stats, server.address)
+                    reply = handle_now(
+                        server.handler, payload, server.stats, server.address, server.raw
+                    )
                 finally:
                     server.done()
                 if reply is None:
@@ -190,7 +198,7 @@ class MemConnection(Connection):
                 server.inline = scope
                 try:
                     reply = await handle_request(
-                        server.handler, payload, server.stats, server.address
+                        server.handler, payload, server.stats, server.address, server.raw
                     )
                 finally:
                     server.inline = None

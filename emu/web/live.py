@@ -29,8 +29,8 @@ from typing import TYPE_CHECKING, Any
 import structlog
 import trio
 
-from emu import protocol as P
 from emu.metrics.timeline import share_memory
+from emu.msg.types import request
 from emu.web.view import Snapshot, snapshot
 
 if TYPE_CHECKING:
@@ -114,7 +114,7 @@ class LiveView:
         if self.finished or self._token is None or self._rm is None:
             raise RunEnded("the run has ended" if self.finished else "the run has not started")
         rm = self._rm
-        msg = P.request(mtype, next(self._request_ids), **fields)
+        msg = request(mtype, next(self._request_ids), **fields)
 
         async def call() -> dict[str, Any]:
             reply = await rm.local_request("client", msg)

@@ -9,10 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from emu import protocol as P
 from emu.cli import main
 from emu.config.configuration import Configuration
 from emu.config.hadoop_xml import load_xml
+from emu.msg import catalogue as C
+from emu.msg import types as P
 from emu.rm.actor import ResourceManager, RMAddresses
 from emu.scenario import native
 from emu.simulation import run_virtual
@@ -108,7 +109,7 @@ async def test_refresh_queues_over_the_admin_protocol(autojump_clock) -> None:
     )
     rm = ResourceManager(conf, RMAddresses.in_memory("refresh"))
     ok = rm.services.handle(
-        P.ADMIN,
+        C.ADMIN,
         P.request(
             "refresh_queues",
             1,
@@ -120,7 +121,7 @@ async def test_refresh_queues_over_the_admin_protocol(autojump_clock) -> None:
     )
     assert (ok["ok"], ok.get("reason")) == (True, None)
     bad = rm.services.handle(
-        P.ADMIN,
+        C.ADMIN,
         P.request(
             "refresh_queues", 2, properties={"yarn.scheduler.capacity.root.a.capacity": "60"}
         ),

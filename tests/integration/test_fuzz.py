@@ -12,9 +12,11 @@ import zmq
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from emu import protocol as P
 from emu.config.configuration import Configuration
 from emu.metrics.cluster_invariants import check_state
+from emu.msg import catalogue as C
+from emu.msg import codec
+from emu.msg import types as P
 from emu.rm.actor import ResourceManager, RMAddresses
 from emu.rm.scheduler.locality import ANY
 from emu.simulation import run_virtual
@@ -23,7 +25,7 @@ from emu.testing.rm import RMHarness
 from emu.transport import connect
 from tests.fuzzing import ENDPOINTS, KINDS, campaign, workload_sim
 
-RM_SERVICES = (P.RESOURCE_TRACKER, P.AM_PROTOCOL, P.CLIENT, P.ADMIN)
+RM_SERVICES = (C.RESOURCE_TRACKER, C.AM_PROTOCOL, C.CLIENT, C.ADMIN)
 
 
 def _check_reports(done: Any, count: int) -> None:
@@ -37,7 +39,7 @@ def _check_reports(done: Any, count: int) -> None:
         for code, n in done.reports[service].codes.items():
             assert done.rm_errors.get(code, 0) >= n
         assert done.rm_transport[service]["handler_errors"] == 0
-    assert done.nm_refused == dict(done.reports[P.CONTAINER_MANAGEMENT].codes)
+    assert done.nm_refused == dict(done.reports[C.CONTAINER_MANAGEMENT].codes)
 
 
 def test_noise_on_every_endpoint_leaves_the_replay_unchanged():
@@ -78,14 +80,14 @@ async def test_junk_frames_are_dropped_and_counted_and_the_rm_keeps_serving():
                 if frames:
                     sock.send_multipart(frames)
             with trio.fail_after(10):
-                while rm.stats[P.CLIENT].dropped < 3:
+                while rm.stats[C.CLIENT].dropped < 3:
                     await trio.sleep(0.01)
         finally:
             sock.close()
         async with connect(addrs.client) as conn:
-            reply = await conn.request(P.encode(P.request("cluster_metrics", 1)), timeout=10)
-            assert P.decode(reply)["type"] == "cluster_metrics_reply"
-        stats = rm.stats[P.CLIENT]
+            reply = await conn.request(codec.encode(P.Map(P.request("cluster_metrics", 1))), 10)
+            assert codec.decode(reply).type == "cluster_metrics_reply"
+        stats = rm.stats[C.CLIENT]
         assert stats.requests == stats.replies + stats.dropped + stats.handler_errors
         assert stats.handler_errors == 0
         nursery.cancel_scope.cancel()
@@ -96,11 +98,11 @@ INTS = st.integers(min_value=-(2**63), max_value=2**64 - 1)  # what msgpack can 
 
 
 def _values(desc: Any) -> st.SearchStrategy[Any]:
-    if desc is P.ANY:
+    if desc is C.ANY:
         return st.none() | INTS | st.text(max_size=5)
-    if isinstance(desc, P.Opt):
+    if isinstance(desc, C.Opt):
         return st.none() | _values(desc.inner)
-    if isinstance(desc, P.Struct):
+    if isinstance(desc, C.Struct):
         return st.fixed_dictionaries({n: _values(d) for n, d in desc.fields.items()})
     if isinstance(desc, list):
         return st.lists(_values(desc[0]), max_size=3)
@@ -116,19 +118,19 @@ def _values(desc: Any) -> st.SearchStrategy[Any]:
 
 
 def _service_of(mtype: str) -> str:
-    return next(s for s in RM_SERVICES if mtype in P.SERVICES[s])
+    return next(s for s in RM_SERVICES if mtype in C.SERVICES[s])
 
 
 # node_heartbeats is the actor's batch envelope: it unpacks it into node_heartbeat
 # requests before the services see them, so those are drawn instead.
-RM_TYPES = sorted(t for s in RM_SERVICES for t in P.SERVICES[s] if t != "node_heartbeats")
+RM_TYPES = sorted(t for s in RM_SERVICES for t in C.SERVICES[s] if t != "node_heartbeats")
 
 
 @st.composite
 def rm_requests(draw: st.DrawFn) -> dict:
     mtype = draw(st.sampled_from(RM_TYPES))
     fields = draw(
-        st.fixed_dictionaries({n: _values(d) for n, d in P.CATALOGUE[mtype].fields.items()})
+        st.fixed_dictionaries({n: _values(d) for n, d in C.CATALOGUE[mtype].fields.items()})
     )
     return P.request(mtype, draw(st.integers(0, 2**31)), **fields)
 
@@ -149,12 +151,12 @@ async def test_well_formed_requests_with_arbitrary_values_never_crash_the_rm(mes
     rm.heartbeat("h2")
     for msg in messages:
         try:
-            decoded = P.decode(P.encode(msg))
+            decoded = codec.decode(codec.encode(P.Map(msg))).to_map()
         except P.ProtocolError:
             continue  # e.g. an integer msgpack cannot carry: refused before any service
         reply = rm.services.handle(_service_of(msg["type"]), decoded)
         assert reply["type"] in (f"{msg['type']}_reply", "error"), reply
         assert reply.get("code") != P.INTERNAL, (msg, reply)
-        P.validate(P.decode(P.encode(reply)))
+        codec.decode(codec.encode(P.Map(reply)))
         check_state(rm.ctx)
         await trio.sleep(0)

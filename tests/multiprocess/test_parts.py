@@ -9,9 +9,11 @@ from pathlib import Path
 import pytest
 import trio
 
-from emu import protocol as P
 from emu import security
 from emu.config.configuration import Configuration
+from emu.msg import catalogue as C
+from emu.msg import codec
+from emu.msg import types as P
 from emu.nm import LatencyHistogram, NMNode, NodeManagerHost, _acknowledged
 from emu.resources import Resource
 from emu.rm import recovery as rec
@@ -27,7 +29,7 @@ def _conf(store: Path | None = None) -> Configuration:
 
 
 def _call(rm: ResourceManager, service: str, mtype: str, **fields) -> dict:
-    reply = rm._handle(service, P.request(mtype, 1, **fields))
+    reply = rm.services.handle(service, P.request(mtype, 1, **fields))
     rm.ctx.dispatcher.drain()
     return reply
 
@@ -35,7 +37,7 @@ def _call(rm: ResourceManager, service: str, mtype: str, **fields) -> dict:
 def _register(rm: ResourceManager, node_id: str, containers=()) -> dict:
     return _call(
         rm,
-        P.RESOURCE_TRACKER,
+        C.RESOURCE_TRACKER,
         "register_node",
         node_id=node_id,
         host=node_id,
@@ -47,10 +49,10 @@ def _register(rm: ResourceManager, node_id: str, containers=()) -> dict:
 
 
 def _submit(rm: ResourceManager, name: str) -> str:
-    app_id = _call(rm, P.CLIENT, "new_application")["app_id"]
+    app_id = _call(rm, C.CLIENT, "new_application")["app_id"]
     _call(
         rm,
-        P.CLIENT,
+        C.CLIENT,
         "submit_application",
         app_id=app_id,
         name=name,
@@ -68,7 +70,7 @@ def _heartbeat(rm: ResourceManager, node_id: str, containers=()) -> dict:
     rid = rm.ctx.nodes[node_id].response_id
     return _call(
         rm,
-        P.RESOURCE_TRACKER,
+        C.RESOURCE_TRACKER,
         "node_heartbeat",
         node_id=node_id,
         response_id=rid,
@@ -92,7 +94,7 @@ async def test_recovery_restores_apps_attempts_and_running_containers(
     rm.ctx.dispatch("attempt", "LAUNCHED", attempt)
     rm.ctx.dispatcher.drain()
     killed = _submit(rm, "killed")
-    _call(rm, P.CLIENT, "kill_application", app_id=killed)
+    _call(rm, C.CLIENT, "kill_application", app_id=killed)
     rm.ctx.dispatcher.drain()
     assert rm.ctx.apps[killed].state == "KILLED"
 
@@ -108,12 +110,12 @@ async def test_recovery_restores_apps_attempts_and_running_containers(
     assert apps[running].state == "ACCEPTED"
     assert rm2.ctx.attempts[attempt].state == "LAUNCHED"
     # New ids do not collide with any handed out before the restart.
-    assert _call(rm2, P.CLIENT, "new_application")["app_id"] > killed
+    assert _call(rm2, C.CLIENT, "new_application")["app_id"] > killed
 
     # The AM's allocate is answered RESYNC until it registers again.
     reply = _call(
         rm2,
-        P.AM_PROTOCOL,
+        C.AM_PROTOCOL,
         "allocate",
         attempt_id=attempt,
         response_id=7,
@@ -139,7 +141,7 @@ async def test_recovery_restores_apps_attempts_and_running_containers(
     assert c.state == "RUNNING" and c.is_am
     assert rm2.ctx.scheduler.used == Resource(1024, 1)
     assert rm2.ctx.nodes["n1"].containers_to_cleanup == [stale["container_id"]]
-    _call(rm2, P.AM_PROTOCOL, "register_am", attempt_id=attempt, host="n1")
+    _call(rm2, C.AM_PROTOCOL, "register_am", attempt_id=attempt, host="n1")
     assert apps[running].state == "RUNNING" and len(apps[running].attempts) == 1
 
 
@@ -147,22 +149,21 @@ async def test_batched_heartbeats_are_answered_one_by_one(autojump_clock) -> Non
     rm = ResourceManager(_conf(), RMAddresses.in_memory("batch"))
     for n in ("n1", "n2"):
         _register(rm, n)
-    handler = rm._handler(P.RESOURCE_TRACKER)
+    handler = rm._handler(C.RESOURCE_TRACKER)
     beats = [
         {"node_id": n, "response_id": 0, "containers": [], "healthy": True}
         for n in ("n1", "n2", "ghost")
     ]
-    raw = await handler(P.encode(P.request("node_heartbeats", 9, heartbeats=beats)))
-    reply = P.decode(raw)
+    wire = codec.encode(P.Map(P.request("node_heartbeats", 9, heartbeats=beats)))
+    reply = (await handler(codec.decode_request(wire))).to_map()
     assert reply["type"] == "node_heartbeats_reply" and reply["id"] == 9
     first, second, ghost = reply["replies"]
     assert first["response_id"] == second["response_id"] == 1
     assert (first["action"], ghost["action"]) == (P.NORMAL, P.RESYNC)
     assert rm.services.requests["node_heartbeat"] == 3
     # Not a resource-tracker message anywhere else.
-    wrong = P.decode(
-        await rm._handler(P.CLIENT)(P.encode(P.request("node_heartbeats", 1, heartbeats=[])))
-    )
+    wire = codec.encode(P.Map(P.request("node_heartbeats", 1, heartbeats=[])))
+    wrong = (await rm._handler(C.CLIENT)(codec.decode_request(wire))).to_map()
     assert wrong["code"] == P.WRONG_SERVICE
 
 
@@ -171,10 +172,10 @@ class _CannedRM:
 
     address = "tcp://rm:8031"
 
-    def __init__(self, reply: P.Frame | bytes) -> None:
+    def __init__(self, reply: P.Message) -> None:
         self.reply = reply
 
-    async def request(self, payload: P.Frame | bytes, timeout: float | None = None):
+    async def request(self, payload: P.Message, timeout: float | None = None):
         return self.reply
 
 
@@ -195,22 +196,24 @@ def _two_nodes() -> tuple[NodeManagerHost, list[NMNode]]:
 
 
 async def test_a_batch_reply_in_bytes_is_checked_entry_by_entry() -> None:
-    """Over the wire each entry is validated: a malformed one fails its own
-    node's heartbeat (retried later), the others are applied."""
+    """Over the wire each entry is validated: a malformed one is an error
+    for its own node's heartbeat (retried later), the others are applied."""
     host, nodes = _two_nodes()
     bad = {**_GOOD_BEAT, "response_id": "1"}
-    reply = P.encode(P.reply({"type": "node_heartbeats", "id": 1}, replies=[_GOOD_BEAT, bad]))
-    await host._heartbeats(_CannedRM(reply), nodes)
+    wire = codec.encode(
+        P.Map(P.reply({"type": "node_heartbeats", "id": 1}, replies=[_GOOD_BEAT, bad]))
+    )
+    await host._heartbeats(_CannedRM(codec.decode(wire)), nodes)
     assert [n.response_id for n in nodes] == [1, 0]
-    assert host.errors == 1 and host.heartbeats == 1
+    assert host.errors == 1 and host.heartbeats == 2
 
 
 async def test_a_batch_reply_from_the_rm_in_process_is_applied_as_built(autojump_clock) -> None:
-    """A Frame's entries are the RM's own maps: each node takes its reply
+    """Entries that are maps are the RM's own: each node takes its reply
     (response id, next heartbeat on the clock read once for the batch)."""
     host, nodes = _two_nodes()
     second = {**_GOOD_BEAT, "response_id": 7, "next_heartbeat_ms": 2000}
-    reply = P.frame(P.reply({"type": "node_heartbeats", "id": 1}, replies=[_GOOD_BEAT, second]))
+    reply = P.NodeHeartbeatsReply(1, [_GOOD_BEAT, second], 1000)
     await trio.sleep(5)
     await host._heartbeats(_CannedRM(reply), nodes)
     assert [n.response_id for n in nodes] == [1, 7]
@@ -222,7 +225,7 @@ async def test_aligned_heartbeats_fall_on_the_hosts_phase_of_the_grid(autojump_c
     """With align_ms, the next heartbeat is the nearest grid point to now +
     interval; a phase shifts this host's grid by that share of a step (so NM
     processes of one cluster reach the RM one after another)."""
-    reply = P.frame(P.reply({"type": "node_heartbeats", "id": 1}, replies=[_GOOD_BEAT] * 2))
+    reply = P.NodeHeartbeatsReply(1, [_GOOD_BEAT, _GOOD_BEAT], 1000)
     await trio.sleep(12.34)
     due = []
     for phase in (0.0, 0.25):

@@ -14,8 +14,9 @@ import msgpack
 import pytest
 import zmq
 
-from emu import protocol as P
 from emu import security
+from emu.msg import codec
+from emu.msg import types as P
 from emu.processes.common import SyncClient
 from emu.transport import RequestTimeout
 from tests.multiprocess.procs import LocalCluster, write_scenario
@@ -206,7 +207,7 @@ def test_garbage_on_every_port_is_refused_and_counted(cluster_factory) -> None:
             for payload, code in cases:
                 sock.send_multipart([b"\x00" * 8, payload])
                 assert sock.poll(5000), f"no error reply on port {port}"
-                reply = P.decode(sock.recv_multipart()[1])
+                reply = codec.decode(sock.recv_multipart()[1]).to_map()
                 assert (reply["type"], reply["code"]) == ("error", code)
             sock.send(b"one frame, no request id")  # dropped: nothing to answer to
             sock.send_multipart([b"\x00" * 8, b"x" * 200_000])  # oversize: disconnected
@@ -233,11 +234,11 @@ def test_garbage_on_every_port_is_refused_and_counted(cluster_factory) -> None:
         for payload, code in [
             (b"\xc1", P.BAD_FRAME),
             (msgpack.packb({"v": 1, "type": "launch", "id": 1}), P.UNKNOWN_TYPE),
-            (P.encode(P.request("list_nodes", 2)), P.WRONG_SERVICE),
+            (codec.encode(P.Map(P.request("list_nodes", 2))), P.WRONG_SERVICE),
         ]:
             sock.send_multipart([b"\x00" * 8, payload])
             assert sock.poll(5000)
-            reply = P.decode(sock.recv_multipart()[1])
+            reply = codec.decode(sock.recv_multipart()[1]).to_map()
             assert (reply["type"], reply["code"]) == ("error", code)
     finally:
         sock.close()

@@ -39,8 +39,9 @@ async def test_rm_answers_garbage_with_an_error_and_keeps_serving():
     get an error reply over tcp; a good request afterwards is served."""
     import msgpack
 
-    from emu import protocol as P
     from emu.config.configuration import Configuration
+    from emu.msg import codec
+    from emu.msg import types as P
     from emu.rm.actor import ResourceManager
     from emu.transport import connect
 
@@ -53,12 +54,17 @@ async def test_rm_answers_garbage_with_an_error_and_keeps_serving():
             bad = [
                 (b"\x00\xff garbage", P.BAD_FRAME),
                 (msgpack.packb({"v": 1, "type": "launch_missiles", "id": 3}), P.UNKNOWN_TYPE),
-                (P.encode(P.request("register_am", 4, attempt_id="x", host="h")), P.WRONG_SERVICE),
+                (
+                    codec.encode(P.Map(P.request("register_am", 4, attempt_id="x", host="h"))),
+                    P.WRONG_SERVICE,
+                ),
             ]
             for payload, code in bad:
-                reply = P.decode(await conn.request(payload, timeout=5))
+                reply = codec.decode(await conn.request(payload, timeout=5)).to_map()
                 assert (reply["type"], reply["code"]) == ("error", code)
-            ok = P.decode(await conn.request(P.encode(P.request("cluster_metrics", 5)), timeout=5))
+            ok = codec.decode(
+                await conn.request(codec.encode(P.Map(P.request("cluster_metrics", 5))), timeout=5)
+            ).to_map()
             assert ok["type"] == "cluster_metrics_reply"
         assert rm.services.errors[P.BAD_FRAME] == 1
         nursery.cancel_scope.cancel()

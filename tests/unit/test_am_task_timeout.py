@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 import trio
 
-from emu import protocol as P
 from emu.am import engine
 from emu.am.engine import PENDING, RUNNING, TASK_TIMEOUT_S, ApplicationMaster
+from emu.msg import types as P
 from emu.resources import Resource
 from emu.workload import JobSpec, TaskSpec
 
@@ -20,13 +20,13 @@ class _NM:
     """An NM that starts every container it is asked to."""
 
     async def request(self, payload: Any, timeout: float | None = None) -> Any:
-        msg = P.decode(payload)
+        msg = payload.to_map()
         ok = [c["container_id"] for c in msg["containers"]]
-        return P.frame(P.reply(msg, succeeded=ok, failed=[]))
+        return P.Map(P.reply(msg, succeeded=ok, failed=[]))
 
 
 @asynccontextmanager
-async def _connect(address: str, identity: str = ""):  # type: ignore[no-untyped-def]
+async def _connect(address: str, identity: str = "", codec: Any = None):  # type: ignore[no-untyped-def]
     yield _NM()
 
 
@@ -56,15 +56,15 @@ class _RM:
         self.calls: list[dict[str, Any]] = []
 
     async def request(self, payload: Any, timeout: float | None = None) -> Any:
-        self.calls.append(P.decode(payload))
+        self.calls.append(payload.to_map())
         n = len(self.calls)
-        return P.Frame(
-            {
-                "type": "allocate",
-                "response_id": n,
-                "allocated": self.first if n == 1 else [],
-                "completed": [] if n == 1 else self.later,
-            }
+        return P.AllocateReply(
+            payload.request_id,
+            n,
+            self.first if n == 1 else [],
+            [] if n == 1 else self.later,
+            {"memory-mb": 0, "vcores": 0},
+            1,
         )
 
 
@@ -125,22 +125,18 @@ class _Recorder:
 
     async def request(self, payload: Any, timeout: float | None = None) -> Any:
         self.payloads.append(payload)
-        msg = P.decode(payload)
         n = len(self.payloads)
-        return P.Frame(
-            P.reply(
-                msg, response_id=msg["response_id"] + 1, allocated=self.placements.get(n, []),
-                completed=[], available={"memory-mb": 0, "vcores": 0}, num_cluster_nodes=1,
-                preemption=None, command=None,
-            )
+        return P.AllocateReply(
+            payload.request_id, payload.response_id + 1, self.placements.get(n, []), [],
+            {"memory-mb": 0, "vcores": 0}, 1,
         )  # fmt: skip
 
 
-async def test_heartbeats_with_nothing_to_restate_send_the_idle_allocate(
+async def test_heartbeats_with_nothing_to_restate_send_an_empty_allocate(
     autojump_clock: trio.abc.Clock, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Asks are stated once; heartbeats after that hand over nothing (the
-    lean idle allocate) until a placement changes what the RM holds, and
+    empty allocate) until a placement changes what the RM holds, and
     then only what changed is restated (here nothing: the RM took the
     placed container off its own `*` ask)."""
     monkeypatch.setattr(engine, "connect", _connect)
@@ -155,7 +151,7 @@ async def test_heartbeats_with_nothing_to_restate_send_the_idle_allocate(
     async with AsyncExitStack() as stack:
         for _ in range(5):
             await am._heartbeat(rm, {}, stack)  # type: ignore[arg-type]
-    msgs = [P.decode(p) for p in rm.payloads]
+    msgs = [p.to_map() for p in rm.payloads]
     assert [[(a["resource_name"], a["num_containers"]) for a in m["asks"]] for m in msgs] == [
         [("*", 3)],
         [],
@@ -163,5 +159,4 @@ async def test_heartbeats_with_nothing_to_restate_send_the_idle_allocate(
         [],
         [],
     ]
-    assert [type(p) is P.IdleAllocate for p in rm.payloads] == [False, True, True, True, True]
     assert am.sent[20]["*"][0] == 2 and am.state.count(RUNNING) == 1

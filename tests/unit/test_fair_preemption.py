@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import trio
 
-from emu.protocol import EXIT_PREEMPTED
+from emu.msg.types import EXIT_PREEMPTED
 from emu.resources import Resource
 from emu.testing.fair import GB, FSHarness, write_alloc
 

@@ -3,7 +3,8 @@ services with protocol messages (as NMs and AMs would send them)."""
 
 from __future__ import annotations
 
-from emu import protocol as P
+from emu.msg import catalogue as C
+from emu.msg import types as P
 from emu.resources import Resource
 from emu.rm.scheduler.app_scheduling_info import AppSchedulingInfo, Ask
 from emu.rm.scheduler.locality import ANY, NODE_LOCAL, OFF_SWITCH, RACK_LOCAL
@@ -129,17 +130,17 @@ async def test_duplicate_heartbeat_gets_the_same_reply_and_stale_one_resync(auto
     rm.add_node("h1")
     first = rm.heartbeat("h1")
     again = rm.call(
-        P.RESOURCE_TRACKER, "node_heartbeat", node_id="h1", response_id=0, containers=[],
+        C.RESOURCE_TRACKER, "node_heartbeat", node_id="h1", response_id=0, containers=[],
         healthy=True,
     )  # fmt: skip
     assert again["response_id"] == first["response_id"] == 1
     stale = rm.call(
-        P.RESOURCE_TRACKER, "node_heartbeat", node_id="h1", response_id=9, containers=[],
+        C.RESOURCE_TRACKER, "node_heartbeat", node_id="h1", response_id=9, containers=[],
         healthy=True,
     )  # fmt: skip
     assert stale["action"] == P.RESYNC
     unknown = rm.call(
-        P.RESOURCE_TRACKER, "node_heartbeat", node_id="zz", response_id=0, containers=[],
+        C.RESOURCE_TRACKER, "node_heartbeat", node_id="zz", response_id=0, containers=[],
         healthy=True,
     )  # fmt: skip
     assert unknown["action"] == P.RESYNC
@@ -148,7 +149,7 @@ async def test_duplicate_heartbeat_gets_the_same_reply_and_stale_one_resync(auto
 async def test_request_on_the_wrong_service_is_refused(autojump_clock):
     rm = RMHarness(fifo_conf())
     reply = rm.call(
-        P.CLIENT, "node_heartbeat", node_id="x", response_id=0, containers=[], healthy=True
+        C.CLIENT, "node_heartbeat", node_id="x", response_id=0, containers=[], healthy=True
     )
     assert reply["code"] == P.WRONG_SERVICE
 
@@ -213,7 +214,7 @@ async def test_removed_attempt_leaves_no_pending_demand_in_its_queue(autojump_cl
     rm.allocate(app, [ask(20, ANY, 5)])
     queue = rm.ctx.scheduler.queue_metrics("default")
     assert queue.pending == Resource(5 * 1024, 5)
-    rm.call(P.CLIENT, "kill_application", app_id=app)
+    rm.call(C.CLIENT, "kill_application", app_id=app)
     assert rm.ctx.apps[app].state == "KILLED"
     assert queue.pending == Resource(0, 0)
     assert queue.allocated == Resource(0, 0)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from emu import protocol as P
+from emu.msg import catalogue as C
 from emu.resources import Resource
 from emu.rm.scheduler.locality import ANY
 from emu.testing.cluster import ask, fifo_conf
@@ -30,7 +30,7 @@ def beat(rm: RMHarness) -> None:
 def granted(props: dict[str, object]) -> list[Resource]:
     rm = RMHarness(fifo_conf({"yarn.resource-types": "gpu", **props}))
     rm.call(
-        P.RESOURCE_TRACKER, "register_node", node_id="h1", host="h1", rack="/r1",
+        C.RESOURCE_TRACKER, "register_node", node_id="h1", host="h1", rack="/r1",
         resource={"memory-mb": 8192, "vcores": 8, "gpu": 2}, nm_address="mem://nm",
         containers=[],
     )  # fmt: skip

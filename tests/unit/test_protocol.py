@@ -1,12 +1,16 @@
 """Decoding validates against the catalogue; bad messages raise ProtocolError
-with the right code, never anything else."""
+with the right code, never anything else; every message class encodes to its
+catalogue map and decodes back to an equal object."""
 
 from __future__ import annotations
 
 import msgpack
 import pytest
 
-from emu import protocol as P
+from emu.msg import catalogue as C
+from emu.msg import codec
+from emu.msg import types as P
+from emu.resources import Resource
 from emu.testing.cluster import ask
 
 
@@ -17,8 +21,8 @@ def heartbeat(**over):
 
 
 def test_round_trip():
-    data = P.encode(heartbeat())
-    msg = P.decode(data)
+    data = codec.encode(P.Map(heartbeat()))
+    msg = codec.decode(data).to_map()
     assert msg["type"] == "node_heartbeat" and msg["id"] == 7 and msg["v"] == P.VERSION
 
 
@@ -34,18 +38,21 @@ def test_round_trip():
 )
 def test_bad_frames_have_error_codes(raw, code):
     with pytest.raises(P.ProtocolError) as e:
-        P.decode(raw)
+        codec.decode(raw)
     assert e.value.code == code
+    invalid = codec.decode_request(raw)
+    assert invalid.type == P.INVALID_TYPE
+    assert invalid.to_map()["code"] == code
 
 
 def test_missing_and_ill_typed_fields_are_named():
     with pytest.raises(P.ProtocolError, match="missing field response_id"):
-        P.validate({k: v for k, v in {**heartbeat(), "v": 1}.items() if k != "response_id"})
+        codec.validate({k: v for k, v in {**heartbeat(), "v": 1}.items() if k != "response_id"})
     with pytest.raises(P.ProtocolError, match="response_id: expected int"):
-        P.validate({**heartbeat(response_id="0"), "v": 1})
+        codec.validate({**heartbeat(response_id="0"), "v": 1})
     bad_status = [{"container_id": "c1", "state": "RUNNING"}]
     with pytest.raises(P.ProtocolError, match=r"containers\[0\]\.exit_status"):
-        P.validate({**heartbeat(containers=bad_status), "v": 1})
+        codec.validate({**heartbeat(containers=bad_status), "v": 1})
 
 
 def test_nested_ask_capability_is_checked():
@@ -55,32 +62,32 @@ def test_nested_ask_capability_is_checked():
         blacklist_add=[], blacklist_remove=[], progress=0.0,
     )  # fmt: skip
     with pytest.raises(P.ProtocolError, match=r"asks\[0\]\.capability\.memory-mb"):
-        P.decode(P.encode(msg))
+        codec.decode(codec.encode(P.Map(msg)))
 
 
 def test_request_id_survives_in_errors_for_the_reply():
     raw = msgpack.packb({"v": 1, "type": "node_heartbeat", "id": 42})
     with pytest.raises(P.ProtocolError) as e:
-        P.decode(raw)
+        codec.decode(raw)
     assert e.value.request_id == 42
 
 
 def test_every_request_type_belongs_to_one_service_and_has_a_reply():
     seen = set()
-    for names in P.SERVICES.values():
+    for names in C.SERVICES.values():
         assert not (names & seen)
         seen |= names
-    assert seen == set(P.CATALOGUE)
-    for name in P.CATALOGUE:
-        P.validate({"v": 1, "type": f"{name}_reply", "id": 1, **_fill(P.CATALOGUE[name].reply)})
+    assert seen == set(C.CATALOGUE)
+    for name in C.CATALOGUE:
+        codec.validate({"v": 1, "type": f"{name}_reply", "id": 1, **_fill(C.CATALOGUE[name].reply)})
 
 
 def _fill(fields):
     out = {}
     for k, d in fields.items():
-        if isinstance(d, P.Opt):
+        if isinstance(d, C.Opt):
             continue
-        if isinstance(d, P.Struct):
+        if isinstance(d, C.Struct):
             out[k] = _fill(d.fields)
         elif isinstance(d, list):
             out[k] = []
@@ -90,47 +97,74 @@ def _fill(fields):
 
 
 def test_unknown_extra_fields_are_tolerated():
-    msg = P.validate({**heartbeat(), "v": 1, "from_the_future": 1})
+    msg = codec.validate({**heartbeat(), "v": 1, "from_the_future": 1})
     assert msg["from_the_future"] == 1
     assert msg["type"] == "node_heartbeat"
 
 
-@pytest.fixture
-def frames_on():
-    before = P.set_frames(True)
-    yield
-    P.set_frames(before)
+_RUNNING = {"container_id": "c1", "state": "RUNNING", "exit_status": -1000}
 
 
-def test_a_frame_encodes_to_the_same_bytes_and_decodes_to_its_own_map(frames_on):
-    msg = heartbeat(containers=[{"container_id": "c1", "state": "RUNNING", "exit_status": -1000}])
-    f = P.frame(msg)
-    assert isinstance(f, P.Frame)
-    assert bytes(f) == P.encode(heartbeat(containers=msg["containers"]))
-    assert P.decode(f) is msg  # handed over, not copied
-    assert P.decode(bytes(f)) == msg
+def _wire(message):
+    """`message` as ZeroMQ carries it: encoded, then decoded and validated."""
+    return codec.decode(codec.encode(message))
 
 
-def test_a_frame_is_validated_as_its_bytes_would_be(frames_on):
-    ill_typed = P.frame(heartbeat(response_id="0"))
-    with pytest.raises(P.ProtocolError, match="response_id: expected int") as e:
-        P.decode(ill_typed)
-    assert e.value.request_id == 7
-    with pytest.raises(P.ProtocolError) as from_bytes:
-        P.decode(bytes(ill_typed))
-    assert (from_bytes.value.code, from_bytes.value.message) == (e.value.code, e.value.message)
-    unknown = P.Frame({"v": 1, "type": "no_such_thing", "id": 1})
-    with pytest.raises(P.ProtocolError) as e:
-        P.decode(unknown)
-    assert e.value.code == P.UNKNOWN_TYPE
+def test_node_heartbeats_are_the_catalogue_message_on_the_wire():
+    batch = P.NodeHeartbeats(3, [("n1", 4, [_RUNNING]), ("n2", 0, [])])
+    assert batch.to_map() == {
+        "heartbeats": [
+            {"node_id": "n1", "response_id": 4, "containers": [_RUNNING], "healthy": True},
+            {"node_id": "n2", "response_id": 0, "containers": [], "healthy": True},
+        ],
+        "type": "node_heartbeats",
+        "id": 3,
+        "v": P.VERSION,
+    }
+    back = _wire(batch)
+    assert isinstance(back, P.NodeHeartbeats)
+    assert (back.request_id, back.beats, back.health) == (3, batch.beats, None)
+    sick = P.NodeHeartbeats(4, [("n1", 0, []), ("n2", 0, [])], [(True, ""), (False, "disk")])
+    assert _wire(sick).health == [(True, ""), (False, "disk")]
+    assert sick.to_map()["heartbeats"][1]["health_report"] == "disk"
 
 
-def test_frames_off_gives_bytes():
-    before = P.set_frames(False)
-    try:
-        assert P.frame(heartbeat()) == P.encode(heartbeat())
-    finally:
-        P.set_frames(before)
+def test_heartbeat_replies_spell_out_the_common_reply():
+    map_entry = {
+        "response_id": 9,
+        "containers_to_cleanup": ["c1"],
+        "apps_to_cleanup": [],
+        "action": P.NORMAL,
+        "next_heartbeat_ms": 1000,
+        "type": "node_heartbeat_reply",
+        "id": 5,
+    }
+    reply = P.NodeHeartbeatsReply(5, [2, map_entry], 1000)
+    common = {**map_entry, "response_id": 2, "containers_to_cleanup": []}
+    assert reply.to_map()["replies"] == [common, map_entry]
+    assert _wire(reply).replies == [common, map_entry]
+
+
+def test_allocate_and_its_reply_are_the_catalogue_messages_on_the_wire():
+    req = P.Allocate(7, "appattempt_1_0001_000001", 3, [ask(1, "*", 2)], ["c9"], [], [], 0.5)
+    msg = req.to_map()
+    assert msg["type"] == "allocate" and msg["id"] == 7 and msg["releases"] == ["c9"]
+    codec.validate(msg)
+    back = _wire(req)
+    assert isinstance(back, P.Allocate) and back.to_map() == msg
+    reply = P.AllocateReply(7, 4, [], [_RUNNING | {"state": "COMPLETE"}], Resource(1024, 2), 3)
+    wire = reply.to_map()
+    assert wire["available"] == {"memory-mb": 1024, "vcores": 2}
+    assert (wire["preemption"], wire["command"]) == (None, None)
+    again = _wire(reply)
+    assert isinstance(again, P.AllocateReply) and again.to_map() == wire
+    assert reply.answering(8).to_map() == {**wire, "id": 8}
+
+
+def test_a_map_message_is_handed_as_its_map():
+    msg = heartbeat()
+    assert P.Map(msg).type == "node_heartbeat"
+    assert P.Map(msg).to_map() is msg
 
 
 def _batch(**entry_over):
@@ -168,14 +202,14 @@ def test_the_fast_check_agrees_with_the_explaining_one(fields, fits):
     """The compiled predicate `validate` tries first must say no wherever
     `_check_fields` raises (a wrong yes would let a bad map through), and
     yes where it passes, nested lists and optional fields included."""
-    spec = P.CATALOGUE["node_heartbeats"]
+    spec = C.CATALOGUE["node_heartbeats"]
     try:
-        P._check_fields(fields, spec.fields)
+        codec._check_fields(fields, spec.fields)
         explained = True
     except P.ProtocolError:
         explained = False
     assert explained is fits
-    assert P._FAST["node_heartbeats"](fields) is fits
+    assert codec._FAST["node_heartbeats"](fields) is fits
 
 
 def test_the_fast_check_covers_nested_structs_and_lists_of_str():
@@ -190,7 +224,7 @@ def test_the_fast_check_covers_nested_structs_and_lists_of_str():
         blacklist_remove=[],
         progress=0.5,
     )
-    check = P._FAST["allocate"]
+    check = codec._FAST["allocate"]
     assert check(ok)
     assert check({**ok, "progress": 1})  # an int is a number
     assert not check({**ok, "releases": ["c1", 2]})

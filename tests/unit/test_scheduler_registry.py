@@ -82,7 +82,7 @@ def test_a_registered_scheduler_plugs_in() -> None:
             assert type(create(ctx)) is PluginScheduler
         assert context("com.example.sls.SLSPluginScheduler").settings.scheduler == "plugin"
         assert JAVA_CLASSES["plugin"] == "com.example.PluginScheduler"
-        with pytest.raises(InputError, match="expected fifo, capacity, fair, plugin, a Hadoop class"):
+        with pytest.raises(InputError, match="expected fifo, capacity, fair, plugin, a Hadoop"):
             context("nope")
     finally:
         registry.unregister("plugin")

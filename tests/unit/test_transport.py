@@ -520,35 +520,75 @@ async def test_a_handler_marked_never_waits_that_waits_is_an_error(
             await conn.request(b"y")
 
 
-class _Frame:
-    """A payload that is not bytes yet, as the protocol's frames."""
+class _Note:
+    """A message object: handed over as it is in-process, text on the wire."""
 
-    def __init__(self, data: bytes) -> None:
-        self.data = data
-
-    def __bytes__(self) -> bytes:
-        return self.data
+    def __init__(self, text: str) -> None:
+        self.text = text
 
 
-async def test_an_encodable_payload_is_handed_over_in_process_and_encoded_over_zeromq(
+class _NoteCodec:
+    """Notes as UTF-8; a request that is not UTF-8 becomes a note saying so."""
+
+    def encode(self, message: _Note) -> bytes:
+        return message.text.encode()
+
+    def decode(self, data: bytes) -> _Note:
+        return _Note(data.decode())
+
+    def decode_request(self, data: bytes) -> _Note:
+        try:
+            return self.decode(data)
+        except UnicodeDecodeError:
+            return _Note("invalid")
+
+
+async def test_messages_are_handed_over_in_process_and_encoded_over_zeromq(
     address: str, nursery: trio.Nursery
 ) -> None:
-    seen: list[object] = []
+    seen: list[_Note] = []
 
-    async def keep(payload: object) -> _Frame:
-        seen.append(payload)
-        return _Frame(b"reply")
+    async def keep(message: _Note) -> _Note:
+        seen.append(message)
+        return _Note("re:" + message.text)
 
     stats = ServerStats()
-    bound = await start_server(nursery, address, keep, stats)
-    request = _Frame(b"request")
-    async with connect(bound) as conn:
+    bound = await nursery.start(partial(serve, address, keep, stats=stats, codec=_NoteCodec()))
+    request = _Note("request")
+    async with connect(bound, codec=_NoteCodec()) as conn:
         reply = await conn.request(request, timeout=5)
+    assert isinstance(reply, _Note) and reply.text == "re:request"
     if address.startswith("mem://"):
-        assert seen == [request] and isinstance(reply, _Frame) and reply.data == b"reply"
+        assert seen == [request]  # the very object, unencoded
     else:
-        assert seen == [b"request"] and reply == b"reply"
+        assert [n.text for n in seen] == ["request"] and seen[0] is not request
     assert (stats.requests, stats.replies, stats.handler_errors) == (1, 1, 0)
+
+
+async def test_zeromq_hands_a_request_it_cannot_decode_to_the_handler_as_the_codec_says(
+    nursery: trio.Nursery,
+) -> None:
+    async def answer(message: _Note) -> _Note:
+        return _Note("got " + message.text)
+
+    bound = await nursery.start(partial(serve, "tcp://127.0.0.1:0", answer, codec=_NoteCodec()))
+    async with connect(bound) as raw:  # no codec: bytes as they are
+        assert await raw.request(b"\xff\xfe", timeout=5) == b"got invalid"
+        assert await raw.request(b"fine", timeout=5) == b"got fine"
+
+
+async def test_a_reply_the_codec_cannot_encode_is_a_handler_error(nursery: trio.Nursery) -> None:
+    async def wrong(message: _Note) -> object:
+        return object()
+
+    stats = ServerStats()
+    bound = await nursery.start(
+        partial(serve, "tcp://127.0.0.1:0", wrong, stats=stats, codec=_NoteCodec())
+    )
+    async with connect(bound, codec=_NoteCodec()) as conn:
+        with pytest.raises(RequestTimeout):
+            await conn.request(_Note("x"), timeout=0.2)
+    assert (stats.requests, stats.replies, stats.handler_errors) == (1, 0, 1)
 
 
 def test_the_blocking_client_is_the_transport_dealer() -> None:

@@ -3,7 +3,8 @@ YARN's answers (ApplicationMasterService, ResourceTrackerService)."""
 
 from __future__ import annotations
 
-from emu import protocol as P
+from emu.msg import catalogue as C
+from emu.msg import types as P
 from emu.rm.scheduler.locality import ANY
 from emu.testing.cluster import ask, fifo_conf
 from emu.testing.rm import RMHarness
@@ -40,7 +41,7 @@ async def test_duplicate_heartbeat_gets_the_last_reply_again(autojump_clock):
     assert first["action"] == P.NORMAL and node.response_id == 1
     used = rm.ctx.scheduler.used
     again = rm.call(
-        P.RESOURCE_TRACKER, "node_heartbeat", node_id="h2", response_id=0, containers=[],
+        C.RESOURCE_TRACKER, "node_heartbeat", node_id="h2", response_id=0, containers=[],
         healthy=True,
     )  # fmt: skip
     assert {k: v for k, v in again.items() if k != "id"} == {
@@ -56,7 +57,7 @@ async def test_heartbeat_with_a_stale_response_id_is_told_to_resync(autojump_clo
     for _ in range(3):
         rm.heartbeat("h2")
     reply = rm.call(
-        P.RESOURCE_TRACKER, "node_heartbeat", node_id="h2", response_id=0, containers=[],
+        C.RESOURCE_TRACKER, "node_heartbeat", node_id="h2", response_id=0, containers=[],
         healthy=True,
     )  # fmt: skip
     assert reply["action"] == P.RESYNC
@@ -77,7 +78,7 @@ async def test_status_of_an_unknown_container_is_counted_and_the_stray_killed(au
     assert rm.ctx.containers == before
     assert rm.ctx.scheduler.unknown_reports == {"completed": 1, "running": 1}
     assert reply["containers_to_cleanup"] == ["container_0_0042_01_000002"]
-    metrics = rm.call(P.CLIENT, "cluster_metrics")["metrics"]
+    metrics = rm.call(C.CLIENT, "cluster_metrics")["metrics"]
     assert metrics["unknown_container_reports"] == {"completed": 1, "running": 1}
 
 
@@ -91,7 +92,7 @@ async def test_second_registration_of_a_live_node_reconnects_it(autojump_clock):
     rm.heartbeat("h2")
     assert rm.ctx.scheduler.nodes["h2"].containers
     reply = rm.call(
-        P.RESOURCE_TRACKER, "register_node", node_id="h2", host="h2", rack="/r1",
+        C.RESOURCE_TRACKER, "register_node", node_id="h2", host="h2", rack="/r1",
         resource={"memory-mb": 4096, "vcores": 4}, nm_address="mem://nm", containers=[],
     )  # fmt: skip
     assert reply["action"] == P.NORMAL
@@ -104,7 +105,7 @@ async def test_a_node_below_the_minimum_allocation_is_told_to_shut_down(autojump
     """YARN: 'NodeManager ... doesn't satisfy minimum allocations' -> SHUTDOWN."""
     rm = RMHarness(fifo_conf())
     reply = rm.call(
-        P.RESOURCE_TRACKER, "register_node", node_id="tiny", host="tiny", rack="/r1",
+        C.RESOURCE_TRACKER, "register_node", node_id="tiny", host="tiny", rack="/r1",
         resource={"memory-mb": 512, "vcores": 1}, nm_address="mem://nm", containers=[],
     )  # fmt: skip
     assert reply["action"] == P.SHUTDOWN and "minimum allocations" in reply["diagnostics"]
@@ -121,7 +122,7 @@ async def test_a_node_too_far_behind_is_rebooted_until_it_registers_again(autoju
         rm.heartbeat("h2")
     total = rm.ctx.scheduler.cluster
     reply = rm.call(
-        P.RESOURCE_TRACKER, "node_heartbeat", node_id="h2", response_id=0, containers=[],
+        C.RESOURCE_TRACKER, "node_heartbeat", node_id="h2", response_id=0, containers=[],
         healthy=True,
     )  # fmt: skip
     assert reply["action"] == P.RESYNC

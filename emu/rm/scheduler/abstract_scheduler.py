@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from mypy_extensions import mypyc_attr
 
 from emu.metrics.utilization import UtilizationIntegral
-from emu.protocol import EXIT_ABORTED, EXIT_KILLED_EXPIRED, EXIT_PREEMPTED
+from emu.msg.types import EXIT_ABORTED, EXIT_KILLED_EXPIRED, EXIT_PREEMPTED
 from emu.resources import ZERO, Resource, ResourceCalculator
 from emu.rm import app as app_sm
 from emu.rm import attempt as attempt_sm

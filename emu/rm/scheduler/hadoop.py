@@ -29,7 +29,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from emu.hadoop import bridge
-from emu.protocol import EXIT_PREEMPTED
+from emu.msg.types import EXIT_PREEMPTED
 from emu.resources import ZERO, Resource, ResourceCalculator
 from emu.rm.container import RMContainer
 from emu.rm.enums import AppEvent, ContainerEvent, NodeEvent

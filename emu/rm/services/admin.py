@@ -6,8 +6,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from emu import protocol as P
 from emu.errors import InputError
+from emu.msg import types as P
 from emu.resources import Resource
 from emu.rm import node as node_sm
 from emu.rm.scheduler.fair.scheduler import FairScheduler

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from emu import protocol as P
+from emu.msg import types as P
 from emu.resources import Resource
 from emu.rm import app as app_sm
 from emu.rm import node as node_sm

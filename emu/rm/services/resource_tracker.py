@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from typing import Any
 
-from emu import protocol as P
+from emu.msg import types as P
+from emu.msg.types import Beat, NodeHeartbeats, NodeHeartbeatsReply
 from emu.resources import Resource
 from emu.rm import node as node_sm
 from emu.rm.context import RMContext
@@ -79,85 +81,162 @@ class ResourceTrackerService(Service):
         )
 
     def node_heartbeat(self, msg: dict[str, Any]) -> dict[str, Any]:
-        return self.beat(msg, msg["id"])
+        """One node's `node_heartbeat` (a peer that sends them one by one):
+        handled as a batch of one."""
+        health = None
+        if not msg["healthy"] or msg.get("health_report"):
+            health = [(bool(msg["healthy"]), msg.get("health_report") or "")]
+        batch = NodeHeartbeats(
+            msg["id"], [(msg["node_id"], msg["response_id"], msg["containers"])], health
+        )
+        replies = self.heartbeats(batch)
+        return replies.entry(replies.replies[0])
 
-    def beat(
-        self, msg: dict[str, Any], request_id: int, now_ms: int | None = None
-    ) -> dict[str, Any]:
-        """One node's heartbeat: `msg` holds its fields (a `node_heartbeat`
-        request, or one entry of a `node_heartbeats` batch, taken as it is,
-        without a copy that would add the type and id); the reply answers
-        `request_id`. `now_ms`: the time, when the caller read it once for a
-        batch (the virtual clock does not move while one is handled; a wall
-        clock moves by microseconds, well inside the liveness expiry)."""
-        ctx = self.ctx
-        node_id = msg["node_id"]
-        node = ctx.nodes.get(node_id)
-        if node is None:
-            old = ctx.inactive_nodes.get(node_id)
-            action = (
-                P.SHUTDOWN if old is not None and old.state == node_sm.DECOMMISSIONED else P.RESYNC
-            )
-            return self._node_reply(request_id, msg["response_id"], [], [], action)
-        rid = msg["response_id"]
-        if rid + 1 == node.response_id and node.last_reply is not None:
-            last = node.last_reply
-            if type(last) is int:
-                # The common reply, kept as its response id (see beat_lean).
-                return self._node_reply(request_id, last, [], [], P.NORMAL)
-            return {**last, "id": request_id}  # type: ignore[dict-item]
-        if rid != node.response_id:
-            # YARN: "too far behind rm response id"; the node is REBOOTED
-            # (out of the scheduler) until it registers again.
-            ctx.dispatch("node", node_sm.NodeEvent.REBOOTING, node_id)
-            ctx.dispatcher.drain()
-            return self._node_reply(request_id, rid, [], [], P.RESYNC)
-        now = ctx.now_ms() if now_ms is None else now_ms
-        node.last_heartbeat_ms = now
-        ctx.nm_liveness.ping(node_id, now)
-        containers = msg["containers"]
-        node.health_report = msg.get("health_report") or ""
-        if containers or not _quiet_heartbeat(ctx, node, msg):
-            _status_update(ctx, node_id, msg["healthy"], containers)
-        node.response_id = rid + 1
-        return self._answer(node, request_id)
-
-    def beat_lean(
+    def heartbeats(
         self,
-        node_id: str,
-        rid: int,
-        statuses: list[dict[str, Any]],
+        batch: NodeHeartbeats,
+        failed: Callable[[str, Exception, int], dict[str, Any]] | None = None,
+    ) -> NodeHeartbeatsReply:
+        """Every node heartbeat the RM takes in, in order, each as a
+        heartbeat of its own. The common reply (NORMAL, nothing to clean
+        up) is the new response id alone, kept as that int for a repeat;
+        anything else is the reply map. A heartbeat that raises gets
+        `failed`'s error map (None: the exception propagates). The time is
+        read once for the batch: the virtual clock does not move while it
+        is handled, a wall clock by microseconds, well inside the liveness
+        expiry.
+
+        Shortcut: a heartbeat that reports no container, from a healthy
+        running node with nothing to clean up, on which the scheduler can
+        provably do nothing (`Scheduler.skip_quiet_node_update`), is
+        answered without dispatching its STATUS_UPDATE and NODE_UPDATE
+        (most heartbeats of a busy cluster: they are 1 s apart and
+        containers run for minutes). Everything those two events leave
+        behind is kept: the node stays RUNNING, liveness and response id
+        advance, and the dispatcher's counts (SLS's scheduler-operation
+        counters) go up as if both had been handled."""
+        ctx = self.ctx
+        request_id = batch.request_id
+        now_ms = ctx.now_ms()
+        replies: list[int | dict[str, Any]] = []
+        health = batch.health
+        if health is None:
+            quiet = self._take(batch.beats, True, "", request_id, now_ms, replies, failed)
+        else:
+            # Rare (only a peer that reports health sends it): beat by beat,
+            # each with its own.
+            quiet = 0
+            for beat, (healthy, report) in zip(batch.beats, health, strict=True):
+                quiet += self._take([beat], healthy, report, request_id, now_ms, replies, failed)
+        if quiet:
+            count_quiet(ctx.dispatcher, quiet)
+        return NodeHeartbeatsReply(request_id, replies, ctx.settings.nm_heartbeat_ms)
+
+    def _take(
+        self,
+        beats: list[Beat],
+        healthy: bool,
+        report: str,
         request_id: int,
         now_ms: int,
-        may_skip: bool = True,
-    ) -> int | dict[str, Any]:
-        """One entry of a lean in-process batch (`P.Heartbeats`): a healthy
-        node without a health report sending `statuses`, handled exactly as
-        `beat` would its map. The common answer (NORMAL, nothing to clean
-        up) comes back as the new response id alone, and is kept as that
-        int for a repeat; anything else is `beat`'s reply map. `may_skip`
-        False: the caller has already seen the scheduler refuse to skip
-        this heartbeat's pass (asking again would only repeat the work)."""
+        replies: list[int | dict[str, Any]],
+        failed: Callable[[str, Exception, int], dict[str, Any]] | None,
+    ) -> int:
+        """`heartbeats` for `beats` of the same health: their answers added
+        to `replies`; returns how many were quiet."""
         ctx = self.ctx
-        node = ctx.nodes.get(node_id)
-        if node is None or rid != node.response_id:
-            # Unknown, a repeat, or too far behind: rare, the full path.
-            return self.beat(
-                {"node_id": node_id, "response_id": rid, "containers": statuses, "healthy": True},
-                request_id,
-                now_ms,
-            )
+        dispatcher = ctx.dispatcher
+        nodes, pings = ctx.nodes, ctx.nm_liveness.last_pings
+        scheduler = ctx.scheduler
+        skipping = ctx.settings.shortcuts and healthy
+        running = node_sm.RUNNING
+        quiet = 0
+        for node_id, rid, statuses in beats:
+            try:
+                node = nodes.get(node_id)
+                if node is None or rid != node.response_id:
+                    replies.append(self._out_of_step(node_id, node, rid, request_id))
+                elif (
+                    skipping
+                    and not statuses
+                    and node.state is running
+                    and not node.containers_to_cleanup
+                    and not node.apps_to_cleanup
+                    and not dispatcher.depth
+                    and scheduler.skip_quiet_node_update(node_id)
+                ):
+                    node.last_heartbeat_ms = now_ms
+                    if node_id in pings:
+                        pings[node_id] = now_ms
+                    node.health_report = report
+                    rid += 1
+                    node.response_id = node.last_reply = rid
+                    replies.append(rid)
+                    quiet += 1
+                    continue  # nothing was dispatched
+                else:
+                    replies.append(
+                        self._beat(node, rid, statuses, healthy, report, request_id, now_ms)
+                    )
+            except Exception as e:
+                if failed is None:
+                    raise
+                replies.append(failed("node_heartbeat", e, request_id))
+            if dispatcher.depth:
+                dispatcher.drain()
+        return quiet
+
+    def _beat(
+        self,
+        node: RMNode,
+        rid: int,
+        statuses: list[dict[str, Any]],
+        healthy: bool,
+        report: str,
+        request_id: int,
+        now_ms: int,
+    ) -> int | dict[str, Any]:
+        """A heartbeat in step with the node (`rid` is its response id),
+        taken in with its STATUS_UPDATE: `heartbeats`' answer."""
+        ctx = self.ctx
+        node_id = node.node_id
         node.last_heartbeat_ms = now_ms
         ctx.nm_liveness.ping(node_id, now_ms)
-        node.health_report = ""
-        if statuses or not may_skip or not _quiet_node(ctx, node):
-            _status_update(ctx, node_id, True, statuses)
+        node.health_report = report
+        recovery = ctx.recovery
+        if recovery is not None and statuses and recovery.live_recovered:
+            recovery.heartbeat_statuses(node_id, statuses)
+        _status_update(ctx, node_id, healthy, statuses)
         rid += 1
         node.response_id = rid
         if node.containers_to_cleanup or node.apps_to_cleanup or node.state in node_sm.FINAL:
             return self._answer(node, request_id)
         node.last_reply = rid
         return rid
+
+    def _out_of_step(
+        self, node_id: str, node: RMNode | None, rid: int, request_id: int
+    ) -> dict[str, Any]:
+        """The answer to a heartbeat from a node the RM does not know
+        (RESYNC, or SHUTDOWN once decommissioned), a repeat of the last one
+        (its reply again), or one too far behind (RESYNC)."""
+        ctx = self.ctx
+        if node is None:
+            old = ctx.inactive_nodes.get(node_id)
+            action = (
+                P.SHUTDOWN if old is not None and old.state == node_sm.DECOMMISSIONED else P.RESYNC
+            )
+            return self._node_reply(request_id, rid, [], [], action)
+        if rid + 1 == node.response_id and node.last_reply is not None:
+            last = node.last_reply
+            if isinstance(last, dict):
+                return {**last, "id": request_id}
+            return self._node_reply(request_id, last, [], [], P.NORMAL)
+        # YARN: "too far behind rm response id"; the node is REBOOTED
+        # (out of the scheduler) until it registers again.
+        ctx.dispatch("node", node_sm.NodeEvent.REBOOTING, node_id)
+        ctx.dispatcher.drain()
+        return self._node_reply(request_id, rid, [], [], P.RESYNC)
 
     def _answer(self, node: RMNode, request_id: int) -> dict[str, Any]:
         """The reply to a heartbeat just taken in (response id already
@@ -207,39 +286,8 @@ def _status_update(
     ctx.dispatcher.drain()
 
 
-def _quiet_heartbeat(ctx: RMContext, node: RMNode, msg: dict[str, Any]) -> bool:
-    """Shortcut: a heartbeat that reports no container, from a healthy
-    running node with nothing to clean up, on which the scheduler can
-    provably do nothing, is answered without dispatching its STATUS_UPDATE
-    and NODE_UPDATE (most heartbeats of a busy cluster: they are 1 s apart
-    and containers run for minutes). Everything those two events leave
-    behind is kept: the node stays RUNNING, liveness and response id are
-    advanced by the caller, and the dispatcher's counts (SLS's
-    scheduler-operation counters) go up as if both had been handled."""
-    if msg["containers"] or not msg["healthy"]:
-        return False
-    return _quiet_node(ctx, node)
-
-
-def _quiet_node(ctx: RMContext, node: RMNode) -> bool:
-    """`_quiet_heartbeat` for a heartbeat already known to report no
-    container from a healthy node; counts the skipped events if quiet."""
-    dispatcher = ctx.dispatcher
-    if (
-        node.state != node_sm.RUNNING
-        or node.containers_to_cleanup
-        or node.apps_to_cleanup
-        or dispatcher.depth
-        or not ctx.settings.shortcuts
-        or not ctx.scheduler.skip_quiet_node_update(node.node_id)
-    ):
-        return False
-    count_quiet(dispatcher, 1)
-    return True
-
-
 def count_quiet(dispatcher: Dispatcher, n: int) -> None:
-    """Count `n` skipped quiet heartbeats as handled STATUS_UPDATE and
+    """Count `n` skipped quiet heartbeats (see `heartbeats`) as handled STATUS_UPDATE and
     NODE_UPDATE events (SLS's scheduler-operation counters), each of which
     would have queued one event at a time."""
     dispatcher.counts("node", node_sm.NodeEvent.STATUS_UPDATE).count += n

@@ -1,4 +1,4 @@
-"""`RMServices`: routes each protocol request to the service that serves it
+"""`RMServices`: routes each request to the service that serves it
 (emu.rm.services), keeps the counts, and runs the RM's periodic work.
 
 Its own module, not the package's `__init__`, so that it is compiled with
@@ -10,11 +10,21 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import structlog
 
-from emu import protocol as P
+from emu.msg import catalogue as C
+from emu.msg import types as P
+from emu.msg.codec import from_map
+from emu.msg.types import (
+    Allocate,
+    Invalid,
+    Map,
+    Message,
+    NodeHeartbeats,
+    NodeHeartbeatsReply,
+)
 from emu.rm import attempt as attempt_sm
 from emu.rm import node as node_sm
 from emu.rm.context import RMContext
@@ -22,7 +32,7 @@ from emu.rm.scheduler.events import SchedulerEvent
 from emu.rm.services.admin import AdminService
 from emu.rm.services.application_master import ApplicationMasterService
 from emu.rm.services.client_rm import ClientRMService
-from emu.rm.services.resource_tracker import ResourceTrackerService, count_quiet
+from emu.rm.services.resource_tracker import ResourceTrackerService
 from emu.rm.services.service import Refused, Service
 
 log = structlog.get_logger("emu.rm")
@@ -40,22 +50,47 @@ class RMServices:
         self.client = ClientRMService(ctx, self.errors)
         self.admin = AdminService(ctx, self.errors)
         by_family: dict[str, Service] = {
-            P.RESOURCE_TRACKER: self.tracker,
-            P.AM_PROTOCOL: self.am,
-            P.CLIENT: self.client,
-            P.ADMIN: self.admin,
+            C.RESOURCE_TRACKER: self.tracker,
+            C.AM_PROTOCOL: self.am,
+            C.CLIENT: self.client,
+            C.ADMIN: self.admin,
         }
         self.handlers: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
             name: getattr(svc, name)
             for family, svc in by_family.items()
-            for name in P.SERVICES[family]
+            for name in C.SERVICES[family]
             if hasattr(svc, name)
         }
+        # For a request map: the messages whose service method takes the
+        # object, and register_node with the recovery additions.
+        self.handlers["allocate"] = self._allocate_map
+        self.handlers["node_heartbeats"] = self._node_heartbeats_map
+        self.handlers["register_node"] = self._register_node
+
+    def serve(self, service: str, message: Message) -> Message:
+        """One request on `service` -> its reply: the RM's one entry for
+        every message, whatever transport brought it. Node heartbeats and
+        allocates are handled as their objects; anything else as its map."""
+        mtype = message.type
+        if mtype == "node_heartbeats" and service == C.RESOURCE_TRACKER:
+            return self.node_heartbeats(cast(NodeHeartbeats, message))
+        if mtype == "allocate" and service == C.AM_PROTOCOL:
+            return self.allocate(cast(Allocate, message))
+        if mtype == P.INVALID_TYPE:
+            return Map(self.error_reply(cast(Invalid, message).error))
+        msg = message.to_map()
+        if mtype not in C.CATALOGUE:
+            return Map(
+                self.error_reply(
+                    P.ProtocolError(P.UNKNOWN_TYPE, f"{mtype} is not a request", msg.get("id"))
+                )
+            )
+        return Map(self.handle(service, msg))
 
     def handle(self, service: str, msg: dict[str, Any]) -> dict[str, Any]:
-        """One validated request on `service` -> its reply map."""
+        """One request map on `service` -> its reply map."""
         mtype = msg["type"]
-        if mtype not in P.SERVICES[service]:
+        if mtype not in C.SERVICES[service]:
             self.errors[P.WRONG_SERVICE] += 1
             return P.error(P.WRONG_SERVICE, f"{mtype} is not served by {service}", msg["id"])
         self.requests[mtype] += 1
@@ -67,16 +102,43 @@ class RMServices:
             self.ctx.dispatcher.drain()
         return reply
 
-    def idle_allocate(self, req: P.IdleAllocate) -> P.IdleAllocateReply | dict[str, Any]:
-        """`allocate` for a lean in-process call that hands over nothing
-        (`P.IdleAllocate`, from an AM in this process): counted, guarded
-        and drained as `handle` does the map
-        (`ApplicationMasterService.idle_allocate`)."""
+    def node_heartbeats(self, batch: NodeHeartbeats) -> NodeHeartbeatsReply:
+        """A `node_heartbeats` batch: each entry handled, counted and
+        drained as a `node_heartbeat` of its own, in order
+        (`ResourceTrackerService.heartbeats`)."""
+        self.requests["node_heartbeat"] += len(batch.beats)
+        return self.tracker.heartbeats(batch, self._failed)
+
+    def allocate(self, req: Allocate) -> Message:
+        """An `allocate`: counted, guarded and drained as `handle` does a map."""
         self.requests["allocate"] += 1
         try:
-            return self.am.idle_allocate(req)
+            return self.am.allocate(req)
         except Exception as e:
-            return self._failed("allocate", e, req.request_id)
+            return Map(self._failed("allocate", e, req.request_id))
+        finally:
+            self.ctx.dispatcher.drain()
+
+    def _allocate_map(self, msg: dict[str, Any]) -> dict[str, Any]:
+        """`allocate` for a request map (`handle`)."""
+        return self.am.allocate(cast(Allocate, from_map(msg))).to_map()
+
+    def _node_heartbeats_map(self, msg: dict[str, Any]) -> dict[str, Any]:
+        """`node_heartbeats` for a request map (`handle`)."""
+        return self.node_heartbeats(cast(NodeHeartbeats, from_map(msg))).to_map()
+
+    def _register_node(self, msg: dict[str, Any]) -> dict[str, Any]:
+        """`register_node`, with the recovery additions when recovery is on
+        (taken in once the node has joined the scheduler)."""
+        recovery = self.ctx.recovery
+        if recovery is None:
+            return self.tracker.register_node(msg)
+        return recovery.register_node(self._node_registered, msg)
+
+    def _node_registered(self, msg: dict[str, Any]) -> dict[str, Any]:
+        """`register_node` and everything it sets off."""
+        try:
+            return self.tracker.register_node(msg)
         finally:
             self.ctx.dispatcher.drain()
 
@@ -89,90 +151,6 @@ class RMServices:
         self.errors[P.INTERNAL] += 1
         log.exception("request failed", type=mtype)
         return P.error(P.INTERNAL, f"{type(e).__name__}: {e}", request_id)
-
-    def node_heartbeats(self, msg: dict[str, Any]) -> list[dict[str, Any]]:
-        """The replies to a validated `node_heartbeats` batch: each entry
-        handled, counted and drained exactly as `handle` would a
-        `node_heartbeat` of its own, in order, without first copying it into
-        a request map (the in-process hot path: one entry per node per
-        second)."""
-        rid = msg["id"]
-        beats = msg["heartbeats"]
-        beat = self.tracker.beat
-        dispatcher = self.ctx.dispatcher
-        self.requests["node_heartbeat"] += len(beats)
-        now_ms = self.ctx.now_ms()
-        replies = []
-        for hb in beats:
-            try:
-                replies.append(beat(hb, rid, now_ms))
-            except Exception as e:
-                replies.append(self._failed("node_heartbeat", e, rid))
-            if dispatcher.depth:
-                dispatcher.drain()
-        return replies
-
-    def lean_heartbeats(self, batch: P.Heartbeats) -> P.HeartbeatReplies:
-        """`node_heartbeats` for a lean in-process batch (`P.Heartbeats`,
-        built by an NM host in this process): the same handling, counts and
-        drains, entry by entry, on the tuples as they are, and the common
-        replies as bare response ids (`ResourceTrackerService.beat_lean`)."""
-        ctx = self.ctx
-        rid = batch.request_id
-        beats = batch.beats
-        # Called as methods, not through bound-method objects: compiled,
-        # that is a direct call instead of one through Python's calling
-        # convention (two per heartbeat, ~1 % of a 10,000-node replay).
-        tracker = self.tracker
-        dispatcher = ctx.dispatcher
-        self.requests["node_heartbeat"] += len(beats)
-        now_ms = ctx.now_ms()
-        replies: list[int | dict[str, Any]] = []
-        # The quiet heartbeat, inline: what beat_lean does for a heartbeat
-        # with no status from a RUNNING node with nothing to clean up that
-        # the scheduler proves it can skip (`_quiet_node`), its event
-        # counts added once for the batch (nothing reads them in between).
-        nodes, pings = ctx.nodes, ctx.nm_liveness.last_pings
-        scheduler = ctx.scheduler
-        skipping = ctx.settings.shortcuts
-        running = node_sm.RUNNING
-        quiet = 0
-        for node_id, response_id, statuses in beats:
-            try:
-                node = nodes.get(node_id)
-                may_skip = True
-                if (
-                    skipping
-                    and not statuses
-                    and node is not None
-                    and node.response_id == response_id
-                    and node.state is running
-                    and not node.containers_to_cleanup
-                    and not node.apps_to_cleanup
-                    and not dispatcher.depth
-                ):
-                    if scheduler.skip_quiet_node_update(node_id):
-                        node.last_heartbeat_ms = now_ms
-                        if node_id in pings:
-                            pings[node_id] = now_ms
-                        node.health_report = ""
-                        response_id += 1
-                        node.response_id = node.last_reply = response_id
-                        replies.append(response_id)
-                        quiet += 1
-                        continue
-                    # Asked already (a refusal leaves nothing behind): the pass runs.
-                    may_skip = False
-                replies.append(
-                    tracker.beat_lean(node_id, response_id, statuses, rid, now_ms, may_skip)
-                )
-            except Exception as e:
-                replies.append(self._failed("node_heartbeat", e, rid))
-            if dispatcher.depth:
-                dispatcher.drain()
-        if quiet:
-            count_quiet(dispatcher, quiet)
-        return P.HeartbeatReplies(rid, replies, ctx.settings.nm_heartbeat_ms)
 
     def error_reply(self, err: P.ProtocolError) -> dict[str, Any]:
         self.errors[err.code] += 1

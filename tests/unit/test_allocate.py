@@ -1,6 +1,6 @@
-"""The lean in-process idle allocate (`P.IdleAllocate` / `P.IdleAllocateReply`):
-in bytes it is the catalogue's `allocate` exchange, and the RM handles it
-exactly as it handles the map of an allocate that hands over nothing."""
+"""Allocate: the RM's one path (`Allocate` in, `AllocateReply` out) answers
+an AM's call as the catalogue's `allocate` map, whether it hands over asks
+or nothing, and whether it came through the codec or was handed over."""
 
 from __future__ import annotations
 
@@ -8,8 +8,9 @@ from typing import Any
 
 import pytest
 
-from emu import protocol as P
-from emu.resources import Resource
+from emu.msg import catalogue as C
+from emu.msg import codec
+from emu.msg import types as P
 from emu.rm.scheduler.locality import ANY
 from emu.testing.cluster import ask, fifo_conf
 from emu.testing.rm import RMHarness
@@ -20,36 +21,6 @@ def _plain(request_id: int, attempt_id: str, response_id: int, progress: float) 
         "allocate", request_id, attempt_id=attempt_id, response_id=response_id, asks=[],
         releases=[], blacklist_add=[], blacklist_remove=[], progress=progress,
     )  # fmt: skip
-
-
-def test_an_idle_allocate_in_bytes_is_the_catalogue_message() -> None:
-    lean = P.IdleAllocate(7, "appattempt_1_0001_000001", 3, 0.25)
-    plain = _plain(7, "appattempt_1_0001_000001", 3, 0.25)
-    assert bytes(lean) == P.encode(dict(plain))
-    assert P.decode(lean) == P.decode(P.encode(dict(plain)))
-    with pytest.raises((P.ProtocolError, TypeError)):
-        P.decode(P.IdleAllocate(7, "a", "3", 0.0))  # type: ignore[arg-type]
-
-
-def test_the_lean_reply_in_bytes_spells_out_the_empty_answer() -> None:
-    lean = P.IdleAllocateReply(7, 4, Resource(2048, 3), 12)
-    plain = P.reply(
-        {"type": "allocate", "id": 7}, response_id=4, allocated=[], completed=[],
-        available={"memory-mb": 2048, "vcores": 3}, num_cluster_nodes=12, preemption=None,
-        command=None,
-    )  # fmt: skip
-    assert bytes(lean) == P.encode(dict(plain))
-    assert P.decode(lean) == P.decode(P.encode(dict(plain)))
-
-
-def test_frames_off_sends_the_idle_allocate_as_bytes() -> None:
-    before = P.set_frames(False)
-    try:
-        sent = P.lean(P.IdleAllocate(3, "a", 0, 1.0))
-    finally:
-        P.set_frames(before)
-    assert sent == P.encode(_plain(3, "a", 0, 1.0))
-    assert type(P.lean(P.IdleAllocate(3, "a", 0, 1.0))) is P.IdleAllocate
 
 
 def _cluster() -> tuple[RMHarness, str]:
@@ -76,22 +47,19 @@ def _state(rm: RMHarness, attempt_id: str) -> dict[str, Any]:
 
 
 def _lean_call(rm: RMHarness, request_id: int, attempt_id: str, response_id: int) -> dict:
-    answer = rm.services.idle_allocate(P.IdleAllocate(request_id, attempt_id, response_id, 0.0))
-    if type(answer) is P.IdleAllocateReply:
-        return answer.reply_map()
-    assert isinstance(answer, dict)
-    return answer
+    req = P.Allocate(request_id, attempt_id, response_id, [], [], [], [], 0.0)
+    return rm.services.allocate(req).to_map()
 
 
 def _plain_call(rm: RMHarness, request_id: int, attempt_id: str, response_id: int) -> dict:
-    msg = P.decode(P.encode(_plain(request_id, attempt_id, response_id, 0.0)))
-    return rm.services.handle(P.AM_PROTOCOL, msg)
+    msg = codec.decode(codec.encode(P.Map(_plain(request_id, attempt_id, response_id, 0.0))))
+    return rm.services.handle(C.AM_PROTOCOL, msg.to_map())
 
 
-async def test_the_rm_answers_an_idle_allocate_as_the_same_map(autojump_clock) -> None:
+async def test_the_rm_answers_an_allocate_object_as_its_map(autojump_clock) -> None:
     """Nothing to give, containers to hand over, a completion, a repeat, a
-    response id out of step and an unknown attempt: the same replies (the
-    lean one spelled out) and the same RM state as for the plain map."""
+    response id out of step and an unknown attempt: the same replies and
+    the same RM state for the object and for the map from the wire."""
     lean_rm, lean_attempt = _cluster()
     plain_rm, plain_attempt = _cluster()
     assert lean_attempt == plain_attempt
@@ -106,7 +74,6 @@ async def test_the_rm_answers_an_idle_allocate_as_the_same_map(autojump_clock) -
 
     quiet = both(10, 0)
     assert quiet["allocated"] == [] and quiet["response_id"] == 1
-    assert type(lean_rm.ctx.attempts[attempt].last_reply) is P.IdleAllocateReply
     for rm in (lean_rm, plain_rm):
         rm.allocate(rm.ctx.apps[rm.ctx.attempts[attempt].app_id].app_id, [ask(20, ANY, 2)])
         rm.heartbeat("h2")  # places both on h2
@@ -115,7 +82,7 @@ async def test_the_rm_answers_an_idle_allocate_as_the_same_map(autojump_clock) -
     repeat = both(12, 2)  # the same call again: the same answer
     assert repeat["allocated"] == handed["allocated"] and repeat["id"] == 12
     both(13, 3)
-    repeat_of_lean = both(14, 3)  # a repeat of a call answered lean
+    repeat_of_lean = both(14, 3)  # a repeat of a call answered with nothing
     assert repeat_of_lean["response_id"] == 4 and repeat_of_lean["id"] == 14
     for rm in (lean_rm, plain_rm):
         cid = sorted(c for c in rm.ctx.containers if rm.ctx.containers[c].node_id == "h2")[0]
@@ -131,17 +98,19 @@ async def test_the_rm_answers_an_idle_allocate_as_the_same_map(autojump_clock) -
     assert lean_rm.services.errors[P.NOT_FOUND] == 1
 
 
-async def test_the_rm_actor_takes_an_idle_allocate_on_the_am_service_only(autojump_clock) -> None:
+@pytest.mark.parametrize("wire", [False, True])
+async def test_the_rm_actor_takes_an_allocate_on_the_am_service_only(autojump_clock, wire) -> None:
     """Over the actor's handlers: counted and answered as an allocate on the
-    AM service (here refused: no such attempt); on another service refused
-    as the map would be, through `decode`."""
+    AM service (here refused: no such attempt); on another service refused."""
     from emu.config.configuration import Configuration
     from emu.rm.actor import ResourceManager, RMAddresses
 
     rm = ResourceManager(Configuration({}), RMAddresses.in_memory("idle"))
-    idle = P.IdleAllocate(5, "appattempt_0_0001_000001", 0, 0.0)
-    reply = P.decode(await rm._handler(P.AM_PROTOCOL)(idle))
+    idle: P.Message = P.Allocate(5, "appattempt_0_0001_000001", 0, [], [], [], [], 0.0)
+    if wire:
+        idle = codec.decode_request(codec.encode(idle))
+    reply = (await rm._handler(C.AM_PROTOCOL)(idle)).to_map()
     assert (reply["type"], reply["code"], reply["id"]) == ("error", P.NOT_FOUND, 5)
     assert rm.services.requests["allocate"] == 1
-    wrong = P.decode(await rm._handler(P.CLIENT)(idle))
-    assert wrong["code"] == P.WRONG_SERVICE and rm.services.requests["allocate"] == 1
+    wrong = (await rm._handler(C.CLIENT)(idle)).to_map()
+    assert wrong["code"] == P.WRONG_SERVICE

@@ -1,6 +1,7 @@
-"""The lean in-process heartbeat batch (`P.Heartbeats` / `P.HeartbeatReplies`):
-in bytes it is the catalogue's `node_heartbeats` exchange, and the RM
-handles its tuples exactly as it handles the maps."""
+"""Node heartbeats: the RM's one path (`NodeHeartbeats` in,
+`NodeHeartbeatsReply` out, the common replies as bare response ids) answers
+a batch exactly as the same heartbeats sent one by one as `node_heartbeat`
+maps, and the NM host applies both kinds of entry."""
 
 from __future__ import annotations
 
@@ -9,60 +10,14 @@ from typing import Any
 import pytest
 import trio
 
-from emu import protocol as P
+from emu.msg import catalogue as C
+from emu.msg import codec
+from emu.msg import types as P
 from emu.rm.scheduler.locality import ANY
 from emu.testing.cluster import ask, fifo_conf
 from emu.testing.rm import RMHarness
 
 _DONE = {"container_id": "c1", "state": "COMPLETE", "exit_status": 0, "diagnostics": ""}
-
-
-def _plain(request_id: int, beats: list[tuple[str, int, list[dict[str, Any]]]]) -> dict:
-    return P.request(
-        "node_heartbeats",
-        request_id,
-        heartbeats=[
-            {"node_id": n, "response_id": r, "containers": s, "healthy": True} for n, r, s in beats
-        ],
-    )
-
-
-def test_a_lean_batch_in_bytes_is_the_catalogue_message() -> None:
-    beats = [("n1", 3, []), ("n2", 0, [_DONE])]
-    lean = P.Heartbeats(7, beats)
-    assert bytes(lean) == P.encode(_plain(7, beats))
-    assert P.decode(lean) == P.decode(P.encode(_plain(7, beats)))
-    # A response id that is not an int is refused: by `decode` in pure
-    # Python, already by the constructor's type check when compiled.
-    with pytest.raises((P.ProtocolError, TypeError)):
-        P.decode(P.Heartbeats(7, [("n1", "3", [])]))  # type: ignore[list-item]
-
-
-def test_lean_replies_in_bytes_spell_out_each_common_reply() -> None:
-    cleanup = {
-        "response_id": 5,
-        "containers_to_cleanup": ["c9"],
-        "apps_to_cleanup": [],
-        "action": P.NORMAL,
-        "next_heartbeat_ms": 1000,
-        "type": "node_heartbeat_reply",
-        "id": 7,
-    }
-    lean = P.HeartbeatReplies(7, [4, cleanup], 1000)
-    common = {**cleanup, "response_id": 4, "containers_to_cleanup": []}
-    plain = P.reply({"type": "node_heartbeats", "id": 7}, replies=[common, cleanup])
-    assert bytes(lean) == P.encode(plain)
-    assert P.decode(lean)["replies"] == [common, cleanup]
-
-
-def test_frames_off_sends_the_batch_as_bytes() -> None:
-    before = P.set_frames(False)
-    try:
-        sent = P.heartbeats(3, [("n1", 0, [])])
-    finally:
-        P.set_frames(before)
-    assert sent == P.encode(_plain(3, [("n1", 0, [])]))
-    assert type(P.heartbeats(3, [("n1", 0, [])])) is P.Heartbeats
 
 
 def _cluster() -> tuple[RMHarness, str]:
@@ -89,7 +44,17 @@ def _state(rm: RMHarness) -> dict[str, Any]:
     }
 
 
-async def test_the_rm_answers_a_lean_batch_as_the_same_batch_of_maps(autojump_clock) -> None:
+def _one_by_one(rm: RMHarness, request_id: int, beats: list[P.Beat]) -> list[dict[str, Any]]:
+    replies = []
+    for n, r, s in beats:
+        msg = P.request(
+            "node_heartbeat", request_id, node_id=n, response_id=r, containers=s, healthy=True
+        )
+        replies.append(rm.services.handle(C.RESOURCE_TRACKER, msg))
+    return replies
+
+
+async def test_the_rm_answers_a_batch_as_the_same_heartbeats_one_by_one(autojump_clock) -> None:
     """Quiet beats, a placing beat, an unknown node, a repeat, a stale one
     and a stray container: same replies (spelled out), same RM state."""
     lean_rm, _ = _cluster()
@@ -104,16 +69,16 @@ async def test_the_rm_answers_a_lean_batch_as_the_same_batch_of_maps(autojump_cl
     ]
     for i, beats in enumerate(batches, start=10):
         await trio.sleep(1)
-        lean = lean_rm.services.lean_heartbeats(P.Heartbeats(i, beats))
-        plain = plain_rm.services.node_heartbeats(P.decode(P.encode(_plain(i, beats))))
+        lean = lean_rm.services.node_heartbeats(P.NodeHeartbeats(i, beats))
+        plain = _one_by_one(plain_rm, i, beats)
         assert [lean.entry(r) for r in lean.replies] == plain
         assert _state(lean_rm) == _state(plain_rm)
     # The common replies travelled as bare response ids, the others as maps.
-    replies = lean_rm.services.lean_heartbeats(P.Heartbeats(20, [("h2", 3, [])])).replies
+    replies = lean_rm.services.node_heartbeats(P.NodeHeartbeats(20, [("h2", 3, [])])).replies
     assert replies == [4]
     assert lean_rm.ctx.nodes["h2"].last_reply == 4
     # A repeat of a beat whose reply was kept as its response id.
-    again = lean_rm.services.lean_heartbeats(P.Heartbeats(21, [("h2", 3, [])])).replies
+    again = lean_rm.services.node_heartbeats(P.NodeHeartbeats(21, [("h2", 3, [])])).replies
     assert again == [
         {
             "response_id": 4,
@@ -132,7 +97,7 @@ async def test_the_stray_container_is_cleaned_up_through_a_reply_map(autojump_cl
     rm, _ = _cluster()
     stray = {"container_id": "container_0_0042_01_000002", "state": "RUNNING", "exit_status": 0}
     node = rm.ctx.nodes["h2"]
-    (reply,) = rm.services.lean_heartbeats(P.Heartbeats(1, [("h2", 0, [stray])])).replies
+    (reply,) = rm.services.node_heartbeats(P.NodeHeartbeats(1, [("h2", 0, [stray])])).replies
     assert isinstance(reply, dict)
     assert reply["containers_to_cleanup"] == [stray["container_id"]]
     assert node.last_reply is reply and node.containers_to_cleanup == []
@@ -153,7 +118,7 @@ class _CannedRM:
         return self.reply
 
 
-async def test_the_nm_host_applies_lean_replies(autojump_clock) -> None:
+async def test_the_nm_host_applies_both_kinds_of_reply(autojump_clock) -> None:
     """A bare response id acknowledges what the node sent and schedules its
     next heartbeat; a reply map (here RESYNC) is applied as such."""
     from emu.nm import NMNode, NodeManagerHost
@@ -161,7 +126,6 @@ async def test_the_nm_host_applies_lean_replies(autojump_clock) -> None:
 
     nodes = [NMNode(f"n{i}", f"n{i}", "/r", Resource(1024, 1), registered=True) for i in (1, 2)]
     host = NodeManagerHost(nodes, "mem://rm/resource-tracker", "mem://nm")
-    assert host.lean
     nodes[0].completed.append(dict(_DONE))
     resync = {
         "response_id": 0,
@@ -172,11 +136,11 @@ async def test_the_nm_host_applies_lean_replies(autojump_clock) -> None:
         "type": "node_heartbeat_reply",
         "id": 1,
     }
-    rm = _CannedRM(P.HeartbeatReplies(1, [1, resync], 1000))
+    rm = _CannedRM(P.NodeHeartbeatsReply(1, [1, resync], 1000))
     await trio.sleep(5)
     await host._serve_batch(rm, nodes)  # type: ignore[arg-type]
     (sent,) = rm.sent
-    assert type(sent) is P.Heartbeats
+    assert sent.type == "node_heartbeats"
     assert sent.beats == [("n1", 0, [_DONE]), ("n2", 0, [])]
     assert nodes[0].response_id == 1 and nodes[0].completed == [] and nodes[0].inflight is None
     assert not nodes[1].registered and host.resyncs == 1
@@ -185,10 +149,10 @@ async def test_the_nm_host_applies_lean_replies(autojump_clock) -> None:
 
 
 @pytest.mark.parametrize("recovery", [False, True])
-async def test_the_rm_actor_answers_a_lean_batch(autojump_clock, tmp_path, recovery) -> None:
-    """Lean replies from the resource tracker; with recovery on, each
-    heartbeat goes through the recovering handler and the reply is the
-    plain map; on another service, the batch is refused as the map would be."""
+@pytest.mark.parametrize("wire", [False, True])
+async def test_the_rm_actor_answers_a_batch(autojump_clock, tmp_path, recovery, wire) -> None:
+    """The same replies with recovery on or off, handed over or through the
+    codec; on another service, the batch is refused."""
     from emu.config.configuration import Configuration
     from emu.rm import recovery as rec
     from emu.rm.actor import ResourceManager, RMAddresses
@@ -198,22 +162,27 @@ async def test_the_rm_actor_answers_a_lean_batch(autojump_clock, tmp_path, recov
         conf.set(rec.RECOVERY_ENABLED, "true")
         conf.set(rec.STORE_URI, f"file://{tmp_path}")
     rm = ResourceManager(conf, RMAddresses.in_memory("lean"))
-    rm._handle(
-        P.RESOURCE_TRACKER,
+    rm.services.handle(
+        C.RESOURCE_TRACKER,
         P.request(
             "register_node", 1, node_id="n1", host="n1", rack="/r",
             resource={"memory-mb": 8192, "vcores": 8}, nm_address="mem://nm", containers=[],
         ),
     )  # fmt: skip
-    rm.ctx.dispatcher.drain()
-    reply = await rm._handler(P.RESOURCE_TRACKER)(P.Heartbeats(5, [("n1", 0, []), ("x", 0, [])]))
-    assert type(reply) is (P.Frame if recovery else P.HeartbeatReplies)
-    replies = P.decode(reply)["replies"]
+
+    def carried(message: P.Message) -> P.Message:
+        return codec.decode_request(codec.encode(message)) if wire else message
+
+    batch = P.NodeHeartbeats(5, [("n1", 0, []), ("x", 0, [])])
+    reply = await rm._handler(C.RESOURCE_TRACKER)(carried(batch))
+    assert reply.type == "node_heartbeats_reply"
+    replies = reply.to_map()["replies"]
     assert [(r["response_id"], r["action"], r["id"]) for r in replies] == [
         (1, P.NORMAL, 5),
         (0, P.RESYNC, 5),
     ]
     assert rm.ctx.nodes["n1"].response_id == 1
     assert rm.services.requests["node_heartbeat"] == 2
-    wrong = P.decode(await rm._handler(P.CLIENT)(P.Heartbeats(6, [("n1", 1, [])])))
+    other = P.NodeHeartbeats(6, [("n1", 1, [])])
+    wrong = (await rm._handler(C.CLIENT)(carried(other))).to_map()
     assert wrong["code"] == P.WRONG_SERVICE and rm.ctx.nodes["n1"].response_id == 1
