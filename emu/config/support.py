@@ -41,6 +41,28 @@ ALLOW = "emu.allow-unsupported"
 """Run without what emu does not emulate (one warning each) instead of refusing."""
 CAPACITY, FAIR, FIFO = "capacity", "fair", "fifo"
 SCHEDULER_NAMES = {CAPACITY: "CapacityScheduler", FAIR: "FairScheduler", FIFO: "FifoScheduler"}
+CAPACITY_QUEUE_KEYS = (
+    "queues",
+    "capacity",
+    "maximum-capacity",
+    "minimum-user-limit-percent",
+    "user-limit-factor",
+    "maximum-allocation-mb",
+    "maximum-allocation-vcores",
+    "maximum-applications",
+    "maximum-am-resource-percent",
+    "state",
+    "acl_submit_applications",
+    "acl_administer_queue",
+    "disable_preemption",
+    "ordering-policy",
+    "priority",
+    "reservable",
+    "max-parallel-apps",
+)
+"""The per-queue keys emu's CapacityScheduler reads (`capacity.config`); one
+of these for a queue no `queues` list defines is an error there."""
+
 _CS = "yarn.scheduler.capacity."
 _FS = "yarn.scheduler.fair."
 _PREEMPT = "yarn.resourcemanager.monitor.capacity.preemption."
@@ -282,26 +304,7 @@ RULES: tuple[Rule, ...] = (
     ),
     *(
         _e(_CS + "<queue>." + key, CAPACITY)
-        for key in (
-            "queues",
-            "capacity",
-            "maximum-capacity",
-            "minimum-user-limit-percent",
-            "user-limit-factor",
-            "maximum-allocation-mb",
-            "maximum-allocation-vcores",
-            "maximum-applications",
-            "maximum-am-resource-percent",
-            "state",
-            "acl_submit_applications",
-            "acl_administer_queue",
-            "disable_preemption",
-            "ordering-policy",
-            "ordering-policy.fair.enable-size-based-weight",
-            "priority",
-            "reservable",
-            "max-parallel-apps",
-        )
+        for key in (*CAPACITY_QUEUE_KEYS, "ordering-policy.fair.enable-size-based-weight")
     ),
     _e("yarn.acl.enable", CAPACITY),
     _e("yarn.cluster.max-application-priority", CAPACITY),

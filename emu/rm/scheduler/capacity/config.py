@@ -53,25 +53,7 @@ POLICY_CLASS = "ProportionalCapacityPreemptionPolicy"
 
 # Per-queue suffixes this reader understands; a property with one of these
 # suffixes for a queue no `queues` list defines is an error.
-QUEUE_SUFFIXES = (
-    "queues",
-    "capacity",
-    "maximum-capacity",
-    "minimum-user-limit-percent",
-    "user-limit-factor",
-    "maximum-allocation-mb",
-    "maximum-allocation-vcores",
-    "maximum-applications",
-    "maximum-am-resource-percent",
-    "state",
-    "acl_submit_applications",
-    "acl_administer_queue",
-    "disable_preemption",
-    "ordering-policy",
-    "priority",
-    "reservable",
-    "max-parallel-apps",
-)
+QUEUE_SUFFIXES = support.CAPACITY_QUEUE_KEYS
 # CapacitySchedulerConfiguration.DEFAULT_MAX_PARALLEL_APPLICATIONS
 UNLIMITED_PARALLEL_APPS = 2147483647
 RUNNING, STOPPED = "RUNNING", "STOPPED"
