@@ -11,7 +11,8 @@ Messages and plain data
                  else from emu.
 - `resources`    Resource (memory, vcores, extra types) and its arithmetic.
 - `workload`     Workload, JobSpec, TaskSpec: what a replay submits.
-- `errors`       InputError: a bad input as one line naming file and place.
+- `errors`       InputError: a bad input as one line naming file and place;
+                 SchedulerFailed: a scheduler that threw (Hadoop's, a plugin).
 - `config/`      Hadoop configuration by property name, read from its XML;
                  `support` decides what emu emulates, refuses or accepts without effect.
 
@@ -77,7 +78,11 @@ Inputs, runs and outputs
 - `scenario/`    readers: emu's TOML scenarios (`native`), SLS, Rumen and
                  SYNTH traces, topology files, queue checks, Java int limits,
                  `rumen2sls`.
-- `simulation`   a whole cluster in one process on the virtual clock.
+- `simulation`   a whole cluster in one process on the virtual clock, with
+                 its faults and what-if changes (`scenario.native.Change`).
+- `scenario_run` one replay of an emu scenario file (`emu run`, the API).
+- `api`          emu from Python: `replay`, `run_scenario`, results as data.
+- `plugins`      loading scheduler and Fair policy plugins (docs/plugins.md).
 - `sls`          `emu sls`: SLS-compatible replay (slsrun.sh's options,
                  Hadoop config dirs, SLS's outputs and invariants).
 - `processes/`   the multi-process commands: `emu rm`, `emu nm`, `emu
