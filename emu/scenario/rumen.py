@@ -17,8 +17,9 @@ little of each job:
 
 `launchTime`, setup/cleanup tasks (`otherTasks`) and counters are ignored.
 A negative `submitTime` is refused: it is no epoch time, and as the
-baseline it would put every other job decades later. Where SLS would log and drop a job (a task without attempts, an attempt
-lasting <= 0 ms), this reader raises InputError naming the job and task.
+baseline it would put every other job decades later. Where SLS would log
+and drop a job (a task without attempts, an attempt lasting <= 0 ms), this
+reader raises InputError naming the job and task.
 
 Current SLS (AMDefinitionRumen) passes a baseline of 0 for every job, which
 makes every job start at 0; this reader keeps the behaviour of the SLSRunner
