@@ -59,6 +59,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         f"wall {result.wall_seconds:.2f} s; "
         f"{result.simulated_ms / 1000 / max(result.wall_seconds, 1e-9):.0f} simulated s per wall s"
         + (f"; outputs in {out}" if out is not None else ""),
+        rate=args.rate,
     )
 
 
@@ -166,6 +167,7 @@ def _cmd_sls(args: argparse.Namespace) -> int:
         f"wall {result.wall_seconds:.2f} s; "
         f"{result.simulated_ms / 1000 / max(result.wall_seconds, 1e-9):.0f} "
         f"simulated s per wall s; outputs in {opts.output_dir}",
+        rate=opts.rate,
     )
 
 
