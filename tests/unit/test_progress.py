@@ -132,3 +132,15 @@ def test_the_progress_line_does_not_change_outputs(tmp_path, capsys):
     assert capsys.readouterr().err == ""  # a 0.3 s run: nothing to report
     for name in ("events.jsonl", "jobruntime.csv", "summary.json"):
         assert (a / name).read_bytes() == (b / name).read_bytes(), name
+
+
+def test_a_run_on_scaled_wall_time_says_its_results_can_differ(tmp_path, capsys):
+    assert (
+        main(["run", "scenarios/three-jobs.toml", "-o", str(tmp_path / "r"), "--rate", "400"]) == 0
+    )
+    out = capsys.readouterr().out
+    assert (
+        "ran on scaled wall time (--rate 400): results can differ from the virtual clock's" in out
+    )
+    assert main(["run", "scenarios/three-jobs.toml", "-o", str(tmp_path / "v")]) == 0
+    assert "scaled wall time" not in capsys.readouterr().out
