@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from emu.metrics.utilization import UtilizationIntegral
 from emu.protocol import EXIT_ABORTED, EXIT_KILLED_EXPIRED, EXIT_PREEMPTED
-from emu.resources import ZERO, Resource, ResourceCalculator
+from emu.resources import ZERO, Resource, ResourceCalculator, component_max, component_min
 from emu.rm import app as app_sm
 from emu.rm import attempt as attempt_sm
 from emu.rm import container as csm
@@ -113,7 +113,15 @@ class Scheduler:
         """Whether this scheduler takes its output-preserving shortcuts
         (`RMSettings.shortcuts`): one simulation's choice."""
         self.minimum = s.minimum_allocation
+        self.configured_maximum = s.maximum_allocation
+        """yarn.scheduler.maximum-allocation-*, as configured."""
         self.maximum = s.maximum_allocation
+        """The largest container any app may get: the configured maximum,
+        capped component-wise by the largest registered node once a node has
+        registered (ClusterNodeTracker.getMaxAllowedAllocation, as an RM past
+        its scheduling wait after start); see `_node_max_changed`."""
+        self.node_max: Resource | None = None
+        """Each resource's largest amount on a registered node (None: none)."""
         self.increment = s.minimum_allocation
         self.nodes: dict[str, SchedulerNode] = {}
         self.apps: dict[str, SchedulerApp] = {}
@@ -147,6 +155,7 @@ class Scheduler:
         node = SchedulerNode(node_id, rmnode.host, rmnode.rack, rmnode.resource)
         self.nodes[node_id] = node
         self.cluster = self.cluster + node.total
+        self._node_max_changed(node.total, None)
         self.node_added(node)
 
     def on_NODE_REMOVED(self, node_id: str, rmnode: RMNode) -> None:
@@ -167,6 +176,7 @@ class Scheduler:
                 cleanup=False,
             )
         self.cluster = self.cluster - node.total
+        self._node_max_changed(None, node.total)
         self.node_removed(node)
 
     def on_NODE_RESOURCE_UPDATE(self, node_id: str, rmnode: RMNode) -> None:
@@ -175,7 +185,29 @@ class Scheduler:
             return
         self._account_usage()
         self.cluster = self.cluster - node.total + rmnode.resource
+        before = node.total
         node.set_total(rmnode.resource)
+        self._node_max_changed(node.total, before)
+
+    def _node_max_changed(self, added: Resource | None, removed: Resource | None) -> None:
+        """Keep `node_max` and `maximum` as ClusterNodeTracker.updateMaxResources
+        does: a node's arrival can only raise the largest amounts; a leaving
+        (or resized) node that held one of them makes them recomputed."""
+        node_max = self.node_max
+        if removed is not None and node_max is not None and _holds_a_max(removed, node_max):
+            node_max = None
+            for other in self.nodes.values():
+                node_max = other.total if node_max is None else component_max(node_max, other.total)
+        elif added is not None:
+            node_max = added if node_max is None else component_max(node_max, added)
+        self.node_max = node_max
+        maximum = (
+            self.configured_maximum
+            if node_max is None
+            else component_min(self.configured_maximum, node_max)
+        )
+        if maximum != self.maximum:
+            self.maximum = maximum
 
     def on_NODE_UPDATE(self, node_id: str, data: tuple[list[str], list[dict[str, Any]]]) -> None:
         launched, completed = data
@@ -466,7 +498,7 @@ class Scheduler:
             and self.shortcuts
         ):
             return kept[2]
-        refusal = invalid_request(cap, maximum, self.maximum)
+        refusal = invalid_request(cap, maximum, self.configured_maximum)
         if refusal is not None:
             raise SchedulerError(refusal)
         normalized = self.calc.normalize(cap, self.minimum, self.maximum, self.increment)
@@ -741,3 +773,9 @@ def _app_seq(app_id: str) -> int:
 def _container_prefix(attempt_id: str) -> tuple[str, str]:
     parts = attempt_id.split("_")
     return parts[2], f"{int(parts[3]):02d}"
+
+
+def _holds_a_max(total: Resource, node_max: Resource) -> bool:
+    """Whether a node of `total` has the largest amount of some resource."""
+    held = total.components()
+    return any(held.get(k, 0) == v for k, v in node_max.components().items())

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from emu.config.configuration import Configuration
 from emu.errors import InputError
-from emu.resources import ZERO, Resource, calculator
+from emu.resources import ZERO, Resource, calculator, component_min
 from emu.rm.container import RMContainer
 from emu.rm.diagnostics import invalid_request
 from emu.rm.scheduler import activities as act
@@ -131,7 +131,11 @@ class CapacityScheduler(Scheduler):
         refusal = leaf.submission_refusal(app.user, app.app_id)
         if refusal is not None:
             return refusal
-        refusal = invalid_request(app.am_resource, leaf.conf.maximum_allocation, self.maximum)
+        refusal = invalid_request(
+            app.am_resource,
+            component_min(leaf.conf.maximum_allocation, self.maximum),
+            self.configured_maximum,
+        )
         if refusal is not None:
             return refusal
         app.queue = path
@@ -373,7 +377,10 @@ class CapacityScheduler(Scheduler):
 
     # --- allocation ---------------------------------------------------------------
     def max_allocation(self, sapp: SchedulerApp) -> tuple[Resource, str]:
-        return self.tree[sapp.queue].conf.maximum_allocation, f" of queue {sapp.queue}"
+        # CapacityScheduler.getMaximumResourceCapability(queue): the queue's
+        # configured maximum, capped by the largest registered node.
+        limit = component_min(self.tree[sapp.queue].conf.maximum_allocation, self.maximum)
+        return limit, f" of queue {sapp.queue}"
 
     def skip_quiet_node_update(self, node_id: str) -> bool:
         """The node holds no reservation, and either no active attempt has
