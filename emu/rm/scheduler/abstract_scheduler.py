@@ -122,6 +122,11 @@ class Scheduler:
         its scheduling wait after start); see `_node_max_changed`."""
         self.node_max: Resource | None = None
         """Each resource's largest amount on a registered node (None: none)."""
+        self.force_configured_maximum = False
+        """ClusterNodeTracker's forceConfiguredMaxAllocation: the configured
+        maximum applies whatever the nodes (as in an RM's first
+        scheduling-wait-ms after start; Hadoop's unit tests run there).
+        Set with `set_force_configured_maximum`."""
         self.increment = s.minimum_allocation
         self.nodes: dict[str, SchedulerNode] = {}
         self.apps: dict[str, SchedulerApp] = {}
@@ -203,11 +208,16 @@ class Scheduler:
         self.node_max = node_max
         maximum = (
             self.configured_maximum
-            if node_max is None
+            if node_max is None or self.force_configured_maximum
             else component_min(self.configured_maximum, node_max)
         )
         if maximum != self.maximum:
             self.maximum = maximum
+
+    def set_force_configured_maximum(self, flag: bool) -> None:
+        """ClusterNodeTracker.setForceConfiguredMaxAllocation."""
+        self.force_configured_maximum = flag
+        self._node_max_changed(None, None)
 
     def on_NODE_UPDATE(self, node_id: str, data: tuple[list[str], list[dict[str, Any]]]) -> None:
         launched, completed = data
