@@ -95,6 +95,9 @@ class CapacityScheduler(Scheduler):
         self.cs = cs
         self.tree, self.root = build(cs, self._leaf_metrics)
         self.app_leaf: dict[str, LeafQueue] = {}
+        self._max_allocation: dict[str, tuple[Resource, Resource, Resource]] = {}
+        """Per leaf queue: (its configured maximum, the scheduler's maximum,
+        their component-wise minimum), for `max_allocation`."""
         self.demanding: set[str] = set()
         self.demand: dict[str, int] = dict.fromkeys(self.tree, 0)
         # CSMaxRunningAppsEnforcer's bookkeeping: the runnable attempts, each
@@ -378,8 +381,14 @@ class CapacityScheduler(Scheduler):
     # --- allocation ---------------------------------------------------------------
     def max_allocation(self, sapp: SchedulerApp) -> tuple[Resource, str]:
         # CapacityScheduler.getMaximumResourceCapability(queue): the queue's
-        # configured maximum, capped by the largest registered node.
-        limit = component_min(self.tree[sapp.queue].conf.maximum_allocation, self.maximum)
+        # configured maximum, capped by the largest registered node. The
+        # same object while neither changes, so `_checked` keeps its answers.
+        configured = self.tree[sapp.queue].conf.maximum_allocation
+        kept = self._max_allocation.get(sapp.queue)
+        if kept is not None and kept[0] is configured and kept[1] is self.maximum:
+            return kept[2], f" of queue {sapp.queue}"
+        limit = component_min(configured, self.maximum)
+        self._max_allocation[sapp.queue] = (configured, self.maximum, limit)
         return limit, f" of queue {sapp.queue}"
 
     def skip_quiet_node_update(self, node_id: str) -> bool:
