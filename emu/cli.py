@@ -278,7 +278,8 @@ def build_parser() -> argparse.ArgumentParser:
         type=float,
         metavar="R",
         help="run on scaled wall time, R simulated seconds per wall second, e.g. to watch "
-        "the live pages (default: virtual time, as fast as possible, deterministic)",
+        "the live pages; results can differ from the virtual clock's "
+        "(default: virtual time, as fast as possible, deterministic)",
     )
     _add_watch_options(run)
     run.add_argument(
@@ -382,8 +383,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--rate",
         type=float,
         metavar="R",
-        help="run on scaled wall time, R simulated seconds per wall second "
-        "(default: virtual time, as fast as possible)",
+        help="run on scaled wall time, R simulated seconds per wall second; results can "
+        "differ from the virtual clock's (default: virtual time, as fast as possible)",
     )
     _add_watch_options(sls)
     _add_impl_options(sls)
