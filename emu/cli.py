@@ -61,6 +61,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         f"wall {result.wall_seconds:.2f} s; "
         f"{result.simulated_ms / 1000 / max(result.wall_seconds, 1e-9):.0f} simulated s per wall s"
         + (f"; outputs in {out}" if out is not None else ""),
+        rate=args.rate,
     )
 
 
@@ -177,6 +178,7 @@ def _cmd_sls(args: argparse.Namespace) -> int:
         f"wall {result.wall_seconds:.2f} s; "
         f"{result.simulated_ms / 1000 / max(result.wall_seconds, 1e-9):.0f} "
         f"simulated s per wall s; outputs in {opts.output_dir}",
+        rate=opts.rate,
     )
 
 
@@ -294,7 +296,8 @@ def build_parser() -> argparse.ArgumentParser:
         type=float,
         metavar="R",
         help="run on scaled wall time, R simulated seconds per wall second, e.g. to watch "
-        "the live pages (default: virtual time, as fast as possible, deterministic)",
+        "the live pages; results can differ from the virtual clock's "
+        "(default: virtual time, as fast as possible, deterministic)",
     )
     _add_watch_options(run)
     run.add_argument(
@@ -399,8 +402,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--rate",
         type=float,
         metavar="R",
-        help="run on scaled wall time, R simulated seconds per wall second "
-        "(default: virtual time, as fast as possible)",
+        help="run on scaled wall time, R simulated seconds per wall second; results can "
+        "differ from the virtual clock's (default: virtual time, as fast as possible)",
     )
     _add_watch_options(sls)
     _add_impl_options(sls)

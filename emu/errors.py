@@ -49,3 +49,11 @@ def find_in_group(exc: BaseException, cls: type[BaseException]) -> BaseException
             if found is not None:
                 return found
     return None
+
+
+def warn_input(path: str, where: str | int | None, message: str) -> None:
+    """One `emu: warning:` line on stderr about an input that runs but is
+    probably not what the user meant, placed as an InputError would be."""
+    import sys
+
+    print(f"emu: warning: {InputError(path, where, message)}", file=sys.stderr, flush=True)

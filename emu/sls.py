@@ -50,7 +50,7 @@ from emu.config import support
 from emu.config.configuration import Configuration
 from emu.config.hadoop_xml import ALLOCATION_FILE_KEY, fair_allocation_file, load_conf_dir
 from emu.config.sls_runner import SlsSettings
-from emu.errors import InputError, SchedulerFailed, find_in_group
+from emu.errors import InputError, SchedulerFailed, find_in_group, warn_input
 from emu.metrics import invariants as inv
 from emu.metrics import outputs
 from emu.metrics.progress import trace_span_ms
@@ -248,6 +248,7 @@ def prepare(opts: SlsOptions) -> Prepared:
         allocation_file, _ = allocation_file_path(conf)
         if allocation_file is not None:
             no_effect += support.allocation_file_notes(allocation_file)
+    _warn_defaults_and_hosts(conf_dir or None, opts, workload, nodes)
     changes = (
         load_changes(opts.changes_file, nodes, settings.nm_resource) if opts.changes_file else []
     )
@@ -268,6 +269,35 @@ def prepare(opts: SlsOptions) -> Prepared:
         changes=changes,
         unsupported=unsupported,
     )
+
+
+def _warn_defaults_and_hosts(
+    conf_dir: str | None, opts: SlsOptions, workload: Workload, nodes: list[NodeSpec]
+) -> None:
+    """Warn about inputs that run but likely not as meant: a configuration
+    directory without sls-runner.xml (SLS's default node, AM and container
+    sizes apply), and trace hosts the nodes file does not have (their tasks
+    only ever run off their preferred host)."""
+    if conf_dir and not (Path(conf_dir) / "sls-runner.xml").is_file():
+        warn_input(
+            conf_dir,
+            None,
+            "no sls-runner.xml: NodeManagers, AMs and containers take SLS's default sizes "
+            f"(node {SlsSettings().nm_resource}, container {SlsSettings().container_resource})",
+        )
+    if opts.nodes_file:
+        known = {n.host for n in nodes}
+        absent = [n.host for n in workload.trace_nodes if n.host not in known]
+        if absent:
+            shown = ", ".join(absent[:3]) + (
+                f" and {len(absent) - 3} more" if len(absent) > 3 else ""
+            )
+            warn_input(
+                ",".join(opts.traces),
+                None,
+                f"{len(absent)} host(s) the trace asks for are not in {opts.nodes_file} ({shown}): "
+                "their tasks run elsewhere",
+            )
 
 
 def _apply_am_types(workload: Workload, settings: SlsSettings, traces: list[str]) -> None:

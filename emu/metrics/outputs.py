@@ -231,15 +231,26 @@ def failure_lines(rows: list[dict[str, Any]], limit: int = 10) -> list[str]:
     return lines
 
 
-def print_report(data: dict[str, Any], tail: str) -> int:
-    """Print a run's summary table, `tail`, and the one line that explains
-    most failures; return the exit code: 0 when every job succeeded or was
-    killed on purpose (a kill is a user's or a fault's decision, not a
-    failure of the run), 1 otherwise (a job failed or never ended, or the
-    run could not make progress, which gets its own `emu: error:` line on
-    stderr)."""
+def scaled_wall_note(rate: float) -> str:
+    """The line a run on scaled wall time prints under its summary."""
+    return (
+        f"ran on scaled wall time (--rate {rate:g}): results can differ from the virtual "
+        "clock's on the same trace and seed; replay without --rate for reproducible results"
+    )
+
+
+def print_report(data: dict[str, Any], tail: str, rate: float | None = None) -> int:
+    """Print a run's summary table, `tail`, the note that a run on scaled
+    wall time (`rate`) is not the virtual clock's result, and the one line
+    that explains most failures; return the exit code: 0 when every job
+    succeeded or was killed on purpose (a kill is a user's or a fault's
+    decision, not a failure of the run), 1 otherwise (a job failed or never
+    ended, or the run could not make progress, which gets its own
+    `emu: error:` line on stderr)."""
     print(format_table(data), flush=True)
     print(tail, flush=True)
+    if rate:
+        print(scaled_wall_note(rate), flush=True)
     if data["failure_hint"]:
         print(data["failure_hint"], flush=True)
     if not data["complete"]:

@@ -7,8 +7,15 @@ simulation calls it every simulated second); it looks at the wall clock and,
 once `first_after_s` wall seconds have passed and then every `every_s`,
 writes one line to stderr:
 
-    emu: sim 1h02m03s (41% of trace span)  apps running 12  jobs 30/74 done
+    emu: sim 1h02m03s (41% of work done)  apps running 12  jobs 30/74 done
     memory 63% allocated  820 sim-s/wall-s  ETA 1m12s
+
+The percentage is of the trace's work (each job's tasks, MB x ms) that is
+done: all of a job that ended, the containers a running job has completed
+(its memory-seconds, capped at 99 % of the job's work while its AM runs),
+nothing of a job not yet submitted. It never exceeds 100 %, and jobs that run past the trace's
+declared end do not push it there. The ETA is the wall time the work left
+takes at the rate work has been done so far in this run.
 
 On a terminal the line rewrites itself (`\\r`) and is cleared when the run
 ends; elsewhere (`--progress always` into a file) each report is a line of
@@ -50,20 +57,30 @@ def duration(seconds: float) -> str:
     return f"{s}s"
 
 
+def job_work(workload: Workload) -> dict[str, tuple[int, int]]:
+    """Each job's (submission ms, work), by job id: the work is its tasks'
+    memory x duration (MB x ms), at least 1 so a job without tasks still
+    counts when it ends."""
+    return {
+        j.job_id: (j.submit_ms, max(sum(t.resource.memory * t.duration_ms for t in j.tasks), 1))
+        for j in workload.jobs
+    }
+
+
 class Progress:
     """Reports a replay's progress on `stream`; see the module docstring."""
 
     def __init__(
         self,
-        total_jobs: int,
-        span_ms: int,
+        workload: Workload,
         stream: IO[str] | None = None,
         terminal: bool | None = None,
         first_after_s: float = 2.0,
         every_s: float = 2.0,
     ) -> None:
-        self.total_jobs = total_jobs
-        self.span_ms = span_ms
+        self.jobs = job_work(workload)
+        self.total_jobs = len(self.jobs)
+        self.total_work = sum(w for _, w in self.jobs.values())
         self.stream = stream if stream is not None else sys.stderr
         self.terminal = self.stream.isatty() if terminal is None else terminal
         self.every_s = every_s
@@ -80,7 +97,7 @@ class Progress:
         stderr is a terminal, `always` always, `never` never."""
         if mode == "never" or (mode == "auto" and not sys.stderr.isatty()):
             return None
-        return cls(len(workload.jobs), trace_span_ms(workload))
+        return cls(workload)
 
     def tick(self, rm: ResourceManager) -> None:
         """Called every simulated second; reports when the wall clock says so."""
@@ -100,18 +117,42 @@ class Progress:
         total_mb = sched.cluster.memory
         used_pct = 100.0 * sched.used.memory / total_mb if total_mb else 0.0
         speed = (sim_ms - self.last_sim_ms) / 1000 / max(now - self.last_wall, 1e-9)
-        parts = [f"emu: sim {duration(sim_ms / 1000)}"]
-        if self.span_ms > 0:
-            parts[0] += f" ({min(100.0 * sim_ms / self.span_ms, 999):.0f}% of trace span)"
-        parts += [
+        fraction = self.done_fraction(rm, sim_ms)
+        parts = [
+            f"emu: sim {duration(sim_ms / 1000)} ({int(100 * fraction)}% of work done)",
             f"apps running {running}",
             f"jobs {done}/{self.total_jobs} done",
             f"memory {used_pct:.0f}% allocated",
             f"{speed:.0f} sim-s/wall-s",
         ]
-        if speed > 0 and sim_ms < self.span_ms:
-            parts.append(f"ETA {duration((self.span_ms - sim_ms) / 1000 / speed)}")
+        if 0 < fraction < 1:
+            parts.append(f"ETA {duration(round(self.eta_s(fraction, now)))}")
         return "  ".join(parts)
+
+    def eta_s(self, fraction: float, now: float) -> float:
+        """Wall seconds the work left takes at the rate of the run so far."""
+        return (now - self.started) * (1 - fraction) / fraction
+
+    def done_fraction(self, rm: ResourceManager, sim_ms: int) -> float:
+        """The share of the trace's work done (0..1): all of a job whose app
+        ended, or that was submitted over a second ago and is no longer in
+        the RM (retention forgot it), the completed containers of a running
+        one (capped at 99 % of its work: its AM still runs), nothing of a job
+        not yet submitted."""
+        if self.total_work <= 0:
+            return 0.0
+        by_name = {a.name: a for a in rm.ctx.apps.values()}
+        done = 0
+        for job_id, (submit_ms, work) in self.jobs.items():
+            app = by_name.get(job_id)
+            if app is None:
+                if submit_ms + 1000 < sim_ms:
+                    done += work
+            elif app.finished_ms >= 0:
+                done += work
+            else:
+                done += min(app.memory_seconds * 1000, work * 99 // 100)
+        return min(done / self.total_work, 1.0)
 
     def report(self, text: str) -> None:
         if self.terminal:

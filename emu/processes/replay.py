@@ -273,6 +273,7 @@ def main(args: argparse.Namespace) -> int:
         data,
         f"wall {wall:.2f} s at rate {rate:g}; replayed against {rm.client}"
         + (f"; outputs in {out}" if out is not None else ""),
+        rate=rate,
     )
 
 

@@ -180,7 +180,7 @@ def _saved(ctx: EntityContext, app: RMApp, data: Any) -> None:
     """Hand the app to the scheduler, unless its AM container could never be
     granted (RMAppManager's validation of the AM request)."""
     maximum = ctx.scheduler.maximum
-    refusal = invalid_request(app.am_resource, maximum, maximum)
+    refusal = invalid_request(app.am_resource, maximum, ctx.scheduler.configured_maximum)
     if refusal is not None:
         ctx.dispatch("app", AppEvent.APP_REJECTED, app.app_id, refusal)
         return

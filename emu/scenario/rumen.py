@@ -16,8 +16,10 @@ little of each job:
 - the AM is a `mapreduce` AM with the default AM size.
 
 `launchTime`, setup/cleanup tasks (`otherTasks`) and counters are ignored.
-Where SLS would log and drop a job (a task without attempts, an attempt
-lasting <= 0 ms), this reader raises InputError naming the job and task.
+A negative `submitTime` is refused: it is no epoch time, and as the
+baseline it would put every other job decades later. Where SLS would log
+and drop a job (a task without attempts, an attempt lasting <= 0 ms), this
+reader raises InputError naming the job and task.
 
 Current SLS (AMDefinitionRumen) passes a baseline of 0 for every job, which
 makes every job start at 0; this reader keeps the behaviour of the SLSRunner
@@ -70,6 +72,8 @@ def read_rumen(
             if not job.has("submitTime"):
                 raise job.error("submitTime", "missing")
             submit = job.integer("submitTime", 0)
+            if submit < 0:
+                raise job.error("submitTime", f"{submit} is negative: Rumen times are epoch ms")
             finish = job.integer("finishTime", submit)
             if finish < submit and finish >= 0:
                 raise job.error(

@@ -18,8 +18,10 @@ A stream of concatenated JSON objects, one per rack:
   string concatenation of a missing value): SLS's own test file `nodes.json`
   has such an entry, and SLS runs it as a node, so the cluster size matches.
 
-The same host listed twice with the same rack is one node (SLS keeps a set);
-the same host on two different racks is an error.
+The same host listed twice with the same rack and size is one node, as SLS
+keeps a set, with a warning naming it (a copy-paste slip drops a node that
+was meant); listed twice with another size or on another rack, it is an
+error.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from __future__ import annotations
 import os
 import re
 
+from emu.errors import warn_input
 from emu.resources import MEMORY, VCORES, Resource
 from emu.scenario.sls import JsonFields, iter_json_objects
 from emu.workload import NodeSpec
@@ -61,9 +64,21 @@ def read_nodes_file(
                 labels=_labels(node),
             )
             known = nodes.get(spec.host)
-            if known is not None and known.rack != rack:
+            if known is None:
+                nodes[spec.host] = spec
+            elif known.rack != rack:
                 raise node.error("node", f"host {spec.host!r} is already on rack {known.rack}")
-            nodes.setdefault(spec.host, spec)
+            elif known != spec:
+                raise node.error(
+                    "node", f"host {spec.host!r} is listed twice on rack {rack} with other amounts"
+                )
+            else:
+                warn_input(
+                    file,
+                    node.line,
+                    f"{node.what}: host {spec.host!r} is listed twice on rack {rack}; "
+                    "it is one node (as SLS keeps it)",
+                )
     return list(nodes.values())
 
 

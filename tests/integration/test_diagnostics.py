@@ -94,18 +94,18 @@ def test_attempts_exhausted_says_how_many_and_why_in_events(tmp_path):
     assert summary["final_status"] == "FAILED"
 
 
-def test_ask_larger_than_every_node_stops_the_run_with_its_reason():
-    """Within the maximum allocation (16 GB) but above every node (8 GB):
-    nothing refuses it, nothing can place it."""
+def test_ask_larger_than_every_node_fails_its_job_with_the_reason():
+    """Within the configured maximum allocation (16 GB) but above every node
+    (8 GB): the RM caps the maximum at the largest registered node
+    (ClusterNodeTracker.getMaxAllowedAllocation) and refuses the ask; the job
+    fails saying so and the other job runs."""
     conf = fifo_conf({"yarn.scheduler.maximum-allocation-mb": 16384})
     stuck = mr_job("stuck", maps=1, reduces=0, memory=12288)
     result, rows, data = run([stuck, mr_job("ok")], conf=conf)
     assert rows["ok"]["state"] == "FINISHED"
-    assert rows["stuck"]["state"] == "RUNNING"
-    assert data["complete"] is False
-    reason = data["incomplete_reason"]
-    assert f"{rows['stuck']['app_id']} (stuck) asks for containers of <memory:12288" in reason
-    assert "more than any node has (largest: <memory:8192, vCores:8>)" in reason
+    assert rows["stuck"]["final_status"] == "FAILED"
+    assert "maximum allowed allocation=<memory:8192" in rows["stuck"]["diagnostics"]
+    assert data["complete"] is True
     assert result.simulated_ms < 3_600_000
 
 
@@ -140,8 +140,12 @@ def test_stalled_cli_run_writes_outputs_marked_incomplete_and_exits_1(tmp_path, 
     scenario = tmp_path / "stuck.toml"
     scenario.write_text(
         "[cluster]\nracks = 1\nnodes_per_rack = 1\nnode_memory_mb = 4096\n"
-        "[config]\n'yarn.resourcemanager.scheduler.class' = 'fifo'\n"
-        "[[jobs]]\nid = 'huge'\n[[jobs.tasks]]\nduration_ms = 1000\nmemory_mb = 6144\n"
+        "[config]\n'yarn.resourcemanager.scheduler.class' = 'capacity'\n"
+        "'yarn.scheduler.capacity.root.queues' = 'a,b'\n"
+        "'yarn.scheduler.capacity.root.a.capacity' = 95\n"
+        "'yarn.scheduler.capacity.root.b.capacity' = 5\n"
+        "'yarn.scheduler.capacity.root.b.maximum-capacity' = 5\n"
+        "[[jobs]]\nid = 'huge'\nqueue = 'b'\n[[jobs.tasks]]\nduration_ms = 1000\n"
     )
     out = tmp_path / "out"
     assert main(["run", str(scenario), "-o", str(out)]) == 1

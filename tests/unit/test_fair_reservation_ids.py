@@ -37,6 +37,9 @@ async def test_no_reservation_on_a_node_too_small_in_any_resource(autojump_clock
     capability in every resource (Resources.fitsIn), not in memory alone; a
     node with 2 vcores is never reserved for a 3-vcore container."""
     h = FSHarness({"yarn.scheduler.maximum-allocation-vcores": 8})
+    # within the RM's scheduling wait, so the 3-vcore ask is not refused
+    # against the node's 2 vcores before it reaches the scheduler
+    h.sched.set_force_configured_maximum(True)
     h.add_node("n1", 8 * 1024, 2)
     a = h.request(1024, "queue1", vcores=3)
     h.heartbeat("n1")

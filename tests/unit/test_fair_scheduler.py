@@ -144,6 +144,9 @@ async def test_fair_share_with_min_alloc(tmp_path: Path, autojump_clock):
 async def test_simple_hierarchical_fair_share_calculation(autojump_clock):
     """TestFairScheduler.testSimpleHierarchicalFairShareCalculation"""
     h = FSHarness()
+    # as Hadoop's test, within the RM's scheduling wait: asks beyond the node
+    # are checked against the configured maximum only
+    h.sched.set_force_configured_maximum(True)
     capacity = 10 * 24
     h.add_node("n1", capacity)
     h.request(10 * GB, "parent.queue2")

@@ -19,7 +19,7 @@ from mypy_extensions import mypyc_attr
 
 from emu.metrics.utilization import UtilizationIntegral
 from emu.msg.types import EXIT_ABORTED, EXIT_KILLED_EXPIRED, EXIT_PREEMPTED
-from emu.resources import ZERO, Resource, ResourceCalculator
+from emu.resources import ZERO, Resource, ResourceCalculator, component_max, component_min
 from emu.rm import app as app_sm
 from emu.rm import attempt as attempt_sm
 from emu.rm import container as csm
@@ -116,7 +116,20 @@ class Scheduler:
         """Whether this scheduler takes its output-preserving shortcuts
         (`RMSettings.shortcuts`): one simulation's choice."""
         self.minimum = s.minimum_allocation
+        self.configured_maximum = s.maximum_allocation
+        """yarn.scheduler.maximum-allocation-*, as configured."""
         self.maximum = s.maximum_allocation
+        """The largest container any app may get: the configured maximum,
+        capped component-wise by the largest registered node once a node has
+        registered (ClusterNodeTracker.getMaxAllowedAllocation, as an RM past
+        its scheduling wait after start); see `_node_max_changed`."""
+        self.node_max: Resource | None = None
+        """Each resource's largest amount on a registered node (None: none)."""
+        self.force_configured_maximum = False
+        """ClusterNodeTracker's forceConfiguredMaxAllocation: the configured
+        maximum applies whatever the nodes (as in an RM's first
+        scheduling-wait-ms after start; Hadoop's unit tests run there).
+        Set with `set_force_configured_maximum`."""
         self.increment = s.minimum_allocation
         self.nodes: dict[str, SchedulerNode] = {}
         self.apps: dict[str, SchedulerApp] = {}
@@ -150,6 +163,7 @@ class Scheduler:
         node = SchedulerNode(node_id, rmnode.host, rmnode.rack, rmnode.resource)
         self.nodes[node_id] = node
         self.cluster = self.cluster + node.total
+        self._node_max_changed(node.total, None)
         self.node_added(node)
 
     def on_NODE_REMOVED(self, node_id: str, rmnode: RMNode) -> None:
@@ -170,6 +184,7 @@ class Scheduler:
                 cleanup=False,
             )
         self.cluster = self.cluster - node.total
+        self._node_max_changed(None, node.total)
         self.node_removed(node)
 
     def on_NODE_RESOURCE_UPDATE(self, node_id: str, rmnode: RMNode) -> None:
@@ -178,7 +193,34 @@ class Scheduler:
             return
         self._account_usage()
         self.cluster = self.cluster - node.total + rmnode.resource
+        before = node.total
         node.set_total(rmnode.resource)
+        self._node_max_changed(node.total, before)
+
+    def _node_max_changed(self, added: Resource | None, removed: Resource | None) -> None:
+        """Keep `node_max` and `maximum` as ClusterNodeTracker.updateMaxResources
+        does: a node's arrival can only raise the largest amounts; a leaving
+        (or resized) node that held one of them makes them recomputed."""
+        node_max = self.node_max
+        if removed is not None and node_max is not None and _holds_a_max(removed, node_max):
+            node_max = None
+            for other in self.nodes.values():
+                node_max = other.total if node_max is None else component_max(node_max, other.total)
+        elif added is not None:
+            node_max = added if node_max is None else component_max(node_max, added)
+        self.node_max = node_max
+        maximum = (
+            self.configured_maximum
+            if node_max is None or self.force_configured_maximum
+            else component_min(self.configured_maximum, node_max)
+        )
+        if maximum != self.maximum:
+            self.maximum = maximum
+
+    def set_force_configured_maximum(self, flag: bool) -> None:
+        """ClusterNodeTracker.setForceConfiguredMaxAllocation."""
+        self.force_configured_maximum = flag
+        self._node_max_changed(None, None)
 
     def on_NODE_UPDATE(self, node_id: str, data: tuple[list[str], list[dict[str, Any]]]) -> None:
         launched, completed = data
@@ -469,7 +511,7 @@ class Scheduler:
             and self.shortcuts
         ):
             return kept[2]
-        refusal = invalid_request(cap, maximum, self.maximum)
+        refusal = invalid_request(cap, maximum, self.configured_maximum)
         if refusal is not None:
             raise SchedulerError(refusal)
         normalized = self.calc.normalize(cap, self.minimum, self.maximum, self.increment)
@@ -744,3 +786,9 @@ def _app_seq(app_id: str) -> int:
 def _container_prefix(attempt_id: str) -> tuple[str, str]:
     parts = attempt_id.split("_")
     return parts[2], f"{int(parts[3]):02d}"
+
+
+def _holds_a_max(total: Resource, node_max: Resource) -> bool:
+    """Whether a node of `total` has the largest amount of some resource."""
+    held = total.components()
+    return any(held.get(k, 0) == v for k, v in node_max.components().items())

@@ -33,7 +33,7 @@ from mypy_extensions import mypyc_attr
 
 from emu.config.configuration import Configuration
 from emu.errors import InputError
-from emu.resources import ZERO, Resource, calculator
+from emu.resources import ZERO, Resource, calculator, component_min
 from emu.rm.container import RMContainer
 from emu.rm.diagnostics import invalid_request
 from emu.rm.scheduler import activities as act
@@ -100,6 +100,9 @@ class CapacityScheduler(Scheduler):
         self.cs = cs
         self.tree, self.root = build(cs, self._leaf_metrics)
         self.app_leaf: dict[str, LeafQueue] = {}
+        self._max_allocation: dict[str, tuple[Resource, Resource, Resource]] = {}
+        """Per leaf queue: (its configured maximum, the scheduler's maximum,
+        their component-wise minimum), for `max_allocation`."""
         self.demanding: set[str] = set()
         self.demand: dict[str, int] = dict.fromkeys(self.tree, 0)
         # CSMaxRunningAppsEnforcer's bookkeeping: the runnable attempts, each
@@ -136,7 +139,11 @@ class CapacityScheduler(Scheduler):
         refusal = leaf.submission_refusal(app.user, app.app_id)
         if refusal is not None:
             return refusal
-        refusal = invalid_request(app.am_resource, leaf.conf.maximum_allocation, self.maximum)
+        refusal = invalid_request(
+            app.am_resource,
+            component_min(leaf.conf.maximum_allocation, self.maximum),
+            self.configured_maximum,
+        )
         if refusal is not None:
             return refusal
         app.queue = path
@@ -381,7 +388,16 @@ class CapacityScheduler(Scheduler):
 
     # --- allocation ---------------------------------------------------------------
     def max_allocation(self, sapp: SchedulerApp) -> tuple[Resource, str]:
-        return self.tree[sapp.queue].conf.maximum_allocation, f" of queue {sapp.queue}"
+        # CapacityScheduler.getMaximumResourceCapability(queue): the queue's
+        # configured maximum, capped by the largest registered node. The
+        # same object while neither changes, so `_checked` keeps its answers.
+        configured = self.tree[sapp.queue].conf.maximum_allocation
+        kept = self._max_allocation.get(sapp.queue)
+        if kept is not None and kept[0] is configured and kept[1] is self.maximum:
+            return kept[2], f" of queue {sapp.queue}"
+        limit = component_min(configured, self.maximum)
+        self._max_allocation[sapp.queue] = (configured, self.maximum, limit)
+        return limit, f" of queue {sapp.queue}"
 
     def skip_quiet_node_update(self, node_id: str) -> bool:
         """The node holds no reservation, and either no active attempt has

@@ -10,7 +10,11 @@ minSharePreemptionTimeout, handed to its apps with unmet demand). For each
 starved app, least starved first, the asks covering its starvation are
 matched, one container at a time, to a node where enough containers can be
 taken from apps that stay at or above their fair share in preemptable
-queues (allowPreemptionFrom), preferring sets with fewer AM containers.
+queues (allowPreemptionFrom), preferring sets with fewer AM containers. A
+node's free room counts only what no reservation and no earlier preemption
+holds (FSSchedulerNode.getTotalReserved): counting a reserved node's free
+room as taken-back room would pick a set too small, often the victim's AM
+container alone.
 
 The victims' apps are told at once (the preemption contract in their
 allocate replies, `SchedulerApp.to_preempt`); the containers are killed
@@ -208,7 +212,12 @@ class Preemption:
         marked = state.containers if state is not None else set()
         candidates = _Candidates(max_am)
         ordered = [c for c in self._with_ams_at_the_end(node) if c.container_id not in marked]
-        potential = subtract_non_negative(node.available, state.total() if state else ZERO)
+        # FSSchedulerNode.getTotalReserved: the node's reserved container and
+        # what earlier preemptions on it are kept for.
+        held = state.total() if state else ZERO
+        if node.reserved is not None:
+            held = held + node.reserved.resource
+        potential = subtract_non_negative(node.available, held)
         for c in ordered:
             app = fs.fsapps.get(c.attempt_id)
             if app is None:
