@@ -349,7 +349,7 @@ def test_nodes_file_partial_resource_and_duplicates(tmp_path: Path) -> None:
         "nodes.json",
         {"rack": "/r1", "nodes": [{"node": "a", "vcores": 3, "gpu": "2"}, {"node": "b"}]},
         {"nodes": [{"node": "c"}]},
-        {"rack": "r1", "nodes": [{"node": "a"}]},
+        {"rack": "r1", "nodes": [{"node": "a", "vcores": 3, "gpu": "2"}]},
     )
     nodes = read_nodes_file(path, nm_default=Resource(4096, 4))
     assert nodes == [
@@ -365,6 +365,14 @@ def test_nodes_file_partial_resource_and_duplicates(tmp_path: Path) -> None:
     )
     with pytest.raises(InputError, match="already on rack /r1"):
         read_nodes_file(clash)
+    other = write_json(
+        tmp_path,
+        "other.json",
+        {"rack": "r1", "nodes": [{"node": "a", "vcores": 3}]},
+        {"rack": "r1", "nodes": [{"node": "a"}]},
+    )
+    with pytest.raises(InputError, match="listed twice on rack /r1 with other amounts"):
+        read_nodes_file(other, nm_default=Resource(4096, 4))
 
 
 # --- SYNTH -----------------------------------------------------------------------
