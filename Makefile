@@ -20,7 +20,7 @@ $(STAMP): pyproject.toml
 # a no-op when no source changed since the last build. Should it fail (no C
 # compiler), emu runs as pure Python: same outputs, about half the speed.
 compile: $(STAMP)
-	@EMU_PURE_PYTHON=1 $(PY) -m emu.compile || echo "make: compiling failed; emu runs as pure Python (slower)"
+	@PYTHONPATH=$(CURDIR) EMU_PURE_PYTHON=1 $(PY) -m emu.compile || echo "make: compiling failed; emu runs as pure Python (slower)"
 
 # Apache Hadoop's schedulers for --scheduler-impl hadoop: Maven fetches the
 # release pinned in emu/hadoop/pom.xml (about 105 MB into ~/.m2, once) and
