@@ -77,14 +77,14 @@ class RMSettings:
         plugin = ""
         if scheduler is None and plugins.is_plugin_name(name, plugins.SCHEDULERS):
             try:
-                kind = registry.plugin_class(name).name
+                kind = registry.plugin_kind(registry.plugin_class(name))
             except plugins.PluginError as e:
                 raise InputError(
                     conf.sources.get(SCHEDULER_CLASS, "configuration"),
                     SCHEDULER_CLASS,
                     f"scheduler plugin: {e}",
                 ) from None
-            plugin, scheduler = name.strip(), kind or "custom"
+            plugin, scheduler = name.strip(), kind
         if scheduler is None:
             raise InputError(
                 conf.sources.get(SCHEDULER_CLASS, "configuration"),

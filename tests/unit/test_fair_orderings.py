@@ -10,11 +10,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from emu.rm.scheduler.fair import orderings
 from emu.rm.settings import SHORTCUTS
 from emu.testing.fair import GB, FSHarness
 
-FAIR = Path(orderings.__file__).resolve().parent
+FAIR = Path(__file__).resolve().parents[2] / "emu" / "rm" / "scheduler" / "fair"
+"""The sources (a compiled module's `__file__` may name the shared library)."""
 PACKAGE = "emu.rm.scheduler.fair"
 
 

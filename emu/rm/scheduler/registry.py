@@ -130,6 +130,21 @@ def plugin_class(name: str) -> type[Scheduler]:
     return cls
 
 
+def plugin_kind(cls: type) -> str:
+    """The registered scheduler a plugin class extends (`fair` for a
+    FairScheduler subclass, ...), which outputs show it as; `custom` for a
+    direct subclass of the abstract scheduler. By class, not by the `name`
+    attribute, which a compiled class keeps per instance."""
+    for short, entry in SCHEDULERS.items():
+        factory = entry.factory
+        if isinstance(factory, str):
+            module, _, attr = factory.partition(":")
+            factory = getattr(importlib.import_module(module), attr)
+        if isinstance(factory, type) and issubclass(cls, factory):
+            return short
+    return "custom"
+
+
 _YARN = "org.apache.hadoop.yarn.server.resourcemanager.scheduler."
 _SLS = "org.apache.hadoop.yarn.sls.scheduler."
 
