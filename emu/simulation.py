@@ -284,9 +284,12 @@ class Simulation:
                 else:
                     faults_done.set()
                 changes_done = trio.Event()
-                nursery.start_soon(
-                    self._change, self.changes, nm, RMClient(admin_conn), changes_done
-                )
+                if self.changes:
+                    nursery.start_soon(
+                        self._change, self.changes, nm, RMClient(admin_conn), changes_done
+                    )
+                else:
+                    changes_done.set()
                 if self.on_tick is not None:
                     nursery.start_soon(self._ticks, rm)
                 if self.check_invariants:

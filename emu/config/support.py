@@ -150,23 +150,17 @@ RULES: tuple[Rule, ...] = (
     _r(_CS + "<queue>.accessible-node-labels", "node labels", CAPACITY),
     _r(_CS + "<queue>.default-node-label-expression", "node labels", CAPACITY),
     _r("yarn.node-labels.enabled", "node labels", when=_TRUE),
-    Rule(
-        _CS + "<queue>.capacity",
-        REFUSED,
-        CAPACITY,
-        feature="absolute-resource capacities ([memory=...,vcores=...])",
-        when=_ABSOLUTE,
-        optional=False,
-        instead="give capacities in percent or as weights (2w)",
-    ),
-    Rule(
-        _CS + "<queue>.maximum-capacity",
-        REFUSED,
-        CAPACITY,
-        feature="absolute-resource capacities ([memory=...,vcores=...])",
-        when=_ABSOLUTE,
-        optional=False,
-        instead="give capacities in percent or as weights (2w)",
+    *(
+        Rule(
+            _CS + "<queue>." + key,
+            REFUSED,
+            CAPACITY,
+            feature="absolute-resource capacities ([memory=...,vcores=...])",
+            when=_ABSOLUTE,
+            optional=False,
+            instead="give capacities in percent or as weights (2w)",
+        )
+        for key in ("capacity", "maximum-capacity")
     ),
     _r(_CS + "<queue>.user-settings.<user>.weight", "user weights", CAPACITY),
     _r(_CS + "<queue>.leaf-queue-template.*", "auto-created queues", CAPACITY),
