@@ -204,6 +204,7 @@ def prepare(opts: SlsOptions) -> Prepared:
         opts.traces,
         container_default=settings.container_resource,
         am_default=settings.am_container_resource,
+        resource_types=rm_settings.resource_types,
         seed=opts.seed,
     )
     if not workload.jobs:

@@ -155,12 +155,14 @@ def read_workload(args: argparse.Namespace) -> tuple[str, Workload, int, dict[st
     from emu.scenario import read_trace
 
     conf = C.load_configuration(args.conf_dir, C.parse_overrides(args.conf))
-    settings = SlsSettings.from_conf(conf, RMSettings.from_conf(conf).resource_types)
+    types = RMSettings.from_conf(conf).resource_types
+    settings = SlsSettings.from_conf(conf, types)
     workload = read_trace(
         kind,
         args.traces,
         container_default=settings.container_resource,
         am_default=settings.am_container_resource,
+        resource_types=types,
         seed=args.seed,
     )
     jobs = []

@@ -94,9 +94,7 @@ class RMSettings:
                 "Python plugin as package.module:Class; another class runs with "
                 "--scheduler-impl hadoop)",
             )
-        types = tuple(
-            t for t in conf.get_list("yarn.resource-types") if t not in ("memory-mb", "vcores")
-        )
+        types = extra_resource_types(conf)
         min_extra = {
             t: conf.get_int(f"yarn.resource-types.{t}.minimum-allocation", 0) for t in types
         }
@@ -140,3 +138,11 @@ class RMSettings:
             shortcuts=conf.get_bool(SHORTCUTS, True),
             plugin=plugin,
         )
+
+
+def extra_resource_types(conf: Configuration) -> tuple[str, ...]:
+    """The types `yarn.resource-types` declares beyond memory and vcores:
+    what nodes offer and what asks (and an SLS trace) may name."""
+    return tuple(
+        t for t in conf.get_list("yarn.resource-types") if t not in ("memory-mb", "vcores")
+    )

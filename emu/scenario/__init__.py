@@ -16,7 +16,7 @@ key at fault; nothing here touches the clock, the network or the RM.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from emu.errors import InputError
@@ -35,12 +35,15 @@ def read_trace(
     *,
     container_default: Resource,
     am_default: Resource,
+    resource_types: Iterable[str],
     seed: int | None = None,
 ) -> Workload:
     """Read traces of one `--tracetype` (case-insensitive) into a Workload.
 
     SLS and RUMEN read every path onto one timeline; SYNTH, like SLS, reads
-    only the first. `seed` is used by SYNTH only.
+    only the first. `resource_types` are the cluster's extra types
+    (`yarn.resource-types`), the only ones an SLS trace may ask for. `seed`
+    is used by SYNTH only.
     """
     kind = tracetype.strip().upper()
     if kind not in TRACE_TYPES:
@@ -57,7 +60,12 @@ def read_trace(
         if not Path(p).is_file():
             raise InputError(os.fspath(p), None, "no such file")
     if kind == "SLS":
-        return read_sls(paths, container_default=container_default, am_default=am_default)
+        return read_sls(
+            paths,
+            container_default=container_default,
+            am_default=am_default,
+            resource_types=resource_types,
+        )
     if kind == "RUMEN":
         return read_rumen(paths, container_default=container_default, am_default=am_default)
     return read_synth(

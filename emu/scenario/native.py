@@ -249,7 +249,7 @@ def _workload_jobs(r: _Reader, data: dict[str, Any], conf: Configuration) -> lis
     if trace is not None:
         keyed.extend(
             (f"trace.files: job {spec.job_id}", spec)
-            for spec in _trace_jobs(r, trace, Path(r.path).parent)
+            for spec in _trace_jobs(r, trace, Path(r.path).parent, conf)
         )
     jobs = [spec for _, spec in keyed]
     ids = [j.job_id for j in jobs]
@@ -495,9 +495,10 @@ def _jobs(r: _Reader, job: Any, p: str) -> list[JobSpec]:
     return [replace(base, job_id=f"{job_id}_{i + 1}") for i in range(count)]
 
 
-def _trace_jobs(r: _Reader, trace: Any, base: Path) -> list[JobSpec]:
+def _trace_jobs(r: _Reader, trace: Any, base: Path, conf: Configuration) -> list[JobSpec]:
     if not isinstance(trace, dict):
         raise r.fail("trace", "expected a table with type and files")
+    from emu.rm.settings import extra_resource_types
     from emu.scenario import read_trace
 
     kind = r.str_(trace, "type", "trace.")
@@ -505,6 +506,10 @@ def _trace_jobs(r: _Reader, trace: Any, base: Path) -> list[JobSpec]:
     if not files:
         raise r.fail("trace.files", "name at least one trace file")
     workload = read_trace(
-        kind, files, container_default=Resource(1024, 1), am_default=Resource(1024, 1)
+        kind,
+        files,
+        container_default=Resource(1024, 1),
+        am_default=Resource(1024, 1),
+        resource_types=extra_resource_types(conf),
     )
     return list(workload.jobs)

@@ -17,7 +17,7 @@ Keys and defaults follow `AMDefinitionSLS` / `TaskContainerDefinition`:
   (when absent or `job.count` > 1, SLS numbers AMs 0, 1, 2, ... across the
   whole run), `job.user` (default `default`), `job.count` (at least 1),
   `job.priority`, `job.label.expression`, `am.memory-mb`, `am.vcores`,
-  `am.<resource-type>` over the AM default.
+  `am.<resource-type>` over the AM default (declared types only, as for tasks).
 - task: `count` (at least 1), `container.host` (`/rack/host`),
   `container.duration.ms` (or legacy `duration.ms`, or `container.end.ms` -
   `container.start.ms`; must be > 0), `container.priority` (default 20 for
@@ -26,8 +26,9 @@ Keys and defaults follow `AMDefinitionSLS` / `TaskContainerDefinition`:
   `container.allocation.id` (default -1), `container.request.delay` (the DAG
   AM's delay before asking, at least 0), `container.memory-mb` (or legacy
   `container.memory`), `container.vcores`, and `container.<resource-type>`
-  over the container default: any other `container.` key is read as a
-  resource type, as SLS does for every type in `yarn.resource-types`.
+  over the container default, for each type the cluster declares in
+  `yarn.resource-types` (SLS reads those and no other `container.` key; any
+  other is left out as SLS leaves it, with one warning naming the key).
 - an object with `num.nodes` (and optional `num.racks`) and no tasks adds
   generated nodes `/rack<i % racks>/node<i>` to the cluster, as SLS does.
 
@@ -49,10 +50,10 @@ import gzip
 import json
 import os
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
-from emu.errors import InputError
+from emu.errors import InputError, warn_input
 from emu.resources import MEMORY, VCORES, Resource
 from emu.scenario.limits import JAVA_LONG_MAX, JAVA_LONG_MIN, shorten
 from emu.workload import JobSpec, NodeSpec, SpecCache, TaskSpec, Workload
@@ -284,17 +285,46 @@ def sort_jobs(jobs: list[JobSpec]) -> list[JobSpec]:
     return sorted(jobs, key=lambda j: (j.submit_ms, j.job_id))
 
 
+class ResourceKeys:
+    """The `<prefix><type>` keys a trace may size a container with. SLS reads
+    one for each type the cluster declares (`yarn.resource-types`) and no
+    other, so any other such key (a typo, or a type this cluster lacks) is
+    left out as SLS leaves it, with one warning per key and file: read as a
+    type, it would make an ask no node can hold."""
+
+    def __init__(self, resource_types: Iterable[str]) -> None:
+        self.types = frozenset(resource_types)
+        self.warned: set[tuple[str, str]] = set()
+
+    def undeclared(self, fields: JsonFields, key: str) -> None:
+        if (fields.path, key) in self.warned:
+            return
+        self.warned.add((fields.path, key))
+        declared = ", ".join(sorted(self.types)) or "none"
+        warn_input(
+            fields.path,
+            fields.line,
+            f"{fields.what}: {key}: not a field SLS reads and not a declared resource type "
+            f"(yarn.resource-types: {declared}); left out, as SLS does",
+        )
+
+
 def resource_from(
-    fields: JsonFields, base: Resource, prefix: str, reserved: frozenset[str]
+    fields: JsonFields, base: Resource, prefix: str, reserved: frozenset[str], keys: ResourceKeys
 ) -> Resource:
     """`base` with `<prefix>memory-mb`, `<prefix>vcores` and
-    `<prefix><type>` overrides; keys in `reserved` are not resources."""
+    `<prefix><type>` overrides for the declared types; keys in `reserved`
+    are not resources."""
     memory = fields.integer(prefix + MEMORY, base.memory)
     vcores = fields.integer(prefix + VCORES, base.vcores)
     extra = dict(base.extra)
     for key in fields.obj:
         if key.startswith(prefix) and key not in reserved and fields.has(key):
-            extra[key[len(prefix) :]] = fields.integer(key, 0)
+            name = key[len(prefix) :]
+            if name in keys.types:
+                extra[name] = fields.integer(key, 0)
+            else:
+                keys.undeclared(fields, key)
     res = Resource(memory, vcores, extra)
     if res.any_negative():
         raise fields.error(None, f"negative resource {res!r}")
@@ -302,14 +332,20 @@ def resource_from(
 
 
 def read_sls(
-    paths: Sequence[str | os.PathLike[str]], *, container_default: Resource, am_default: Resource
+    paths: Sequence[str | os.PathLike[str]],
+    *,
+    container_default: Resource,
+    am_default: Resource,
+    resource_types: Iterable[str],
 ) -> Workload:
     """Read SLS JSON traces into a Workload.
 
     `container_default` is the task size when a task gives none
     (`yarn.sls.container.memory.mb` / `vcores`); `am_default` the AM
-    container size (`yarn.sls.am.container.memory` / `vcores`).
+    container size (`yarn.sls.am.container.memory` / `vcores`);
+    `resource_types` the cluster's extra types (`yarn.resource-types`).
     """
+    keys = ResourceKeys(resource_types)
     nodes = TraceNodes()
     jobs: list[JobSpec] = []
     first_seen: dict[str, str] = {}
@@ -323,7 +359,9 @@ def read_sls(
                 nodes.generate(fields.integer("num.nodes", 0), fields.integer("num.racks", 1))
                 if not fields.has("job.tasks"):
                     continue
-            for spec in _read_job(fields, nodes, container_default, am_default, am_index, shared):
+            for spec in _read_job(
+                fields, nodes, container_default, am_default, am_index, shared, keys
+            ):
                 if spec.job_id in first_seen:
                     raise fields.error(
                         "job.id",
@@ -342,6 +380,7 @@ def _read_job(
     am_default: Resource,
     am_index: int,
     shared: SpecCache,
+    keys: ResourceKeys,
 ) -> list[JobSpec]:
     am_type = fields.string("yarn.sls.am.type", fields.string("am.type", "mapreduce"))
     submit_ms = fields.integer("job.start.ms", 0)
@@ -362,7 +401,7 @@ def _read_job(
     tasks: list[TaskSpec] = []
     for i, raw_task in enumerate(task_list, start=1):
         task = fields.child(raw_task, f"task {i}")
-        spec = shared.task(_read_task(task, nodes, container_default, shared))
+        spec = shared.task(_read_task(task, nodes, container_default, shared, keys))
         tasks.extend([spec] * max(task.integer("count", 1), 1))
 
     common: dict[str, Any] = {
@@ -371,7 +410,7 @@ def _read_job(
         "end_ms": end_ms,
         "queue": fields.string("job.queue.name", DEFAULT_QUEUE),
         "user": fields.string("job.user", DEFAULT_USER),
-        "am_resource": shared.resource(resource_from(fields, am_default, "am.", _AM_KEYS)),
+        "am_resource": shared.resource(resource_from(fields, am_default, "am.", _AM_KEYS, keys)),
         "tasks": tuple(tasks),
         "priority": fields.integer("job.priority", 0),
     }
@@ -381,7 +420,11 @@ def _read_job(
 
 
 def _read_task(
-    task: JsonFields, nodes: TraceNodes, container_default: Resource, shared: SpecCache
+    task: JsonFields,
+    nodes: TraceNodes,
+    container_default: Resource,
+    shared: SpecCache,
+    keys: ResourceKeys,
 ) -> TaskSpec:
     if task.has("container.duration.ms"):
         duration, key = task.integer("container.duration.ms", 0), "container.duration.ms"
@@ -424,7 +467,7 @@ def _read_task(
         task_type=task.string("container.type", "map"),
         priority=task.integer("container.priority", MAP_PRIORITY),
         duration_ms=duration,
-        resource=shared.resource(resource_from(task, base, "container.", _TASK_KEYS)),
+        resource=shared.resource(resource_from(task, base, "container.", _TASK_KEYS, keys)),
         hosts=hosts,
         execution_type=execution_type,
         allocation_id=task.integer("container.allocation.id", -1),

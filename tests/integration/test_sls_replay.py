@@ -308,7 +308,11 @@ def test_rumen2sls_then_sls_replay_matches_rumen_replay(conf_dir, tmp_path, caps
     assert main(["rumen2sls", f"--rumen-file={RUMEN}", f"--output-dir={conv}"]) == 2
     assert "already exists" in capsys.readouterr().err
 
-    kw = {"container_default": Resource(1024, 1), "am_default": Resource(1024, 1)}
+    kw = {
+        "container_default": Resource(1024, 1),
+        "am_default": Resource(1024, 1),
+        "resource_types": (),
+    }
     rumen_wl = read_trace("RUMEN", [RUMEN], **kw)
     sls_wl = read_trace("SLS", [jobs_file], **kw)
     assert len(sls_wl.jobs) == len(rumen_wl.jobs) == 2

@@ -24,6 +24,7 @@ from tests.reference import REFERENCE_DIR
 CONTAINER = Resource(1024, 1)
 AM = Resource(2048, 2)
 DEFAULTS: dict[str, Any] = {"container_default": CONTAINER, "am_default": AM}
+SLS_DEFAULTS: dict[str, Any] = {**DEFAULTS, "resource_types": ()}
 TEST_RESOURCES = REFERENCE_DIR / "test-resources"
 RUMEN = REFERENCE_DIR / "sample-data" / "2jobs2min-rumen-jh.json"
 
@@ -46,7 +47,7 @@ def test_sls_reference_counts(name: str) -> None:
     """Both files: `grep -c '"job.id"'` = 2 jobs, `grep -c container.host` =
     5 tasks (3 + 2), 3 distinct `/default-rack/nodeN` hosts, first seen in the
     order node1, node3, node2."""
-    w = read_sls([TEST_RESOURCES / name], **DEFAULTS)
+    w = read_sls([TEST_RESOURCES / name], **SLS_DEFAULTS)
     assert [j.job_id for j in w.jobs] == ["job_1", "job_2"]
     assert [len(j.tasks) for j in w.jobs] == [3, 2]
     assert task_count(w) == 5
@@ -68,7 +69,7 @@ def test_sls_reference_counts(name: str) -> None:
 
 
 def test_sls_inputsls_details() -> None:
-    w = read_sls([TEST_RESOURCES / "inputsls.json"], **DEFAULTS)
+    w = read_sls([TEST_RESOURCES / "inputsls.json"], **SLS_DEFAULTS)
     assert [j.am_type for j in w.jobs] == ["mapreduce", "mapreduce"]
     assert [t.allocation_id for t in w.jobs[0].tasks] == [1, 2, 2]
     assert [t.allocation_id for t in w.jobs[1].tasks] == [-1, -1]
@@ -77,7 +78,7 @@ def test_sls_inputsls_details() -> None:
 def test_sls_dag_keys() -> None:
     """sls_dag.json names its AM type with `yarn.sls.am.type` and delays
     requests with `container.request.delay`."""
-    w = read_sls([TEST_RESOURCES / "sls_dag.json"], **DEFAULTS)
+    w = read_sls([TEST_RESOURCES / "sls_dag.json"], **SLS_DEFAULTS)
     assert [j.am_type for j in w.jobs] == ["generic", "generic"]
     assert [j.params["am_type"] for j in w.jobs] == ["dag", "dag"]
     assert [t.request_delay_ms for t in w.jobs[0].tasks] == [1000, 1500, 0]
@@ -109,7 +110,7 @@ def test_sls_optional_keys_and_defaults(tmp_path: Path) -> None:
             ],
         },
     )
-    w = read_sls([path], **DEFAULTS)
+    w = read_sls([path], **{**SLS_DEFAULTS, "resource_types": ("gpu",)})
     (job,) = w.jobs
     assert (job.job_id, job.am_type, job.submit_ms, job.end_ms) == ("0", "stream", 500, None)
     assert (job.queue, job.user, job.priority) == ("default", "default", 3)
@@ -142,7 +143,7 @@ def test_sls_job_count_repeats_with_sls_numbering(tmp_path: Path) -> None:
         {"job.id": "single", "job.tasks": [task]},
         {"job.id": "ignored", "job.count": 3, "job.start.ms": 5, "job.tasks": [task]},
     )
-    w = read_sls([path], **DEFAULTS)
+    w = read_sls([path], **SLS_DEFAULTS)
     assert [j.job_id for j in w.jobs] == ["single", "1", "2", "3"]
     assert [j.submit_ms for j in w.jobs] == [0, 5, 5, 5]
 
@@ -156,13 +157,13 @@ def test_sls_jobs_sorted_by_submit_then_id(tmp_path: Path) -> None:
         {"job.id": "c", "job.start.ms": 5, "job.tasks": [task]},
         {"job.id": "a", "job.start.ms": 10, "job.tasks": [task]},
     )
-    assert [j.job_id for j in read_sls([path], **DEFAULTS).jobs] == ["c", "a", "b"]
+    assert [j.job_id for j in read_sls([path], **SLS_DEFAULTS).jobs] == ["c", "a", "b"]
 
 
 def test_sls_accepts_json_array(tmp_path: Path) -> None:
     path = tmp_path / "jobs.json"
     path.write_text(json.dumps([{"job.id": "x", "job.tasks": [{"container.duration.ms": 1}]}]))
-    assert [j.job_id for j in read_sls([path], **DEFAULTS).jobs] == ["x"]
+    assert [j.job_id for j in read_sls([path], **SLS_DEFAULTS).jobs] == ["x"]
 
 
 def test_sls_equal_tasks_are_one_object_across_jobs(tmp_path: Path) -> None:
@@ -178,7 +179,7 @@ def test_sls_equal_tasks_are_one_object_across_jobs(tmp_path: Path) -> None:
         {"job.id": "a", "job.tasks": [short, long, dict(short), local]},
         {"job.id": "b", "job.tasks": [dict(long), dict(local), dict(short)]},
     )
-    a, b = read_sls([path], **DEFAULTS).jobs
+    a, b = read_sls([path], **SLS_DEFAULTS).jobs
     assert [t.duration_ms for t in a.tasks] == [60_000, 90_000, 60_000, 60_000]
     assert [t.hosts for t in b.tasks] == [(), ("h1",), ()]
     assert a.tasks[0] is a.tasks[2] is b.tasks[2]
@@ -196,7 +197,7 @@ def test_job_wire_shares_equal_task_maps_and_reads_back_equal(tmp_path: Path) ->
     task = {"container.duration.ms": 10}
     other = {"container.duration.ms": 20, "container.host": "/r/h"}
     path = write_json(tmp_path, "jobs.json", {"job.id": "a", "job.tasks": [task, other, task]})
-    (job,) = read_sls([path], **DEFAULTS).jobs
+    (job,) = read_sls([path], **SLS_DEFAULTS).jobs
     wire = job.to_wire()
     assert wire["tasks"][0] is wire["tasks"][2] and wire["tasks"][0] is not wire["tasks"][1]
     assert wire["tasks"][0]["resource"] is wire["tasks"][1]["resource"]
@@ -271,7 +272,7 @@ def test_rumen_to_sls_round_trip(tmp_path: Path) -> None:
     jobs_path, nodes_path = convert(RUMEN, tmp_path / "out")
     assert (jobs_path.name, nodes_path.name) == ("sls-jobs.json", "sls-nodes.json")
     from_rumen = read_rumen([RUMEN], **DEFAULTS)
-    from_sls = read_sls([jobs_path], **DEFAULTS)
+    from_sls = read_sls([jobs_path], **SLS_DEFAULTS)
     assert len(from_sls.jobs) == len(from_rumen.jobs) == 2
     for a, b in zip(from_rumen.jobs, from_sls.jobs, strict=True):
         assert (a.job_id, a.submit_ms, a.end_ms, a.queue, a.user) == (
@@ -559,12 +560,12 @@ def test_synth_norm_and_discrete_samples(tmp_path: Path) -> None:
     ],
 )
 def test_read_trace_dispatches_case_insensitively(tracetype: str, path: Path, jobs: int) -> None:
-    assert len(read_trace(tracetype, [str(path)], **DEFAULTS).jobs) == jobs
+    assert len(read_trace(tracetype, [str(path)], **SLS_DEFAULTS).jobs) == jobs
 
 
 def test_unknown_trace_type_is_named() -> None:
     with pytest.raises(InputError) as err:
-        read_trace("GRIDMIX", [str(RUMEN)], **DEFAULTS)
+        read_trace("GRIDMIX", [str(RUMEN)], **SLS_DEFAULTS)
     assert "GRIDMIX" in str(err.value)
     assert "SLS, RUMEN, SYNTH" in str(err.value)
 
@@ -573,14 +574,14 @@ def test_unknown_trace_type_is_named() -> None:
 def test_missing_trace_file(tmp_path: Path, tracetype: str) -> None:
     missing = tmp_path / "absent.json"
     with pytest.raises(InputError) as err:
-        read_trace(tracetype, [missing], **DEFAULTS)
+        read_trace(tracetype, [missing], **SLS_DEFAULTS)
     assert str(err.value) == f"{missing}: no such file"
 
 
 @pytest.mark.parametrize(
     "reader",
     [
-        lambda p: read_sls([p], **DEFAULTS),
+        lambda p: read_sls([p], **SLS_DEFAULTS),
         lambda p: read_rumen([p], **DEFAULTS),
         lambda p: read_synth(p, **DEFAULTS),
         read_nodes_file,
@@ -607,7 +608,7 @@ def test_truncated_json_names_file_and_line(tmp_path: Path, source: Path) -> Non
     path = tmp_path / source.name
     path.write_text(cut)
     readers = {
-        "inputsls.json": lambda: read_sls([path], **DEFAULTS),
+        "inputsls.json": lambda: read_sls([path], **SLS_DEFAULTS),
         RUMEN.name: lambda: read_rumen([path], **DEFAULTS),
         "nodes.json": lambda: read_nodes_file(path),
         "syn.json": lambda: read_synth(path, **DEFAULTS),
@@ -617,6 +618,28 @@ def test_truncated_json_names_file_and_line(tmp_path: Path, source: Path) -> Non
     assert isinstance(err.value.where, int)
     assert 1 <= err.value.where <= cut.count("\n") + 1
     assert str(err.value).startswith(f"{path}:{err.value.where}: invalid JSON")
+
+
+def test_sls_key_for_an_undeclared_type_is_left_out_with_one_warning(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """SLS reads `container.<type>` only for declared types: a typo such as
+    `container.count` (for `count`) would otherwise ask for a resource no node
+    has, and the job would never run."""
+    task = {"container.duration.ms": 5, "container.count": 3, "container.gpu": 1}
+    jobs = [{"job.id": f"j{i}", "am.gpu": 1, "job.tasks": [task, task]} for i in range(2)]
+    path = write_json(tmp_path, "jobs.json", *jobs)
+    w = read_sls([path], **SLS_DEFAULTS)
+    assert all(t.resource == Resource(1024, 1) for j in w.jobs for t in j.tasks)
+    assert all(j.am_resource == AM for j in w.jobs)
+    lines = capsys.readouterr().err.splitlines()
+    assert len(lines) == 3, lines  # container.count, container.gpu, am.gpu: once each
+    assert lines[0].startswith(f"emu: warning: {path}:1: job 1, task 1: container.count: ")
+    assert "not a declared resource type (yarn.resource-types: none)" in lines[0]
+    assert any("am.gpu" in line for line in lines)
+    w = read_sls([path], **{**SLS_DEFAULTS, "resource_types": ("gpu",)})
+    assert w.jobs[0].tasks[0].resource == Resource(1024, 1, {"gpu": 1})
+    assert "container.gpu" not in capsys.readouterr().err
 
 
 def sls_job(**task: Any) -> dict[str, Any]:
@@ -653,7 +676,7 @@ def test_bad_sls_job_names_file_line_and_key(
     good = {"job.id": "first", "job.tasks": [{"container.duration.ms": 1}]}
     path = write_json(tmp_path, "jobs.json", good, job)
     with pytest.raises(InputError) as err:
-        read_sls([path], **DEFAULTS)
+        read_sls([path], **{**SLS_DEFAULTS, "resource_types": ("gpu",)})
     job_line = path.read_text().splitlines().index("{", 1) + 1
     assert str(err.value).startswith(f"{path}:{job_line}: ")
     assert fragment in str(err.value)
