@@ -371,12 +371,19 @@ def simulation_info(p: Prepared) -> str:
 
 # --- the run -------------------------------------------------------------------------------
 class _Staging:
-    """Outputs are written here and moved into the output directory at the end."""
+    """Outputs are written here and moved into the output directory at the end.
+
+    Nothing is created until `open`, which the caller calls inside the block
+    that discards on failure: a signal landing just after the staging
+    directory appears must still remove it."""
 
     def __init__(self, out: Path) -> None:
+        self.out = out
         self.created = not out.exists()
-        self.out = outdir.make(out)
         self.dir = out / f".emu-sls-staging-{os.getpid()}"
+
+    def open(self) -> None:
+        outdir.make(self.out)
         if self.dir.exists():
             shutil.rmtree(self.dir)
         self.dir.mkdir()
@@ -423,6 +430,7 @@ def run(opts: SlsOptions, stdout: IO[str] | None = None) -> SlsRun:
         print(simulation_info(p), file=out_stream)
     staging = _Staging(Path(opts.output_dir))
     try:
+        staging.open()
         done = _run_staged(opts, p, staging)
     except BaseException as e:
         failed = find_in_group(e, SchedulerFailed)
