@@ -65,7 +65,8 @@ class Result:
     @property
     def jobs(self) -> list[dict[str, Any]]:
         """One row per job: job_id, app_id, queue, user, state, final_status,
-        diagnostics, attempts, submit_s, start_s, finish_s, wait_s,
+        diagnostics, attempts, preempted_am_containers,
+        preempted_non_am_containers, submit_s, start_s, finish_s, wait_s,
         turnaround_s (None where the job never got that far)."""
         rows = []
         for j in self.summary["jobs"]:
@@ -176,6 +177,8 @@ _JOB_KEYS = (
     "final_status",
     "diagnostics",
     "attempts",
+    "preempted_am_containers",
+    "preempted_non_am_containers",
 )
 _JOB_TIMES = ("submit", "start", "finish", "wait", "turnaround")
 

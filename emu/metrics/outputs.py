@@ -51,6 +51,8 @@ def job_rows(jobs: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 "wait_ms": start - j["submit_ms"] if start >= 0 else None,
                 "turnaround_ms": finish - j["submit_ms"] if finish >= 0 else None,
                 "attempts": j["attempts"],
+                "preempted_am_containers": j.get("preempted_am", 0),
+                "preempted_non_am_containers": j.get("preempted_non_am", 0),
                 "diagnostics": j.get("diagnostics", ""),
             }
         )

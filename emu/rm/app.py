@@ -56,6 +56,8 @@ REPORT_KEYS = (
     "attempts",
     "diagnostics",
     "am_type",
+    "preempted_am",
+    "preempted_non_am",
 )
 """The keys of `RMApp.report()`, in order."""
 
@@ -169,6 +171,10 @@ class RMApp:
             "attempts": len(self.attempts),
             "diagnostics": self.diagnostics,
             "am_type": self.am_type,
+            # RMAppMetrics' numAMContainersPreempted / numNonAMContainersPreempted,
+            # which YARN's application summary log line carries.
+            "preempted_am": self.preempted_am,
+            "preempted_non_am": self.preempted_non_am,
         }
 
 
@@ -301,6 +307,8 @@ def _completed(ctx: EntityContext, app: RMApp, final_state: str) -> None:
         started_ms=app.started_ms,
         finished_ms=app.finished_ms,
         attempts=len(app.attempts),
+        preempted_am=app.preempted_am,
+        preempted_non_am=app.preempted_non_am,
         diagnostics=app.diagnostics,
     )
 

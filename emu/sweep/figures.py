@@ -40,7 +40,6 @@ PER_QUEUE = (
     "wait_mean_s",
     "wait_p90_s",
 )
-PREEMPTED_CSV = "metrics/counter.scheduler.operation.handle.KILL_PREEMPTED.csv"
 
 
 def percentile(values: list[float], q: float) -> float | None:
@@ -93,23 +92,13 @@ def read(out: Path) -> dict[str, Any]:
     timeline = summary.get("timeline") or {}
     jain = [x for x in timeline.get("jain_dominant_share") or [] if x is not None]
     fig["jain_mean"] = _r(_mean(jain), 4)
-    fig["preemptions"] = _preemptions(out)
+    # Containers preempted, AM and not, from each app's report (RMAppMetrics),
+    # so `emu run` and `emu sls` points count them alike.
+    fig["preemptions"] = sum(
+        j.get("preempted_am_containers", 0) + j.get("preempted_non_am_containers", 0) for j in jobs
+    )
     for queue in sorted({j["queue"] for j in jobs}):
         per = _job_figures([j for j in jobs if j["queue"] == queue])
         for k in PER_QUEUE:
             fig[f"{queue}:{k}"] = per[k]
     return fig
-
-
-def _preemptions(out: Path) -> int | None:
-    """The last value of the KILL_PREEMPTED counter (0 when the file is
-    absent but other metrics exist: the counter is written once it counts)."""
-    path = out / PREEMPTED_CSV
-    if not path.is_file():
-        return 0 if (out / "metrics").is_dir() else None
-    last = 0
-    for line in path.read_text().splitlines()[1:]:
-        _, _, value = line.partition(",")
-        if value.strip():
-            last = int(float(value))
-    return last

@@ -146,11 +146,11 @@ def test_spec_errors_name_the_file_and_the_key(tmp_path, text, key, message):
 def test_figures_per_queue_and_preemptions(tmp_path):
     jobs = [
         {"queue": q, "submit_ms": s, "finish_ms": f, "wait_ms": 1000, "turnaround_ms": f - s,
-         "final_status": st}
-        for q, s, f, st in [
-            ("root.a", 0, 10000, "SUCCEEDED"),
-            ("root.a", 0, 30000, "SUCCEEDED"),
-            ("root.b", 5000, 45000, "FAILED"),
+         "final_status": st, "preempted_am_containers": am, "preempted_non_am_containers": non}
+        for q, s, f, st, am, non in [
+            ("root.a", 0, 10000, "SUCCEEDED", 0, 2),
+            ("root.a", 0, 30000, "SUCCEEDED", 0, 0),
+            ("root.b", 5000, 45000, "FAILED", 1, 0),
         ]
     ]  # fmt: skip
     summary = {
@@ -159,8 +159,6 @@ def test_figures_per_queue_and_preemptions(tmp_path):
         "timeline": {"jain_dominant_share": [None, 1.0, 0.5]},
     }
     (tmp_path / "summary.json").write_text(json.dumps(summary))
-    (tmp_path / "metrics").mkdir()
-    (tmp_path / figures.PREEMPTED_CSV).write_text("time,value\n0,0\n1000,3\n")
     f = figures.read(tmp_path)
     assert f["makespan_s"] == 45.0
     assert f["failed_jobs"] == 1
