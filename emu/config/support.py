@@ -69,13 +69,11 @@ _PREEMPT = "yarn.resourcemanager.monitor.capacity.preemption."
 _TRUE = r"(?i)\s*true\s*$"
 _FALSE = r"(?i)\s*false\s*$"
 _JSON = r"(?i)\s*json\s*$"
-_ABSOLUTE = r"\s*\["
 _POSITIVE = r"\s*\+?0*[1-9]"
 _WHEN_TEXT = {
     _TRUE: "is true",
     _FALSE: "is false",
     _JSON: "is json",
-    _ABSOLUTE: "is in resources ([...])",
     _POSITIVE: "is positive",
 }
 # Placeholders of a rule's pattern: a queue path (root, root.a, root.a.b),
@@ -150,19 +148,6 @@ RULES: tuple[Rule, ...] = (
     _r(_CS + "<queue>.accessible-node-labels", "node labels", CAPACITY),
     _r(_CS + "<queue>.default-node-label-expression", "node labels", CAPACITY),
     _r("yarn.node-labels.enabled", "node labels", when=_TRUE),
-    *(
-        Rule(
-            _CS + "<queue>." + key,
-            REFUSED,
-            CAPACITY,
-            feature="absolute-resource capacities ([memory=...,vcores=...])",
-            when=_ABSOLUTE,
-            optional=False,
-            instead="give capacities in percent or as weights (2w)",
-        )
-        for key in ("capacity", "maximum-capacity")
-    ),
-    _r(_CS + "<queue>.user-settings.<user>.weight", "user weights", CAPACITY),
     _r(_CS + "<queue>.leaf-queue-template.*", "auto-created queues", CAPACITY),
     _r(_CS + "<queue>.auto-create-child-queue.enabled", "auto-created queues", CAPACITY, _TRUE),
     _r(_CS + "<queue>.auto-queue-creation-v2.enabled", "auto-created queues", CAPACITY, _TRUE),
@@ -299,6 +284,11 @@ RULES: tuple[Rule, ...] = (
     *(
         _e(_CS + "<queue>." + key, CAPACITY)
         for key in (*CAPACITY_QUEUE_KEYS, "ordering-policy.fair.enable-size-based-weight")
+    ),
+    _e(
+        _CS + "<queue>.user-settings.<user>.weight",
+        CAPACITY,
+        note="the user's share of the user limit; a parent's weights hold for its queues below",
     ),
     _e("yarn.acl.enable", CAPACITY),
     _e("yarn.cluster.max-application-priority", CAPACITY),
