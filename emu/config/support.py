@@ -142,6 +142,14 @@ _NO_RESERVATIONS = (
 _AUTO_OFF = "acts only on auto-created queues, which emu refuses or runs without"
 _INTRA_OFF = "acts only with intra-queue preemption, which emu refuses or runs without"
 
+_QUEUE_NOTES = {
+    "capacity": (
+        "percent, a weight (2w), or resources ([memory=10240,vcores=10]: the guarantee "
+        "follows the cluster's size, scaled down when the parent's cannot cover its children's)"
+    ),
+    "maximum-capacity": "percent, or resources for a queue whose capacity is in resources",
+}
+
 RULES: tuple[Rule, ...] = (
     # --- refused: Hadoop's scheduler acts on these, emu's port does not -------------------
     _r(_CS + "<queue>.accessible-node-labels.<label>.*", "node labels", CAPACITY),
@@ -282,7 +290,7 @@ RULES: tuple[Rule, ...] = (
         )
     ),
     *(
-        _e(_CS + "<queue>." + key, CAPACITY)
+        _e(_CS + "<queue>." + key, CAPACITY, note=_QUEUE_NOTES.get(key, ""))
         for key in (*CAPACITY_QUEUE_KEYS, "ordering-policy.fair.enable-size-based-weight")
     ),
     _e(
