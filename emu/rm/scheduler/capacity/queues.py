@@ -440,7 +440,7 @@ class LeafQueue(Queue):
             cluster_used,
             current_limit,
             self.used,
-            self.user_limit_for(env, user),
+            self.user_limit_for(env, user) if self.conf.user_weights else self.user_limit(env),
             u.used if u is not None else ZERO,
             env.minimum,
         )
