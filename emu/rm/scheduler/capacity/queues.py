@@ -111,13 +111,14 @@ class Queue:
                     self.eff_max,
                 )
                 return s
+            cap, max_cap = self.absolute_capacity, self.absolute_maximum_capacity
             s = self._sized = (
                 env.cluster,
                 c,
-                rm.multiply_up(env.calc, env.cluster, c.absolute_capacity, env.minimum),
-                rm.multiply_down(env.cluster, c.absolute_maximum_capacity, env.minimum),
-                rm.multiply(env.cluster, c.absolute_capacity),
-                rm.multiply(env.cluster, c.absolute_maximum_capacity),
+                rm.multiply_up(env.calc, env.cluster, cap, env.minimum),
+                rm.multiply_down(env.cluster, max_cap, env.minimum),
+                rm.multiply(env.cluster, cap),
+                rm.multiply(env.cluster, max_cap),
             )
         return s
 
@@ -262,7 +263,7 @@ class LeafQueue(Queue):
             elif cs.global_queue_max_applications > 0:
                 n = min(cs.global_queue_max_applications, cs.maximum_applications)
             else:
-                n = int(cs.maximum_applications * self.conf.absolute_capacity)
+                n = int(cs.maximum_applications * self.absolute_capacity)
         self.max_applications = n
         per_user = n
         if self.conf.user_limit_factor != -1:
@@ -535,8 +536,18 @@ def _update_children(parent: ParentQueue, cs: CapacityConf, env: Env) -> None:
                 max_cap * rm.f32(parent.absolute_maximum_capacity)
             )
         else:
-            child.eff_min = rm.multiply(cluster, c.absolute_capacity)
-            child.eff_max = rm.multiply(cluster, c.absolute_maximum_capacity)
+            if parent.conf.min_resource is not None:
+                # A percentage (0 %, the only one allowed there) under a
+                # queue in resources: shares of the parent's derived ones
+                # (CSQueueUtils.updateAbsoluteCapacitiesByNodeLabels).
+                child.absolute_capacity = rm.f32(
+                    rm.f32(c.capacity / 100) * rm.f32(parent.absolute_capacity)
+                )
+                child.absolute_maximum_capacity = rm.f32(
+                    rm.f32(c.maximum_capacity / 100) * rm.f32(parent.absolute_maximum_capacity)
+                )
+            child.eff_min = rm.multiply(cluster, child.absolute_capacity)
+            child.eff_max = rm.multiply(cluster, child.absolute_maximum_capacity)
         child._sized = None
         if isinstance(child, ParentQueue):
             _update_children(child, cs, env)
