@@ -30,7 +30,7 @@ property is refused by name, or skipped when `emu.allow-unsupported` is set.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from emu.config import support
 from emu.config.configuration import Configuration
@@ -498,6 +498,25 @@ def _build(
     policy_raw = conf.get_str(policy_key, "utilization" if kids else "fifo")
     policy = _ordering_policy(conf, policy_key, policy_raw, leaf=not kids)
 
+    max_apps = conf.get_int(p + "maximum-applications", -1)
+    fair_sized = conf.get_bool(policy_key + ".fair.enable-size-based-weight", False)
+    priority = conf.get_int(p + "priority", 0)
+    max_parallel = conf.get_int(
+        p + "max-parallel-apps",
+        conf.get_int(PREFIX + "max-parallel-apps", UNLIMITED_PARALLEL_APPS),
+    )
+    weights = _user_weights(conf, path, parent, ulp, leaf=not kids)
+    child_caps: dict[str, float] = {}
+    child_mins: dict[str, Resource] = {}
+    children_min: Resource | None = None
+    if plan:
+        child_caps[f"{path}.{kids[0]}"] = 100.0
+    elif kids:
+        child_caps, child_mins = _child_capacities(conf, path, capacity, min_res, kids, calc_name)
+        if child_mins:
+            children_min = ZERO
+            for r in child_mins.values():
+                children_min = children_min + r
     q = QueueConf(
         path=path,
         parent=parent.path if parent else None,
@@ -510,35 +529,24 @@ def _build(
         user_limit_percent=ulp,
         user_limit_factor=ulf,
         maximum_allocation=max_alloc,
-        maximum_applications=conf.get_int(p + "maximum-applications", -1),
+        maximum_applications=max_apps,
         maximum_am_percent=am_pct,
         submit_acl=submit_acl,
         admin_acl=admin_acl,
         preemption_disabled=disabled,
         ordering_policy=policy,
-        fair_size_based_weight=conf.get_bool(policy_key + ".fair.enable-size-based-weight", False),
-        priority=conf.get_int(p + "priority", 0),
+        fair_size_based_weight=fair_sized,
+        priority=priority,
         respects_priority=parent is not None and parent.ordering_policy == "priority-utilization",
         plan=plan,
-        max_parallel_apps=conf.get_int(
-            p + "max-parallel-apps",
-            conf.get_int(PREFIX + "max-parallel-apps", UNLIMITED_PARALLEL_APPS),
-        ),
+        max_parallel_apps=max_parallel,
         min_resource=min_res,
         max_resource=max_res,
-        user_weights=_user_weights(conf, path, parent, ulp, leaf=not kids),
+        user_weights=weights,
+        children_min=children_min,
     )
-    if plan:
-        capacities[q.children[0]] = 100.0
-    elif kids:
-        child_caps, child_mins = _child_capacities(conf, q, kids, calc_name)
-        capacities.update(child_caps)
-        mins.update(child_mins)
-        if child_mins:
-            total = ZERO
-            for r in child_mins.values():
-                total = total + r
-            q = replace(q, children_min=total)
+    capacities.update(child_caps)
+    mins.update(child_mins)
     out[path] = q
     for k in kids:
         _build(
@@ -733,7 +741,12 @@ def _acl(conf: Configuration, key: str, parent: QueueConf | None) -> Acl:
 
 
 def _child_capacities(
-    conf: Configuration, parent: QueueConf, kids: list[str], calc_name: str
+    conf: Configuration,
+    parent_path: str,
+    parent_capacity: float,
+    parent_min: Resource | None,
+    kids: list[str],
+    calc_name: str,
 ) -> tuple[dict[str, float], dict[str, Resource]]:
     """Children's capacities (percent of the parent), validated to sum to 100,
     and the configured minimums of those given in resources.
@@ -742,68 +755,71 @@ def _child_capacities(
     resources between a parent (other than root) and its children
     (AbstractParentQueue.setChildQueues in legacy queue mode); children's
     resources must fit in their parent's."""
-    implicit = parent.path == ROOT and not conf.get(f"{PREFIX}{ROOT}.queues")
+    implicit = parent_path == ROOT and not conf.get(f"{PREFIX}{ROOT}.queues")
     default = 100.0 if implicit else 0.0
-    values = {k: _percent(conf, f"{PREFIX}{parent.path}.{k}.capacity", default) for k in kids}
+    values = {k: _percent(conf, f"{PREFIX}{parent_path}.{k}.capacity", default) for k in kids}
     weights = {k: v for k, v in values.items() if isinstance(v, str)}
     absolutes = {k: v for k, v in values.items() if isinstance(v, Resource)}
-    queues_key = f"{PREFIX}{parent.path}.queues"
-    if absolutes or parent.min_resource is not None:
-        _check_absolute_mix(conf, parent, values)
-        mins = {f"{parent.path}.{k}": r for k, r in absolutes.items()}
+    queues_key = f"{PREFIX}{parent_path}.queues"
+    if absolutes or parent_min is not None:
+        _check_absolute_mix(conf, parent_path, parent_min is not None, values)
+        mins = {f"{parent_path}.{k}": r for k, r in absolutes.items()}
         caps = {
-            f"{parent.path}.{k}": 0.0 if isinstance(v, Resource) else float(v)
+            f"{parent_path}.{k}": 0.0 if isinstance(v, Resource) else float(v)
             for k, v in values.items()
         }
-        if parent.min_resource is not None:
+        if parent_min is not None:
             total = ZERO
             for r in absolutes.values():
                 total = total + r
-            if _greater(calc_name, total, parent.min_resource):
+            if _greater(calc_name, total, parent_min):
                 raise _fail(
                     conf,
                     queues_key,
-                    f"Parent Queues capacity: {_text(parent.min_resource)} is less than to "
-                    f"its children:{_text(total)} for queue:{parent.name}",
+                    f"Parent Queues capacity: {_text(parent_min)} is less than to "
+                    f"its children:{_text(total)} for queue:{parent_path.rsplit('.', 1)[-1]}",
                 )
         return caps, mins
     if weights and len(weights) != len(values):
         raise _fail(
             conf,
             queues_key,
-            f"children of {parent.path} mix weights and percentages; use one kind",
+            f"children of {parent_path} mix weights and percentages; use one kind",
         )
     out: dict[str, float] = {}
     if weights:
         total_w = sum(float(w[:-1]) for w in weights.values())
         for k in kids:
             w = float(str(values[k])[:-1])
-            out[f"{parent.path}.{k}"] = 100.0 * w / total_w if total_w else 0.0
+            out[f"{parent_path}.{k}"] = 100.0 * w / total_w if total_w else 0.0
         return out, {}
     for k, v in values.items():
-        key = f"{PREFIX}{parent.path}.{k}.capacity"
+        key = f"{PREFIX}{parent_path}.{k}.capacity"
         assert isinstance(v, float)
         if not 0 <= v <= 100:
             raise _fail(conf, key, f"must be in [0, 100], got {v:g}")
-        out[f"{parent.path}.{k}"] = v
+        out[f"{parent_path}.{k}"] = v
     pct_total = sum(out.values())
-    ok = abs(pct_total - 100) <= PRECISION or (parent.capacity == 0 and pct_total == 0)
+    ok = abs(pct_total - 100) <= PRECISION or (parent_capacity == 0 and pct_total == 0)
     if not ok:
         listing = ", ".join(f"{k}={v:g}" for k, v in zip(kids, out.values(), strict=True))
         raise _fail(
             conf,
             queues_key,
-            f"capacities of the children of {parent.path} sum to {pct_total:g}, "
+            f"capacities of the children of {parent_path} sum to {pct_total:g}, "
             f"not 100 ({listing})",
         )
     return out, {}
 
 
 def _check_absolute_mix(
-    conf: Configuration, parent: QueueConf, values: dict[str, float | str | Resource]
+    conf: Configuration,
+    parent_path: str,
+    parent_absolute: bool,
+    values: dict[str, float | str | Resource],
 ) -> None:
     """Refuse resources mixed with percentages or weights, among the
-    children of `parent` or between it and them, as Hadoop's legacy queue
+    children of `parent_path` or between it and them, as Hadoop's legacy queue
     mode does, naming the queue (its words, in its order of checks).
 
     Hadoop's sibling check forgets a percentage seen before a queue in
@@ -813,7 +829,7 @@ def _check_absolute_mix(
     pct = weight = absolute = False
     details = []
     for k, v in values.items():
-        q = f"{parent.path}.{k}"
+        q = f"{parent_path}.{k}"
         if isinstance(v, float) and v > 0:
             pct = True
         if isinstance(v, str):
@@ -825,12 +841,12 @@ def _check_absolute_mix(
             details.append(f"{{Queue={q}, label= uses absolute mode}}. ")
         if pct:
             details.append(f"{{Queue={q}, label= uses percentage mode}}. ")
-    queues_key = f"{PREFIX}{parent.path}.queues"
+    queues_key = f"{PREFIX}{parent_path}.queues"
     if pct + weight + absolute > 1:
         raise _fail(
             conf,
             queues_key,
-            f"Parent queue '{parent.path}' have children queue used mixed of  weight mode, "
+            f"Parent queue '{parent_path}' have children queue used mixed of  weight mode, "
             "percentage and absolute mode, it is not allowed, please double check, "
             "details:" + "".join(details).rstrip(),
         )
@@ -838,17 +854,16 @@ def _check_absolute_mix(
     if absolute and quirk:
         raise _fail(
             conf,
-            f"{PREFIX}{parent.path}.{quirk[0]}.capacity",
-            f"queue {parent.path}.{quirk[0]} has a percentage among siblings in resources; "
+            f"{PREFIX}{parent_path}.{quirk[0]}.capacity",
+            f"queue {parent_path}.{quirk[0]} has a percentage among siblings in resources; "
             "Hadoop 3.4.2 lets this order through unchecked, emu does not emulate it",
         )
     children_absolute = absolute and not weight
-    parent_absolute = parent.min_resource is not None
-    if parent.path != ROOT and children_absolute != parent_absolute:
+    if parent_path != ROOT and children_absolute != parent_absolute:
         raise _fail(
             conf,
             queues_key,
-            f"Parent={parent.path}: When absolute minResource is used, we must make sure both "
+            f"Parent={parent_path}: When absolute minResource is used, we must make sure both "
             "parent and child all use absolute minResource",
         )
 
