@@ -571,14 +571,13 @@ def _capacity_limits(
     p = f"{PREFIX}{path}."
     max_key = p + "maximum-capacity"
     raw_max = conf.get(max_key)
-    if path != ROOT and raw_max is not None and raw_max.startswith("["):
-        raise _fail(
-            conf,
-            max_key,
-            f"a maximum-capacity in resources needs the capacity of {path} in resources too "
-            "(emu does not emulate the mix)",
-        )
-    max_cap = conf.get_float(max_key, -1.0) if path != ROOT else 100.0
+    if raw_max is not None and raw_max.startswith("["):
+        # A queue in percent reads a maximum in resources as 100 %
+        # (getNonLabeledQueueMaximumCapacity); only queues in resources
+        # are bounded by one.
+        parse_resources(conf, max_key, raw_max)
+        raw_max = None
+    max_cap = conf.get_float(max_key, -1.0) if path != ROOT and raw_max is not None else 100.0
     if max_cap == -1.0:
         max_cap = 100.0
     if not 0 < max_cap <= 100:
@@ -824,8 +823,9 @@ def _check_absolute_mix(
 
     Hadoop's sibling check forgets a percentage seen before a queue in
     resources (getCapacityConfigurationTypeForQueues), so it lets
-    `a=50, b=[...]` through while refusing `a=[...], b=50`; emu refuses
-    both: what the first would do is not emulated."""
+    `a=50, b=[...]` through while refusing `a=[...], b=50`; so does emu.
+    The queue in percent then keeps its share (of its parent's derived one),
+    outside the children's sum of resources."""
     pct = weight = absolute = False
     details = []
     for k, v in values.items():
@@ -849,14 +849,6 @@ def _check_absolute_mix(
             f"Parent queue '{parent_path}' have children queue used mixed of  weight mode, "
             "percentage and absolute mode, it is not allowed, please double check, "
             "details:" + "".join(details).rstrip(),
-        )
-    quirk = [k for k, v in values.items() if isinstance(v, float) and v > 0]
-    if absolute and quirk:
-        raise _fail(
-            conf,
-            f"{PREFIX}{parent_path}.{quirk[0]}.capacity",
-            f"queue {parent_path}.{quirk[0]} has a percentage among siblings in resources; "
-            "Hadoop 3.4.2 lets this order through unchecked, emu does not emulate it",
         )
     children_absolute = absolute and not weight
     if parent_path != ROOT and children_absolute != parent_absolute:
