@@ -6,6 +6,7 @@ weight a leaf's minimum-user-limit-percent cannot allow stops the run."""
 from __future__ import annotations
 
 import json
+import random
 from pathlib import Path
 
 import pytest
@@ -14,7 +15,8 @@ from emu import api
 from emu.cli import main
 from emu.config.configuration import Configuration
 from emu.errors import InputError
-from emu.resources import Resource
+from emu.resources import Resource, ResourceCalculator
+from emu.rm.scheduler.capacity import resource_math as rm
 from emu.rm.scheduler.capacity.config import parse
 
 CS = "yarn.scheduler.capacity."
@@ -143,3 +145,23 @@ def test_a_weight_above_what_the_user_limit_allows_is_refused(tmp_path, capsys):
     lines = [x for x in capsys.readouterr().err.splitlines() if x.startswith("emu: error:")]
     assert len(lines) == 1
     assert "yarn.scheduler.capacity.root.user-settings.alice.weight: weight 5" in lines[0]
+
+
+def test_the_pair_arithmetic_splits_by_weight_as_the_general_one():
+    """`MemoryLimits` (the default calculator's pair arithmetic) gives the
+    user limit `Limits` gives when active users are counted by weight, and
+    a weight sum other than their number changes it."""
+    calc = ResourceCalculator()
+    fast, general = rm.MemoryLimits(calc), rm.Limits(calc)
+    rnd = random.Random(7)
+    minimum, cluster = Resource(1024, 1), Resource(64 * 1024, 64)
+    changed = 0
+    for _ in range(200):
+        used = [Resource(rnd.randrange(0, 20) * 1024, rnd.randrange(0, 20)) for _ in range(3)]
+        weight = rnd.choice([0.5, 1.7, 3.0, 2.25])
+        args = (cluster, minimum, Resource(16 * 1024, 16), used, used, 10.0, 4.0)
+        mx = lambda: Resource(48 * 1024, 48)  # noqa: E731
+        got = fast.user_limit(*args, mx, weight)
+        assert got == general.user_limit(*args, mx, weight)
+        changed += got != fast.user_limit(*args, mx)
+    assert changed
