@@ -188,8 +188,15 @@ async def test_a_percentage_before_a_sibling_in_resources_is_let_through(autojum
             "root.a.capacity: Min resource configuration <memory:8192, vCores:8> is greater "
             "than its max value:<memory:4096, vCores:8> in queue:root.a",
         ),
+        (
+            {
+                CS + "root.a.capacity": "[memory=8192,vcores=8,yarn.io/gpu=1]",
+                CS + "root.b.capacity": "[memory=8192,vcores=8]",
+            },
+            "root.a.capacity: unknown resource type 'yarn.io/gpu'",
+        ),
     ],
-    ids=["absolute-then-percent", "parent-child", "sum", "min-max"],
+    ids=["absolute-then-percent", "parent-child", "sum", "min-max", "unknown-type"],
 )
 def test_a_bad_mix_is_one_error_naming_the_queue(tmp_path, capsys, capacities, words):
     trace, nodes, conf = _inputs(tmp_path, capacities)

@@ -402,10 +402,15 @@ def parse_resources(conf: Configuration, key: str, value: str) -> Resource:
             memory = int(amount)
         elif name == "vcores":
             vcores = int(amount)
-        elif name:
+        elif name in conf.get_list("yarn.resource-types"):
             extra[name] = int(amount)
         else:
-            raise _fail(conf, key, f"a resource without a name in {value!r}")
+            raise _fail(
+                conf,
+                key,
+                f"unknown resource type {name!r} in {value!r} (memory, vcores or one "
+                "yarn.resource-types declares)",
+            )
     return Resource(memory, vcores, extra)
 
 
