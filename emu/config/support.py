@@ -69,13 +69,11 @@ _PREEMPT = "yarn.resourcemanager.monitor.capacity.preemption."
 _TRUE = r"(?i)\s*true\s*$"
 _FALSE = r"(?i)\s*false\s*$"
 _JSON = r"(?i)\s*json\s*$"
-_ABSOLUTE = r"\s*\["
 _POSITIVE = r"\s*\+?0*[1-9]"
 _WHEN_TEXT = {
     _TRUE: "is true",
     _FALSE: "is false",
     _JSON: "is json",
-    _ABSOLUTE: "is in resources ([...])",
     _POSITIVE: "is positive",
 }
 # Placeholders of a rule's pattern: a queue path (root, root.a, root.a.b),
@@ -144,25 +142,20 @@ _NO_RESERVATIONS = (
 _AUTO_OFF = "acts only on auto-created queues, which emu refuses or runs without"
 _INTRA_OFF = "acts only with intra-queue preemption, which emu refuses or runs without"
 
+_QUEUE_NOTES = {
+    "capacity": (
+        "percent, a weight (2w), or resources ([memory=10240,vcores=10]: the guarantee "
+        "follows the cluster's size, scaled down when the parent's cannot cover its children's)"
+    ),
+    "maximum-capacity": "percent, or resources for a queue whose capacity is in resources",
+}
+
 RULES: tuple[Rule, ...] = (
     # --- refused: Hadoop's scheduler acts on these, emu's port does not -------------------
     _r(_CS + "<queue>.accessible-node-labels.<label>.*", "node labels", CAPACITY),
     _r(_CS + "<queue>.accessible-node-labels", "node labels", CAPACITY),
     _r(_CS + "<queue>.default-node-label-expression", "node labels", CAPACITY),
     _r("yarn.node-labels.enabled", "node labels", when=_TRUE),
-    *(
-        Rule(
-            _CS + "<queue>." + key,
-            REFUSED,
-            CAPACITY,
-            feature="absolute-resource capacities ([memory=...,vcores=...])",
-            when=_ABSOLUTE,
-            optional=False,
-            instead="give capacities in percent or as weights (2w)",
-        )
-        for key in ("capacity", "maximum-capacity")
-    ),
-    _r(_CS + "<queue>.user-settings.<user>.weight", "user weights", CAPACITY),
     _r(_CS + "<queue>.leaf-queue-template.*", "auto-created queues", CAPACITY),
     _r(_CS + "<queue>.auto-create-child-queue.enabled", "auto-created queues", CAPACITY, _TRUE),
     _r(_CS + "<queue>.auto-queue-creation-v2.enabled", "auto-created queues", CAPACITY, _TRUE),
@@ -297,8 +290,13 @@ RULES: tuple[Rule, ...] = (
         )
     ),
     *(
-        _e(_CS + "<queue>." + key, CAPACITY)
+        _e(_CS + "<queue>." + key, CAPACITY, note=_QUEUE_NOTES.get(key, ""))
         for key in (*CAPACITY_QUEUE_KEYS, "ordering-policy.fair.enable-size-based-weight")
+    ),
+    _e(
+        _CS + "<queue>.user-settings.<user>.weight",
+        CAPACITY,
+        note="the user's share of the user limit; a parent's weights hold for its queues below",
     ),
     _e("yarn.acl.enable", CAPACITY),
     _e("yarn.cluster.max-application-priority", CAPACITY),

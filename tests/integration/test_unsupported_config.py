@@ -71,10 +71,10 @@ def error_lines(err: str) -> list[str]:
 
 REFUSED = [
     pytest.param(
-        {CS + "root.sls_queue_1.user-settings.alice.weight": "2"},
-        "yarn.scheduler.capacity.root.sls_queue_1.user-settings.alice.weight",
-        "user weights",
-        id="user-weight",
+        {CS + "root.sls_queue_1.maximum-application-lifetime": "2"},
+        "yarn.scheduler.capacity.root.sls_queue_1.maximum-application-lifetime",
+        "application lifetimes",
+        id="application-lifetime",
     ),
     pytest.param(
         {
@@ -146,20 +146,9 @@ def test_node_labels_in_the_nodes_file_are_refused(tmp_path, capsys):
     )
 
 
-def test_absolute_capacities_are_refused_even_when_unsupported_is_allowed(tmp_path, capsys):
-    props = {
-        CS + "root.sls_queue_1.capacity": "[memory=1024,vcores=1]",
-    }
-    rc = sls(conf_dir(tmp_path, props), tmp_path / "out", "--allow-unsupported")
-    assert rc == 2
-    (line,) = error_lines(capsys.readouterr().err)
-    assert "root.sls_queue_1.capacity: emu's CapacityScheduler does not emulate absolute" in line
-    assert "give capacities in percent" in line
-
-
 def test_allow_unsupported_warns_once_each_and_lists_them_in_the_summary(tmp_path, capsys):
     props = {
-        CS + "root.sls_queue_1.user-settings.alice.weight": "2",
+        CS + "root.sls_queue_1.maximum-application-lifetime": "2",
         CS + "root.accessible-node-labels.gpu.capacity": "100",
         CS + "root.sls_queue_1.accessible-node-labels": "gpu",
     }
@@ -174,7 +163,7 @@ def test_allow_unsupported_warns_once_each_and_lists_them_in_the_summary(tmp_pat
     summary = json.loads((out / "summary.json").read_text())
     listed = {(u["property"], u["feature"]) for u in summary["unsupported"]}
     assert listed == {
-        (CS + "root.sls_queue_1.user-settings.alice.weight", "user weights"),
+        (CS + "root.sls_queue_1.maximum-application-lifetime", "application lifetimes"),
         (CS + "root.accessible-node-labels.gpu.capacity", "node labels"),
         (CS + "root.sls_queue_1.accessible-node-labels", "node labels"),
         ("labels", "node labels"),
@@ -232,7 +221,7 @@ def test_with_hadoops_scheduler_nothing_is_refused():
         {
             "emu.scheduler.impl": "hadoop",
             CS + "root.a.accessible-node-labels": "gpu",
-            CS + "root.a.user-settings.alice.weight": "2",
+            CS + "root.a.maximum-application-lifetime": "2",
         }
     )
     assert support.check(conf, support.CAPACITY, warn=lambda line: None) == []
@@ -240,35 +229,35 @@ def test_with_hadoops_scheduler_nothing_is_refused():
 
 
 def test_the_python_api_refuses_or_runs_without(tmp_path):
-    props = {CS + "root.sls_queue_1.user-settings.alice.weight": "2"}
+    props = {CS + "root.sls_queue_1.maximum-application-lifetime": "2"}
     conf = conf_dir(tmp_path, props)
-    with pytest.raises(InputError, match="does not emulate user weights"):
+    with pytest.raises(InputError, match="does not emulate application lifetimes"):
         api.replay(TRACE, nodes=NODES, conf_dir=conf, output_dir=tmp_path / "a")
     result = api.replay(
         TRACE, nodes=NODES, conf_dir=conf, output_dir=tmp_path / "b", allow_unsupported=True
     )
     assert result.summary["unsupported"] == [
         {
-            "property": CS + "root.sls_queue_1.user-settings.alice.weight",
+            "property": CS + "root.sls_queue_1.maximum-application-lifetime",
             "source": f"{conf / 'capacity-scheduler.xml'}:19",
-            "feature": "user weights",
+            "feature": "application lifetimes",
         }
     ]
 
 
 def test_emu_run_refuses_and_allows_the_same_way(tmp_path, capsys):
     scenario = Path(__file__).resolve().parents[2] / "scenarios" / "capacity-preemption.toml"
-    weight = "-Dyarn.scheduler.capacity.root.a.user-settings.alice.weight=2"
-    assert main(["run", str(scenario), weight]) == 2
+    lifetime = "-Dyarn.scheduler.capacity.root.a.maximum-application-lifetime=2"
+    assert main(["run", str(scenario), lifetime]) == 2
     (line,) = error_lines(capsys.readouterr().err)
     assert line.startswith(
-        "emu: error: -D: yarn.scheduler.capacity.root.a.user-settings.alice.weight: "
-        "emu's CapacityScheduler does not emulate user weights"
+        "emu: error: -D: yarn.scheduler.capacity.root.a.maximum-application-lifetime: "
+        "emu's CapacityScheduler does not emulate application lifetimes"
     )
     out = tmp_path / "out"
-    assert main(["run", str(scenario), weight, "--allow-unsupported", "-o", str(out)]) == 0
+    assert main(["run", str(scenario), lifetime, "--allow-unsupported", "-o", str(out)]) == 0
     summary = json.loads((out / "summary.json").read_text())
-    assert summary["unsupported"][0]["feature"] == "user weights"
+    assert summary["unsupported"][0]["feature"] == "application lifetimes"
 
 
 def test_emulated_names_in_the_table_are_hadoops_or_emus():
@@ -316,15 +305,16 @@ def test_a_queue_refresh_is_checked_before_the_run(tmp_path):
     changes = tmp_path / "changes.toml"
     changes.write_text(
         '[[changes]]\nat_ms = 20000\nkind = "refresh_queues"\nproperties = { '
-        '"yarn.scheduler.capacity.root.sls_queue_1.user-settings.alice.weight" = 2 }\n'
+        '"yarn.scheduler.capacity.root.sls_queue_1.maximum-application-lifetime" = 2 }\n'
     )
     conf = conf_dir(tmp_path, {})
     kw = {"nodes": NODES, "conf_dir": conf, "changes": changes}
     with pytest.raises(InputError) as refused:
         api.replay(TRACE, output_dir=tmp_path / "a", **kw)
     assert str(refused.value).startswith(
-        f"{changes}: changes[0]: yarn.scheduler.capacity.root.sls_queue_1.user-settings.alice."
-        "weight: emu's CapacityScheduler does not emulate user weights"
+        f"{changes}: changes[0]: yarn.scheduler.capacity.root.sls_queue_1."
+        "maximum-application-lifetime: emu's CapacityScheduler does not emulate application "
+        "lifetimes"
     )
     assert not (tmp_path / "a").exists()
     result = api.replay(TRACE, output_dir=tmp_path / "b", allow_unsupported=True, **kw)

@@ -188,12 +188,12 @@ def test_weights_and_nested_absolute_capacities() -> None:
                 "root__a__user-settings__alice__weight": 2,
             },
             "root.a.user-settings.alice.weight",
-            "does not emulate user weights",
+            "must be between 0 and 100 / 100",
         ),
         (
-            {"root__queues": "a", "root__a__capacity": "[memory=1024]"},
-            "root.a.capacity",
-            "absolute-resource",
+            {"root__queues": "a,b", "root__a__capacity": "[memory=1024]", "root__b__capacity": 50},
+            "root.queues",
+            "have children queue used mixed of",
         ),
         (
             {"root__default__maximum-allocation-mb": 99999},

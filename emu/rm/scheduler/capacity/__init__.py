@@ -44,9 +44,14 @@ without a reservation system: the leaf becomes a plan (a parent) whose one
 child, `<name>-default`, takes the apps submitted to it; that queue's AM
 resource percent is 0, so it runs one app at a time (ReservationQueue).
 
-Not emulated: node labels, absolute-resource capacities, auto-created
-queues, reservations themselves (plan followers, reservation queues other
-than the default one), user weights, intra-queue preemption; their
+Capacities in resources (`[memory=...,vcores=...]`) are emulated as
+Hadoop's legacy queue mode computes them: effective resources from the root
+down whenever the cluster changes (`queues.update_absolute`). User weights
+scale each user's user limit and split it among active users by weight.
+
+Not emulated: node labels, auto-created queues, reservations themselves
+(plan followers, reservation queues other than the default one),
+intra-queue preemption; their
 properties are refused or accepted without effect as `emu.config.support`
 decides (docs/configuration.md).
 

@@ -11,18 +11,20 @@ which line to fix; the same checks make an admin refresh refuse a bad
 configuration.
 
 Supported per queue (`yarn.scheduler.capacity.<queue-path>.`): `queues`,
-`capacity` (percent, or a weight such as `2w` when every sibling uses
-weights), `maximum-capacity`, `minimum-user-limit-percent`,
+`capacity` (percent, a weight such as `2w` when every sibling uses
+weights, or resources such as `[memory=10240,vcores=10]` when every sibling
+and the parent, unless root, uses resources), `maximum-capacity` (percent,
+or resources for a queue whose capacity is in resources), `minimum-user-limit-percent`,
 `user-limit-factor` (-1 disables it), `maximum-allocation-mb`,
 `maximum-allocation-vcores`, `maximum-applications`,
 `maximum-am-resource-percent`, `state`, `acl_submit_applications`,
+`user-settings.<user>.weight` (inherited by the queues below),
 `acl_administer_queue`, `disable_preemption`, `ordering-policy` (leaf:
 fifo or fair, with `ordering-policy.fair.enable-size-based-weight`; parent:
 utilization or priority-utilization), `priority` and `reservable` (a
 reservable leaf becomes a plan queue with its default reservation queue,
 as CapacitySchedulerQueueManager builds it). What is not emulated (node
-labels, absolute-resource capacities, auto-created queues, user weights,
-intra-queue preemption, ...) is decided by `emu.config.support`: such a
+labels, auto-created queues, intra-queue preemption, ...) is decided by `emu.config.support`: such a
 property is refused by name, or skipped when `emu.allow-unsupported` is set.
 """
 
@@ -33,7 +35,7 @@ from dataclasses import dataclass, field
 from emu.config import support
 from emu.config.configuration import Configuration
 from emu.errors import InputError
-from emu.resources import Resource, calculator
+from emu.resources import ZERO, Resource, calculator
 
 PREFIX = "yarn.scheduler.capacity."
 ROOT = "root"
@@ -129,6 +131,21 @@ class QueueConf:
     max_parallel_apps: int = UNLIMITED_PARALLEL_APPS
     """How many of the queue's apps may run at once
     (getMaxParallelAppsForQueue); the others wait, non-runnable."""
+    min_resource: Resource | None = None
+    """`capacity` given in resources ([memory=...,vcores=...]): the queue is
+    in absolute mode, its guarantee follows from this and the cluster's size
+    (`capacity`/`absolute_capacity` then are 0 until the scheduler derives
+    them, as AbstractCSQueue.deriveCapacityFromAbsoluteConfigurations does)."""
+    max_resource: Resource | None = None
+    """An absolute queue's configured maximum: its `maximum-capacity` in
+    resources, or else its parent's configured maximum
+    (updateConfigurableResourceLimits); None: none configured."""
+    children_min: Resource | None = None
+    """A parent of absolute children: the sum of their configured minimums,
+    against which a short guarantee is shared out (recalculateEffectiveMinRatio)."""
+    user_weights: dict[str, float] = field(default_factory=dict)
+    """`user-settings.<user>.weight` of this queue and its ancestors (the
+    nearest wins): a user's share of the user limit."""
 
     @property
     def name(self) -> str:
@@ -182,6 +199,9 @@ class CapacityConf:
     preemption: PreemptionConf = PreemptionConf()
     user_max_parallel_apps: dict[str, int] = field(default_factory=dict)
     default_user_max_parallel_apps: int = UNLIMITED_PARALLEL_APPS
+    absolute: bool = False
+    """Some queue's capacity is in resources: effective capacities follow the
+    cluster's size (`queues.update_absolute`)."""
 
     def max_parallel_apps_for_user(self, user: str) -> int:
         """CapacitySchedulerConfiguration.getMaxParallelAppsForUser."""
@@ -209,7 +229,7 @@ def parse(conf: Configuration, minimum: Resource, maximum: Resource) -> Capacity
     paths = queue_paths(conf)
     _check_stray_properties(conf, paths)
     queues: dict[str, QueueConf] = {}
-    _build(conf, ROOT, None, paths, queues, {}, minimum, maximum)
+    _build(conf, ROOT, None, paths, queues, {}, {}, calc.name, minimum, maximum)
 
     offswitch = conf.get_int(PREFIX + "per-node-heartbeat.maximum-offswitch-assignments", 1)
     if offswitch < 1:
@@ -246,6 +266,7 @@ def parse(conf: Configuration, minimum: Resource, maximum: Resource) -> Capacity
         default_user_max_parallel_apps=conf.get_int(
             PREFIX + "user.max-parallel-apps", UNLIMITED_PARALLEL_APPS
         ),
+        absolute=any(q.min_resource is not None for q in queues.values()),
     )
     _check_mappings(conf, cs)
     return cs
@@ -312,6 +333,11 @@ def _check_stray_properties(conf: Configuration, paths: dict[str, list[str]]) ->
         if known is not None and known.status != support.EMULATED:
             continue  # accepted without effect (docs/configuration.md)
         rest = name[len(PREFIX) :]
+        if ".user-settings." in rest:
+            queue = rest.split(".user-settings.", 1)[0]
+            if queue not in paths:
+                raise _fail(conf, name, f"queue {queue!r} is not defined")
+            continue
         for suffix in QUEUE_SUFFIXES:
             if rest.endswith("." + suffix):
                 queue = rest[: -len(suffix) - 1]
@@ -331,15 +357,14 @@ def _check_stray_properties(conf: Configuration, paths: dict[str, list[str]]) ->
         )
 
 
-def _percent(conf: Configuration, key: str, default: float) -> float | str:
-    """A capacity: a float percent, or the string form of a weight (`2w`)."""
+def _percent(conf: Configuration, key: str, default: float) -> float | str | Resource:
+    """A capacity: a float percent, the string form of a weight (`2w`), or
+    resources (`[memory=10240,vcores=10]`)."""
     v = conf.get(key)
     if v is None or v == "":
         return default
-    if v.startswith("[") or "memory" in v:
-        rule = support.refused_rule(key, "[" + v, support.CAPACITY)
-        assert rule is not None
-        raise _fail(conf, key, support.refusal(rule, support.CAPACITY))
+    if v.startswith("["):
+        return parse_resources(conf, key, v)
     if v.endswith("w"):
         try:
             w = float(v[:-1])
@@ -351,6 +376,62 @@ def _percent(conf: Configuration, key: str, default: float) -> float | str:
     return conf.get_float(key, default)
 
 
+_MEMORY_NAMES = ("memory", "memory-mb")
+
+
+def parse_resources(conf: Configuration, key: str, value: str) -> Resource:
+    """`[memory=10240,vcores=10]`, as CapacitySchedulerConfiguration's
+    getMinimumResourceRequirement reads it: each listed type in its own
+    unit (MB for memory), any type not listed is 0."""
+    body = value.strip()
+    if not (body.startswith("[") and body.endswith("]")):
+        raise _fail(
+            conf, key, f"expected resources such as [memory=10240,vcores=10], got {value!r}"
+        )
+    memory = vcores = 0
+    extra: dict[str, int] = {}
+    for part in (p.strip() for p in body[1:-1].split(",")):
+        if not part:
+            continue
+        name, sep, amount = (x.strip() for x in part.partition("="))
+        if not sep or not amount.isdigit():
+            raise _fail(
+                conf, key, f"expected name=amount (a whole number) in {value!r}, got {part!r}"
+            )
+        if name in _MEMORY_NAMES:
+            memory = int(amount)
+        elif name == "vcores":
+            vcores = int(amount)
+        elif name in conf.get_list("yarn.resource-types"):
+            extra[name] = int(amount)
+        else:
+            raise _fail(
+                conf,
+                key,
+                f"unknown resource type {name!r} in {value!r} (memory, vcores or one "
+                "yarn.resource-types declares)",
+            )
+    return Resource(memory, vcores, extra)
+
+
+def _greater(calc_name: str, a: Resource, b: Resource) -> bool:
+    """Resources.greaterThan as Hadoop checks configured resources, before
+    any node registered: memory alone under the default calculator; under
+    the dominant one, any type above (an empty cluster gives no shares)."""
+    if calc_name == "default":
+        return a.memory > b.memory
+    bm = b.to_wire()
+    return any(v > bm.get(k, 0) for k, v in a.to_wire().items())
+
+
+def _text(r: Resource) -> str:
+    """A Resource as Hadoop prints it (`<memory:8192, vCores:8>`)."""
+    out = f"<memory:{r.memory}, vCores:{r.vcores}"
+    for k, v in r.extra:
+        out += f", {k}: {v}"
+    return out + ">"
+
+
 def _build(
     conf: Configuration,
     path: str,
@@ -358,11 +439,14 @@ def _build(
     paths: dict[str, list[str]],
     out: dict[str, QueueConf],
     capacities: dict[str, float],
+    mins: dict[str, Resource],
+    calc_name: str,
     minimum: Resource,
     cluster_maximum: Resource,
 ) -> None:
     """Build `path` and its subtree; `capacities` holds each queue's capacity
-    (percent of its parent), filled by the parent before its children.
+    (percent of its parent) and `mins` each absolute queue's configured
+    minimum, filled by the parent before its children.
 
     Each setting is read and checked in the order below, so a file with
     several mistakes is refused for the same one every time.
@@ -374,6 +458,14 @@ def _build(
         # CapacitySchedulerQueueManager.parseQueue
         raise _fail(conf, p + "reservable", f"only leaf queues can be reservable: {path}")
     capacity = 100.0 if parent is None else capacities[path]
+    min_res = mins.get(path)
+    max_res: Resource | None = None
+    if plan and min_res is not None:
+        raise _fail(
+            conf,
+            p + "reservable",
+            f"a reservable queue with a capacity in resources is not emulated: {path}",
+        )
     in_plan = parent is not None and parent.plan
     if in_plan:
         # The default reservation queue: ReservationQueue.initializeEntitlements
@@ -388,6 +480,11 @@ def _build(
         abs_cap, abs_max = parent.absolute_capacity, parent.absolute_maximum_capacity
         ulp, ulf = parent.user_limit_percent, parent.user_limit_factor
         am_pct = 0.0
+    elif min_res is not None:
+        assert parent is not None
+        max_cap, abs_cap, abs_max, max_res = _absolute_limits(
+            conf, path, parent, min_res, calc_name
+        )
     else:
         max_cap, abs_cap, abs_max = _capacity_limits(conf, path, parent, capacity)
     state = _state(conf, path, parent)
@@ -406,6 +503,25 @@ def _build(
     policy_raw = conf.get_str(policy_key, "utilization" if kids else "fifo")
     policy = _ordering_policy(conf, policy_key, policy_raw, leaf=not kids)
 
+    max_apps = conf.get_int(p + "maximum-applications", -1)
+    fair_sized = conf.get_bool(policy_key + ".fair.enable-size-based-weight", False)
+    priority = conf.get_int(p + "priority", 0)
+    max_parallel = conf.get_int(
+        p + "max-parallel-apps",
+        conf.get_int(PREFIX + "max-parallel-apps", UNLIMITED_PARALLEL_APPS),
+    )
+    weights = _user_weights(conf, path, parent, ulp, leaf=not kids)
+    child_caps: dict[str, float] = {}
+    child_mins: dict[str, Resource] = {}
+    children_min: Resource | None = None
+    if plan:
+        child_caps[f"{path}.{kids[0]}"] = 100.0
+    elif kids:
+        child_caps, child_mins = _child_capacities(conf, path, capacity, min_res, kids, calc_name)
+        if child_mins:
+            children_min = ZERO
+            for r in child_mins.values():
+                children_min = children_min + r
     q = QueueConf(
         path=path,
         parent=parent.path if parent else None,
@@ -418,28 +534,38 @@ def _build(
         user_limit_percent=ulp,
         user_limit_factor=ulf,
         maximum_allocation=max_alloc,
-        maximum_applications=conf.get_int(p + "maximum-applications", -1),
+        maximum_applications=max_apps,
         maximum_am_percent=am_pct,
         submit_acl=submit_acl,
         admin_acl=admin_acl,
         preemption_disabled=disabled,
         ordering_policy=policy,
-        fair_size_based_weight=conf.get_bool(policy_key + ".fair.enable-size-based-weight", False),
-        priority=conf.get_int(p + "priority", 0),
+        fair_size_based_weight=fair_sized,
+        priority=priority,
         respects_priority=parent is not None and parent.ordering_policy == "priority-utilization",
         plan=plan,
-        max_parallel_apps=conf.get_int(
-            p + "max-parallel-apps",
-            conf.get_int(PREFIX + "max-parallel-apps", UNLIMITED_PARALLEL_APPS),
-        ),
+        max_parallel_apps=max_parallel,
+        min_resource=min_res,
+        max_resource=max_res,
+        user_weights=weights,
+        children_min=children_min,
     )
+    capacities.update(child_caps)
+    mins.update(child_mins)
     out[path] = q
-    if plan:
-        capacities[q.children[0]] = 100.0
-    elif kids:
-        capacities.update(_child_capacities(conf, q, kids))
     for k in kids:
-        _build(conf, f"{path}.{k}", q, paths, out, capacities, minimum, cluster_maximum)
+        _build(
+            conf,
+            f"{path}.{k}",
+            q,
+            paths,
+            out,
+            capacities,
+            mins,
+            calc_name,
+            minimum,
+            cluster_maximum,
+        )
 
 
 def _capacity_limits(
@@ -449,7 +575,14 @@ def _capacity_limits(
     `path`, whose capacity is `capacity` % of its parent's."""
     p = f"{PREFIX}{path}."
     max_key = p + "maximum-capacity"
-    max_cap = conf.get_float(max_key, -1.0) if path != ROOT else 100.0
+    raw_max = conf.get(max_key)
+    if raw_max is not None and raw_max.startswith("["):
+        # A queue in percent reads a maximum in resources as 100 %
+        # (getNonLabeledQueueMaximumCapacity); only queues in resources
+        # are bounded by one.
+        parse_resources(conf, max_key, raw_max)
+        raw_max = None
+    max_cap = conf.get_float(max_key, -1.0) if path != ROOT and raw_max is not None else 100.0
     if max_cap == -1.0:
         max_cap = 100.0
     if not 0 < max_cap <= 100:
@@ -466,6 +599,83 @@ def _capacity_limits(
             f"capacity {capacity:g}% of {path} is above its maximum-capacity {max_cap:g}%",
         )
     return max_cap, abs_cap, abs_max
+
+
+def _absolute_limits(
+    conf: Configuration, path: str, parent: QueueConf, min_res: Resource, calc_name: str
+) -> tuple[float, float, float, Resource | None]:
+    """(maximum-capacity %, absolute capacity, absolute maximum capacity,
+    configured maximum resources) of `path`, whose capacity is `min_res`.
+    The percentages are placeholders until the scheduler derives them from
+    the cluster; a maximum in percent is read and, as in Hadoop, does not
+    bound an absolute queue (AbstractCSQueue.updateEffectiveResources)."""
+    max_key = f"{PREFIX}{path}.maximum-capacity"
+    raw = conf.get(max_key)
+    max_res: Resource | None = None
+    max_cap = 100.0
+    if raw is not None and raw.startswith("["):
+        max_res = parse_resources(conf, max_key, raw)
+    else:
+        max_cap = conf.get_float(max_key, -1.0)
+        if max_cap == -1.0:
+            max_cap = 100.0
+        if not 0 < max_cap <= 100:
+            raise _fail(conf, max_key, f"must be in (0, 100] or -1, got {max_cap:g}")
+    parent_max = parent.max_resource
+    if max_res is not None and parent_max is not None and _greater(calc_name, max_res, parent_max):
+        raise _fail(
+            conf,
+            max_key,
+            f"Max resource configuration {_text(max_res)} is greater than parents max "
+            f"value:{_text(parent_max)} in queue:{path}",
+        )
+    if max_res is None and parent_max is not None:
+        max_res = parent_max
+    if max_res is not None and _greater(calc_name, min_res, max_res):
+        raise _fail(
+            conf,
+            f"{PREFIX}{path}.capacity",
+            f"Min resource configuration {_text(min_res)} is greater than its max "
+            f"value:{_text(max_res)} in queue:{path}",
+        )
+    abs_max = parent.absolute_maximum_capacity * max_cap / 100
+    return max_cap, 0.0, abs_max, max_res
+
+
+def _user_weights(
+    conf: Configuration, path: str, parent: QueueConf | None, ulp: float, leaf: bool
+) -> dict[str, float]:
+    """The queue's `user-settings.<user>.weight`s over its parent's
+    (AbstractCSQueue.getUserWeightsFromHierarchy); a leaf refuses a weight
+    outside [0, 100 / minimum-user-limit-percent] (UserWeights.validateForLeafQueue)."""
+    weights = dict(parent.user_weights) if parent is not None else {}
+    head, tail = f"{PREFIX}{path}.user-settings.", ".weight"
+    for name in conf:
+        if name.startswith(head) and name.endswith(tail) and len(name) > len(head + tail):
+            user = name[len(head) : -len(tail)]
+            weights[user] = conf.get_float(name, 1.0)
+    if leaf:
+        for user, w in weights.items():
+            if w < 0 or (ulp > 0 and w > 100 / ulp):
+                key = _weight_key(conf, path, user)
+                raise _fail(
+                    conf,
+                    key,
+                    f"weight {w:g} for user {user!r} must be between 0 and 100 / {ulp:g} "
+                    f"(minimum-user-limit-percent of {path})",
+                )
+    return weights
+
+
+def _weight_key(conf: Configuration, path: str, user: str) -> str:
+    """The property that set `user`'s weight for `path`: its own, or the
+    nearest ancestor's."""
+    q = path
+    while True:
+        key = f"{PREFIX}{q}.user-settings.{user}.weight"
+        if conf.get(key) is not None or "." not in q:
+            return key
+        q = q.rsplit(".", 1)[0]
 
 
 def _state(conf: Configuration, path: str, parent: QueueConf | None) -> str:
@@ -534,41 +744,125 @@ def _acl(conf: Configuration, key: str, parent: QueueConf | None) -> Acl:
     return Acl.parse(raw)
 
 
-def _child_capacities(conf: Configuration, parent: QueueConf, kids: list[str]) -> dict[str, float]:
-    """Children's capacities (percent of the parent), validated to sum to 100."""
-    implicit = parent.path == ROOT and not conf.get(f"{PREFIX}{ROOT}.queues")
+def _child_capacities(
+    conf: Configuration,
+    parent_path: str,
+    parent_capacity: float,
+    parent_min: Resource | None,
+    kids: list[str],
+    calc_name: str,
+) -> tuple[dict[str, float], dict[str, Resource]]:
+    """Children's capacities (percent of the parent), validated to sum to 100,
+    and the configured minimums of those given in resources.
+
+    Percentages, weights and resources do not mix among siblings, nor
+    resources between a parent (other than root) and its children
+    (AbstractParentQueue.setChildQueues in legacy queue mode); children's
+    resources must fit in their parent's."""
+    implicit = parent_path == ROOT and not conf.get(f"{PREFIX}{ROOT}.queues")
     default = 100.0 if implicit else 0.0
-    values = {k: _percent(conf, f"{PREFIX}{parent.path}.{k}.capacity", default) for k in kids}
+    values = {k: _percent(conf, f"{PREFIX}{parent_path}.{k}.capacity", default) for k in kids}
     weights = {k: v for k, v in values.items() if isinstance(v, str)}
-    queues_key = f"{PREFIX}{parent.path}.queues"
+    absolutes = {k: v for k, v in values.items() if isinstance(v, Resource)}
+    queues_key = f"{PREFIX}{parent_path}.queues"
+    if absolutes or parent_min is not None:
+        _check_absolute_mix(conf, parent_path, parent_min is not None, values)
+        mins = {f"{parent_path}.{k}": r for k, r in absolutes.items()}
+        caps = {
+            f"{parent_path}.{k}": 0.0 if isinstance(v, Resource) else float(v)
+            for k, v in values.items()
+        }
+        if parent_min is not None:
+            total = ZERO
+            for r in absolutes.values():
+                total = total + r
+            if _greater(calc_name, total, parent_min):
+                raise _fail(
+                    conf,
+                    queues_key,
+                    f"Parent Queues capacity: {_text(parent_min)} is less than to "
+                    f"its children:{_text(total)} for queue:{parent_path.rsplit('.', 1)[-1]}",
+                )
+        return caps, mins
     if weights and len(weights) != len(values):
         raise _fail(
             conf,
             queues_key,
-            f"children of {parent.path} mix weights and percentages; use one kind",
+            f"children of {parent_path} mix weights and percentages; use one kind",
         )
     out: dict[str, float] = {}
     if weights:
-        total = sum(float(w[:-1]) for w in weights.values())
+        total_w = sum(float(w[:-1]) for w in weights.values())
         for k in kids:
             w = float(str(values[k])[:-1])
-            out[f"{parent.path}.{k}"] = 100.0 * w / total if total else 0.0
-        return out
+            out[f"{parent_path}.{k}"] = 100.0 * w / total_w if total_w else 0.0
+        return out, {}
     for k, v in values.items():
-        key = f"{PREFIX}{parent.path}.{k}.capacity"
-        if not 0 <= float(v) <= 100:
-            raise _fail(conf, key, f"must be in [0, 100], got {float(v):g}")
-        out[f"{parent.path}.{k}"] = float(v)
-    total = sum(float(v) for v in values.values())
-    ok = abs(total - 100) <= PRECISION or (parent.capacity == 0 and total == 0)
+        key = f"{PREFIX}{parent_path}.{k}.capacity"
+        assert isinstance(v, float)
+        if not 0 <= v <= 100:
+            raise _fail(conf, key, f"must be in [0, 100], got {v:g}")
+        out[f"{parent_path}.{k}"] = v
+    pct_total = sum(out.values())
+    ok = abs(pct_total - 100) <= PRECISION or (parent_capacity == 0 and pct_total == 0)
     if not ok:
-        listing = ", ".join(f"{k}={float(v):g}" for k, v in values.items())
+        listing = ", ".join(f"{k}={v:g}" for k, v in zip(kids, out.values(), strict=True))
         raise _fail(
             conf,
             queues_key,
-            f"capacities of the children of {parent.path} sum to {total:g}, not 100 ({listing})",
+            f"capacities of the children of {parent_path} sum to {pct_total:g}, "
+            f"not 100 ({listing})",
         )
-    return out
+    return out, {}
+
+
+def _check_absolute_mix(
+    conf: Configuration,
+    parent_path: str,
+    parent_absolute: bool,
+    values: dict[str, float | str | Resource],
+) -> None:
+    """Refuse resources mixed with percentages or weights, among the
+    children of `parent_path` or between it and them, as Hadoop's legacy queue
+    mode does, naming the queue (its words, in its order of checks).
+
+    Hadoop's sibling check forgets a percentage seen before a queue in
+    resources (getCapacityConfigurationTypeForQueues), so it lets
+    `a=50, b=[...]` through while refusing `a=[...], b=50`; so does emu.
+    The queue in percent then keeps its share (of its parent's derived one),
+    outside the children's sum of resources."""
+    pct = weight = absolute = False
+    details = []
+    for k, v in values.items():
+        q = f"{parent_path}.{k}"
+        if isinstance(v, float) and v > 0:
+            pct = True
+        if isinstance(v, str):
+            weight = True
+            details.append(f"{{Queue={q}, label= uses weight mode}}. ")
+        if isinstance(v, Resource):
+            absolute = True
+            pct = False
+            details.append(f"{{Queue={q}, label= uses absolute mode}}. ")
+        if pct:
+            details.append(f"{{Queue={q}, label= uses percentage mode}}. ")
+    queues_key = f"{PREFIX}{parent_path}.queues"
+    if pct + weight + absolute > 1:
+        raise _fail(
+            conf,
+            queues_key,
+            f"Parent queue '{parent_path}' have children queue used mixed of  weight mode, "
+            "percentage and absolute mode, it is not allowed, please double check, "
+            "details:" + "".join(details).rstrip(),
+        )
+    children_absolute = absolute and not weight
+    if parent_path != ROOT and children_absolute != parent_absolute:
+        raise _fail(
+            conf,
+            queues_key,
+            f"Parent={parent_path}: When absolute minResource is used, we must make sure both "
+            "parent and child all use absolute minResource",
+        )
 
 
 def _ordering_policy(conf: Configuration, key: str, raw: str, leaf: bool) -> str:

@@ -30,7 +30,7 @@ import math
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Protocol
 
-from emu.resources import ZERO, Resource, ResourceCalculator
+from emu.resources import ZERO, DominantResourceCalculator, Resource, ResourceCalculator
 from emu.rm.scheduler.capacity import resource_math as rm
 from emu.rm.scheduler.capacity.config import CapacityConf, QueueConf
 
@@ -76,6 +76,14 @@ class Queue:
         self._sized: tuple[Resource, QueueConf, Resource, Resource, Resource, Resource] | None = (
             None
         )
+        self.absolute_capacity = conf.absolute_capacity
+        """The share of the cluster guaranteed: the configured one, or (for a
+        queue in resources) the one derived from the cluster (`update_absolute`)."""
+        self.absolute_maximum_capacity = conf.absolute_maximum_capacity
+        self.eff_min: Resource = ZERO
+        """A queue in resources: its effective minimum resource (its
+        guarantee), set by `update_absolute`."""
+        self.eff_max: Resource = ZERO
 
     @property
     def is_leaf(self) -> bool:
@@ -90,15 +98,34 @@ class Queue:
         s = self._sized
         if s is None or s[1] is not self.conf or (s[0] is not env.cluster and s[0] != env.cluster):
             c = self.conf
+            if c.min_resource is not None:
+                # In resources: the guarantee and maximum are the effective
+                # resources themselves (getEffectiveCapacity and
+                # getEffectiveMaxCapacityDown), as `update_absolute` set them.
+                s = self._sized = (
+                    env.cluster,
+                    c,
+                    self.eff_min,
+                    rm.round_down(self.eff_max, env.minimum),
+                    self.eff_min,
+                    self.eff_max,
+                )
+                return s
+            cap, max_cap = self.absolute_capacity, self.absolute_maximum_capacity
             s = self._sized = (
                 env.cluster,
                 c,
-                rm.multiply_up(env.calc, env.cluster, c.absolute_capacity, env.minimum),
-                rm.multiply_down(env.cluster, c.absolute_maximum_capacity, env.minimum),
-                rm.multiply(env.cluster, c.absolute_capacity),
-                rm.multiply(env.cluster, c.absolute_maximum_capacity),
+                rm.multiply_up(env.calc, env.cluster, cap, env.minimum),
+                rm.multiply_down(env.cluster, max_cap, env.minimum),
+                rm.multiply(env.cluster, cap),
+                rm.multiply(env.cluster, max_cap),
             )
         return s
+
+    def exact_sizes(self, env: Env) -> tuple[Resource, Resource]:
+        """(effective minimum, effective maximum) resources, unrounded."""
+        s = self._sizes(env)
+        return s[4], s[5]
 
     def guaranteed(self, env: Env) -> Resource:
         """Guaranteed capacity, rounded up to the minimum allocation."""
@@ -167,7 +194,7 @@ class ParentQueue(Queue):
         ties go to the larger guarantee, then to configuration order."""
         keyed = []
         for i, q in enumerate(self.children):
-            cap = q.conf.absolute_capacity
+            cap = q.absolute_capacity
             used = q.absolute_used_capacity(env) if cap <= 0 else q.used_capacity(env)
             keyed.append((cap <= 0, used, -cap, i, q))
         keyed.sort()  # the index is unique: queues themselves are never compared
@@ -226,10 +253,17 @@ class LeafQueue(Queue):
         """LeafQueue.updateMaximumApplications."""
         n = self.conf.maximum_applications
         if n < 0:
-            if cs.global_queue_max_applications > 0:
+            if self.conf.min_resource is not None:
+                # A queue in resources scales even the global limit by its
+                # derived share, in floats (updateMaximumApplications).
+                most = cs.maximum_applications
+                if cs.global_queue_max_applications > 0:
+                    most = min(cs.global_queue_max_applications, most)
+                n = int(rm.f32(rm.f32(most) * rm.f32(self.absolute_capacity)))
+            elif cs.global_queue_max_applications > 0:
                 n = min(cs.global_queue_max_applications, cs.maximum_applications)
             else:
-                n = int(cs.maximum_applications * self.conf.absolute_capacity)
+                n = int(cs.maximum_applications * self.absolute_capacity)
         self.max_applications = n
         per_user = n
         if self.conf.user_limit_factor != -1:
@@ -295,6 +329,7 @@ class LeafQueue(Queue):
         calc, cluster = env.calc, env.cluster
         am_limit = self.am_limit(env, current_limit)
         user_am_limit = self.user_am_limit(env, am_limit)
+        weights = self.conf.user_weights
         activated = []
         for sapp in list(self.pending):
             am = sapp.am_resource
@@ -302,7 +337,10 @@ class LeafQueue(Queue):
             if not rm.fits(calc, self.am_used + am, am_limit) and not lenient:
                 continue
             u = self.user(sapp.user)
-            if not rm.fits(calc, u.am_used + am, user_am_limit) and not lenient:
+            limit = user_am_limit
+            if weights:
+                limit = self.user_am_limit(env, am_limit, weights.get(sapp.user, 1.0))
+            if not rm.fits(calc, u.am_used + am, limit) and not lenient:
                 continue
             self.pending.remove(sapp)
             self.insert_active(sapp)
@@ -326,10 +364,13 @@ class LeafQueue(Queue):
         usable = current_limit if rm.fits(env.calc, guaranteed, current_limit) else guaranteed
         return rm.multiply_up(env.calc, usable, self.conf.maximum_am_percent, env.minimum)
 
-    def user_am_limit(self, env: Env, am_limit: Resource) -> Resource:
-        """getUserAMResourceLimitPerPartition."""
+    def user_am_limit(self, env: Env, am_limit: Resource, weight: float = 1.0) -> Resource:
+        """getUserAMResourceLimitPerPartition: a user's share of the AM limit,
+        times the user's weight (at most the whole)."""
         active = len(self.active_users())
         share = max(self.conf.user_limit_percent / 100, 1 / max(active, 1))
+        if weight != 1.0:
+            share = min(share * weight, 1.0)
         pct = self.conf.maximum_am_percent
         if self.conf.user_limit_factor != -1:
             pct = pct * share * self.conf.user_limit_factor
@@ -343,7 +384,7 @@ class LeafQueue(Queue):
 
     def user_limit(self, env: Env) -> Resource:
         """UsersManager.computeUserLimit for active users (the same for every
-        user of the queue; emu has no per-user weights). Cached until a
+        user of the queue; `user_limit_for` applies a user's weight). Cached until a
         user's usage or activity, the cluster or the configuration changes,
         as UsersManager caches it."""
         cached = self._user_limit
@@ -360,16 +401,34 @@ class LeafQueue(Queue):
 
     def _compute_user_limit(self, env: Env) -> Resource:
         conf = self.conf
+        active = self.active_users()
+        active_weight: float | None = None
+        if conf.user_weights:
+            # UsersManager.sumActiveUsersTimesWeights, in floats.
+            active_weight = 0.0
+            for u in active:
+                active_weight = rm.f32(active_weight + rm.f32(conf.user_weights.get(u.name, 1.0)))
         return env.limits.user_limit(
             env.cluster,
             env.minimum,
             self.guaranteed(env),
             [u.used for u in self.users.values()],
-            [u.used for u in self.active_users()],
+            [u.used for u in active],
             conf.user_limit_percent,
             conf.user_limit_factor,
             lambda: self.max_resource(env),
+            active_weight,
         )
+
+    def user_limit_for(self, env: Env, user: str) -> Resource:
+        """getComputedResourceLimitForActiveUsers: the user limit times the
+        user's weight, rounded down to the minimum allocation (a user
+        without a weight has weight 1: the user limit as it is)."""
+        limit = self.user_limit(env)
+        w = self.conf.user_weights.get(user, 1.0) if self.conf.user_weights else 1.0
+        if w == 1.0:
+            return limit
+        return rm.multiply_down(limit, w, env.minimum)
 
     def headroom(
         self, env: Env, user: str, current_limit: Resource, cluster_used: Resource
@@ -382,7 +441,7 @@ class LeafQueue(Queue):
             cluster_used,
             current_limit,
             self.used,
-            self.user_limit(env),
+            self.user_limit_for(env, user) if self.conf.user_weights else self.user_limit(env),
             u.used if u is not None else ZERO,
             env.minimum,
         )
@@ -390,14 +449,13 @@ class LeafQueue(Queue):
     def pending_considering_user_limit(self, env: Env, deduct_reserved: bool) -> Resource:
         """getTotalPendingResourcesConsideringUserLimit: each user's pending
         asks, capped by what the user limit still allows."""
-        limit = self.user_limit(env)
         room: dict[str, Resource] = {}
         total = ZERO
         for sapp in self.active:
             if sapp.user not in room:
                 u = self.users.get(sapp.user)
                 used = u.used if u is not None else ZERO
-                room[sapp.user] = rm.non_negative(limit - used)
+                room[sapp.user] = rm.non_negative(self.user_limit_for(env, sapp.user) - used)
             pending = sapp.pending
             if deduct_reserved:
                 pending = pending - sapp.reserved_total()
@@ -429,6 +487,8 @@ def build(
         else:
             q = old if isinstance(old, LeafQueue) else LeafQueue(qc, parent, metrics_for(path))
         q.conf, q.parent = qc, parent
+        q.absolute_capacity = qc.absolute_capacity
+        q.absolute_maximum_capacity = qc.absolute_maximum_capacity
         queues[path] = q
         if parent is not None:
             parent.children.append(q)
@@ -440,3 +500,105 @@ def build(
             q.resort()
     assert root is not None
     return queues, root
+
+
+def update_absolute(root: ParentQueue, cs: CapacityConf, env: Env) -> None:
+    """ParentQueue.updateClusterResource (legacy queue mode) for a tree
+    with queues in resources, run whenever the cluster or the configuration
+    changes: from the root down, each such queue's effective minimum is its
+    configured minimum, scaled down per resource type when its parent's
+    effective minimum cannot cover all its siblings' (recalculateEffectiveMinRatio,
+    createNormalizedMinResource); its effective maximum is the smaller of
+    its configured maximum and its parent's (getOrInheritMaxResource); its
+    capacities are derived from both (deriveCapacityFromAbsoluteConfigurations),
+    and its leaves' application limits follow."""
+    root.eff_min = root.eff_max = env.cluster
+    root._sized = None
+    _update_children(root, cs, env)
+
+
+def _update_children(parent: ParentQueue, cs: CapacityConf, env: Env) -> None:
+    calc, cluster = env.calc, env.cluster
+    ratio = _min_ratio(parent, env)
+    for child in parent.children:
+        c = child.conf
+        if c.min_resource is not None:
+            child.eff_min = _scaled(c.min_resource, ratio)
+            parent_max = parent.conf.max_resource
+            if parent_max is None:
+                parent_max = parent.eff_max
+            own = c.max_resource
+            child.eff_max = parent_max if own is None else rm.rmin(calc, cluster, own, parent_max)
+            cap = _f32_divide(calc, cluster, child.eff_min, parent.eff_min)
+            max_cap = _f32_divide(calc, cluster, child.eff_max, parent.eff_max)
+            child.absolute_capacity = rm.f32(cap * rm.f32(parent.absolute_capacity))
+            child.absolute_maximum_capacity = rm.f32(
+                max_cap * rm.f32(parent.absolute_maximum_capacity)
+            )
+        else:
+            if parent.conf.min_resource is not None:
+                # A percentage (0 %, the only one allowed there) under a
+                # queue in resources: shares of the parent's derived ones
+                # (CSQueueUtils.updateAbsoluteCapacitiesByNodeLabels).
+                child.absolute_capacity = rm.f32(
+                    rm.f32(c.capacity / 100) * rm.f32(parent.absolute_capacity)
+                )
+                child.absolute_maximum_capacity = rm.f32(
+                    rm.f32(c.maximum_capacity / 100) * rm.f32(parent.absolute_maximum_capacity)
+                )
+            child.eff_min = rm.multiply(cluster, child.absolute_capacity)
+            child.eff_max = rm.multiply(cluster, child.absolute_maximum_capacity)
+        child._sized = None
+        if isinstance(child, ParentQueue):
+            _update_children(child, cs, env)
+        elif isinstance(child, LeafQueue):
+            child.update_max_applications(cs)
+            child.touch()
+
+
+def _min_ratio(parent: ParentQueue, env: Env) -> dict[str, float] | None:
+    """recalculateEffectiveMinRatio: per resource type, how far the parent's
+    effective minimum (the cluster, for root) covers its children's
+    configured minimums; None when it covers them all."""
+    total = parent.conf.children_min
+    if total is None:
+        return None
+    calc, cluster = env.calc, env.cluster
+    have = parent.eff_min
+    if parent.parent is None and cluster.is_zero():
+        return None
+    if not rm.lt(calc, cluster, have, total):
+        return None
+    out: dict[str, float] = {}
+    want = total.to_wire()
+    for name, n in have.to_wire().items():
+        d = want.get(name, 0)
+        if d:
+            out[name] = rm.f32(rm.f32(n) / rm.f32(d))
+    return out
+
+
+def _scaled(r: Resource, ratio: dict[str, float] | None) -> Resource:
+    """createNormalizedMinResource: each amount times its type's ratio, in
+    floats, truncated."""
+    if ratio is None:
+        return r
+    out = {}
+    for name, v in r.to_wire().items():
+        f = ratio.get(name)
+        out[name] = v if f is None else int(rm.f32(rm.f32(v) * f))
+    return Resource.from_wire(out)
+
+
+def _f32_divide(calc: ResourceCalculator, cluster: Resource, a: Resource, b: Resource) -> float:
+    """ResourceCalculator.divide as a Java float, an infinite quotient (and,
+    here, an undefined one) counting as 0."""
+    if isinstance(calc, DominantResourceCalculator):
+        q = rm.divide(calc, cluster, a, b)
+    elif b.memory == 0:
+        return 0.0
+    else:
+        q = rm.f32(a.memory) / rm.f32(b.memory)
+    if math.isinf(q) or math.isnan(q):
+        return 0.0
+    return rm.f32(q)

@@ -12,6 +12,7 @@ rounded up to the step; `multiply_down` truncates and rounds down.
 from __future__ import annotations
 
 import math
+import struct
 from collections.abc import Callable, Mapping
 
 from emu.resources import (
@@ -25,6 +26,8 @@ from emu.resources import (
     component_max,
     component_min,
 )
+
+_FLOAT = struct.Struct("f")
 
 
 def _map(r: Resource, fn: Callable[[int], int]) -> Resource:
@@ -170,6 +173,21 @@ def divide(calc: ResourceCalculator, cluster: Resource, a: Resource, b: Resource
     return calc.ratio(a, b)
 
 
+def f32(x: float) -> float:
+    """`x` as a Java float: Hadoop keeps queue capacities in floats."""
+    v: float = _FLOAT.unpack(_FLOAT.pack(x))[0]
+    return v
+
+
+def divide_and_ceil_f32(r: Resource, by: float) -> Resource:
+    """`Resources.divideAndCeil` by a float, in Java floats: each amount,
+    made a float, divided by `by` and rounded up (0 when dividing by 0)."""
+    if by == 0:
+        return ZERO
+    d = f32(by)
+    return _map(r, lambda v: math.ceil(f32(f32(v) / d)))
+
+
 def divide_and_ceil(r: Resource, by: float) -> Resource:
     """Hadoop's `Resources.divideAndCeil` (0 when dividing by 0)."""
     if by == 0:
@@ -288,11 +306,13 @@ class Limits:
         percent: float,
         factor: float,
         queue_max: Callable[[], Resource],
+        active_weight: float | None = None,
     ) -> Resource:
         """computeUserLimit: at least an equal split among the active users
-        (`used_by_active`) and `percent` of what the queue may use now,
-        capped by `factor` times the guarantee (-1: the queue's maximum),
-        rounded up to the minimum allocation."""
+        (`used_by_active`; with user weights, split by the sum of their
+        weights, `active_weight`) and `percent` of what the queue may use
+        now, capped by `factor` times the guarantee (-1: the queue's
+        maximum), rounded up to the minimum allocation."""
         calc = self.calc
         queue_capacity = rmax(calc, cluster, guaranteed, minimum)
         ratio = sum(calc.ratio(u, cluster) for u in used_by_user) if cluster.memory else 0
@@ -302,12 +322,12 @@ class Limits:
         active_used = ZERO
         for u in used_by_active:
             active_used = active_used + u
-        limit = rmax(
-            calc,
-            cluster,
-            divide_and_ceil(active_used + minimum, len(used_by_active)),
-            divide_and_ceil(multiply(current, percent), 100),
+        split = (
+            divide_and_ceil(active_used + minimum, len(used_by_active))
+            if active_weight is None
+            else divide_and_ceil_f32(active_used + minimum, active_weight)
         )
+        limit = rmax(calc, cluster, split, divide_and_ceil(multiply(current, percent), 100))
         cap = queue_max() if factor == -1 else multiply(queue_capacity, factor)
         return round_up(rmin(calc, cluster, limit, cap), minimum)
 
@@ -403,6 +423,7 @@ class MemoryLimits(Limits):
         percent: float,
         factor: float,
         queue_max: Callable[[], Resource],
+        active_weight: float | None = None,
     ) -> Resource:
         min_m, min_v = minimum.memory, minimum.vcores
         qc = guaranteed if guaranteed.memory >= min_m else minimum
@@ -419,7 +440,10 @@ class MemoryLimits(Limits):
         for u in used_by_active:
             au_m += u.memory
             au_v += u.vcores
-        if n:
+        if active_weight is not None:
+            split = divide_and_ceil_f32(plain(au_m + min_m, au_v + min_v), active_weight)
+            a_m, a_v = split.memory, split.vcores
+        elif n:
             a_m, a_v = math.ceil((au_m + min_m) / n), math.ceil((au_v + min_v) / n)
         else:
             a_m = a_v = 0

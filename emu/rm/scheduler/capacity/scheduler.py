@@ -44,7 +44,7 @@ from emu.rm.scheduler.capacity import resource_math as rm
 from emu.rm.scheduler.capacity.config import CapacityConf, parse, queue_paths
 from emu.rm.scheduler.capacity.placement import place
 from emu.rm.scheduler.capacity.preemption import PreemptionPolicy, TempQueue
-from emu.rm.scheduler.capacity.queues import LeafQueue, ParentQueue, Queue, build
+from emu.rm.scheduler.capacity.queues import LeafQueue, ParentQueue, Queue, build, update_absolute
 from emu.rm.scheduler.locality import OFF_SWITCH
 from emu.rm.scheduler.queue_metrics import QueueMetrics
 from emu.rm.scheduler.scheduler_app import SchedulerApp
@@ -122,6 +122,8 @@ class CapacityScheduler(Scheduler):
         self.preemption = PreemptionPolicy(cs.preemption) if cs.preemption.enabled else None
         if self.preemption is not None:
             self.update_interval_ms = cs.preemption.monitoring_interval_ms
+        if cs.absolute:
+            update_absolute(self.root, cs, self)
 
     def _leaf_metrics(self, path: str) -> QueueMetrics:
         q = self.queues.get(path)
@@ -330,16 +332,22 @@ class CapacityScheduler(Scheduler):
 
     # --- cluster changes ----------------------------------------------------------
     def node_added(self, node: SchedulerNode) -> None:
-        self.limits = rm.limits_for(self.calc, self.cluster, self.minimum)
-        self._activate_all()
+        self._cluster_changed()
 
     def node_removed(self, node: SchedulerNode) -> None:
-        self.limits = rm.limits_for(self.calc, self.cluster, self.minimum)
-        self._activate_all()
+        self._cluster_changed()
 
     def on_NODE_RESOURCE_UPDATE(self, node_id: str, rmnode: Any) -> None:
         super().on_NODE_RESOURCE_UPDATE(node_id, rmnode)
+        self._cluster_changed()
+
+    def _cluster_changed(self) -> None:
+        """The cluster's size changed: the limit arithmetic may change, queues
+        in resources get new effective capacities (root.updateClusterResource),
+        and waiting apps may now start."""
         self.limits = rm.limits_for(self.calc, self.cluster, self.minimum)
+        if self.cs.absolute:
+            update_absolute(self.root, self.cs, self)
         self._activate_all()
 
     # --- usage accounting ---------------------------------------------------------
@@ -504,6 +512,7 @@ class CapacityScheduler(Scheduler):
         calc, cluster = self.calc, self.cluster
         looking = self.cs.reservations_continue_looking
         user_limit = leaf.user_limit(self)
+        weighted = bool(leaf.conf.user_weights)
         users = leaf.users
         check_queue, headroom = True, ZERO
         record = self.activities.record
@@ -528,6 +537,8 @@ class CapacityScheduler(Scheduler):
                 continue
             must_unreserve = ZERO
             user_used = users[sapp.user].used
+            if weighted:
+                user_limit = leaf.user_limit_for(self, sapp.user)
             if rm.gt(calc, cluster, user_used, user_limit):
                 if not (looking and rm.le(calc, cluster, user_used - reserved, user_limit)):
                     record(sapp.app_id, act.USER_LIMIT, node.node_id)
@@ -615,8 +626,8 @@ class CapacityScheduler(Scheduler):
                 "state": c.state,
                 "capacity": c.capacity,
                 "maximum_capacity": c.maximum_capacity,
-                "absolute_capacity": c.absolute_capacity * 100,
-                "absolute_maximum_capacity": c.absolute_maximum_capacity * 100,
+                "absolute_capacity": q.absolute_capacity * 100,
+                "absolute_maximum_capacity": q.absolute_maximum_capacity * 100,
                 "used_capacity": q.used_capacity(self) * 100 if not self.cluster.is_zero() else 0.0,
                 "absolute_used_capacity": q.absolute_used_capacity(self) * 100,
                 "used": q.used.to_wire(),
@@ -649,11 +660,11 @@ class CapacityScheduler(Scheduler):
         """The queue tree as the preemption policy sees it this round."""
 
         def clone(q: Queue) -> TempQueue:
-            cluster = self.cluster
+            guaranteed, maximum = q.exact_sizes(self)
             t = TempQueue(
                 name=q.path,
-                guaranteed=rm.multiply(cluster, q.conf.absolute_capacity),
-                maximum=rm.multiply(cluster, q.conf.absolute_maximum_capacity),
+                guaranteed=guaranteed,
+                maximum=maximum,
                 used=q.used,
                 reserved=q.reserved,
                 preemption_disabled=q.conf.preemption_disabled,
@@ -662,9 +673,7 @@ class CapacityScheduler(Scheduler):
                 t.pending = q.pending_considering_user_limit(self, deduct_reserved=False)
                 t.pending_deduct_reserved = q.pending_considering_user_limit(self, True)
                 t.apps = self._scheduling_order(q)
-                t.max_am_resource = rm.multiply(
-                    rm.multiply(cluster, q.conf.absolute_capacity), q.conf.maximum_am_percent
-                )
+                t.max_am_resource = rm.multiply(guaranteed, q.conf.maximum_am_percent)
             else:
                 assert isinstance(q, ParentQueue)
                 for c in q.children:
@@ -702,6 +711,8 @@ class CapacityScheduler(Scheduler):
         self.limits = rm.limits_for(self.calc, self.cluster, self.minimum)
         self.alloc.calc, self.alloc.cs = self.calc, cs
         self.tree, self.root = build(cs, self._leaf_metrics, self.tree)
+        if cs.absolute:
+            update_absolute(self.root, cs, self)
         for path in [p for p in self.queues if not cs.queues[p].is_leaf]:
             del self.queues[path]
         self._recount()
