@@ -141,7 +141,6 @@ _NO_RESERVATIONS = (
     "emu's inputs submit no reservations, so the reservation system never acts; "
     "reservable queues are emulated as plan queues with their default queue"
 )
-_AUTO_OFF = "acts only on auto-created queues, which emu refuses or runs without"
 _INTRA_OFF = "acts only with intra-queue preemption, which emu refuses or runs without"
 
 RULES: tuple[Rule, ...] = (
@@ -163,12 +162,6 @@ RULES: tuple[Rule, ...] = (
         for key in ("capacity", "maximum-capacity")
     ),
     _r(_CS + "<queue>.user-settings.<user>.weight", "user weights", CAPACITY),
-    _r(_CS + "<queue>.leaf-queue-template.*", "auto-created queues", CAPACITY),
-    _r(_CS + "<queue>.auto-create-child-queue.enabled", "auto-created queues", CAPACITY, _TRUE),
-    _r(_CS + "<queue>.auto-queue-creation-v2.enabled", "auto-created queues", CAPACITY, _TRUE),
-    _r(_CS + "<queue>.auto-queue-creation-v2.template.*", "auto-created queues", CAPACITY),
-    _r(_CS + "<queue>.auto-queue-creation-v2.parent-template.*", "auto-created queues", CAPACITY),
-    _r(_CS + "<queue>.auto-queue-creation-v2.leaf-template.*", "auto-created queues", CAPACITY),
     _r(_PREEMPT + "intra-queue-preemption.enabled", "intra-queue preemption", CAPACITY, _TRUE),
     _r(_CS + "<queue>.maximum-application-lifetime", "application lifetimes", CAPACITY, _POSITIVE),
     _r(_CS + "<queue>.default-application-lifetime", "application lifetimes", CAPACITY, _POSITIVE),
@@ -198,9 +191,12 @@ RULES: tuple[Rule, ...] = (
     _r(_FS + "am.preemption", "AM containers exempt from preemption", FAIR, _FALSE),
     _r(_FS + "am.preemption.*", "AM containers exempt from preemption", FAIR, _FALSE),
     # --- no effect ---------------------------------------------------------------------------
-    _n(_CS + "<queue>.auto-create-child-queue.*", _AUTO_OFF, CAPACITY),
-    _n(_CS + "<queue>.auto-queue-creation-v2.*", _AUTO_OFF, CAPACITY),
-    _n(_CS + "auto-queue-creation-v2.*", _AUTO_OFF, CAPACITY),
+    _n(
+        _CS + "<queue>.auto-create-child-queue.management-policy",
+        "legacy auto-created queues are sized by GuaranteedOrZeroCapacityOverTimePolicy's "
+        "initial configuration; the queue-management monitor policy does not run",
+        CAPACITY,
+    ),
     _n(_PREEMPT + "intra-queue-preemption.*", _INTRA_OFF, CAPACITY),
     _n(_CS + "<queue>.intra-queue-preemption.*", _INTRA_OFF, CAPACITY),
     _n(_CS + "mapping-rule-json", "read only with mapping-rule-format=json", CAPACITY),
@@ -273,6 +269,35 @@ RULES: tuple[Rule, ...] = (
     _e("yarn.sls.metrics.switch"),
     _e("yarn.sls.metrics.record.interval.ms"),
     # --- emulated: emu's CapacityScheduler ----------------------------------------------------
+    *(
+        _e(_CS + "<queue>." + key, CAPACITY, note=note)
+        for key, note in (
+            ("auto-create-child-queue.enabled", "a managed parent: legacy auto-created leaves"),
+            ("auto-create-child-queue.max-queues", ""),
+            ("auto-create-child-queue.fail-on-exceeding-parent-capacity", ""),
+            ("leaf-queue-template.*", "the settings of a legacy auto-created leaf"),
+            ("auto-queue-creation-v2.enabled", "flexible auto-created queues (weights)"),
+            ("auto-queue-creation-v2.template.*", "settings of flexible auto-created queues"),
+            ("auto-queue-creation-v2.leaf-template.*", "settings of flexible auto-created leaves"),
+            (
+                "auto-queue-creation-v2.parent-template.*",
+                "settings of flexible auto-created parents",
+            ),
+            ("auto-queue-creation-v2.max-queues", ""),
+            ("auto-queue-creation-v2.maximum-queue-depth", ""),
+            (
+                "auto-queue-creation-v2.queue-auto-removal.enable",
+                "AutoCreatedQueueDeletionPolicy removes the idle queue",
+            ),
+        )
+    ),
+    _e(_CS + "auto-queue-creation-v2.maximum-queue-depth", CAPACITY),
+    _e(
+        _CS + "auto-queue-creation-v2.queue-expiration-time",
+        CAPACITY,
+        note="seconds an auto-created queue stays idle before AutoCreatedQueueDeletionPolicy "
+        "removes it; also that policy's interval",
+    ),
     *(
         _e(_CS + key, CAPACITY)
         for key in (

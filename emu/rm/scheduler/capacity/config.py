@@ -44,6 +44,12 @@ PRECISION = 0.05  # percent; Hadoop's ParentQueue allows 0.0005 of the parent
 # queue gets for apps submitted without a reservation.
 RESERVATION_DEFAULT_SUFFIX = "-default"
 
+# The two kinds of queue auto-creation (QueueConf.auto_create).
+LEGACY, FLEXIBLE = "legacy", "flexible"
+LEGACY_TEMPLATE = "leaf-queue-template"
+AUTO_V2 = "auto-queue-creation-v2."
+DELETION_POLICY = "AutoCreatedQueueDeletionPolicy"
+
 GROUP_MAPPING = "hadoop.user.group.static.mapping.overrides"
 ACL_ENABLE = "yarn.acl.enable"
 MONITOR_ENABLE = "yarn.resourcemanager.scheduler.monitor.enable"
@@ -129,6 +135,17 @@ class QueueConf:
     max_parallel_apps: int = UNLIMITED_PARALLEL_APPS
     """How many of the queue's apps may run at once
     (getMaxParallelAppsForQueue); the others wait, non-runnable."""
+    auto_create: str = ""
+    """LEGACY for a managed parent (`auto-create-child-queue.enabled`),
+    FLEXIBLE for a parent with `auto-queue-creation-v2.enabled`, else "".
+    Such a queue is a parent even with no children, as
+    CapacitySchedulerQueueManager.parseQueue makes it one."""
+    dynamic: bool = False
+    """Created at run time for an application (auto-created)."""
+    weight: float = -1.0
+    """The configured weight (`2w`), -1 when the capacity is a percentage:
+    siblings' capacities are renormalised when a queue is created or removed
+    among weighted siblings."""
 
     @property
     def name(self) -> str:
@@ -136,7 +153,7 @@ class QueueConf:
 
     @property
     def is_leaf(self) -> bool:
-        return not self.children
+        return not self.children and not self.auto_create
 
 
 @dataclass(frozen=True)
@@ -182,6 +199,12 @@ class CapacityConf:
     preemption: PreemptionConf = PreemptionConf()
     user_max_parallel_apps: dict[str, int] = field(default_factory=dict)
     default_user_max_parallel_apps: int = UNLIMITED_PARALLEL_APPS
+    auto_deletion: bool = False
+    """AutoCreatedQueueDeletionPolicy runs as a scheduling monitor policy."""
+    auto_expiry_ms: int = 300000
+    """`auto-queue-creation-v2.queue-expiration-time` (seconds in the
+    file): how long a dynamic queue stays idle before it is removed, and
+    the deletion policy's interval."""
 
     def max_parallel_apps_for_user(self, user: str) -> int:
         """CapacitySchedulerConfiguration.getMaxParallelAppsForUser."""
@@ -246,6 +269,8 @@ def parse(conf: Configuration, minimum: Resource, maximum: Resource) -> Capacity
         default_user_max_parallel_apps=conf.get_int(
             PREFIX + "user.max-parallel-apps", UNLIMITED_PARALLEL_APPS
         ),
+        auto_deletion=_monitor_policy(conf, DELETION_POLICY),
+        auto_expiry_ms=_expiry_ms(conf),
     )
     _check_mappings(conf, cs)
     return cs
@@ -272,6 +297,16 @@ def _children(conf: Configuration, path: str) -> list[str]:
     return names
 
 
+def auto_kind(conf: Configuration, path: str) -> str:
+    """LEGACY, FLEXIBLE or "": how `path` creates children at run time
+    (isAutoCreateChildQueueEnabled wins, as parseQueue checks it first)."""
+    if conf.get_bool(f"{PREFIX}{path}.auto-create-child-queue.enabled", False):
+        return LEGACY
+    if conf.get_bool(f"{PREFIX}{path}.{AUTO_V2}enabled", False):
+        return FLEXIBLE
+    return ""
+
+
 def is_reservable(conf: Configuration, path: str) -> bool:
     """CapacitySchedulerConfiguration.isReservable."""
     return conf.get_bool(f"{PREFIX}{path}.reservable", False)
@@ -288,7 +323,7 @@ def queue_paths(conf: Configuration) -> dict[str, list[str]]:
     while todo:
         path = todo.pop()
         kids = _children(conf, path)
-        if not kids and path != ROOT and is_reservable(conf, path):
+        if not kids and path != ROOT and is_reservable(conf, path) and not auto_kind(conf, path):
             kids = [path.rsplit(".", 1)[-1] + RESERVATION_DEFAULT_SUFFIX]
         out[path] = kids
         todo.extend(f"{path}.{k}" for k in reversed(kids))
@@ -311,6 +346,8 @@ def _check_stray_properties(conf: Configuration, paths: dict[str, list[str]]) ->
         known = support.rule_for(name, conf.get(name))
         if known is not None and known.status != support.EMULATED:
             continue  # accepted without effect (docs/configuration.md)
+        if f".{LEGACY_TEMPLATE}." in name or f".{AUTO_V2}" in name:
+            continue  # a template, or a setting of auto-creation
         rest = name[len(PREFIX) :]
         for suffix in QUEUE_SUFFIXES:
             if rest.endswith("." + suffix):
@@ -321,6 +358,8 @@ def _check_stray_properties(conf: Configuration, paths: dict[str, list[str]]) ->
         if queue in paths:
             continue
         parent = queue.rsplit(".", 1)[0]
+        if any(auto_kind(conf, q) for q in (parent, parent.rsplit(".", 1)[0]) if q in paths):
+            continue  # a queue that will be auto-created, configured ahead
         if parent not in paths:
             raise _fail(conf, name, f"unknown parent queue {parent!r} for queue {queue!r}")
         raise _fail(
@@ -360,19 +399,32 @@ def _build(
     capacities: dict[str, float],
     minimum: Resource,
     cluster_maximum: Resource,
+    dynamic_parent: bool = False,
 ) -> None:
     """Build `path` and its subtree; `capacities` holds each queue's capacity
     (percent of its parent), filled by the parent before its children.
+    `dynamic_parent`: an auto-created parent, which may create children
+    itself (AbstractParentQueue.isEligibleForAutoQueueCreation).
 
     Each setting is read and checked in the order below, so a file with
     several mistakes is refused for the same one every time.
     """
     p = f"{PREFIX}{path}."
     kids = paths[path]
+    auto = auto_kind(conf, path) or (FLEXIBLE if dynamic_parent else "")
     plan = path != ROOT and is_reservable(conf, path)
-    if plan and conf.get(p + "queues"):
+    if plan and (conf.get(p + "queues") or auto):
         # CapacitySchedulerQueueManager.parseQueue
         raise _fail(conf, p + "reservable", f"only leaf queues can be reservable: {path}")
+    if auto == LEGACY and kids:
+        # ManagedParentQueue: every child is an AutoCreatedLeafQueue
+        # (GuaranteedOrZeroCapacityOverTimePolicy casts each one).
+        raise _fail(
+            conf,
+            p + "queues",
+            f"{path} creates its children (auto-create-child-queue.enabled) "
+            "and cannot list child queues",
+        )
     capacity = 100.0 if parent is None else capacities[path]
     in_plan = parent is not None and parent.plan
     if in_plan:
@@ -403,8 +455,14 @@ def _build(
     preempt_key = p + "disable_preemption"
     disabled = conf.get_bool(preempt_key, parent.preemption_disabled if parent else False)
     policy_key = p + "ordering-policy"
-    policy_raw = conf.get_str(policy_key, "utilization" if kids else "fifo")
-    policy = _ordering_policy(conf, policy_key, policy_raw, leaf=not kids)
+    is_parent = bool(kids) or bool(auto)
+    policy_raw = conf.get_str(policy_key, "utilization" if is_parent else "fifo")
+    policy = _ordering_policy(conf, policy_key, policy_raw, leaf=not is_parent)
+    weight = -1.0
+    if parent is not None and not in_plan:
+        raw_capacity = _percent(conf, p + "capacity", 0.0)
+        if isinstance(raw_capacity, str):
+            weight = float(raw_capacity[:-1])
 
     q = QueueConf(
         path=path,
@@ -432,6 +490,8 @@ def _build(
             p + "max-parallel-apps",
             conf.get_int(PREFIX + "max-parallel-apps", UNLIMITED_PARALLEL_APPS),
         ),
+        auto_create=auto,
+        weight=weight,
     )
     out[path] = q
     if plan:
@@ -440,6 +500,23 @@ def _build(
         capacities.update(_child_capacities(conf, q, kids))
     for k in kids:
         _build(conf, f"{path}.{k}", q, paths, out, capacities, minimum, cluster_maximum)
+
+
+def build_queue(
+    conf: Configuration,
+    path: str,
+    parent: QueueConf,
+    capacity: float,
+    minimum: Resource,
+    maximum: Resource,
+    dynamic_parent: bool = False,
+) -> QueueConf:
+    """The settings of one queue created at run time under `parent`, read
+    from `conf` as a configured queue's are, with `capacity` percent of the
+    parent."""
+    out: dict[str, QueueConf] = {}
+    _build(conf, path, parent, {path: []}, out, {path: capacity}, minimum, maximum, dynamic_parent)
+    return out[path]
 
 
 def _capacity_limits(
@@ -656,8 +733,8 @@ def _groups(conf: Configuration) -> dict[str, tuple[str, ...]]:
     return out
 
 
-def _preemption(conf: Configuration) -> PreemptionConf:
-    p = PREEMPTION_PREFIX
+def _monitor_policy(conf: Configuration, name: str) -> bool:
+    """Whether the scheduling monitor runs the policy whose class is `name`."""
     policies = conf.get_list(
         MONITOR_POLICIES,
         [
@@ -665,9 +742,20 @@ def _preemption(conf: Configuration) -> PreemptionConf:
             "ProportionalCapacityPreemptionPolicy"
         ],
     )
-    enabled = conf.get_bool(MONITOR_ENABLE, False) and any(
-        x.endswith(POLICY_CLASS) for x in policies
-    )
+    return conf.get_bool(MONITOR_ENABLE, False) and any(x.endswith(name) for x in policies)
+
+
+def _expiry_ms(conf: Configuration) -> int:
+    key = PREFIX + AUTO_V2 + "queue-expiration-time"
+    seconds = conf.get_int(key, 300)
+    if seconds <= 0:
+        raise _fail(conf, key, f"must be positive, got {seconds}")
+    return seconds * 1000
+
+
+def _preemption(conf: Configuration) -> PreemptionConf:
+    p = PREEMPTION_PREFIX
+    enabled = _monitor_policy(conf, POLICY_CLASS)
     pc = PreemptionConf(
         enabled=enabled,
         observe_only=conf.get_bool(p + "observe_only", False),
