@@ -149,7 +149,8 @@ def _create_legacy(
             out.set(pp + leaf + "." + name[len(head) :], value, "leaf-queue-template")
     template_capacity = out.get_float(pp + LEGACY_TEMPLATE + ".capacity", 0.0)
     template_abs = parent.absolute_capacity * template_capacity / 100
-    activated = sum(cs.queues[c].absolute_capacity for c in parent.children)
+    # The policy's record of activated children: created ones only.
+    activated = sum(cs.queues[c].absolute_capacity for c in parent.children if cs.queues[c].dynamic)
     fail_key = pp + "auto-create-child-queue.fail-on-exceeding-parent-capacity"
     if conf.get_bool(fail_key, False) and template_abs + activated > parent.absolute_capacity:
         raise CreationError(

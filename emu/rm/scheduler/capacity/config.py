@@ -416,15 +416,6 @@ def _build(
     if plan and (conf.get(p + "queues") or auto):
         # CapacitySchedulerQueueManager.parseQueue
         raise _fail(conf, p + "reservable", f"only leaf queues can be reservable: {path}")
-    if auto == LEGACY and kids:
-        # ManagedParentQueue: every child is an AutoCreatedLeafQueue
-        # (GuaranteedOrZeroCapacityOverTimePolicy casts each one).
-        raise _fail(
-            conf,
-            p + "queues",
-            f"{path} creates its children (auto-create-child-queue.enabled) "
-            "and cannot list child queues",
-        )
     capacity = 100.0 if parent is None else capacities[path]
     in_plan = parent is not None and parent.plan
     if in_plan:
