@@ -216,3 +216,18 @@ async def test_refresh_keeps_created_queues(autojump_clock) -> None:
     assert q.absolute_capacity == pytest.approx(0.7)
     assert h.sched.tree["root.users.alice"].num_apps == 1
     h.finish(alice)
+
+
+async def test_a_user_without_groups_keeps_primary_group_literally(autojump_clock) -> None:
+    """CSMappingPlacementRule: a failed group lookup leaves %primary_group
+    undefined, and the flexible parent creates a queue by that name (as
+    Hadoop's scheduler does for a user with no groups)."""
+    h = Harness(
+        {
+            **FLEXIBLE,
+            Q + "queue-mappings": "u:%user:users.%primary_group.%user",
+            "hadoop.user.group.static.mapping.overrides": "alice=eng",
+        }
+    )
+    assert h.submit("default", "alice").queue == "root.users.eng.alice"
+    assert h.submit("default", "erin").queue == "root.users.%primary_group.erin"

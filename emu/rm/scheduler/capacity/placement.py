@@ -11,7 +11,8 @@ at submission: queue mappings, queue names, ACLs and queue state.
 - Users' groups come from Hadoop's static mapping property
   `hadoop.user.group.static.mapping.overrides` (`user1=g1,g2;user2=g3`);
   the first group is the primary group. Emu has no operating-system users,
-  so a user not listed there has no groups.
+  so a user not listed there has no groups: Hadoop's lookup fails for such
+  a user and `%primary_group` stays in the path as written.
 - With `yarn.acl.enable`, a user may submit if the submit or administer ACL
   of the queue or of any ancestor allows it (root allows everyone unless
   configured otherwise), as YARN's ConfiguredYarnAuthorizer does.
@@ -62,10 +63,13 @@ def _target(m: QueueMapping, user: str, groups: tuple[str, ...]) -> str | None:
     if m.kind == "g" and m.source not in groups:
         return None
     queue = m.queue.replace("%user", user)
-    if "%primary_group" in queue:
-        if not groups:
-            return None
-        queue = queue.replace("%primary_group", groups[0])
+    if not groups:
+        # The group lookup fails (CSMappingPlacementRule.createVariableContext
+        # catches it): the group variables stay undefined and the path keeps
+        # them literally, so a parent that creates queues creates one named
+        # %primary_group.
+        return queue
+    queue = queue.replace("%primary_group", groups[0])
     if "%secondary_group" in queue:
         if len(groups) < 2:
             return None
