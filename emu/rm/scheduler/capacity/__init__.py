@@ -29,7 +29,12 @@ What is emulated, with YARN's defaults:
   (observe_only, monitoring_interval, max_wait_before_kill,
   total_preemption_per_round, max_ignored_over_capacity,
   natural_termination_factor). A refresh can change these or turn the
-  monitor off; turning it on or changing its interval needs a restart.
+  monitor off; turning it on or changing its interval needs a restart;
+- auto-created queues: legacy managed parents
+  (`auto-create-child-queue.enabled`, `leaf-queue-template.*`) and
+  flexible ones (`auto-queue-creation-v2.*`, templates, two levels), made
+  at submission for a mapping such as `u:%user:parent.%user`, and
+  AutoCreatedQueueDeletionPolicy as a monitor policy (`auto_queues`).
 
 Resource calculators, as in Hadoop: with the default
 (`DefaultResourceCalculator`) every decision - node fit, reservations,
@@ -44,14 +49,16 @@ without a reservation system: the leaf becomes a plan (a parent) whose one
 child, `<name>-default`, takes the apps submitted to it; that queue's AM
 resource percent is 0, so it runs one app at a time (ReservationQueue).
 
-Not emulated: node labels, absolute-resource capacities, auto-created
-queues, reservations themselves (plan followers, reservation queues other
+Not emulated: node labels, absolute-resource capacities,
+QueueManagementDynamicEditPolicy (legacy auto-created queues keep the
+guarantee they were created with), reservations themselves (plan followers, reservation queues other
 than the default one), user weights, intra-queue preemption; their
 properties are refused or accepted without effect as `emu.config.support`
 decides (docs/configuration.md).
 
 - `config`         capacity-scheduler.xml -> validated, immutable queue settings
 - `placement`      which leaf an app joins: mappings, names, ACLs, state
+- `auto_queues`    queues created for an app, and removed when idle
 - `queues`         the live queue tree: usage, users, user/AM limits, ordering
 - `allocator`      one app's turn on a node: locality delay, reservations
 - `scheduler`      CapacityScheduler: node updates, headroom, refresh

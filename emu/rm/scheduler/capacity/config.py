@@ -20,8 +20,10 @@ weights), `maximum-capacity`, `minimum-user-limit-percent`,
 fifo or fair, with `ordering-policy.fair.enable-size-based-weight`; parent:
 utilization or priority-utilization), `priority` and `reservable` (a
 reservable leaf becomes a plan queue with its default reservation queue,
-as CapacitySchedulerQueueManager builds it). What is not emulated (node
-labels, absolute-resource capacities, auto-created queues, user weights,
+as CapacitySchedulerQueueManager builds it). A queue with
+`auto-create-child-queue.enabled` or `auto-queue-creation-v2.enabled` is a
+parent even without children (`auto_queues` creates them). What is not
+emulated (node labels, absolute-resource capacities, user weights,
 intra-queue preemption, ...) is decided by `emu.config.support`: such a
 property is refused by name, or skipped when `emu.allow-unsupported` is set.
 """
