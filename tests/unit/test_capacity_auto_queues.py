@@ -231,3 +231,41 @@ async def test_a_user_without_groups_keeps_primary_group_literally(autojump_cloc
     )
     assert h.submit("default", "alice").queue == "root.users.eng.alice"
     assert h.submit("default", "erin").queue == "root.users.%primary_group.erin"
+
+
+async def test_a_created_queue_is_checked_against_its_template_acls(autojump_clock) -> None:
+    """With yarn.acl.enable the would-be queue's ACLs (from the template) and
+    its ancestors' decide, before anything is created."""
+    h = Harness(
+        {
+            **LEGACY,
+            "yarn.acl.enable": True,
+            Q + "root.acl_submit_applications": " ",
+            Q + "root.acl_administer_queue": " ",
+            Q + "root.users.leaf-queue-template.acl_submit_applications": "alice",
+        }
+    )
+    assert h.submit("default", "alice").queue == "root.users.alice"
+    refused = str(h.try_submit("default", "bob"))
+    assert refused.startswith("User bob does not have permission to submit")
+    assert "root.users.bob" not in h.sched.tree
+
+
+async def test_preemption_runs_beside_an_empty_creating_parent(autojump_clock) -> None:
+    """A parent that creates queues and has none yet is an empty parent for
+    the preemption policy too."""
+    h = Harness(
+        {
+            **FLEXIBLE,
+            Q + "queue-mappings": "",
+            "yarn.resourcemanager.scheduler.monitor.enable": True,
+        }
+    )
+    node = h.node("n1", 8 * GB, 8)
+    app = h.submit("default", "alice")
+    h.ask(app, 1 * GB, 4)
+    h.heartbeat(node)
+    await trio.sleep(3)
+    h.sched.update()
+    assert h.sched.tree["root.users"].children == []
+    assert used(app) > 0

@@ -42,7 +42,7 @@ from emu.rm.scheduler.app_scheduling_info import Ask
 from emu.rm.scheduler.capacity import allocator, auto_queues
 from emu.rm.scheduler.capacity import resource_math as rm
 from emu.rm.scheduler.capacity.config import LEGACY, PREFIX, CapacityConf, parse, queue_paths
-from emu.rm.scheduler.capacity.placement import place
+from emu.rm.scheduler.capacity.placement import may_submit, place
 from emu.rm.scheduler.capacity.preemption import PreemptionPolicy, TempQueue
 from emu.rm.scheduler.capacity.queues import LeafQueue, ParentQueue, Queue, build
 from emu.rm.scheduler.locality import OFF_SWITCH
@@ -201,7 +201,13 @@ class CapacityScheduler(Scheduler):
                 f"Application {app.app_id} submission by user : {app.user} to  queue : "
                 f"{path} failed : {e}"
             )
-        self._resize_tree(conf, cs)
+        if not may_submit(cs, path, app.user):
+            # RMAppManager checks a dynamic queue's permissions (its
+            # template's ACLs and its ancestors') before it is created.
+            return (
+                f"User {app.user} does not have permission to submit {app.app_id} to queue {path}"
+            )
+        self._resize_tree(conf, cs, created[0].rsplit(".", 1)[0])
         now = self.ctx.now_ms()
         for p in created[:-1]:
             # ParentQueue.addDynamicChildQueue stamps the parent it grows.
@@ -211,11 +217,13 @@ class CapacityScheduler(Scheduler):
             parent.last_submitted_ms = now
         return None
 
-    def _resize_tree(self, conf: Configuration, cs: CapacityConf) -> None:
+    def _resize_tree(self, conf: Configuration, cs: CapacityConf, *parents: str) -> None:
         """Run with queue settings `cs` that differ from the current ones
-        only by created or removed dynamic queues and the shares they
-        change: the live queues keep their apps and usage. `conf` is the
-        configuration with the created queues' properties."""
+        only by queues created or removed under `parents` and the shares
+        they change: the live queues keep their apps and usage. `conf` is
+        the configuration with the created queues' properties. The leaves
+        under those parents may activate apps (each parent's
+        updateClusterResource)."""
         self.auto_conf, self.cs = conf, cs
         self.alloc.cs = cs
         self.tree, self.root = build(cs, self._leaf_metrics, self.tree)
@@ -223,7 +231,10 @@ class CapacityScheduler(Scheduler):
             self.demand.setdefault(path, 0)
         for path in [p for p in self.demand if p not in cs.queues]:
             del self.demand[path]
-        self._activate_all()
+        for parent in dict.fromkeys(parents):
+            if parent in self.tree:
+                for leaf in self._leaves_under(self.tree[parent]):
+                    self._activate(leaf)
 
     def _delete_idle_queues(self) -> None:
         """AutoCreatedQueueDeletionPolicy.editSchedule: queues eligible in
@@ -232,7 +243,7 @@ class CapacityScheduler(Scheduler):
         eligible = [p for p in cs.queues if self._eligible_for_deletion(p)]
         due = [p for p in eligible if p in self._marked_for_deletion]
         self._marked_for_deletion = {p for p in eligible if p not in due}
-        removed = False
+        removed: list[str] = []
         for path in due:
             q = self.tree.get(path)
             if q is None or not self._eligible_for_deletion(path):
@@ -242,9 +253,9 @@ class CapacityScheduler(Scheduler):
             cs = auto_queues.remove(cs, path)
             self.cs = cs
             self.queues.pop(path, None)
-            removed = True
+            removed.append(path.rsplit(".", 1)[0])
         if removed:
-            self._resize_tree(self.auto_conf, cs)
+            self._resize_tree(self.auto_conf, cs, *removed)
 
     def _eligible_for_deletion(self, path: str) -> bool:
         """isEligibleForAutoDeletion: a dynamic leaf without apps or a
