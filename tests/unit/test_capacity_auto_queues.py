@@ -269,3 +269,10 @@ async def test_preemption_runs_beside_an_empty_creating_parent(autojump_clock) -
     h.sched.update()
     assert h.sched.tree["root.users"].children == []
     assert used(app) > 0
+
+
+async def test_a_fixed_mapping_may_name_a_queue_to_create(autojump_clock) -> None:
+    """A mapping without variables to a queue below a creating parent is no
+    configuration error: the queue is created on first use."""
+    h = Harness({**LEGACY, Q + "queue-mappings": "u:alice:users.team"})
+    assert h.submit("default", "alice").queue == "root.users.team"

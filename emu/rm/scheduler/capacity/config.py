@@ -692,12 +692,28 @@ def _check_mappings(conf: Configuration, cs: CapacityConf) -> None:
         if target is None:
             found = cs.by_short_name(m.queue)
             target = found[0] if len(found) == 1 else None
+        if target is None and _below_creating_parent(cs, m.queue):
+            continue  # created at the first submission
         if target is None or not cs.queues[target].is_leaf:
             raise _fail(
                 conf,
                 key,
                 f"mapping {m.kind}:{m.source}:{m.queue} names a queue that is not a leaf queue",
             )
+
+
+def _below_creating_parent(cs: CapacityConf, queue: str) -> bool:
+    """`queue` (a path, possibly starting with a short name) lies one or two
+    levels below a queue that creates queues at submission."""
+    parts = queue.split(".")
+    for up in (1, 2):
+        if len(parts) <= up:
+            return False
+        parent = ".".join(parts[:-up])
+        found = [parent] if parent in cs.queues else cs.by_short_name(parent)
+        if len(found) == 1 and cs.queues[found[0]].auto_create:
+            return True
+    return False
 
 
 def _user_max_parallel_apps(conf: Configuration) -> dict[str, int]:
