@@ -170,6 +170,12 @@ RULES: tuple[Rule, ...] = (
     _r(_FS + "continuous-scheduling-enabled", "continuous scheduling", FAIR, _TRUE),
     _r(_CS + "lazy-preemption-enabled", "lazy preemption", CAPACITY, _TRUE),
     _r(_CS + "legacy-queue-mode.enabled", "the non-legacy queue mode", CAPACITY, _FALSE),
+    _r(
+        "yarn.resourcemanager.scheduler.monitor.policies",
+        "QueueManagementDynamicEditPolicy (re-sizing legacy auto-created queues over time)",
+        CAPACITY,
+        r"(?s).*QueueManagementDynamicEditPolicy",
+    ),
     _r(_CS + "mapping-rule-format", "JSON placement rules", CAPACITY, _JSON),
     _r(
         _CS + "skip-allocate-on-nodes-with-reserved-containers",

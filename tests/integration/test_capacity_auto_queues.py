@@ -92,3 +92,15 @@ def test_v2_jobs_run_two_levels_deep_and_idle_queues_go(tmp_path, capsys):
     kept = _ends(tmp_path / "off")
     assert kept["bob_1"] > ends["bob_1"]  # with eng kept, sci keeps half of users
     assert {k: v for k, v in kept.items() if k != "bob_1"} == {"alice_1": 70050, "carol_1": 46050}
+
+
+def test_the_queue_management_policy_is_refused_by_name(tmp_path, capsys):
+    """QueueManagementDynamicEditPolicy would re-size legacy leaves over
+    time; emu's port does not run it, so naming it is refused."""
+    policies = (
+        "yarn.resourcemanager.scheduler.monitor.policies=org.apache.hadoop.yarn.server."
+        "resourcemanager.scheduler.capacity.QueueManagementDynamicEditPolicy"
+    )
+    assert _sls("cap-auto-queues-legacy", tmp_path, "-D", policies) == 2
+    err = capsys.readouterr().err
+    assert "does not emulate QueueManagementDynamicEditPolicy" in err
