@@ -40,10 +40,22 @@ def _sls(case: str, out: Path, *extra: str) -> tuple[bytes, dict[str, str]]:
     return (out / "jobruntime.csv").read_bytes(), {j["job_id"]: j["queue"] for j in jobs}
 
 
-def test_legacy_queues_agree(tmp_path):
-    ours, our_queues = _sls("cap-auto-queues-legacy", tmp_path / "emu")
+CAPPED_PARENT = (
+    "-D",
+    "yarn.scheduler.capacity.root.users.leaf-queue-template.user-limit-factor=3",
+    "-D",
+    "yarn.scheduler.capacity.root.users.maximum-capacity=90",
+)
+
+
+@pytest.mark.parametrize("extra", [(), CAPPED_PARENT], ids=["as-is", "capped-parent"])
+def test_legacy_queues_agree(tmp_path, extra):
+    """As configured, and with users capped at 90 % and leaves that reach
+    their maximum before their user limit (the parent's limit, capped by its
+    maximum, loses the blocked headroom)."""
+    ours, our_queues = _sls("cap-auto-queues-legacy", tmp_path / "emu", *extra)
     hadoops, hadoop_queues = _sls(
-        "cap-auto-queues-legacy", tmp_path / "hadoop", "--scheduler-impl", "hadoop"
+        "cap-auto-queues-legacy", tmp_path / "hadoop", "--scheduler-impl", "hadoop", *extra
     )
     assert our_queues == hadoop_queues
     assert hadoop_queues["dave_1"] == "root.users.dave"

@@ -78,6 +78,27 @@ def test_legacy_template_limits_decide_finishing_times(tmp_path, capsys):
     assert _ends(tmp_path)["alice_1"] < 126050 - 20000
 
 
+def test_blocked_headroom_comes_off_the_parents_capped_limit(tmp_path, capsys):
+    """users capped at 90 %, leaves at user-limit-factor 3: alice's and bob's
+    queues stop at their 40 % maximum with under a container of headroom,
+    which ParentQueue takes off its limit after capping it by its own
+    maximum, so dave's AM waits (as Hadoop's CapacityScheduler)."""
+    extra = (
+        "-D",
+        "yarn.scheduler.capacity.root.users.leaf-queue-template.user-limit-factor=3",
+        "-D",
+        "yarn.scheduler.capacity.root.users.maximum-capacity=90",
+    )
+    assert _sls("cap-auto-queues-legacy", tmp_path, *extra) == 0
+    assert _ends(tmp_path) == {
+        "alice_1": 125050,
+        "bob_1": 96050,
+        "carol_1": 69050,
+        "dave_1": 89970,
+        "alice_2": 149490,
+    }
+
+
 def test_v2_jobs_run_two_levels_deep_and_idle_queues_go(tmp_path, capsys):
     assert _sls("cap-auto-queues-v2", tmp_path / "on") == 0
     assert _queues(tmp_path / "on") == {

@@ -610,7 +610,11 @@ class CapacityScheduler(Scheduler):
                 return a
             if a.outcome == QUEUE_LIMIT:
                 result = a
-                limit = limit - rm.rmax(self.calc, self.cluster, a.headroom, ZERO)
+                # getResourceLimitsOfChild has already capped the parent's
+                # limit by its maximum (it sets it): the blocked headroom
+                # comes off the capped limit.
+                capped = rm.rmin(self.calc, self.cluster, limit, q.effective_max(self))
+                limit = capped - rm.rmax(self.calc, self.cluster, a.headroom, ZERO)
         return result
 
     def _assign_leaf(self, leaf: LeafQueue, node: SchedulerNode, limit: Resource) -> Assignment:
