@@ -139,7 +139,6 @@ _NO_RESERVATIONS = (
     "emu's inputs submit no reservations, so the reservation system never acts; "
     "reservable queues are emulated as plan queues with their default queue"
 )
-_AUTO_OFF = "acts only on auto-created queues, which emu refuses or runs without"
 _INTRA_OFF = "acts only with intra-queue preemption, which emu refuses or runs without"
 
 _QUEUE_NOTES = {
@@ -156,12 +155,6 @@ RULES: tuple[Rule, ...] = (
     _r(_CS + "<queue>.accessible-node-labels", "node labels", CAPACITY),
     _r(_CS + "<queue>.default-node-label-expression", "node labels", CAPACITY),
     _r("yarn.node-labels.enabled", "node labels", when=_TRUE),
-    _r(_CS + "<queue>.leaf-queue-template.*", "auto-created queues", CAPACITY),
-    _r(_CS + "<queue>.auto-create-child-queue.enabled", "auto-created queues", CAPACITY, _TRUE),
-    _r(_CS + "<queue>.auto-queue-creation-v2.enabled", "auto-created queues", CAPACITY, _TRUE),
-    _r(_CS + "<queue>.auto-queue-creation-v2.template.*", "auto-created queues", CAPACITY),
-    _r(_CS + "<queue>.auto-queue-creation-v2.parent-template.*", "auto-created queues", CAPACITY),
-    _r(_CS + "<queue>.auto-queue-creation-v2.leaf-template.*", "auto-created queues", CAPACITY),
     _r(_PREEMPT + "intra-queue-preemption.enabled", "intra-queue preemption", CAPACITY, _TRUE),
     _r(_CS + "<queue>.maximum-application-lifetime", "application lifetimes", CAPACITY, _POSITIVE),
     _r(_CS + "<queue>.default-application-lifetime", "application lifetimes", CAPACITY, _POSITIVE),
@@ -170,6 +163,12 @@ RULES: tuple[Rule, ...] = (
     _r(_FS + "continuous-scheduling-enabled", "continuous scheduling", FAIR, _TRUE),
     _r(_CS + "lazy-preemption-enabled", "lazy preemption", CAPACITY, _TRUE),
     _r(_CS + "legacy-queue-mode.enabled", "the non-legacy queue mode", CAPACITY, _FALSE),
+    _r(
+        "yarn.resourcemanager.scheduler.monitor.policies",
+        "QueueManagementDynamicEditPolicy (re-sizing legacy auto-created queues over time)",
+        CAPACITY,
+        r"(?s).*QueueManagementDynamicEditPolicy",
+    ),
     _r(_CS + "mapping-rule-format", "JSON placement rules", CAPACITY, _JSON),
     _r(
         _CS + "skip-allocate-on-nodes-with-reserved-containers",
@@ -191,9 +190,12 @@ RULES: tuple[Rule, ...] = (
     _r(_FS + "am.preemption", "AM containers exempt from preemption", FAIR, _FALSE),
     _r(_FS + "am.preemption.*", "AM containers exempt from preemption", FAIR, _FALSE),
     # --- no effect ---------------------------------------------------------------------------
-    _n(_CS + "<queue>.auto-create-child-queue.*", _AUTO_OFF, CAPACITY),
-    _n(_CS + "<queue>.auto-queue-creation-v2.*", _AUTO_OFF, CAPACITY),
-    _n(_CS + "auto-queue-creation-v2.*", _AUTO_OFF, CAPACITY),
+    _n(
+        _CS + "<queue>.auto-create-child-queue.management-policy",
+        "legacy auto-created queues are sized by GuaranteedOrZeroCapacityOverTimePolicy's "
+        "initial configuration; the queue-management monitor policy does not run",
+        CAPACITY,
+    ),
     _n(_PREEMPT + "intra-queue-preemption.*", _INTRA_OFF, CAPACITY),
     _n(_CS + "<queue>.intra-queue-preemption.*", _INTRA_OFF, CAPACITY),
     _n(_CS + "mapping-rule-json", "read only with mapping-rule-format=json", CAPACITY),
@@ -266,6 +268,35 @@ RULES: tuple[Rule, ...] = (
     _e("yarn.sls.metrics.switch"),
     _e("yarn.sls.metrics.record.interval.ms"),
     # --- emulated: emu's CapacityScheduler ----------------------------------------------------
+    *(
+        _e(_CS + "<queue>." + key, CAPACITY, note=note)
+        for key, note in (
+            ("auto-create-child-queue.enabled", "a managed parent: legacy auto-created leaves"),
+            ("auto-create-child-queue.max-queues", ""),
+            ("auto-create-child-queue.fail-on-exceeding-parent-capacity", ""),
+            ("leaf-queue-template.*", "the settings of a legacy auto-created leaf"),
+            ("auto-queue-creation-v2.enabled", "flexible auto-created queues (weights)"),
+            ("auto-queue-creation-v2.template.*", "settings of flexible auto-created queues"),
+            ("auto-queue-creation-v2.leaf-template.*", "settings of flexible auto-created leaves"),
+            (
+                "auto-queue-creation-v2.parent-template.*",
+                "settings of flexible auto-created parents",
+            ),
+            ("auto-queue-creation-v2.max-queues", ""),
+            ("auto-queue-creation-v2.maximum-queue-depth", ""),
+            (
+                "auto-queue-creation-v2.queue-auto-removal.enable",
+                "AutoCreatedQueueDeletionPolicy removes the idle queue",
+            ),
+        )
+    ),
+    _e(_CS + "auto-queue-creation-v2.maximum-queue-depth", CAPACITY),
+    _e(
+        _CS + "auto-queue-creation-v2.queue-expiration-time",
+        CAPACITY,
+        note="seconds an auto-created queue stays idle before AutoCreatedQueueDeletionPolicy "
+        "removes it; also that policy's interval",
+    ),
     *(
         _e(_CS + key, CAPACITY)
         for key in (

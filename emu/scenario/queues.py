@@ -7,7 +7,8 @@ by user ... to unknown queue" / "non-leaf queue"), so such a job could only
 ever end FAILED: almost always a typo in the scenario. It is cheaper to say
 so at load, naming the job's key, than to let a run report it at the end.
 Queue mappings may move a job elsewhere, so with mappings configured the
-check is left to the scheduler, as in YARN.
+check is left to the scheduler, as in YARN; so is a queue below a parent
+that creates queues (auto-created queues).
 """
 
 from __future__ import annotations
@@ -29,10 +30,13 @@ def check_capacity_queues(path: str, conf: Configuration, jobs: list[tuple[str, 
     if cs.mappings:
         return
     leaves = cs.leaves()
+    creating = [p for p, q in cs.queues.items() if q.auto_create]
     for key, job in jobs:
         matches = [job.queue] if job.queue in cs.queues else cs.by_short_name(job.queue)
         if len(matches) == 1 and cs.queues[matches[0]].is_leaf:
             continue
+        if not matches and any(job.queue.startswith(p + ".") for p in creating):
+            continue  # created at submission, or refused by the scheduler with Hadoop's reason
         if len(matches) > 1:
             problem = f"queue {job.queue!r} is ambiguous ({', '.join(matches)}): give its path"
         elif matches:

@@ -77,27 +77,6 @@ REFUSED = [
         id="application-lifetime",
     ),
     pytest.param(
-        {
-            CS + "root.users.auto-create-child-queue.enabled": "true",
-            CS + "queue-mappings": "u:%user:users.%user",
-        },
-        "yarn.scheduler.capacity.root.users.auto-create-child-queue.enabled",
-        "auto-created queues",
-        id="auto-create",
-    ),
-    pytest.param(
-        {CS + "root.users.leaf-queue-template.capacity": "10"},
-        "yarn.scheduler.capacity.root.users.leaf-queue-template.capacity",
-        "auto-created queues",
-        id="leaf-queue-template",
-    ),
-    pytest.param(
-        {CS + "root.users.auto-queue-creation-v2.enabled": "true"},
-        "yarn.scheduler.capacity.root.users.auto-queue-creation-v2.enabled",
-        "auto-created queues",
-        id="auto-queue-creation-v2",
-    ),
-    pytest.param(
         {CS + "root.sls_queue_1.accessible-node-labels": "gpu"},
         "yarn.scheduler.capacity.root.sls_queue_1.accessible-node-labels",
         "node labels",
@@ -205,7 +184,7 @@ def test_print_simulation_lists_are_true(tmp_path, capsys):
         "yarn.resourcemanager.webapp.address": "localhost:8088",
         "yarn.scheduler.fair.preemption": "true",
     }
-    props = {CS + "root.users.auto-create-child-queue.enabled": "false"}
+    props = {CS + "root.users.auto-create-child-queue.management-policy": "x"}
     assert sls(conf_dir(tmp_path, props, site), tmp_path / "out", "--print-simulation") == 0
     printed = capsys.readouterr().out
     info = printed[printed.index("configuration properties") : printed.index("job  ")]
@@ -213,7 +192,7 @@ def test_print_simulation_lists_are_true(tmp_path, capsys):
     assert "yarn.resourcemanager.scheduler.monitor" not in info  # read: preemption runs
     assert "yarn.resourcemanager.webapp.address  (" in ignored
     assert "yarn.scheduler.fair.preemption: only the FairScheduler reads it" in no_effect
-    assert "auto-create-child-queue.enabled: acts only on auto-created queues" in no_effect
+    assert "auto-create-child-queue.management-policy: legacy auto-created" in no_effect
 
 
 def test_with_hadoops_scheduler_nothing_is_refused():

@@ -42,11 +42,11 @@ def test_reference_files_are_found() -> None:
 async def test_every_reference_capacity_scheduler_xml_loads(path: Path, autojump_clock) -> None:
     """Hadoop's own capacity-scheduler.xml files build a scheduler unchanged,
     and their leaf queues take applications; one that enables what emu does
-    not emulate (auto-created queues) is refused by name, and loads without
-    it when that is allowed."""
+    not emulate is refused by name, and loads without it when that is
+    allowed."""
     props = {name: load_xml(path).get(name) for name in load_xml(path)}
     if any(support.refused_rule(n, v, support.CAPACITY) for n, v in props.items()):
-        with pytest.raises(InputError, match="does not emulate auto-created queues"):
+        with pytest.raises(InputError, match="does not emulate"):
             parse(load_xml(path), MIN, MAX)
         props[support.ALLOW] = "true"
     h = Harness(props)
@@ -162,24 +162,6 @@ def test_weights_and_nested_absolute_capacities() -> None:
             },
             "root.accessible-node-labels.gpu.capacity",
             "does not emulate node labels",
-        ),
-        (
-            {
-                "root__queues": "users",
-                "root__users__capacity": 100,
-                "root__users__leaf-queue-template__capacity": 10,
-            },
-            "root.users.leaf-queue-template.capacity",
-            "does not emulate auto-created queues",
-        ),
-        (
-            {
-                "root__queues": "a",
-                "root__a__capacity": 100,
-                "root__a__auto-queue-creation-v2__template__capacity": 10,
-            },
-            "root.a.auto-queue-creation-v2.template.capacity",
-            "does not emulate auto-created queues",
         ),
         (
             {

@@ -85,10 +85,12 @@ class HadoopScheduler(Scheduler):
         )
         self._update_ms = int(self.driver.updateIntervalMs())
         self._preempt_ms = int(self.driver.preemptionIntervalMs())
-        steps = [ms for ms in (self._update_ms, self._preempt_ms) if ms > 0]
+        self._delete_ms = int(self.driver.queueDeletionIntervalMs())
+        steps = [ms for ms in (self._update_ms, self._preempt_ms, self._delete_ms) if ms > 0]
         self.update_interval_ms = min(steps) if steps else None
         self._next_update = self._update_ms
         self._next_preempt = self._preempt_ms
+        self._next_delete = 0
         self._types = ctx.settings.resource_types
         self._ending: dict[str, str] = {}
         """Containers emu asked Hadoop to end, and the container event that ends emu's copy."""
@@ -329,6 +331,11 @@ class HadoopScheduler(Scheduler):
         if self._preempt_ms and now >= self._next_preempt:
             self._next_preempt = now + self._preempt_ms
             self._call("editSchedule")
+        # AutoCreatedQueueDeletionPolicy on the tick nearest its interval,
+        # as emu's CapacityScheduler runs it.
+        if self._delete_ms and now + (self.update_interval_ms or 0) // 2 >= self._next_delete:
+            self._next_delete = now + self._delete_ms
+            self._call("deleteExpiredQueues")
 
     # --- the AM's side ------------------------------------------------------------------
     def request_am_container(self, attempt_id: str, am_resource: Resource) -> None:

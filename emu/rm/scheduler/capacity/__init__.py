@@ -29,7 +29,12 @@ What is emulated, with YARN's defaults:
   (observe_only, monitoring_interval, max_wait_before_kill,
   total_preemption_per_round, max_ignored_over_capacity,
   natural_termination_factor). A refresh can change these or turn the
-  monitor off; turning it on or changing its interval needs a restart.
+  monitor off; turning it on or changing its interval needs a restart;
+- auto-created queues: legacy managed parents
+  (`auto-create-child-queue.enabled`, `leaf-queue-template.*`) and
+  flexible ones (`auto-queue-creation-v2.*`, templates, two levels), made
+  at submission for a mapping such as `u:%user:parent.%user`, and
+  AutoCreatedQueueDeletionPolicy as a monitor policy (`auto_queues`).
 
 Resource calculators, as in Hadoop: with the default
 (`DefaultResourceCalculator`) every decision - node fit, reservations,
@@ -48,15 +53,19 @@ Capacities in resources (`[memory=...,vcores=...]`) are emulated as
 Hadoop's legacy queue mode computes them: effective resources from the root
 down whenever the cluster changes (`queues.update_absolute`). User weights
 scale each user's user limit and split it among active users by weight.
+Auto-created queues (legacy managed parents and flexible/v2 parents) are
+created on an app's first submission (`auto_queues`).
 
-Not emulated: node labels, auto-created queues, reservations themselves
-(plan followers, reservation queues other than the default one),
-intra-queue preemption; their
+Not emulated: node labels,
+QueueManagementDynamicEditPolicy (legacy auto-created queues keep the
+guarantee they were created with), reservations themselves (plan followers,
+reservation queues other than the default one), intra-queue preemption; their
 properties are refused or accepted without effect as `emu.config.support`
 decides (docs/configuration.md).
 
 - `config`         capacity-scheduler.xml -> validated, immutable queue settings
 - `placement`      which leaf an app joins: mappings, names, ACLs, state
+- `auto_queues`    queues created for an app, and removed when idle
 - `queues`         the live queue tree: usage, users, user/AM limits, ordering
 - `allocator`      one app's turn on a node: locality delay, reservations
 - `scheduler`      CapacityScheduler: node updates, headroom, refresh

@@ -23,8 +23,11 @@ or resources for a queue whose capacity is in resources), `minimum-user-limit-pe
 fifo or fair, with `ordering-policy.fair.enable-size-based-weight`; parent:
 utilization or priority-utilization), `priority` and `reservable` (a
 reservable leaf becomes a plan queue with its default reservation queue,
-as CapacitySchedulerQueueManager builds it). What is not emulated (node
-labels, auto-created queues, intra-queue preemption, ...) is decided by `emu.config.support`: such a
+as CapacitySchedulerQueueManager builds it). A queue with
+`auto-create-child-queue.enabled` or `auto-queue-creation-v2.enabled` is a
+parent even without children (`auto_queues` creates them). What is not
+emulated (node labels, intra-queue preemption, ...) is decided by
+`emu.config.support`: such a
 property is refused by name, or skipped when `emu.allow-unsupported` is set.
 """
 
@@ -45,6 +48,12 @@ PRECISION = 0.05  # percent; Hadoop's ParentQueue allows 0.0005 of the parent
 # ReservationConstants.DEFAULT_QUEUE_SUFFIX: the leaf a reservable (plan)
 # queue gets for apps submitted without a reservation.
 RESERVATION_DEFAULT_SUFFIX = "-default"
+
+# The two kinds of queue auto-creation (QueueConf.auto_create).
+LEGACY, FLEXIBLE = "legacy", "flexible"
+LEGACY_TEMPLATE = "leaf-queue-template"
+AUTO_V2 = "auto-queue-creation-v2."
+DELETION_POLICY = "AutoCreatedQueueDeletionPolicy"
 
 GROUP_MAPPING = "hadoop.user.group.static.mapping.overrides"
 ACL_ENABLE = "yarn.acl.enable"
@@ -146,6 +155,17 @@ class QueueConf:
     user_weights: dict[str, float] = field(default_factory=dict)
     """`user-settings.<user>.weight` of this queue and its ancestors (the
     nearest wins): a user's share of the user limit."""
+    auto_create: str = ""
+    """LEGACY for a managed parent (`auto-create-child-queue.enabled`),
+    FLEXIBLE for a parent with `auto-queue-creation-v2.enabled`, else "".
+    Such a queue is a parent even with no children, as
+    CapacitySchedulerQueueManager.parseQueue makes it one."""
+    dynamic: bool = False
+    """Created at run time for an application (auto-created)."""
+    weight: float = -1.0
+    """The configured weight (`2w`), -1 when the capacity is a percentage:
+    siblings' capacities are renormalised when a queue is created or removed
+    among weighted siblings."""
 
     @property
     def name(self) -> str:
@@ -153,7 +173,7 @@ class QueueConf:
 
     @property
     def is_leaf(self) -> bool:
-        return not self.children
+        return not self.children and not self.auto_create
 
 
 @dataclass(frozen=True)
@@ -202,6 +222,12 @@ class CapacityConf:
     absolute: bool = False
     """Some queue's capacity is in resources: effective capacities follow the
     cluster's size (`queues.update_absolute`)."""
+    auto_deletion: bool = False
+    """AutoCreatedQueueDeletionPolicy runs as a scheduling monitor policy."""
+    auto_expiry_ms: int = 300000
+    """`auto-queue-creation-v2.queue-expiration-time` (seconds in the
+    file): how long a dynamic queue stays idle before it is removed, and
+    the deletion policy's interval."""
 
     def max_parallel_apps_for_user(self, user: str) -> int:
         """CapacitySchedulerConfiguration.getMaxParallelAppsForUser."""
@@ -267,6 +293,8 @@ def parse(conf: Configuration, minimum: Resource, maximum: Resource) -> Capacity
             PREFIX + "user.max-parallel-apps", UNLIMITED_PARALLEL_APPS
         ),
         absolute=any(q.min_resource is not None for q in queues.values()),
+        auto_deletion=_monitor_policy(conf, DELETION_POLICY),
+        auto_expiry_ms=_expiry_ms(conf),
     )
     _check_mappings(conf, cs)
     return cs
@@ -293,6 +321,16 @@ def _children(conf: Configuration, path: str) -> list[str]:
     return names
 
 
+def auto_kind(conf: Configuration, path: str) -> str:
+    """LEGACY, FLEXIBLE or "": how `path` creates children at run time
+    (isAutoCreateChildQueueEnabled wins, as parseQueue checks it first)."""
+    if conf.get_bool(f"{PREFIX}{path}.auto-create-child-queue.enabled", False):
+        return LEGACY
+    if conf.get_bool(f"{PREFIX}{path}.{AUTO_V2}enabled", False):
+        return FLEXIBLE
+    return ""
+
+
 def is_reservable(conf: Configuration, path: str) -> bool:
     """CapacitySchedulerConfiguration.isReservable."""
     return conf.get_bool(f"{PREFIX}{path}.reservable", False)
@@ -309,7 +347,7 @@ def queue_paths(conf: Configuration) -> dict[str, list[str]]:
     while todo:
         path = todo.pop()
         kids = _children(conf, path)
-        if not kids and path != ROOT and is_reservable(conf, path):
+        if not kids and path != ROOT and is_reservable(conf, path) and not auto_kind(conf, path):
             kids = [path.rsplit(".", 1)[-1] + RESERVATION_DEFAULT_SUFFIX]
         out[path] = kids
         todo.extend(f"{path}.{k}" for k in reversed(kids))
@@ -332,6 +370,8 @@ def _check_stray_properties(conf: Configuration, paths: dict[str, list[str]]) ->
         known = support.rule_for(name, conf.get(name))
         if known is not None and known.status != support.EMULATED:
             continue  # accepted without effect (docs/configuration.md)
+        if f".{LEGACY_TEMPLATE}." in name or f".{AUTO_V2}" in name:
+            continue  # a template, or a setting of auto-creation
         rest = name[len(PREFIX) :]
         if ".user-settings." in rest:
             queue = rest.split(".user-settings.", 1)[0]
@@ -347,6 +387,8 @@ def _check_stray_properties(conf: Configuration, paths: dict[str, list[str]]) ->
         if queue in paths:
             continue
         parent = queue.rsplit(".", 1)[0]
+        if any(auto_kind(conf, q) for q in (parent, parent.rsplit(".", 1)[0]) if q in paths):
+            continue  # a queue that will be auto-created, configured ahead
         if parent not in paths:
             raise _fail(conf, name, f"unknown parent queue {parent!r} for queue {queue!r}")
         raise _fail(
@@ -443,18 +485,22 @@ def _build(
     calc_name: str,
     minimum: Resource,
     cluster_maximum: Resource,
+    dynamic_parent: bool = False,
 ) -> None:
     """Build `path` and its subtree; `capacities` holds each queue's capacity
     (percent of its parent) and `mins` each absolute queue's configured
     minimum, filled by the parent before its children.
+    `dynamic_parent`: an auto-created parent, which may create children
+    itself (AbstractParentQueue.isEligibleForAutoQueueCreation).
 
     Each setting is read and checked in the order below, so a file with
     several mistakes is refused for the same one every time.
     """
     p = f"{PREFIX}{path}."
     kids = paths[path]
+    auto = auto_kind(conf, path) or (FLEXIBLE if dynamic_parent else "")
     plan = path != ROOT and is_reservable(conf, path)
-    if plan and conf.get(p + "queues"):
+    if plan and (conf.get(p + "queues") or auto):
         # CapacitySchedulerQueueManager.parseQueue
         raise _fail(conf, p + "reservable", f"only leaf queues can be reservable: {path}")
     capacity = 100.0 if parent is None else capacities[path]
@@ -500,8 +546,14 @@ def _build(
     preempt_key = p + "disable_preemption"
     disabled = conf.get_bool(preempt_key, parent.preemption_disabled if parent else False)
     policy_key = p + "ordering-policy"
-    policy_raw = conf.get_str(policy_key, "utilization" if kids else "fifo")
-    policy = _ordering_policy(conf, policy_key, policy_raw, leaf=not kids)
+    is_parent = bool(kids) or bool(auto)
+    policy_raw = conf.get_str(policy_key, "utilization" if is_parent else "fifo")
+    policy = _ordering_policy(conf, policy_key, policy_raw, leaf=not is_parent)
+    weight = -1.0
+    if parent is not None and not in_plan:
+        raw_capacity = _percent(conf, p + "capacity", 0.0)
+        if isinstance(raw_capacity, str):
+            weight = float(raw_capacity[:-1])
 
     max_apps = conf.get_int(p + "maximum-applications", -1)
     fair_sized = conf.get_bool(policy_key + ".fair.enable-size-based-weight", False)
@@ -510,7 +562,7 @@ def _build(
         p + "max-parallel-apps",
         conf.get_int(PREFIX + "max-parallel-apps", UNLIMITED_PARALLEL_APPS),
     )
-    weights = _user_weights(conf, path, parent, ulp, leaf=not kids)
+    weights = _user_weights(conf, path, parent, ulp, leaf=not is_parent)
     child_caps: dict[str, float] = {}
     child_mins: dict[str, Resource] = {}
     children_min: Resource | None = None
@@ -549,6 +601,8 @@ def _build(
         max_resource=max_res,
         user_weights=weights,
         children_min=children_min,
+        auto_create=auto,
+        weight=weight,
     )
     capacities.update(child_caps)
     mins.update(child_mins)
@@ -566,6 +620,36 @@ def _build(
             minimum,
             cluster_maximum,
         )
+
+
+def build_queue(
+    conf: Configuration,
+    path: str,
+    parent: QueueConf,
+    capacity: float,
+    minimum: Resource,
+    maximum: Resource,
+    dynamic_parent: bool = False,
+) -> QueueConf:
+    """The settings of one queue created at run time under `parent`, read
+    from `conf` as a configured queue's are, with `capacity` percent of the
+    parent."""
+    out: dict[str, QueueConf] = {}
+    calc_name = calculator(conf.get_str(PREFIX + "resource-calculator", "default")).name
+    _build(
+        conf,
+        path,
+        parent,
+        {path: []},
+        out,
+        {path: capacity},
+        {},
+        calc_name,
+        minimum,
+        maximum,
+        dynamic_parent,
+    )
+    return out[path]
 
 
 def _capacity_limits(
@@ -916,12 +1000,28 @@ def _check_mappings(conf: Configuration, cs: CapacityConf) -> None:
         if target is None:
             found = cs.by_short_name(m.queue)
             target = found[0] if len(found) == 1 else None
+        if target is None and _below_creating_parent(cs, m.queue):
+            continue  # created at the first submission
         if target is None or not cs.queues[target].is_leaf:
             raise _fail(
                 conf,
                 key,
                 f"mapping {m.kind}:{m.source}:{m.queue} names a queue that is not a leaf queue",
             )
+
+
+def _below_creating_parent(cs: CapacityConf, queue: str) -> bool:
+    """`queue` (a path, possibly starting with a short name) lies one or two
+    levels below a queue that creates queues at submission."""
+    parts = queue.split(".")
+    for up in (1, 2):
+        if len(parts) <= up:
+            return False
+        parent = ".".join(parts[:-up])
+        found = [parent] if parent in cs.queues else cs.by_short_name(parent)
+        if len(found) == 1 and cs.queues[found[0]].auto_create:
+            return True
+    return False
 
 
 def _user_max_parallel_apps(conf: Configuration) -> dict[str, int]:
@@ -950,8 +1050,8 @@ def _groups(conf: Configuration) -> dict[str, tuple[str, ...]]:
     return out
 
 
-def _preemption(conf: Configuration) -> PreemptionConf:
-    p = PREEMPTION_PREFIX
+def _monitor_policy(conf: Configuration, name: str) -> bool:
+    """Whether the scheduling monitor runs the policy whose class is `name`."""
     policies = conf.get_list(
         MONITOR_POLICIES,
         [
@@ -959,9 +1059,20 @@ def _preemption(conf: Configuration) -> PreemptionConf:
             "ProportionalCapacityPreemptionPolicy"
         ],
     )
-    enabled = conf.get_bool(MONITOR_ENABLE, False) and any(
-        x.endswith(POLICY_CLASS) for x in policies
-    )
+    return conf.get_bool(MONITOR_ENABLE, False) and any(x.endswith(name) for x in policies)
+
+
+def _expiry_ms(conf: Configuration) -> int:
+    key = PREFIX + AUTO_V2 + "queue-expiration-time"
+    seconds = conf.get_int(key, 300)
+    if seconds <= 0:
+        raise _fail(conf, key, f"must be positive, got {seconds}")
+    return seconds * 1000
+
+
+def _preemption(conf: Configuration) -> PreemptionConf:
+    p = PREEMPTION_PREFIX
+    enabled = _monitor_policy(conf, POLICY_CLASS)
     pc = PreemptionConf(
         enabled=enabled,
         observe_only=conf.get_bool(p + "observe_only", False),

@@ -11,10 +11,14 @@ at submission: queue mappings, queue names, ACLs and queue state.
 - Users' groups come from Hadoop's static mapping property
   `hadoop.user.group.static.mapping.overrides` (`user1=g1,g2;user2=g3`);
   the first group is the primary group. Emu has no operating-system users,
-  so a user not listed there has no groups.
+  so a user not listed there has no groups: Hadoop's lookup fails for such
+  a user and `%primary_group` stays in the path as written.
 - With `yarn.acl.enable`, a user may submit if the submit or administer ACL
   of the queue or of any ancestor allows it (root allows everyone unless
   configured otherwise), as YARN's ConfiguredYarnAuthorizer does.
+- A queue that does not exist but whose parent (or grandparent) creates
+  queues is created for the app (`auto_queues`), whether a mapping or the
+  submission named it; `u:%user:parent.%user` is the usual mapping.
 - A STOPPED queue refuses new applications.
 - An app submitted to a reservable (plan) queue joins the plan's default
   reservation queue, `<queue>-default` (emu has no reservations).
@@ -24,6 +28,7 @@ Rejection reasons use YARN's wording.
 
 from __future__ import annotations
 
+from emu.rm.scheduler.capacity import auto_queues
 from emu.rm.scheduler.capacity.config import (
     DEFAULT_QUEUE,
     RUNNING,
@@ -58,10 +63,13 @@ def _target(m: QueueMapping, user: str, groups: tuple[str, ...]) -> str | None:
     if m.kind == "g" and m.source not in groups:
         return None
     queue = m.queue.replace("%user", user)
-    if "%primary_group" in queue:
-        if not groups:
-            return None
-        queue = queue.replace("%primary_group", groups[0])
+    if not groups:
+        # The group lookup fails (CSMappingPlacementRule.createVariableContext
+        # catches it): the group variables stay undefined and the path keeps
+        # them literally, so a parent that creates queues creates one named
+        # %primary_group.
+        return queue
+    queue = queue.replace("%primary_group", groups[0])
     if "%secondary_group" in queue:
         if len(groups) < 2:
             return None
@@ -69,16 +77,24 @@ def _target(m: QueueMapping, user: str, groups: tuple[str, ...]) -> str | None:
     return queue
 
 
-def mapped_queue(cs: CapacityConf, queue: str, user: str) -> str:
-    """The queue after applying queue mappings (unchanged if none applies)."""
+def mapped_queue(cs: CapacityConf, queue: str, user: str) -> tuple[str, bool]:
+    """(the queue after applying queue mappings, whether a mapping placed
+    it); unchanged if none applies. A rule's queue that does not exist but
+    can be created under a parent that creates queues counts
+    (CSMappingPlacementRule: legacy rules may create)."""
     if not cs.mappings or not (cs.mappings_override or queue == DEFAULT_QUEUE):
-        return queue
+        return queue, False
     groups = cs.groups_of(user)
     for m in cs.mappings:
         target = _target(m, user, groups)
-        if target is not None and resolve(cs, target)[0] is not None:
-            return target
-    return queue
+        if target is None:
+            continue
+        if resolve(cs, target)[0] is not None:
+            return target, True
+        full = auto_queues.normalize(cs, target)
+        if resolve(cs, full)[0] is not None or auto_queues.creatable(cs, full):
+            return full, True
+    return queue, False
 
 
 def may_submit(cs: CapacityConf, path: str, user: str) -> bool:
@@ -93,19 +109,58 @@ def may_submit(cs: CapacityConf, path: str, user: str) -> bool:
     return False
 
 
-def place(cs: CapacityConf, queue: str, user: str, app_id: str) -> tuple[str | None, str]:
-    """(leaf path, "") or (None, rejection reason)."""
-    queue = mapped_queue(cs, queue, user)
+class Placement:
+    """Where an application goes: `path` (a leaf, or with `create` a queue
+    to create first), or `reason` it is rejected. `mapped`: a queue mapping
+    placed it (Hadoop's placement context is set)."""
+
+    __slots__ = ("create", "mapped", "path", "reason")
+
+    def __init__(
+        self, path: str | None, reason: str = "", create: bool = False, mapped: bool = False
+    ) -> None:
+        self.path = path
+        self.reason = reason
+        self.create = create
+        self.mapped = mapped
+
+
+def place(cs: CapacityConf, queue: str, user: str, app_id: str) -> Placement:
+    """Where the app goes, or why not (CapacityScheduler.addApplication's
+    checks before the queue's own)."""
+    queue, mapped = mapped_queue(cs, queue, user)
     path, problem = resolve(cs, queue)
+    if path is None and problem == "unknown" and "." in queue and _may_create(cs, queue):
+        # getOrCreateQueueFromPlacementContext: a missing queue with a parent
+        # part is created, whether or not a mapping named it.
+        return Placement(queue, create=True, mapped=mapped)
     if path is None:
         if problem == "ambiguous":
-            return None, (
+            return Placement(
+                None,
                 f"Application {app_id} submitted by user {user} to ambiguous queue: "
-                f"{queue} please use full queue path instead."
+                f"{queue} please use full queue path instead.",
             )
-        return None, f"Application {app_id} submitted by user {user} to {problem} queue: {queue}"
+        return Placement(
+            None, f"Application {app_id} submitted by user {user} to {problem} queue: {queue}"
+        )
     if not may_submit(cs, path, user):
-        return None, f"User {user} does not have permission to submit {app_id} to queue {path}"
+        return Placement(
+            None, f"User {user} does not have permission to submit {app_id} to queue {path}"
+        )
     if cs.queues[path].state != RUNNING:
-        return None, f"Queue {path} is STOPPED. Cannot accept submission of application: {app_id}"
-    return path, ""
+        return Placement(
+            None, f"Queue {path} is STOPPED. Cannot accept submission of application: {app_id}"
+        )
+    return Placement(path, mapped=mapped)
+
+
+def _may_create(cs: CapacityConf, path: str) -> bool:
+    """Some ancestor of `path` creates queues: creation is attempted (and
+    may still fail, with Hadoop's reason)."""
+    q = path.rsplit(".", 1)[0]
+    while q:
+        if auto_queues.may_create_under(cs.queues.get(q)):
+            return True
+        q = q.rsplit(".", 1)[0] if "." in q else ""
+    return False

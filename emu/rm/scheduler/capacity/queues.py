@@ -73,6 +73,10 @@ class Queue:
         self.reserved = ZERO
         self.num_apps = 0
         self.runnable_apps = 0
+        self.last_submitted_ms = 0
+        """When an app was last submitted to this auto-created leaf (for a
+        created parent: when a child was last created under it); queue
+        removal counts idleness from it."""
         self._sized: tuple[Resource, QueueConf, Resource, Resource, Resource, Resource] | None = (
             None
         )
@@ -481,7 +485,7 @@ def build(
         assert parent is None or isinstance(parent, ParentQueue)
         old = (existing or {}).get(path)
         q: Queue
-        if qc.children:
+        if not qc.is_leaf:
             q = old if isinstance(old, ParentQueue) else ParentQueue(qc, parent)
             q.children = []
         else:

@@ -311,8 +311,8 @@ class Limits:
         """computeUserLimit: at least an equal split among the active users
         (`used_by_active`; with user weights, split by the sum of their
         weights, `active_weight`) and `percent` of what the queue may use
-        now, capped by `factor` times the guarantee (-1: the queue's
-        maximum), rounded up to the minimum allocation."""
+        now, capped by `factor` times the guarantee (-1, or no guarantee: the
+        queue's maximum), rounded up to the minimum allocation."""
         calc = self.calc
         queue_capacity = rmax(calc, cluster, guaranteed, minimum)
         ratio = sum(calc.ratio(u, cluster) for u in used_by_user) if cluster.memory else 0
@@ -328,7 +328,10 @@ class Limits:
             else divide_and_ceil_f32(active_used + minimum, active_weight)
         )
         limit = rmax(calc, cluster, split, divide_and_ceil(multiply(current, percent), 100))
-        cap = queue_max() if factor == -1 else multiply(queue_capacity, factor)
+        # A queue whose guarantee is zero (an auto-created queue without
+        # capacity) is capped by its maximum, not by a factor of nothing.
+        unlimited = factor == -1 or guaranteed.is_zero()
+        cap = queue_max() if unlimited else multiply(queue_capacity, factor)
         return round_up(rmin(calc, cluster, limit, cap), minimum)
 
 
@@ -449,7 +452,7 @@ class MemoryLimits(Limits):
             a_m = a_v = 0
         b_m, b_v = math.ceil(int(cur_m * percent) / 100), math.ceil(int(cur_v * percent) / 100)
         lim_m, lim_v = (a_m, a_v) if a_m >= b_m else (b_m, b_v)
-        if factor == -1:
+        if factor == -1 or (guaranteed.memory == 0 and guaranteed.vcores == 0):
             mx = queue_max()
             cap_m, cap_v = mx.memory, mx.vcores
         else:

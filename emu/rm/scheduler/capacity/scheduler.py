@@ -39,10 +39,10 @@ from emu.rm.diagnostics import invalid_request
 from emu.rm.scheduler import activities as act
 from emu.rm.scheduler.abstract_scheduler import Scheduler
 from emu.rm.scheduler.app_scheduling_info import Ask
-from emu.rm.scheduler.capacity import allocator
+from emu.rm.scheduler.capacity import allocator, auto_queues
 from emu.rm.scheduler.capacity import resource_math as rm
-from emu.rm.scheduler.capacity.config import CapacityConf, parse, queue_paths
-from emu.rm.scheduler.capacity.placement import place
+from emu.rm.scheduler.capacity.config import LEGACY, PREFIX, CapacityConf, parse, queue_paths
+from emu.rm.scheduler.capacity.placement import may_submit, place
 from emu.rm.scheduler.capacity.preemption import PreemptionPolicy, TempQueue
 from emu.rm.scheduler.capacity.queues import LeafQueue, ParentQueue, Queue, build, update_absolute
 from emu.rm.scheduler.locality import OFF_SWITCH
@@ -97,6 +97,9 @@ class CapacityScheduler(Scheduler):
         self.limits = rm.limits_for(self.calc, self.cluster, self.minimum)
         """The limit arithmetic for this calculator and cluster (`rm.Limits`)."""
         self.conf = ctx.conf
+        self.auto_conf = ctx.conf
+        """The configuration with the properties auto-created queues got
+        from templates, as Hadoop writes them into its own."""
         self.cs = cs
         self.tree, self.root = build(cs, self._leaf_metrics)
         self.app_leaf: dict[str, LeafQueue] = {}
@@ -120,8 +123,17 @@ class CapacityScheduler(Scheduler):
             self,
         )
         self.preemption = PreemptionPolicy(cs.preemption) if cs.preemption.enabled else None
+        intervals = []
         if self.preemption is not None:
-            self.update_interval_ms = cs.preemption.monitoring_interval_ms
+            intervals.append(cs.preemption.monitoring_interval_ms)
+        if cs.auto_deletion:
+            intervals.append(cs.auto_expiry_ms)
+        if intervals:
+            self.update_interval_ms = min(intervals)
+        # The monitor policies' next runs (SchedulingMonitor, one per policy).
+        self._next_preemption = 0
+        self._next_deletion = 0
+        self._marked_for_deletion: set[str] = set()
         if cs.absolute:
             update_absolute(self.root, cs, self)
 
@@ -133,14 +145,30 @@ class CapacityScheduler(Scheduler):
 
     # --- placement and app lifecycle ----------------------------------------------
     def place_app(self, app: RMApp) -> str | None:
-        path, reason = place(self.cs, app.queue, app.user, app.app_id)
+        where = place(self.cs, app.queue, app.user, app.app_id)
+        path = where.path
         if path is None:
-            return reason
+            return where.reason
+        if where.create:
+            refusal = self._create_queue(path, app, where.mapped)
+            if refusal is not None:
+                return refusal
         leaf = self.tree[path]
         assert isinstance(leaf, LeafQueue)
-        refusal = leaf.submission_refusal(app.user, app.app_id)
-        if refusal is not None:
-            return refusal
+        parent_conf = self.cs.queues[leaf.conf.parent or ""] if leaf.conf.dynamic else None
+        if parent_conf is not None and parent_conf.auto_create == LEGACY:
+            # An AutoCreatedLeafQueue takes apps only through a mapping, and
+            # has no maximum-applications limits.
+            if not where.mapped:
+                return (
+                    f"Application {app.app_id} submission by user : {app.user} to specified "
+                    f"queue : {app.queue}  is prohibited. Verify automatic queue mapping for "
+                    f"user exists in {PREFIX}queue-mappings"
+                )
+        else:
+            refusal = leaf.submission_refusal(app.user, app.app_id)
+            if refusal is not None:
+                return refusal
         refusal = invalid_request(
             app.am_resource,
             component_min(leaf.conf.maximum_allocation, self.maximum),
@@ -150,9 +178,96 @@ class CapacityScheduler(Scheduler):
             return refusal
         app.queue = path
         self.app_leaf[app.app_id] = leaf
+        if leaf.conf.dynamic:
+            leaf.last_submitted_ms = self.ctx.now_ms()
         leaf.count_app(1)
         leaf.user(app.user).apps += 1
         return None
+
+    # --- auto-created queues -------------------------------------------------------
+    def _create_queue(self, path: str, app: RMApp, mapped: bool) -> str | None:
+        """CapacitySchedulerQueueManager.createQueue for an app's queue; the
+        rejection reason if it cannot be created."""
+        s = self.ctx.settings
+        try:
+            conf, cs, created = auto_queues.create(
+                self.auto_conf, self.cs, path, s.minimum_allocation, s.maximum_allocation
+            )
+        except (auto_queues.CreationError, InputError) as e:
+            if not mapped:
+                return (
+                    f"Application {app.app_id} submitted by user {app.user} "
+                    f"to unknown queue: {path}"
+                )
+            return (
+                f"Application {app.app_id} submission by user : {app.user} to  queue : "
+                f"{path} failed : {e}"
+            )
+        if not may_submit(cs, path, app.user):
+            # RMAppManager checks a dynamic queue's permissions (its
+            # template's ACLs and its ancestors') before it is created.
+            return (
+                f"User {app.user} does not have permission to submit {app.app_id} to queue {path}"
+            )
+        self._resize_tree(conf, cs, created[0].rsplit(".", 1)[0])
+        now = self.ctx.now_ms()
+        for p in created[:-1]:
+            # ParentQueue.addDynamicChildQueue stamps the parent it grows.
+            self.tree[p].last_submitted_ms = now
+        parent = self.tree[self.cs.queues[path].parent or ""]
+        if parent.conf.dynamic:
+            parent.last_submitted_ms = now
+        return None
+
+    def _resize_tree(self, conf: Configuration, cs: CapacityConf, *parents: str) -> None:
+        """Run with queue settings `cs` that differ from the current ones
+        only by queues created or removed under `parents` and the shares
+        they change: the live queues keep their apps and usage. `conf` is
+        the configuration with the created queues' properties. The leaves
+        under those parents may activate apps (each parent's
+        updateClusterResource)."""
+        self.auto_conf, self.cs = conf, cs
+        self.alloc.cs = cs
+        self.tree, self.root = build(cs, self._leaf_metrics, self.tree)
+        for path in cs.queues:
+            self.demand.setdefault(path, 0)
+        for path in [p for p in self.demand if p not in cs.queues]:
+            del self.demand[path]
+        for parent in dict.fromkeys(parents):
+            if parent in self.tree:
+                for leaf in self._leaves_under(self.tree[parent]):
+                    self._activate(leaf)
+
+    def _delete_idle_queues(self) -> None:
+        """AutoCreatedQueueDeletionPolicy.editSchedule: queues eligible in
+        two passes in a row are removed if idle longer than the expiry."""
+        cs, now = self.cs, self.ctx.now_ms()
+        eligible = [p for p in cs.queues if self._eligible_for_deletion(p)]
+        due = [p for p in eligible if p in self._marked_for_deletion]
+        self._marked_for_deletion = {p for p in eligible if p not in due}
+        removed: list[str] = []
+        for path in due:
+            q = self.tree.get(path)
+            if q is None or not self._eligible_for_deletion(path):
+                continue
+            if (now - q.last_submitted_ms) // 1000 <= cs.auto_expiry_ms // 1000:
+                continue
+            cs = auto_queues.remove(cs, path)
+            self.cs = cs
+            self.queues.pop(path, None)
+            removed.append(path.rsplit(".", 1)[0])
+        if removed:
+            self._resize_tree(self.auto_conf, cs, *removed)
+
+    def _eligible_for_deletion(self, path: str) -> bool:
+        """isEligibleForAutoDeletion: a dynamic leaf without apps or a
+        dynamic parent without children, with queue-auto-removal enabled."""
+        qc = self.cs.queues.get(path)
+        if qc is None or not qc.dynamic or qc.auto_create == LEGACY:
+            return False
+        q = self.tree[path]
+        empty = q.num_apps == 0 if isinstance(q, LeafQueue) else not qc.children
+        return empty and auto_queues.removal_enabled(self.auto_conf, path)
 
     def app_removed(self, app_id: str, queue: str) -> None:
         leaf = self.app_leaf.pop(app_id, None)
@@ -503,7 +618,11 @@ class CapacityScheduler(Scheduler):
                 return a
             if a.outcome == QUEUE_LIMIT:
                 result = a
-                limit = limit - rm.rmax(self.calc, self.cluster, a.headroom, ZERO)
+                # getResourceLimitsOfChild has already capped the parent's
+                # limit by its maximum (it sets it): the blocked headroom
+                # comes off the capped limit.
+                capped = rm.rmin(self.calc, self.cluster, limit, q.effective_max(self))
+                limit = capped - rm.rmax(self.calc, self.cluster, a.headroom, ZERO)
         return result
 
     def _assign_leaf(self, leaf: LeafQueue, node: SchedulerNode, limit: Resource) -> Assignment:
@@ -653,8 +772,15 @@ class CapacityScheduler(Scheduler):
 
     # --- periodic work and refresh ------------------------------------------------
     def update(self) -> None:
-        if self.preemption is not None:
+        """The scheduling monitor's policies, each on the update tick nearest
+        its own interval (the tick is the shortest of them)."""
+        now, slack = self.ctx.now_ms(), (self.update_interval_ms or 0) // 2
+        if self.preemption is not None and now + slack >= self._next_preemption:
+            self._next_preemption = now + self.cs.preemption.monitoring_interval_ms
             self.preemption.edit_schedule(self)
+        if self.cs.auto_deletion and now + slack >= self._next_deletion:
+            self._next_deletion = now + self.cs.auto_expiry_ms
+            self._delete_idle_queues()
 
     def preemption_snapshot(self) -> TempQueue:
         """The queue tree as the preemption policy sees it this round."""
@@ -693,27 +819,40 @@ class CapacityScheduler(Scheduler):
         try:
             paths = queue_paths(conf)
             for path in self.tree:
-                if path not in paths:
+                if path not in paths and not self.cs.queues[path].dynamic:
                     return f"queue {path} cannot be removed by a refresh"
             cs = parse(conf, s.minimum_allocation, s.maximum_allocation)
+            auto_conf = conf
+            for path, qc in self.cs.queues.items():
+                # Auto-created leaves survive a refresh, sized afresh.
+                if qc.dynamic and qc.is_leaf and path not in cs.queues:
+                    auto_conf, cs, _ = auto_queues.create(
+                        auto_conf, cs, path, s.minimum_allocation, s.maximum_allocation
+                    )
         except InputError as e:
             return str(e)
+        except auto_queues.CreationError as e:
+            return str(e)
         for path, old in self.tree.items():
-            new = cs.queues[path]
-            if isinstance(old, LeafQueue) and new.children and old.num_apps:
+            new = cs.queues.get(path)
+            if new is None:
+                continue
+            if isinstance(old, LeafQueue) and not new.is_leaf and old.num_apps:
                 return f"leaf queue {path} has applications and cannot become a parent queue"
         self._apply(conf, cs)
+        self.auto_conf = auto_conf
         return None
 
     def _apply(self, conf: Configuration, cs: CapacityConf) -> None:
         self.conf, self.cs = conf, cs
+        self.auto_conf = conf
         self.calc = calculator(cs.calculator)
         self.limits = rm.limits_for(self.calc, self.cluster, self.minimum)
         self.alloc.calc, self.alloc.cs = self.calc, cs
         self.tree, self.root = build(cs, self._leaf_metrics, self.tree)
         if cs.absolute:
             update_absolute(self.root, cs, self)
-        for path in [p for p in self.queues if not cs.queues[p].is_leaf]:
+        for path in [p for p in self.queues if p in cs.queues and not cs.queues[p].is_leaf]:
             del self.queues[path]
         self._recount()
         if self.preemption is not None:

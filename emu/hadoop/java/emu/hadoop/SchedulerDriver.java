@@ -49,6 +49,9 @@ import org.apache.hadoop.yarn.server.resourcemanager.metrics.NoOpSystemMetricPub
 import org.apache.hadoop.yarn.server.resourcemanager.monitor.capacity.ProportionalCapacityPreemptionPolicy;
 import org.apache.hadoop.yarn.server.resourcemanager.nodelabels.RMNodeLabelsManager;
 import org.apache.hadoop.yarn.server.resourcemanager.placement.ApplicationPlacementContext;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.AbstractCSQueue;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.AutoCreatedQueueDeletionPolicy;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CSQueue;
 import org.apache.hadoop.yarn.server.resourcemanager.placement.PlacementManager;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppEvent;
@@ -105,7 +108,7 @@ import org.apache.hadoop.yarn.util.resource.ResourceUtils;
  * clock, as Hadoop's scheduler tests do: the scheduler is constructed,
  * given a context and initialised but never started, so none of its threads
  * run; emu calls what those threads would (update, the preemption policy's
- * editSchedule) at their intervals of simulated time.
+ * editSchedule, the auto-created queue deletion policy) at their intervals of simulated time.
  *
  * emu's RM keeps its own entities (apps, attempts, nodes, containers) and
  * tells this driver what happened to them; the driver stands in for the
@@ -218,6 +221,10 @@ public final class SchedulerDriver {
   private final StringBuilder out = new StringBuilder();
   private final Map<ApplicationId, RMApp> rmApps;
   private ProportionalCapacityPreemptionPolicy capacityPreemption;
+  private AutoCreatedQueueDeletionPolicy queueDeletion;
+  /** Per dynamic queue: the wall-clock stamp of its last submission as last seen, and the
+   *  simulated time it was seen at (AbstractCSQueue.isInactiveDynamicQueue reads the wall clock). */
+  private final Map<String, long[]> submissionStamps = new HashMap<>();
   private FairPreemption fairPreemption;
 
   /**
@@ -296,6 +303,9 @@ public final class SchedulerDriver {
     DefaultMetricsSystem.setMiniClusterMode(true);
     QueueMetrics.clearQueueMetrics();
     ResourceUtils.resetResourceTypes(conf);
+    // Users' groups as this configuration gives them (an RM reads its own core-site.xml; the
+    // process-wide service may have been made earlier from a default configuration).
+    org.apache.hadoop.security.Groups.getUserToGroupsMappingServiceWithLoadedConfiguration(conf);
 
     Class<?> cls;
     try {
@@ -364,7 +374,57 @@ public final class SchedulerDriver {
         && conf.get(YarnConfiguration.RM_SCHEDULER_MONITOR_POLICIES, "").contains("ProportionalCapacityPreemptionPolicy")) {
       capacityPreemption = new ProportionalCapacityPreemptionPolicy(context, (CapacityScheduler) scheduler, clock);
     }
+    if (scheduler instanceof CapacityScheduler
+        && conf.getBoolean(YarnConfiguration.RM_SCHEDULER_ENABLE_MONITORS, YarnConfiguration.DEFAULT_RM_SCHEDULER_ENABLE_MONITORS)
+        && conf.get(YarnConfiguration.RM_SCHEDULER_MONITOR_POLICIES, "").contains("AutoCreatedQueueDeletionPolicy")) {
+      queueDeletion = new AutoCreatedQueueDeletionPolicy();
+      queueDeletion.init(conf, context, (CapacityScheduler) scheduler);
+    }
     drain();
+  }
+
+  /** Milliseconds between two passes of the auto-created queue deletion policy; 0 when it does not run. */
+  public long queueDeletionIntervalMs() {
+    return queueDeletion == null ? 0 : queueDeletion.getMonitoringInterval();
+  }
+
+  /** One pass of AutoCreatedQueueDeletionPolicy. The queues' submission stamps are first moved
+   *  to the wall-clock instants that lie as far back as their submissions do in simulated time. */
+  public String deleteExpiredQueues(long now) throws ReflectiveOperationException {
+    at(now);
+    if (queueDeletion != null) {
+      java.lang.reflect.Method set = AbstractCSQueue.class.getDeclaredMethod("setLastSubmittedTimestamp", long.class);
+      set.setAccessible(true);
+      long wall = org.apache.hadoop.util.Time.monotonicNow();
+      for (CSQueue q : ((CapacityScheduler) scheduler).getCapacitySchedulerQueueManager().getQueues().values()) {
+        long[] seen = submissionStamps.get(q.getQueuePath());
+        if (seen != null && q instanceof AbstractCSQueue && ((AbstractCSQueue) q).isDynamicQueue()) {
+          long stamp = wall - (clock.now - seen[1]);
+          set.invoke(q, stamp);
+          seen[0] = stamp;
+        }
+      }
+      queueDeletion.editSchedule();
+    }
+    return drain();
+  }
+
+  /** Note the simulated time of every dynamic queue's new submission stamp. */
+  private void noteSubmissionStamps() throws ReflectiveOperationException {
+    if (queueDeletion == null) {
+      return;
+    }
+    java.lang.reflect.Method get = AbstractCSQueue.class.getDeclaredMethod("getLastSubmittedTimestamp");
+    get.setAccessible(true);
+    for (CSQueue q : ((CapacityScheduler) scheduler).getCapacitySchedulerQueueManager().getQueues().values()) {
+      if (q instanceof AbstractCSQueue && ((AbstractCSQueue) q).isDynamicQueue()) {
+        long stamp = (Long) get.invoke(q);
+        long[] seen = submissionStamps.get(q.getQueuePath());
+        if (stamp != 0 && (seen == null || seen[0] != stamp)) {
+          submissionStamps.put(q.getQueuePath(), new long[] {stamp, clock.now});
+        }
+      }
+    }
   }
 
   /** The scheduler's own class name (as loaded). */
@@ -486,7 +546,8 @@ public final class SchedulerDriver {
 
   // --- apps and attempts -------------------------------------------------------------
   public String addApp(long now, String appId, String queue, String user, int priority, long amMemory,
-      int amVcores, String[] extraNames, long[] extraValues, String labelExpression) {
+      int amVcores, String[] extraNames, long[] extraValues, String labelExpression)
+      throws ReflectiveOperationException {
     at(now);
     ApplicationId id = ApplicationId.fromString(appId);
     ApplicationSubmissionContext asc = ApplicationSubmissionContext.newInstance(id, appId, queue,
@@ -516,6 +577,7 @@ public final class SchedulerDriver {
     scheduler.handle(new AppAddedSchedulerEvent(id, placement != null ? placement.getFullQueuePath() : queue, user,
         false, null, Priority.newInstance(priority), placement));
     String answer = drain();
+    noteSubmissionStamps();
     if (!scheduler.getSchedulerApplications().containsKey(id)) {
       forget(id);  // rejected
     }
