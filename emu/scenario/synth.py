@@ -61,14 +61,14 @@ from __future__ import annotations
 
 import math
 import os
-import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from emu.errors import InputError
 from emu.resources import Resource
-from emu.scenario.limits import JAVA_INT_MAX
+from emu.scenario.java_random import JavaRandom, Well19937c, java_round
+from emu.scenario.limits import JAVA_INT_MAX, JAVA_LONG_MAX, JAVA_LONG_MIN
 from emu.scenario.sls import (
     DEFAULT_QUEUE,
     DEFAULT_USER,
@@ -96,16 +96,14 @@ class Sample:
     dist: str | None = None
     discrete: list[float] | None = None
     weights: list[float] = field(default_factory=list)
-    _rng: random.Random | None = field(default=None, repr=False)
-    _params: tuple[float, float] | None = field(default=None, repr=False)
+    _gen: Well19937c | None = field(default=None, repr=False)
+    _params: tuple[float, float] = field(default=(0.0, 0.0), repr=False)
 
-    def init(self, rng: random.Random) -> None:
+    def init(self, rng: JavaRandom) -> None:
         """Give a distribution its own generator, seeded from the trace's
-        (SynthUtils reseeds each distribution with `rand.nextLong()`)."""
-        if self.dist is None:
-            return
-        self._rng = random.Random(rng.getrandbits(64))
-        if self.val <= 0:
+        (SynthUtils reseeds each distribution with `rand.nextLong()`, and
+        makes none, drawing nothing, when the mean is not positive)."""
+        if self.dist is None or self.val <= 0:
             return
         std = self.std or self.val / 6
         if self.dist == "NORM":
@@ -113,28 +111,50 @@ class Sample:
         else:
             sigma_sq = math.log1p(std * std / (self.val * self.val))
             self._params = (math.log(self.val) - 0.5 * sigma_sq, math.sqrt(sigma_sq))
+        self._gen = Well19937c(rng.next_long())
 
-    def double(self, shared: random.Random) -> float:
+    def double(self, shared: JavaRandom) -> float:
         """A value; discrete choices draw from the shared trace generator."""
         if self.discrete is not None:
             return self.discrete[weighted_index(self.weights, shared)]
         if self.dist is None:
             return self.val
-        if self._params is None or self._rng is None:
+        if self._gen is None:
             return 0.0
-        mu, sigma = self._params
+        a, b = self._params
         if self.dist == "NORM":
-            return self._rng.gauss(mu, sigma)
-        return self._rng.lognormvariate(mu, sigma)
+            return b * self._gen.next_gaussian() + a
+        return _exp(a + b * self._gen.next_gaussian())
 
-    def long(self, shared: random.Random) -> int:
-        """Java's `Math.round` of a value: halves round up."""
-        return math.floor(self.double(shared) + 0.5)
+    def long(self, shared: JavaRandom) -> int:
+        """`Sample.getLong`: Java's `Math.round` of a value."""
+        return java_round(self.double(shared))
 
 
-def weighted_index(weights: Sequence[float], rng: random.Random) -> int:
-    """SynthUtils.getWeighted: index i with probability w[i] / sum(w)."""
-    target = rng.random() * sum(weights)
+def _exp(x: float) -> float:
+    """Java's `exp`: overflow is infinity, not an error."""
+    try:
+        return math.exp(x)
+    except OverflowError:
+        return math.inf
+
+
+def _to_long(x: float) -> int:
+    """Java's `(long)` of a double: truncation, NaN 0, saturating."""
+    if math.isnan(x):
+        return 0
+    if math.isinf(x):
+        return JAVA_LONG_MAX if x > 0 else JAVA_LONG_MIN
+    return max(min(int(x), JAVA_LONG_MAX), JAVA_LONG_MIN)
+
+
+def weighted_index(weights: Sequence[float], rng: JavaRandom) -> int:
+    """SynthUtils.getWeighted: index i with probability w[i] / sum(w), the
+    sum added up left to right as Java adds it."""
+    total = 0.0
+    for w in weights:
+        total += w
+    target = rng.next_double() * total
     cumulative = 0.0
     for i, w in enumerate(weights):
         cumulative += w
@@ -208,7 +228,7 @@ def read_synth(
     effective_seed = trace.integer("rand_seed", 0) if seed is None else seed
     workloads = _workloads(trace)
 
-    rng = random.Random(effective_seed)
+    rng = JavaRandom(effective_seed)
     for wl in workloads:
         for jc in wl.classes:
             for sample in (jc.deadline_factor, jc.duration, jc.reservation):
@@ -217,65 +237,117 @@ def read_synth(
                 for sample in (t.count, t.time, t.max_memory, t.max_vcores):
                     sample.init(rng)
 
-    stories = []
-    for i in range(num_jobs):
-        wl = workloads[weighted_index([w.weight for w in workloads], rng)]
+    story: list[tuple[int, _WorkloadDef, _JobClass]] = []
+    workload_weights = [w.weight for w in workloads]
+    for _ in range(num_jobs):
+        wl = workloads[weighted_index(workload_weights, rng)]
         bucket = weighted_index([b.weight for b in wl.times], rng)
         start = wl.times[bucket].time
         end = wl.times[min(bucket + 1, len(wl.times) - 1)].time
-        submit_s = start + (rng.randrange(end - start) if end > start else 0)
+        submit_s = start + (rng.next_int(end - start) if end > start else 0)
         jc = wl.classes[weighted_index([c.weight for c in wl.classes], rng)]
-        stories.append((submit_s, i, wl, jc))
-    stories.sort(key=lambda s: (s[0], s[1]))
+        _heap_push(story, (submit_s, wl, jc))
 
     tnodes = TraceNodes()
     tnodes.generate(num_nodes, num_nodes // nodes_per_rack)
     nodes = tnodes.nodes
-    baseline = stories[0][0] * 1000 if stories else 0
-    jobs = [
-        _make_job(seq, submit_s * 1000 - baseline, wl, jc, rng, effective_seed, nodes, am_default)
-        for seq, (submit_s, _, wl, jc) in enumerate(stories)
-    ]
+    jobs = []
+    baseline = story[0][0] * 1000 if story else 0
+    for seq in range(num_jobs):
+        submit_s, wl, jc = _heap_poll(story)
+        jobs.append(
+            _make_job(seq, submit_s, baseline, wl, jc, rng, effective_seed, nodes, am_default)
+        )
     return Workload(jobs=sort_jobs(jobs), trace_nodes=nodes)
+
+
+_Story = tuple[int, "_WorkloadDef", "_JobClass"]
+
+
+def _heap_push(heap: list[_Story], x: _Story) -> None:
+    """`java.util.PriorityQueue.offer` by submission time. Jobs submitted in
+    the same second leave its binary heap in an order that is not their
+    drawing order, and that order numbers the jobs and feeds them the
+    shared generator, so the heap is Java's, sift for sift."""
+    k = len(heap)
+    heap.append(x)
+    while k > 0:
+        parent = (k - 1) >> 1
+        e = heap[parent]
+        if x[0] >= e[0]:
+            break
+        heap[k] = e
+        k = parent
+    heap[k] = x
+
+
+def _heap_poll(heap: list[_Story]) -> _Story:
+    """`java.util.PriorityQueue.poll`."""
+    result = heap[0]
+    x = heap.pop()
+    n = len(heap)
+    if n > 0:
+        k = 0
+        half = n >> 1
+        while k < half:
+            child = 2 * k + 1
+            c = heap[child]
+            right = child + 1
+            if right < n and c[0] > heap[right][0]:
+                child = right
+                c = heap[child]
+            if x[0] <= c[0]:
+                break
+            heap[k] = c
+            k = child
+        heap[k] = x
+    return result
 
 
 def _make_job(
     seq: int,
-    submit_ms: int,
+    submit_s: int,
+    baseline_ms: int,
     wl: _WorkloadDef,
     jc: _JobClass,
-    rng: random.Random,
+    rng: JavaRandom,
     seed: int,
     nodes: list[NodeSpec],
     am_default: Resource,
 ) -> JobSpec:
+    """SynthJob's constructor, then AMDefinitionSynth's host per task."""
     duration_ms = jc.duration.long(rng) * 1000
-    has_deadline = rng.random() <= jc.reservation.double(rng)
+    has_deadline = rng.next_double() <= jc.reservation.double(rng)
     deadline_factor = jc.deadline_factor.double(rng)
-    rng.seed(rng.getrandbits(64))
+    deadline = (
+        submit_s * 1000 + _to_long(math.ceil(deadline_factor * duration_ms)) if has_deadline else -1
+    )
+    rng.set_seed(rng.next_long())
 
-    host_rng = random.Random(seed)
+    host_rng = JavaRandom(seed)
     tasks = []
     for t in jc.tasks:
         count = t.count.long(rng)
         memory = max(t.max_memory.long(rng), MIN_MEMORY)
         vcores = max(t.max_vcores.long(rng), MIN_VCORES)
         for _ in range(count):
-            hosts = (nodes[host_rng.randrange(len(nodes))].host,) if nodes else ()
+            time_ms = t.time.long(rng)
+            hosts = (nodes[host_rng.next_int(len(nodes))].host,) if nodes else ()
             tasks.append(
                 TaskSpec(
                     task_type=t.type,
                     priority=t.priority,
-                    duration_ms=max(t.time.long(rng), 1),
+                    duration_ms=max(time_ms, 1),
                     resource=Resource(memory, vcores),
                     hosts=hosts,
                     execution_type=t.execution_type,
                 )
             )
+    submit_ms = submit_s * 1000 - baseline_ms
     name = f"{jc.class_name}_{seq:06d}"
     params: dict[str, Any] = {"am_type": jc.type, "class_name": jc.class_name, "workload": wl.name}
-    if has_deadline:
-        params["deadline_ms"] = submit_ms + math.ceil(deadline_factor * duration_ms)
+    if deadline > 0:
+        params["deadline_ms"] = deadline - baseline_ms
     if jc.params:
         params["job_params"] = dict(jc.params)
     return JobSpec(
