@@ -37,24 +37,46 @@ Units, as in SLS: `time_distribution` times and job `duration` are seconds;
 task `time` is milliseconds (SLS uses it as the container's lifetime as is);
 memory is MB, at least 1024, and vcores at least 1 (SynthJob's minimums).
 
-Sampling follows SLS's order of draws with Python's `random.Random` (Java's
-generator cannot be matched bit for bit): each distribution gets its own
-generator seeded from the trace generator at load, jobs pick a workload, a
-submission time (a weighted time bucket, then uniform within it) and a job
-class, are sorted by submission time, and each job then draws its deadline,
-reseeds the shared generator and draws its task counts, sizes and times. The
-same seed always gives the same Workload; `seed` overrides `rand_seed`.
+Sampling draws what SLS draws (Hadoop 3.4.2's SynthTraceJobProducer,
+SynthJob, SynthUtils and AMDefinitionSynth), so a spec and seed give the jobs
+an SLS run of them gives: the same submission times, queues, users, job ids,
+durations, deadlines, task counts, times and sizes (checked field by field
+against hadoop-sls in tests/hadoop/test_synth_vs_hadoop.py). It uses SLS's
+generators, ported bit for bit in `emu.scenario.java_random`: the trace's
+`java.util.Random`, seeded with `rand_seed` (or `seed`, which overrides
+it), gives every distribution with a positive mean its own commons-math3
+`Well19937c` (one `nextLong` each, at load, in file order); jobs then pick a
+workload, a submission time (a weighted time bucket, then `nextInt` within
+it) and a job class, and leave a Java `PriorityQueue` by submission time
+(jobs in the same second leave it in the heap's order, which numbers them).
+Each job, in that order, draws its duration, whether it has a deadline and
+its deadline factor, reseeds the trace generator with its `nextLong`, and
+draws its tasks' counts, sizes and times; discrete samples draw from the
+trace generator, distributions from their own. Values round as Java's
+`Math.round`. Each task prefers one node, `nextInt(nodes)` of a
+`java.util.Random` seeded with the trace seed and restarted for every job.
 
-Nodes are generated as SLS does: `num_nodes` nodes `/rack<i % racks>/node<i>`
-with `num_nodes // nodes_per_rack` racks. As in SLS, each task prefers one
-node picked by a generator seeded with the trace seed and restarted for every
-job, so every job prefers the same sequence of nodes.
+Where emu differs from SLS, SLS would fail or give nonsense:
 
-Where this differs from current SLS, it follows the SLSRunner that introduced
-SYNTH: submission times are relative to the first job (current SLS starts
-every SYNTH job at 0), a job needs no reservation support to load, and a
-task whose sampled time rounds to 0 ms or less runs for 1 ms instead of
-making SLS drop the whole job.
+- Submission times are relative to the first job, as in the SLSRunner that
+  introduced SYNTH: 3.4.2 starts every SYNTH job at time 0.
+- A job needs no reservation support to load.
+- A task whose sampled time rounds to 0 ms or less runs for 1 ms, where SLS
+  stops loading the trace ("Duration of a task shouldn't be less or equal
+  to 0").
+- A distribution whose mean is 0 or less samples 0, where SLS has no
+  distribution to sample and fails with a NullPointerException; `num_jobs`
+  0 is an empty workload, where SLS's PriorityQueue refuses a capacity of 0.
+  A normal distribution's negative `std`, which SLS rejects at load, is an
+  input error here.
+- The node a task prefers is the drawn index into the generated nodes in
+  order (`node0`, `node1`, ...). SLS indexes its map of running NMs, whose
+  order follows node ids numbered by the threads that start the NMs as they
+  race, so it differs from run to run of SLS itself.
+- commons-math computes the Gaussian's log, sin and cos (and the log-normal's
+  exp) with its FastMath, emu with the platform's, which differ in the last
+  bit for about one value in a thousand; a drawn value changes only if it
+  then rounds within that bit of a half (see `emu.scenario.java_random`).
 """
 
 from __future__ import annotations
@@ -226,6 +248,9 @@ def read_synth(
     num_nodes = _non_negative(trace, "num_nodes")
     nodes_per_rack = max(trace.integer("nodes_per_rack", 0), 1)
     effective_seed = trace.integer("rand_seed", 0) if seed is None else seed
+    if not JAVA_LONG_MIN <= effective_seed <= JAVA_LONG_MAX:
+        # SLS holds the seed in a Java long (`rand_seed` is checked as one).
+        raise InputError("seed", None, f"must fit in a Java long, got {effective_seed}")
     workloads = _workloads(trace)
 
     rng = JavaRandom(effective_seed)
@@ -525,6 +550,9 @@ def _sample(parent: JsonFields, key: str) -> Sample:
         dist = s.string("dist", "LOGNORM")
         if dist not in ("LOGNORM", "NORM"):
             raise s.error("dist", f"expected LOGNORM or NORM, got {dist!r}")
+        if dist == "NORM" and s.number("std", 0.0) < 0:
+            # commons-math's NormalDistribution refuses it (SLS fails at load).
+            raise s.error("std", f"a NORM std must be >= 0, got {s.number('std', 0.0):g}")
         return Sample(val=s.number("val", 0.0), std=s.number("std", 0.0), dist=dist)
     if not has_disc:
         raise s.error(None, "needs val, val and std, or discrete")

@@ -7,7 +7,8 @@ The reference is hadoop-sls's own SynthTraceJobProducer and SynthJob, run by
 a small Java program (java/SynthJobsDump.java) compiled here against SLS's
 classpath, over Hadoop's sample specs and one spec that uses every kind of
 sample (normal and log-normal distributions, weighted and uniform discrete
-choices, the flat format), several workloads and classes, and many jobs in
+choices, the flat format, distributions with a mean of 0 that SLS builds
+no generator for), several workloads and classes, and many jobs in
 the same second (their order is the PriorityQueue's, not the drawing
 order). Needs a JDK and hadoop-sls (fetched by Maven); skips without them
 unless EMU_REQUIRE_HADOOP is set.
@@ -71,6 +72,16 @@ MIXED: dict[str, Any] = {
                             "max_memory": {"val": 2500, "std": 600},
                             "max_vcores": {"val": 1},
                             "execution_type": "OPPORTUNISTIC",
+                        },
+                        {
+                            # Never drawn; a mean of 0 makes SLS build no
+                            # distribution, so it takes no seed from the trace.
+                            "type": "map",
+                            "priority": 5,
+                            "count": {"val": 0},
+                            "time": {"val": 0, "std": 1},
+                            "max_memory": {"val": 1024},
+                            "max_vcores": {"val": 1},
                         },
                     ],
                 },

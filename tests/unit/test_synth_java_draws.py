@@ -5,16 +5,24 @@ running code). No JVM needed."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from emu.errors import InputError
 from emu.resources import Resource
 from emu.scenario.synth import read_synth
 from emu.workload import JobSpec
 from tests.reference import REFERENCE_DIR
 
 SYN = REFERENCE_DIR / "test-resources" / "syn.json"
+DEFAULTS: dict[str, Any] = {"container_default": Resource(1024, 1), "am_default": Resource(1024, 1)}
 
 
 def _jobs() -> dict[str, JobSpec]:
-    w = read_synth(SYN, container_default=Resource(1024, 1), am_default=Resource(1024, 1))
+    w = read_synth(SYN, **DEFAULTS)
     return {j.job_id: j for j in w.jobs}
 
 
@@ -59,3 +67,35 @@ def test_later_jobs_as_sls_draws_them() -> None:
     assert sorted(j.submit_ms for j in jobs.values()) == [
         0, 0, 32000, 35000, 36000, 36000, 39000, 42000, 45000, 54000,
     ]  # fmt: skip
+
+
+def _spec(tmp_path: Path, **changes: Any) -> Path:
+    spec = json.loads(SYN.read_text())
+    spec.update(changes)
+    path = tmp_path / "syn.json"
+    path.write_text(json.dumps(spec))
+    return path
+
+
+def test_a_seed_sls_cannot_hold_is_an_input_error(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match=r"rand_seed: .* out of range \(a Java long\)"):
+        read_synth(_spec(tmp_path, rand_seed=2**63), **DEFAULTS)
+    with pytest.raises(InputError, match="seed: must fit in a Java long"):
+        read_synth(SYN, **DEFAULTS, seed=-(2**63) - 1)
+    assert read_synth(SYN, **DEFAULTS, seed=-(2**63)).jobs
+
+
+def test_a_negative_normal_std_is_an_input_error(tmp_path: Path) -> None:
+    spec = json.loads((SYN.parent / "syn_generic.json").read_text())
+    spec["workloads"][0]["job_classes"][0]["duration"] = {"val": 60, "std": -1, "dist": "NORM"}
+    path = tmp_path / "norm.json"
+    path.write_text(json.dumps(spec))
+    with pytest.raises(InputError, match="a NORM std must be >= 0, got -1"):
+        read_synth(path, **DEFAULTS)
+
+
+def test_the_seed_overrides_rand_seed() -> None:
+    """syn.json at seed 7 is what SLS draws from it with rand_seed 7."""
+    w = read_synth(SYN, **DEFAULTS, seed=7)
+    assert [j.submit_ms for j in w.jobs][:3] != [0, 0, 32000]
+    assert w == read_synth(SYN, **DEFAULTS, seed=7)
