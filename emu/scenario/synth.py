@@ -56,7 +56,7 @@ trace generator, distributions from their own. Values round as Java's
 `Math.round`. Each task prefers one node, `nextInt(nodes)` of a
 `java.util.Random` seeded with the trace seed and restarted for every job.
 
-Where emu differs from SLS, SLS would fail or give nonsense:
+Where emu differs from SLS, SLS fails, gives nonsense or differs from itself:
 
 - Submission times are relative to the first job, as in the SLSRunner that
   introduced SYNTH: 3.4.2 starts every SYNTH job at time 0.
@@ -73,10 +73,12 @@ Where emu differs from SLS, SLS would fail or give nonsense:
   order (`node0`, `node1`, ...). SLS indexes its map of running NMs, whose
   order follows node ids numbered by the threads that start the NMs as they
   race, so it differs from run to run of SLS itself.
-- commons-math computes the Gaussian's log, sin and cos (and the log-normal's
-  exp) with its FastMath, emu with the platform's, which differ in the last
-  bit for about one value in a thousand; a drawn value changes only if it
-  then rounds within that bit of a half (see `emu.scenario.java_random`).
+
+One difference is not chosen: commons-math computes the Gaussian's log, sin
+and cos (and the log-normal's exp) with its FastMath, emu with the
+platform's, which differ in the last bit for about one value in a thousand;
+a drawn value changes only if it then rounds within that bit of a half (see
+`emu.scenario.java_random`).
 """
 
 from __future__ import annotations
