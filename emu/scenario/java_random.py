@@ -102,7 +102,11 @@ class JavaRandom:
         return to_long((self.next(32) << 32) + self.next(32))
 
     def next_double(self) -> float:
-        return ((self.next(26) << 27) + self.next(27)) * _DOUBLE_UNIT
+        """`nextDouble`: 26 bits then 27, as two `next` calls (inlined)."""
+        s1 = (self._seed * _MULTIPLIER + _ADDEND) & _MASK48
+        s2 = (s1 * _MULTIPLIER + _ADDEND) & _MASK48
+        self._seed = s2
+        return (((s1 >> 22) << 27) + (s2 >> 21)) * _DOUBLE_UNIT
 
     def next_gaussian(self) -> float:
         """The JDK's polar method (`StrictMath.log`/`sqrt`)."""
@@ -155,7 +159,8 @@ class Well19937c:
         self._index = 0
         self._next_gaussian = math.nan
 
-    def next(self, bits: int) -> int:
+    def _next32(self) -> int:
+        """One step of the recurrence and the tempering: 32 bits, unsigned."""
         v = self._v
         index = self._index
         rm1 = _I_RM1[index]
@@ -174,13 +179,16 @@ class Well19937c:
         v[rm2] &= 0x80000000
         self._index = rm1
         z4 ^= (z4 << 7) & 0xE46E1700
-        z4 ^= (z4 << 15) & 0x9B868000
-        return to_int(z4 >> (32 - bits))
+        return z4 ^ ((z4 << 15) & 0x9B868000)
+
+    def next(self, bits: int) -> int:
+        """`next(bits)`: the top `bits` of the next 32, as a Java int."""
+        return to_int(self._next32() >> (32 - bits))
 
     def next_double(self) -> float:
         """`BitsStreamGenerator.nextDouble`: 52 random bits."""
-        high = self.next(26) << 26
-        return (high | self.next(26)) * 2.0**-52
+        high = self._next32() >> 6
+        return ((high << 26) | (self._next32() >> 6)) * 2.0**-52
 
     def next_gaussian(self) -> float:
         """`BitsStreamGenerator.nextGaussian`: Box-Muller, one pair at a time."""
