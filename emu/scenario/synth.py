@@ -67,8 +67,9 @@ Where emu differs from SLS, SLS fails, gives nonsense or differs from itself:
 - A distribution whose mean is 0 or less samples 0, where SLS has no
   distribution to sample and fails with a NullPointerException; `num_jobs`
   0 is an empty workload, where SLS's PriorityQueue refuses a capacity of 0.
-  A normal distribution's negative `std`, which SLS rejects at load, is an
-  input error here.
+  A normal distribution's negative `std`, which SLS rejects at load, and a
+  drawn duration or task count beyond a Java int, on which it overflows,
+  are input errors here.
 - The node a task prefers is the drawn index into the generated nodes in
   order (`node0`, `node1`, ...). SLS indexes its map of running NMs, whose
   order follows node ids numbered by the threads that start the NMs as they
@@ -283,7 +284,7 @@ def read_synth(
     for seq in range(num_jobs):
         submit_s, wl, jc = _heap_poll(story)
         jobs.append(
-            _make_job(seq, submit_s, baseline, wl, jc, rng, effective_seed, nodes, am_default)
+            _make_job(file, seq, submit_s, baseline, wl, jc, rng, effective_seed, nodes, am_default)
         )
     return Workload(jobs=sort_jobs(jobs), trace_nodes=nodes)
 
@@ -332,6 +333,7 @@ def _heap_poll(heap: list[_Story]) -> _Story:
 
 
 def _make_job(
+    file: str,
     seq: int,
     submit_s: int,
     baseline_ms: int,
@@ -343,7 +345,7 @@ def _make_job(
     am_default: Resource,
 ) -> JobSpec:
     """SynthJob's constructor, then AMDefinitionSynth's host per task."""
-    duration_ms = jc.duration.long(rng) * 1000
+    duration_ms = _java_int(jc.duration.long(rng), file, jc.class_name, "duration") * 1000
     has_deadline = rng.next_double() <= jc.reservation.double(rng)
     deadline_factor = jc.deadline_factor.double(rng)
     deadline = (
@@ -354,7 +356,7 @@ def _make_job(
     host_rng = JavaRandom(seed)
     tasks = []
     for t in jc.tasks:
-        count = t.count.long(rng)
+        count = _java_int(t.count.long(rng), file, jc.class_name, f"{t.type} count")
         memory = max(t.max_memory.long(rng), MIN_MEMORY)
         vcores = max(t.max_vcores.long(rng), MIN_VCORES)
         for _ in range(count):
@@ -388,6 +390,19 @@ def _make_job(
         tasks=tuple(tasks),
         params=params,
     )
+
+
+def _java_int(value: int, file: str, class_name: str, what: str) -> int:
+    """`Sample.getInt`'s `Math.toIntExact`: SLS stops with an overflow on a
+    drawn duration or task count beyond a Java int, and a count that large
+    is a typo, not a workload."""
+    if not -JAVA_INT_MAX - 1 <= value <= JAVA_INT_MAX:
+        raise InputError(
+            file,
+            None,
+            f"job class {class_name!r}: a {what} of {value} was drawn, beyond a Java int",
+        )
+    return value
 
 
 def _non_negative(fields: JsonFields, key: str) -> int:

@@ -99,3 +99,13 @@ def test_the_seed_overrides_rand_seed() -> None:
     w = read_synth(SYN, **DEFAULTS, seed=7)
     assert [j.submit_ms for j in w.jobs][:3] != [0, 0, 32000]
     assert w == read_synth(SYN, **DEFAULTS, seed=7)
+
+
+def test_a_count_beyond_a_java_int_is_an_input_error(tmp_path: Path) -> None:
+    """SLS's Sample.getInt overflows (Math.toIntExact) rather than run it."""
+    spec = json.loads((SYN.parent / "syn_generic.json").read_text())
+    spec["workloads"][0]["job_classes"][0]["tasks"][0]["count"] = {"val": 3e9}
+    path = tmp_path / "huge.json"
+    path.write_text(json.dumps(spec))
+    with pytest.raises(InputError, match="a map count of 3000000000 was drawn, beyond a Java int"):
+        read_synth(path, **DEFAULTS)
