@@ -20,11 +20,10 @@ from emu.hadoop.classpath import HADOOP_VERSION
 
 REPO = Path(__file__).resolve().parents[2]
 SYNTH_SLS_NOTE = (
-    "emu samples a SYNTH file's distributions with Python's generator "
-    "(emu/scenario/synth.py) and SLS with Java's, so the two replay different draws "
-    "of the same workload (other submission times and task counts): their job "
-    "times are not comparable job by job, and the differences above are not "
-    "scheduler differences."
+    "emu draws a SYNTH file's jobs with SLS's own generators (emu/scenario/synth.py), "
+    "so both replay the same jobs, task counts, sizes and times; only the node each "
+    "task prefers can differ, as SLS indexes its NMs in an order the threads that "
+    "start them race for."
 )
 
 

@@ -37,38 +37,63 @@ Units, as in SLS: `time_distribution` times and job `duration` are seconds;
 task `time` is milliseconds (SLS uses it as the container's lifetime as is);
 memory is MB, at least 1024, and vcores at least 1 (SynthJob's minimums).
 
-Sampling follows SLS's order of draws with Python's `random.Random` (Java's
-generator cannot be matched bit for bit): each distribution gets its own
-generator seeded from the trace generator at load, jobs pick a workload, a
-submission time (a weighted time bucket, then uniform within it) and a job
-class, are sorted by submission time, and each job then draws its deadline,
-reseeds the shared generator and draws its task counts, sizes and times. The
-same seed always gives the same Workload; `seed` overrides `rand_seed`.
+Sampling draws what SLS draws (Hadoop 3.4.2's SynthTraceJobProducer,
+SynthJob, SynthUtils and AMDefinitionSynth), so a spec and seed give the jobs
+an SLS run of them gives: the same submission times, queues, users, job ids,
+durations, deadlines, task counts, times and sizes (checked field by field
+against hadoop-sls in tests/hadoop/test_synth_vs_hadoop.py). It uses SLS's
+generators, ported bit for bit in `emu.scenario.java_random`: the trace's
+`java.util.Random`, seeded with `rand_seed` (or `seed`, which overrides
+it), gives every distribution with a positive mean its own commons-math3
+`Well19937c` (one `nextLong` each, at load, in file order); jobs then pick a
+workload, a submission time (a weighted time bucket, then `nextInt` within
+it) and a job class, and leave a Java `PriorityQueue` by submission time
+(jobs in the same second leave it in the heap's order, which numbers them).
+Each job, in that order, draws its duration, whether it has a deadline and
+its deadline factor, reseeds the trace generator with its `nextLong`, and
+draws its tasks' counts, sizes and times; discrete samples draw from the
+trace generator, distributions from their own. Values round as Java's
+`Math.round`. Each task prefers one node, `nextInt(nodes)` of a
+`java.util.Random` seeded with the trace seed and restarted for every job.
 
-Nodes are generated as SLS does: `num_nodes` nodes `/rack<i % racks>/node<i>`
-with `num_nodes // nodes_per_rack` racks. As in SLS, each task prefers one
-node picked by a generator seeded with the trace seed and restarted for every
-job, so every job prefers the same sequence of nodes.
+Where emu differs from SLS, SLS fails, gives nonsense or differs from itself:
 
-Where this differs from current SLS, it follows the SLSRunner that introduced
-SYNTH: submission times are relative to the first job (current SLS starts
-every SYNTH job at 0), a job needs no reservation support to load, and a
-task whose sampled time rounds to 0 ms or less runs for 1 ms instead of
-making SLS drop the whole job.
+- Submission times are relative to the first job, as in the SLSRunner that
+  introduced SYNTH: 3.4.2 starts every SYNTH job at time 0.
+- A job needs no reservation support to load.
+- A task whose sampled time rounds to 0 ms or less runs for 1 ms, where SLS
+  stops loading the trace ("Duration of a task shouldn't be less or equal
+  to 0").
+- A distribution whose mean is 0 or less samples 0, where SLS has no
+  distribution to sample and fails with a NullPointerException; `num_jobs`
+  0 is an empty workload, where SLS's PriorityQueue refuses a capacity of 0.
+  A normal distribution's negative `std`, which SLS rejects at load, and a
+  drawn duration or task count beyond a Java int, on which it overflows,
+  are input errors here.
+- The node a task prefers is the drawn index into the generated nodes in
+  order (`node0`, `node1`, ...). SLS indexes its map of running NMs, whose
+  order follows node ids numbered by the threads that start the NMs as they
+  race, so it differs from run to run of SLS itself.
+
+One difference is not chosen: commons-math computes the Gaussian's log, sin
+and cos (and the log-normal's exp) with its FastMath, emu with the
+platform's, which differ in the last bit for about one value in a thousand;
+a drawn value changes only if it then rounds within that bit of a half (see
+`emu.scenario.java_random`).
 """
 
 from __future__ import annotations
 
 import math
 import os
-import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from emu.errors import InputError
 from emu.resources import Resource
-from emu.scenario.limits import JAVA_INT_MAX
+from emu.scenario.java_random import JavaRandom, Well19937c, java_round
+from emu.scenario.limits import JAVA_INT_MAX, JAVA_LONG_MAX, JAVA_LONG_MIN
 from emu.scenario.sls import (
     DEFAULT_QUEUE,
     DEFAULT_USER,
@@ -96,16 +121,14 @@ class Sample:
     dist: str | None = None
     discrete: list[float] | None = None
     weights: list[float] = field(default_factory=list)
-    _rng: random.Random | None = field(default=None, repr=False)
-    _params: tuple[float, float] | None = field(default=None, repr=False)
+    _gen: Well19937c | None = field(default=None, repr=False)
+    _params: tuple[float, float] = field(default=(0.0, 0.0), repr=False)
 
-    def init(self, rng: random.Random) -> None:
+    def init(self, rng: JavaRandom) -> None:
         """Give a distribution its own generator, seeded from the trace's
-        (SynthUtils reseeds each distribution with `rand.nextLong()`)."""
-        if self.dist is None:
-            return
-        self._rng = random.Random(rng.getrandbits(64))
-        if self.val <= 0:
+        (SynthUtils reseeds each distribution with `rand.nextLong()`, and
+        makes none, drawing nothing, when the mean is not positive)."""
+        if self.dist is None or self.val <= 0:
             return
         std = self.std or self.val / 6
         if self.dist == "NORM":
@@ -113,28 +136,50 @@ class Sample:
         else:
             sigma_sq = math.log1p(std * std / (self.val * self.val))
             self._params = (math.log(self.val) - 0.5 * sigma_sq, math.sqrt(sigma_sq))
+        self._gen = Well19937c(rng.next_long())
 
-    def double(self, shared: random.Random) -> float:
+    def double(self, shared: JavaRandom) -> float:
         """A value; discrete choices draw from the shared trace generator."""
         if self.discrete is not None:
             return self.discrete[weighted_index(self.weights, shared)]
         if self.dist is None:
             return self.val
-        if self._params is None or self._rng is None:
+        if self._gen is None:
             return 0.0
-        mu, sigma = self._params
+        a, b = self._params
         if self.dist == "NORM":
-            return self._rng.gauss(mu, sigma)
-        return self._rng.lognormvariate(mu, sigma)
+            return b * self._gen.next_gaussian() + a
+        return _exp(a + b * self._gen.next_gaussian())
 
-    def long(self, shared: random.Random) -> int:
-        """Java's `Math.round` of a value: halves round up."""
-        return math.floor(self.double(shared) + 0.5)
+    def long(self, shared: JavaRandom) -> int:
+        """`Sample.getLong`: Java's `Math.round` of a value."""
+        return java_round(self.double(shared))
 
 
-def weighted_index(weights: Sequence[float], rng: random.Random) -> int:
-    """SynthUtils.getWeighted: index i with probability w[i] / sum(w)."""
-    target = rng.random() * sum(weights)
+def _exp(x: float) -> float:
+    """Java's `exp`: overflow is infinity, not an error."""
+    try:
+        return math.exp(x)
+    except OverflowError:
+        return math.inf
+
+
+def _to_long(x: float) -> int:
+    """Java's `(long)` of a double: truncation, NaN 0, saturating."""
+    if math.isnan(x):
+        return 0
+    if math.isinf(x):
+        return JAVA_LONG_MAX if x > 0 else JAVA_LONG_MIN
+    return max(min(int(x), JAVA_LONG_MAX), JAVA_LONG_MIN)
+
+
+def weighted_index(weights: Sequence[float], rng: JavaRandom) -> int:
+    """SynthUtils.getWeighted: index i with probability w[i] / sum(w), the
+    sum added up left to right as Java adds it."""
+    total = 0.0
+    for w in weights:
+        total += w
+    target = rng.next_double() * total
     cumulative = 0.0
     for i, w in enumerate(weights):
         cumulative += w
@@ -206,9 +251,12 @@ def read_synth(
     num_nodes = _non_negative(trace, "num_nodes")
     nodes_per_rack = max(trace.integer("nodes_per_rack", 0), 1)
     effective_seed = trace.integer("rand_seed", 0) if seed is None else seed
+    if not JAVA_LONG_MIN <= effective_seed <= JAVA_LONG_MAX:
+        # SLS holds the seed in a Java long (`rand_seed` is checked as one).
+        raise InputError("seed", None, f"must fit in a Java long, got {effective_seed}")
     workloads = _workloads(trace)
 
-    rng = random.Random(effective_seed)
+    rng = JavaRandom(effective_seed)
     for wl in workloads:
         for jc in wl.classes:
             for sample in (jc.deadline_factor, jc.duration, jc.reservation):
@@ -217,65 +265,118 @@ def read_synth(
                 for sample in (t.count, t.time, t.max_memory, t.max_vcores):
                     sample.init(rng)
 
-    stories = []
-    for i in range(num_jobs):
-        wl = workloads[weighted_index([w.weight for w in workloads], rng)]
+    story: list[tuple[int, _WorkloadDef, _JobClass]] = []
+    workload_weights = [w.weight for w in workloads]
+    for _ in range(num_jobs):
+        wl = workloads[weighted_index(workload_weights, rng)]
         bucket = weighted_index([b.weight for b in wl.times], rng)
         start = wl.times[bucket].time
         end = wl.times[min(bucket + 1, len(wl.times) - 1)].time
-        submit_s = start + (rng.randrange(end - start) if end > start else 0)
+        submit_s = start + (rng.next_int(end - start) if end > start else 0)
         jc = wl.classes[weighted_index([c.weight for c in wl.classes], rng)]
-        stories.append((submit_s, i, wl, jc))
-    stories.sort(key=lambda s: (s[0], s[1]))
+        _heap_push(story, (submit_s, wl, jc))
 
     tnodes = TraceNodes()
     tnodes.generate(num_nodes, num_nodes // nodes_per_rack)
     nodes = tnodes.nodes
-    baseline = stories[0][0] * 1000 if stories else 0
-    jobs = [
-        _make_job(seq, submit_s * 1000 - baseline, wl, jc, rng, effective_seed, nodes, am_default)
-        for seq, (submit_s, _, wl, jc) in enumerate(stories)
-    ]
+    jobs = []
+    baseline = story[0][0] * 1000 if story else 0
+    for seq in range(num_jobs):
+        submit_s, wl, jc = _heap_poll(story)
+        jobs.append(
+            _make_job(file, seq, submit_s, baseline, wl, jc, rng, effective_seed, nodes, am_default)
+        )
     return Workload(jobs=sort_jobs(jobs), trace_nodes=nodes)
 
 
+_Story = tuple[int, "_WorkloadDef", "_JobClass"]
+
+
+def _heap_push(heap: list[_Story], x: _Story) -> None:
+    """`java.util.PriorityQueue.offer` by submission time. Jobs submitted in
+    the same second leave its binary heap in an order that is not their
+    drawing order, and that order numbers the jobs and feeds them the
+    shared generator, so the heap is Java's, sift for sift."""
+    k = len(heap)
+    heap.append(x)
+    while k > 0:
+        parent = (k - 1) >> 1
+        e = heap[parent]
+        if x[0] >= e[0]:
+            break
+        heap[k] = e
+        k = parent
+    heap[k] = x
+
+
+def _heap_poll(heap: list[_Story]) -> _Story:
+    """`java.util.PriorityQueue.poll`."""
+    result = heap[0]
+    x = heap.pop()
+    n = len(heap)
+    if n > 0:
+        k = 0
+        half = n >> 1
+        while k < half:
+            child = 2 * k + 1
+            c = heap[child]
+            right = child + 1
+            if right < n and c[0] > heap[right][0]:
+                child = right
+                c = heap[child]
+            if x[0] <= c[0]:
+                break
+            heap[k] = c
+            k = child
+        heap[k] = x
+    return result
+
+
 def _make_job(
+    file: str,
     seq: int,
-    submit_ms: int,
+    submit_s: int,
+    baseline_ms: int,
     wl: _WorkloadDef,
     jc: _JobClass,
-    rng: random.Random,
+    rng: JavaRandom,
     seed: int,
     nodes: list[NodeSpec],
     am_default: Resource,
 ) -> JobSpec:
-    duration_ms = jc.duration.long(rng) * 1000
-    has_deadline = rng.random() <= jc.reservation.double(rng)
+    """SynthJob's constructor, then AMDefinitionSynth's host per task."""
+    duration_ms = _java_int(jc.duration.long(rng), file, jc.class_name, "duration") * 1000
+    has_deadline = rng.next_double() <= jc.reservation.double(rng)
     deadline_factor = jc.deadline_factor.double(rng)
-    rng.seed(rng.getrandbits(64))
+    deadline = (
+        submit_s * 1000 + _to_long(math.ceil(deadline_factor * duration_ms)) if has_deadline else -1
+    )
+    rng.set_seed(rng.next_long())
 
-    host_rng = random.Random(seed)
+    host_rng = JavaRandom(seed)
     tasks = []
     for t in jc.tasks:
-        count = t.count.long(rng)
+        count = _java_int(t.count.long(rng), file, jc.class_name, f"{t.type} count")
         memory = max(t.max_memory.long(rng), MIN_MEMORY)
         vcores = max(t.max_vcores.long(rng), MIN_VCORES)
         for _ in range(count):
-            hosts = (nodes[host_rng.randrange(len(nodes))].host,) if nodes else ()
+            time_ms = t.time.long(rng)
+            hosts = (nodes[host_rng.next_int(len(nodes))].host,) if nodes else ()
             tasks.append(
                 TaskSpec(
                     task_type=t.type,
                     priority=t.priority,
-                    duration_ms=max(t.time.long(rng), 1),
+                    duration_ms=max(time_ms, 1),
                     resource=Resource(memory, vcores),
                     hosts=hosts,
                     execution_type=t.execution_type,
                 )
             )
+    submit_ms = submit_s * 1000 - baseline_ms
     name = f"{jc.class_name}_{seq:06d}"
     params: dict[str, Any] = {"am_type": jc.type, "class_name": jc.class_name, "workload": wl.name}
-    if has_deadline:
-        params["deadline_ms"] = submit_ms + math.ceil(deadline_factor * duration_ms)
+    if deadline > 0:
+        params["deadline_ms"] = deadline - baseline_ms
     if jc.params:
         params["job_params"] = dict(jc.params)
     return JobSpec(
@@ -289,6 +390,19 @@ def _make_job(
         tasks=tuple(tasks),
         params=params,
     )
+
+
+def _java_int(value: int, file: str, class_name: str, what: str) -> int:
+    """`Sample.getInt`'s `Math.toIntExact`: SLS stops with an overflow on a
+    drawn duration or task count beyond a Java int, and a count that large
+    is a typo, not a workload."""
+    if not -JAVA_INT_MAX - 1 <= value <= JAVA_INT_MAX:
+        raise InputError(
+            file,
+            None,
+            f"job class {class_name!r}: a {what} of {value} was drawn, beyond a Java int",
+        )
+    return value
 
 
 def _non_negative(fields: JsonFields, key: str) -> int:
@@ -453,6 +567,9 @@ def _sample(parent: JsonFields, key: str) -> Sample:
         dist = s.string("dist", "LOGNORM")
         if dist not in ("LOGNORM", "NORM"):
             raise s.error("dist", f"expected LOGNORM or NORM, got {dist!r}")
+        if dist == "NORM" and s.number("std", 0.0) < 0:
+            # commons-math's NormalDistribution refuses it (SLS fails at load).
+            raise s.error("std", f"a NORM std must be >= 0, got {s.number('std', 0.0):g}")
         return Sample(val=s.number("val", 0.0), std=s.number("std", 0.0), dist=dist)
     if not has_disc:
         raise s.error(None, "needs val, val and std, or discrete")
