@@ -59,6 +59,7 @@ _FILES = (
     "am/policies.py",
     "metrics/sls.py",
     "scenario/sls.py",
+    "scenario/java_random.py",
 )
 
 
