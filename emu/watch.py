@@ -16,6 +16,7 @@ until SIGINT or SIGTERM, so a finished replay can still be looked at.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 from collections.abc import Callable
@@ -155,4 +156,6 @@ class Watch:
         except KeyboardInterrupt:
             pass
         finally:
-            server.stop()
+            # A second Ctrl-C while stopping changes nothing: the run is done.
+            with contextlib.suppress(KeyboardInterrupt):
+                server.stop()
