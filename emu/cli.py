@@ -43,26 +43,29 @@ def _cmd_run(args: argparse.Namespace) -> int:
     _apply_defines(scenario.conf, args.define)
     RMSettings.from_conf(scenario.conf)
     seed = scenario.seed if args.seed is None else args.seed
+    watch = Watch.from_args(args)
     try:
         done = run_scenario(
             scenario,
             seed,
             args.output_dir or None,
             rate=args.rate,
-            watch=Watch.from_args(args),
+            watch=watch,
             check_invariants=args.invariants,
         )
     except ClusterInvariantBroken as e:
         print(f"emu: error: {e}", file=sys.stderr)
         return 1
     result, out = done.result, done.output_dir
-    return outputs.print_report(
+    code = outputs.print_report(
         done.summary,
         f"wall {result.wall_seconds:.2f} s; "
         f"{result.simulated_ms / 1000 / max(result.wall_seconds, 1e-9):.0f} simulated s per wall s"
         + (f"; outputs in {out}" if out is not None else ""),
         rate=args.rate,
     )
+    watch.serve_until_stopped()
+    return code
 
 
 def _hadoop_line() -> str:
@@ -149,6 +152,7 @@ def _cmd_sls(args: argparse.Namespace) -> int:
             raise InputError("-D", item, "expected NAME=VALUE")
         overrides[name.strip()] = value
     overrides.update((name, value) for name, (value, _) in _impl_overrides(args).items())
+    watch = Watch.from_args(args)
     opts = sls.SlsOptions(
         tracetype=tracetype,
         traces=[t for t in location.split(",") if t],
@@ -162,7 +166,7 @@ def _cmd_sls(args: argparse.Namespace) -> int:
         invariants=[f for f in args.invariants if f],
         exit_invariants=args.exit_invariants,
         rate=args.rate,
-        watch=Watch.from_args(args),
+        watch=watch,
         check_state=bool(args.invariants),
         container_log=args.container_log,
         changes_file=args.changes,
@@ -173,13 +177,15 @@ def _cmd_sls(args: argparse.Namespace) -> int:
         print(f"emu: error: {e}", file=sys.stderr)
         return 1
     result = done.result
-    return outputs.print_report(
+    code = outputs.print_report(
         done.summary,
         f"wall {result.wall_seconds:.2f} s; "
         f"{result.simulated_ms / 1000 / max(result.wall_seconds, 1e-9):.0f} "
         f"simulated s per wall s; outputs in {opts.output_dir}",
         rate=opts.rate,
     )
+    watch.serve_until_stopped()
+    return code
 
 
 def _cmd_report(args: argparse.Namespace) -> int:

@@ -451,9 +451,10 @@ def _observers(
     watch: Watch | None,
     workload: Workload,
     epoch_ms: int,
+    track_jobs: tuple[str, ...] = (),
 ) -> Observer:
     """The recorder's and the timeline's ticks, then whatever watches the run."""
-    extra = watch.start(workload, epoch_ms) if watch is not None else None
+    extra = watch.start(workload, epoch_ms, track_jobs) if watch is not None else None
     ticks = [recorder.tick, timeline.tick] + ([extra] if extra is not None else [])
     return chain(*ticks)
 
@@ -496,7 +497,9 @@ def _run_staged(opts: SlsOptions, p: Prepared, staging: _Staging) -> SlsRun:
     timeline = Timeline(sample_every_s(trace_span_ms(p.workload)))
     sim = simulation_for(
         p,
-        on_tick=_observers(recorder, timeline, opts.watch, p.workload, epoch_ms),
+        on_tick=_observers(
+            recorder, timeline, opts.watch, p.workload, epoch_ms, tuple(opts.track_jobs)
+        ),
         on_start=recorder.attach,
         check_invariants=opts.check_state,
     )

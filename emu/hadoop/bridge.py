@@ -77,6 +77,10 @@ def start(explicit_classpath: str | None = None) -> Any:
                 # benchmark, Fair: 3.9x with the default, 6.5x with this).
                 "-XX:+UseSerialGC",
                 "-Xmn1g",
+                # SIGINT and SIGTERM stay Python's (emu.cli turns both into a
+                # clean stop): without -Xrs the JVM takes them over and exits
+                # at once, skipping emu's cleanup and exit codes.
+                "-Xrs",
                 *os.environ.get("EMU_HADOOP_JVM_OPTS", "").split(),
                 jvmpath=_jvm_path(),
                 classpath=[*cp.entries, str(driver)],

@@ -92,6 +92,26 @@ def process_memory() -> tuple[int, int]:
     return rss, max(peak, rss)
 
 
+def tracked_job_values(rm: ResourceManager, app_id: str | None) -> tuple[int, ...]:
+    """A tracked job's `TRACKED_JOB_FIELDS` in raw units (MB, vcores, counts):
+    its current attempt's containers and resources, all 0 before the app
+    exists and after its attempt has left the scheduler. The recorder and
+    the live pages read the same values, so the page agrees with the files."""
+    app = rm.ctx.apps.get(app_id) if app_id is not None else None
+    sapp = rm.ctx.scheduler.apps.get(app.attempts[-1]) if app and app.attempts else None
+    if sapp is None:
+        return (0, 0, 0, 0, 0, 0)
+    used, pending = sapp.used, sapp.pending
+    return (
+        len(sapp.live),
+        len(sapp.reservations),
+        used.memory,
+        used.vcores,
+        used.memory + pending.memory,
+        used.vcores + pending.vcores,
+    )
+
+
 class _Timing:
     """Calls and wall seconds, with the values at the previous sample."""
 
@@ -340,20 +360,7 @@ class SlsRecorder:
         self.records += 1
 
     def _job_values(self, rm: ResourceManager, job: str) -> tuple[int, ...]:
-        app_id = self._app_of_job.get(job)
-        app = rm.ctx.apps.get(app_id) if app_id is not None else None
-        sapp = rm.ctx.scheduler.apps.get(app.attempts[-1]) if app and app.attempts else None
-        if sapp is None:
-            return (0, 0, 0, 0, 0, 0)
-        used, pending = sapp.used, sapp.pending
-        return (
-            len(sapp.live),
-            len(sapp.reservations),
-            used.memory,
-            used.vcores,
-            used.memory + pending.memory,
-            used.vcores + pending.vcores,
-        )
+        return tracked_job_values(rm, self._app_of_job.get(job))
 
     def _write_csv(self, t: int, raw: dict[str, float]) -> None:
         assert self.directory is not None

@@ -9,8 +9,9 @@ thread of its own), so the run is never slowed or reordered by a browser:
   (`publish_loop`). The server serves the latest snapshot; swapping one
   reference is atomic, so no lock is needed.
 - the live pages' history: each published snapshot appends one point
-  (`history`) — cluster and per-queue allocation — bounded to `HISTORY`
-  points.
+  (`history`) — cluster and per-queue allocation, and each tracked job's
+  containers and resources (`track_jobs`, `emu sls --track-jobs`) — bounded
+  to `HISTORY` points.
 - writes (kill, submit, move, new-application): the server hands the request
   to the run's own loop with `trio.from_thread.run`, where it goes through
   the RM's client service exactly as a client's message would
@@ -29,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 import structlog
 import trio
 
+from emu.metrics.sls import TRACKED_JOB_FIELDS, tracked_job_values
 from emu.metrics.timeline import share_memory
 from emu.msg.types import request
 from emu.web.view import Snapshot, snapshot
@@ -47,13 +49,23 @@ class RunEnded(Exception):
 class LiveView:
     """The latest snapshot of one RM, and the way back into its loop."""
 
-    def __init__(self, epoch_ms: int = 0, every_s: float = 1.0, total_jobs: int = 0) -> None:
+    def __init__(
+        self,
+        epoch_ms: int = 0,
+        every_s: float = 1.0,
+        total_jobs: int = 0,
+        track_jobs: tuple[str, ...] = (),
+    ) -> None:
         self.epoch_ms = epoch_ms
         self.every_s = every_s
         self.total_jobs = total_jobs
         """When this many apps have all ended, the next tick publishes at once,
         so the last snapshot of a replay shows its end."""
         self._ended_published = False
+        self.track_jobs = track_jobs
+        """Trace job ids (the RM app's name) whose series `/track` draws."""
+        self.job_apps: dict[str, str] = {}
+        """Each tracked job's app id, once the job has been submitted."""
         self.latest: Snapshot | None = None
         self.history: collections.deque[dict[str, Any]] = collections.deque(maxlen=HISTORY)
         self.finished = False
@@ -89,8 +101,31 @@ class LiveView:
     def publish(self, rm: ResourceManager) -> None:
         self._next_at = time.monotonic() + self.every_s
         snap = snapshot(rm, self.epoch_ms)
-        self.history.append(_history_point(snap))
+        point = _history_point(snap)
+        if self.track_jobs:
+            point["jobs"] = self._job_point(rm)
+        self.history.append(point)
         self.latest = snap
+
+    def _job_point(self, rm: ResourceManager) -> dict[str, dict[str, int]]:
+        """Each tracked job's values now, under SLS's tracked-app metric names
+        (`emu.metrics.sls.TRACKED_JOB_FIELDS`, raw MB and vcores)."""
+        if len(self.job_apps) < len(self.track_jobs):
+            wanted = set(self.track_jobs).difference(self.job_apps)
+            for app in rm.ctx.apps.values():
+                if app.name in wanted:
+                    self.job_apps[app.name] = app.app_id
+                    wanted.discard(app.name)
+        return {
+            job: dict(
+                zip(
+                    TRACKED_JOB_FIELDS,
+                    tracked_job_values(rm, self.job_apps.get(job)),
+                    strict=True,
+                )
+            )
+            for job in self.track_jobs
+        }
 
     async def publish_loop(
         self, rm: ResourceManager, task_status: Any = trio.TASK_STATUS_IGNORED

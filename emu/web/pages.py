@@ -6,11 +6,14 @@ The pages are static HTML plus `static/live.js`, which polls
 `static/` with its license so the pages work offline. `/ws/v1/emu/track`
 is emu's own endpoint: the run's recent history (one point per published
 snapshot: cluster and per-queue allocation, fair shares, running apps and
-containers) and the current per-queue and running-app tables.
+containers, and each `--track-jobs` job's containers, usage and demand
+under SLS's tracked-app names) and the current per-queue and running-app
+tables.
 """
 
 from __future__ import annotations
 
+from html import escape
 from importlib import resources
 from typing import Any
 
@@ -51,11 +54,34 @@ _TRACK = """<h1>Tracking</h1>
 <div class="grid">
 <div class="chart"><h2>Queue allocated memory (GB), dashed: fair share or guarantee</h2>
 <canvas id="queues"></canvas></div>
-<div><h2>Queues</h2><table id="queue-table"></table></div>
+<div><h2>Queues</h2><div class="table-box"><table id="queue-table"></table></div></div>
 </div>
-<h2>Running applications</h2><table id="app-table"></table>"""
+<h2>Tracked jobs</h2>
+{jobs}
+<h2>Running applications</h2><div class="table-box"><table id="app-table"></table></div>"""
 
-_CLUSTER = """<h1>Cluster</h1><table id="metrics-table"></table>
+_NO_TRACKED_JOBS = (
+    "<p>No tracked job: <code>emu sls --track-jobs=J1,J2</code> draws each named job's "
+    "allocated and demanded memory and vcores here.</p>"
+)
+
+
+def _track_body(track_jobs: tuple[str, ...]) -> str:
+    """The /track page with one chart per tracked job, as SLS's track page
+    offers each `--track-jobs` job (SLS draws the one picked from a list;
+    here they are all drawn, side by side)."""
+    if not track_jobs:
+        return _TRACK.format(jobs=_NO_TRACKED_JOBS)
+    charts = "\n".join(
+        f'<div class="chart"><h2>{escape(job)}: memory (GB, left) and vcores (right), '
+        f'dashed: demand</h2><canvas class="job-chart" id="job-{i}" data-job="{escape(job)}">'
+        "</canvas></div>"
+        for i, job in enumerate(track_jobs)
+    )
+    return _TRACK.format(jobs=f'<div class="grid" id="job-charts">\n{charts}\n</div>')
+
+
+_CLUSTER = """<h1>Cluster</h1><div class="table-box"><table id="metrics-table"></table></div>
 <p>Live pages: <a href="/simulate">/simulate</a>, <a href="/track">/track</a>.
 REST API: <a href="/ws/v1/cluster/info">/ws/v1/cluster/info</a>,
 <a href="/ws/v1/cluster/metrics">metrics</a>, <a href="/ws/v1/cluster/scheduler">scheduler</a>,
@@ -82,13 +108,18 @@ def page_routes(live: LiveView) -> list[Route]:
     async def track(request: Request) -> JSONResponse:
         snap = live.latest
         if snap is None:
-            return JSONResponse({"running": False, "finished": False, "history": []})
+            return JSONResponse(
+                {"running": False, "finished": False, "history": [], "trackedJobs": []}
+            )
         return JSONResponse(
             {
                 "running": not live.finished,
                 "finished": live.finished,
                 "time": snap.sim_ms,
                 "history": list(live.history),
+                "trackedJobs": [
+                    {"job": job, "appId": live.job_apps.get(job)} for job in live.track_jobs
+                ],
                 "metrics": snap.metrics,
                 "queues": [
                     _queue_row(q, snap) for q in snap.queues if q.get("type", "leaf") == "leaf"
@@ -100,7 +131,7 @@ def page_routes(live: LiveView) -> list[Route]:
     return [
         Route("/cluster", page("cluster", "cluster", _CLUSTER)),
         Route("/simulate", page("simulate", "simulate", _SIMULATE)),
-        Route("/track", page("track", "track", _TRACK)),
+        Route("/track", page("track", "track", _track_body(live.track_jobs))),
         Route("/static/{name}", static),
         Route("/ws/v1/emu/track", track),
     ]

@@ -91,6 +91,16 @@ class WebServer:
             self.url = binds[0].replace("0.0.0.0", "127.0.0.1")
             self._ready.set()
 
+    def serving(self) -> bool:
+        """Whether the server's thread is still up."""
+        return self._thread is not None and self._thread.is_alive()
+
+    def join(self, timeout: float) -> None:
+        """Wait up to `timeout` seconds for the server's thread to end (a
+        signal handler still runs in the meantime)."""
+        if self._thread is not None:
+            self._thread.join(timeout)
+
     def stop(self) -> None:
         if self._thread is None or self._token is None or self._stop is None:
             return

@@ -20,12 +20,40 @@ function lineChart(id, yTitle) {
   });
 }
 
+// A tracked job's chart: memory in GB on the left axis, vcores on the right.
+function jobChart(el) {
+  return new Chart(el, {
+    type: "line",
+    data: { labels: [], datasets: [] },
+    options: {
+      animation: false, maintainAspectRatio: false, parsing: false, normalized: true,
+      elements: { point: { radius: 0 } },
+      scales: { x: { type: "linear", title: { display: true, text: "simulated seconds" } },
+                y: { beginAtZero: true, position: "left", title: { display: true, text: "GB" } },
+                y1: { beginAtZero: true, position: "right", title: { display: true, text: "vcores" },
+                      grid: { drawOnChartArea: false } } },
+    },
+  });
+}
+
+function jobSeries(history, job) {
+  const at = (h, f) => ((h.jobs || {})[job] || {})[f] || 0;
+  return [
+    { label: "allocated memory", color: COLORS[0], data: pts(history, h => at(h, "usage.memory") / 1024) },
+    { label: "demanded memory", color: COLORS[0], dash: true,
+      data: pts(history, h => at(h, "demand.memory") / 1024) },
+    { label: "allocated vcores", color: COLORS[1], axis: "y1", data: pts(history, h => at(h, "usage.vcores")) },
+    { label: "demanded vcores", color: COLORS[1], axis: "y1", dash: true,
+      data: pts(history, h => at(h, "demand.vcores")) },
+  ];
+}
+
 function setSeries(chart, series) {
   if (!chart) return;
   chart.data.datasets = series.map((s, i) => ({
     label: s.label, data: s.data, borderColor: s.color || COLORS[i % COLORS.length],
     backgroundColor: s.color || COLORS[i % COLORS.length], borderDash: s.dash ? [6, 4] : [],
-    borderWidth: 1.5, fill: false,
+    borderWidth: 1.5, fill: false, yAxisID: s.axis || "y",
   }));
   chart.update();
   // How many points are drawn: lets a headless browser check the chart has data.
@@ -82,6 +110,7 @@ async function refresh() {
     { label: "available", data: pts(h, p => p.availableVCores) },
   ]);
   setSeries(charts.queues, queueSeries(h));
+  for (const [job, chart] of Object.entries(charts.jobs || {})) setSeries(chart, jobSeries(h, job));
   table("queue-table", data.queues || []);
   table("app-table", data.apps || []);
   if (data.metrics) {
@@ -94,6 +123,8 @@ window.addEventListener("DOMContentLoaded", () => {
   charts.memory = lineChart("memory", "GB");
   charts.vcores = lineChart("vcores", "vcores");
   charts.queues = lineChart("queues", "GB");
+  charts.jobs = {};
+  for (const el of document.querySelectorAll("canvas.job-chart")) charts.jobs[el.dataset.job] = jobChart(el);
   refresh();
   setInterval(refresh, 1000);
 });
