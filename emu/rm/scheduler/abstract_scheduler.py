@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from mypy_extensions import mypyc_attr
@@ -412,6 +413,14 @@ class Scheduler:
         Schedulers with queues override this; a scheduler without queue
         configuration (FIFO) has nothing to change and accepts."""
         return None
+
+    def refresh_from(self, path: Path) -> str | None:
+        """Apply an allocation file given with the refresh (`emu admin
+        refresh-queues --file`); only the FairScheduler reads one."""
+        return (
+            f"the {self.name} scheduler takes capacity-scheduler.xml properties, "
+            "not a FairScheduler allocation file"
+        )
 
     def queue_metrics(self, name: str) -> QueueMetrics:
         q = self.queues.get(name)

@@ -26,6 +26,8 @@ difference.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from emu.hadoop import bridge
@@ -338,6 +340,33 @@ class HadoopScheduler(Scheduler):
             self._call("deleteExpiredQueues")
 
     # --- the AM's side ------------------------------------------------------------------
+    def refresh(self, properties: Mapping[str, object]) -> str | None:
+        """An admin's queue refresh, applied by Hadoop's scheduler itself: the
+        CapacityScheduler's reinitialize over the running configuration, the
+        FairScheduler's reload of its allocation file."""
+        return self._refresh(properties, "")
+
+    def refresh_from(self, path: Path) -> str | None:
+        """The FairScheduler's queues from the allocation file at `path`."""
+        return self._refresh({}, str(path.resolve()))
+
+    def _refresh(self, properties: Mapping[str, object], allocation_file: str) -> str | None:
+        keys = sorted(properties)
+        values = [
+            str(v).lower() if isinstance(v, bool) else str(v) for v in (properties[k] for k in keys)
+        ]
+        try:
+            answer = str(
+                self.driver.refreshQueues(self.ctx.now_ms(), keys, values, allocation_file)
+            )
+        except _java_exception() as e:
+            return bridge.java_message(e)
+        if answer.startswith("E\t"):
+            return answer[2:]
+        if answer:
+            self._apply(answer)
+        return None
+
     def request_am_container(self, attempt_id: str, am_resource: Resource) -> None:
         super().request_am_container(attempt_id, am_resource)
         self._call("requestAm", attempt_id)

@@ -10,7 +10,6 @@ from emu.errors import InputError
 from emu.msg import types as P
 from emu.resources import Resource
 from emu.rm import node as node_sm
-from emu.rm.scheduler.fair.scheduler import FairScheduler
 from emu.rm.services.service import Refused, Service
 
 CAPACITY_PREFIX = "yarn.scheduler.capacity."
@@ -38,9 +37,7 @@ class AdminService(Service):
             with tempfile.TemporaryDirectory(prefix="emu-refresh-") as d:
                 path = Path(d) / "fair-scheduler.xml"
                 path.write_text(allocations, encoding="utf-8")
-                scheduler = ctx.scheduler
-                assert isinstance(scheduler, FairScheduler)
-                return scheduler.refresh_from(path)
+                return ctx.scheduler.refresh_from(path)
         if fair and properties:
             return (
                 "the FairScheduler's queues come from its allocation file: give a "

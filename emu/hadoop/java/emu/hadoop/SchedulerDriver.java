@@ -93,6 +93,7 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.NodeUpdateS
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.SchedulerEvent;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.SchedulerEventType;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerUtils;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.fair.AllocationFileLoaderService;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.fair.FSAppAttempt;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.fair.FSContext;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.fair.FairScheduler;
@@ -425,6 +426,51 @@ public final class SchedulerDriver {
         }
       }
     }
+  }
+
+  /** An admin's queue refresh (`yarn rmadmin -refreshQueues`). The CapacityScheduler re-reads its
+   *  configuration with `keys`/`values` set over the running one (reinitialize); the FairScheduler
+   *  reloads its allocation file, or `allocationFile` when one is given (emu admin's --file). A
+   *  refusal leaves the running queues as they were and is answered as one line "E\t<why>". */
+  public String refreshQueues(long now, String[] keys, String[] values, String allocationFile) {
+    at(now);
+    try {
+      if (scheduler instanceof CapacityScheduler) {
+        YarnConfiguration fresh = new YarnConfiguration(conf);
+        for (int i = 0; i < keys.length; i++) {
+          fresh.set(keys[i], values[i]);
+        }
+        ((CapacityScheduler) scheduler).reinitialize(fresh, context);
+        for (int i = 0; i < keys.length; i++) {
+          conf.set(keys[i], values[i]);
+        }
+      } else if (scheduler instanceof FairScheduler) {
+        Field loaderField = FairScheduler.class.getDeclaredField("allocsLoader");
+        loaderField.setAccessible(true);
+        AllocationFileLoaderService loader = (AllocationFileLoaderService) loaderField.get(scheduler);
+        Field fileField = AllocationFileLoaderService.class.getDeclaredField("allocFile");
+        fileField.setAccessible(true);
+        Object own = fileField.get(loader);
+        if (allocationFile != null && !allocationFile.isEmpty()) {
+          fileField.set(loader, new org.apache.hadoop.fs.Path("file://" + allocationFile));
+        }
+        try {
+          if (fileField.get(loader) == null) {
+            return "E\tthe FairScheduler has no allocation file to reload";
+          }
+          loader.reloadAllocations();
+        } finally {
+          fileField.set(loader, own);
+        }
+      }
+    } catch (Exception e) {
+      Throwable t = e;
+      while (t.getCause() != null && (t.getMessage() == null || t.getMessage().isEmpty())) {
+        t = t.getCause();
+      }
+      return "E\t" + (t.getMessage() == null ? t.getClass().getSimpleName() : t.getMessage());
+    }
+    return drain();
   }
 
   /** The scheduler's own class name (as loaded). */
