@@ -42,6 +42,7 @@ from emu.rm.scheduler.app_scheduling_info import Ask
 from emu.rm.scheduler.capacity import allocator
 from emu.rm.scheduler.capacity import resource_math as rm
 from emu.rm.scheduler.capacity.config import CapacityConf, parse, queue_paths
+from emu.rm.scheduler.capacity.intra_preemption import IntraLeaf, all_users_limit
 from emu.rm.scheduler.capacity.placement import place
 from emu.rm.scheduler.capacity.preemption import PreemptionPolicy, TempQueue
 from emu.rm.scheduler.capacity.queues import LeafQueue, ParentQueue, Queue, build
@@ -647,6 +648,7 @@ class CapacityScheduler(Scheduler):
 
     def preemption_snapshot(self) -> TempQueue:
         """The queue tree as the preemption policy sees it this round."""
+        intra_on = self.cs.preemption.intra_queue_enabled
 
         def clone(q: Queue) -> TempQueue:
             cluster = self.cluster
@@ -665,6 +667,8 @@ class CapacityScheduler(Scheduler):
                 t.max_am_resource = rm.multiply(
                     rm.multiply(cluster, q.conf.absolute_capacity), q.conf.maximum_am_percent
                 )
+                if intra_on:
+                    t.intra = self._intra_leaf(q)
             else:
                 assert isinstance(q, ParentQueue)
                 for c in q.children:
@@ -672,6 +676,32 @@ class CapacityScheduler(Scheduler):
             return t
 
         return clone(self.root)
+
+    def _intra_leaf(self, q: LeafQueue) -> IntraLeaf:
+        """What IntraQueueCandidatesSelector reads of a leaf this round."""
+        c = q.conf
+        used = {name: u.used for name, u in q.users.items()}
+        limit = all_users_limit(
+            self.calc,
+            self.cluster,
+            self.minimum,
+            q.guaranteed(self),
+            list(used.values()),
+            c.user_limit_percent,
+            c.user_limit_factor,
+            q.max_resource(self),
+        )
+        return IntraLeaf(
+            all_apps=list(q.pending) + list(q.active),
+            active=list(q.active),
+            user_used=used,
+            user_limit=limit,
+            used_capacity=q.used_capacity(self),
+            disabled=c.intra_preemption_disabled,
+            fair=c.ordering_policy == "fair",
+            fair_key=self._fair_key(q),
+            minimum=self.minimum,
+        )
 
     def refresh(self, properties: Mapping[str, object]) -> str | None:
         """Apply `properties` over the running configuration; refuse (and keep
