@@ -9,6 +9,9 @@ replays them with Hadoop's CapacityScheduler and compares).
   the high job finishes at 92 s instead of 157 s, the low one later.
 - userlimit: the same shape with two users at minimum-user-limit-percent
   50: bob's job takes alice's containers above her user limit.
+- after-cross-queue: queue a first takes its guarantee back from b through
+  the cross-queue selector (which runs first and spends each round's
+  budget), then bob, joining a, takes alice's containers above her limit.
 """
 
 from __future__ import annotations
@@ -28,6 +31,8 @@ PRIORITY_ON = {"low_1": 290050, "high_1": 92490}
 PRIORITY_OFF = {"low_1": 209050, "high_1": 157490}
 USERLIMIT_ON = {"alice_1": 290050, "bob_1": 92490}
 USERLIMIT_OFF = {"alice_1": 209050, "bob_1": 157490}
+TWO_QUEUES_ON = {"carol_1": 604050, "alice_1": 419050, "bob_1": 217530}
+TWO_QUEUES_OFF = {"carol_1": 603050, "alice_1": 455050, "bob_1": 254530}
 
 
 def _ends(case: str, out: Path, **props: str) -> dict[str, int]:
@@ -52,6 +57,7 @@ def _ends(case: str, out: Path, **props: str) -> dict[str, int]:
     [
         ("cap-intra-queue-priority", PRIORITY_ON, PRIORITY_OFF),
         ("cap-intra-queue-userlimit", USERLIMIT_ON, USERLIMIT_OFF),
+        ("cap-intra-queue-after-cross-queue", TWO_QUEUES_ON, TWO_QUEUES_OFF),
     ],
 )
 def test_the_starved_app_finishes_first_only_with_intra_queue_preemption(
