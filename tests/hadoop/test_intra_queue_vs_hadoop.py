@@ -45,7 +45,13 @@ def _sls(case: str, out: Path, *extra: str) -> tuple[bytes, bytes]:
         ("cap-intra-queue-priority", ("-D", INTRA + "preemption-order-policy=userlimit_first")),
         ("cap-intra-queue-userlimit", ("-D", QUEUE_OFF)),
     ],
-    ids=["priority", "userlimit", "after-cross-queue", "priority-userlimit-first", "userlimit-queue-disabled"],
+    ids=[
+        "priority",
+        "userlimit",
+        "after-cross-queue",
+        "priority-userlimit-first",
+        "userlimit-queue-disabled",
+    ],
 )
 def test_emu_and_hadoop_preempt_the_same_containers(case, props, tmp_path):
     ours = _sls(case, tmp_path / "emu", *props)
