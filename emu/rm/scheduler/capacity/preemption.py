@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from emu.resources import ZERO, Resource, ResourceCalculator
 from emu.rm.scheduler import javahash
-from emu.rm.scheduler.capacity import intra_preemption as intra
+from emu.rm.scheduler.capacity import intra_preemption
 from emu.rm.scheduler.capacity import resource_math as rm
 from emu.rm.scheduler.capacity.config import PreemptionConf
 from emu.rm.scheduler.events import SchedulerEvent
@@ -102,7 +102,7 @@ class TempQueue:
     untouchable_extra: Resource = ZERO
     preemptable_extra: Resource = ZERO
     normalized_guarantee: dict[str, float] = field(default_factory=dict)
-    intra: intra.IntraLeaf | None = None
+    intra: intra_preemption.IntraLeaf | None = None
     """A leaf's apps and users, when intra-queue preemption is on."""
 
     def add_child(self, q: TempQueue) -> None:
@@ -372,13 +372,13 @@ def _select_intra(
     """IntraQueueCandidatesSelector over the under-served leaves, each once
     (a LinkedHashSet of queue names in Hadoop)."""
     seen: set[str] = set()
-    leaves: list[tuple[intra.IntraLeaf, Resource, Resource, Resource]] = []
+    leaves: list[tuple[intra_preemption.IntraLeaf, Resource, Resource, Resource]] = []
     for q in underserved:
         if q.name in seen or q.intra is None:
             continue
         seen.add(q.name)
         leaves.append((q.intra, q.used, q.guaranteed, q.actually_to_be_preempted))
-    return intra.select_candidates(
+    return intra_preemption.select_candidates(
         calc, cluster, leaves, selected, budget, conf, container_order_key
     )
 
