@@ -12,6 +12,10 @@ replays them with Hadoop's CapacityScheduler and compares).
 - after-cross-queue: queue a first takes its guarantee back from b through
   the cross-queue selector (which runs first and spends each round's
   budget), then bob, joining a, takes alice's containers above her limit.
+- fair: three users, five jobs of mixed priorities under the fair ordering
+  policy; which of alice's apps gives up containers follows the usage the
+  policy last sorted them by (an allocation from a reservation does not
+  re-sort), as Hadoop's does.
 """
 
 from __future__ import annotations
@@ -33,6 +37,8 @@ USERLIMIT_ON = {"alice_1": 290050, "bob_1": 92490}
 USERLIMIT_OFF = {"alice_1": 209050, "bob_1": 157490}
 TWO_QUEUES_ON = {"carol_1": 604050, "alice_1": 419050, "bob_1": 217530}
 TWO_QUEUES_OFF = {"carol_1": 603050, "alice_1": 455050, "bob_1": 254530}
+FAIR_ON = {"a1": 378050, "a2": 327050, "b1": 228530, "c1": 139970, "b2": 189050}
+FAIR_OFF = {"a1": 205050, "a2": 353050, "b1": 262530, "c1": 201970, "b2": 236050}
 
 
 def _ends(case: str, out: Path, **props: str) -> dict[str, int]:
@@ -58,6 +64,7 @@ def _ends(case: str, out: Path, **props: str) -> dict[str, int]:
         ("cap-intra-queue-priority", PRIORITY_ON, PRIORITY_OFF),
         ("cap-intra-queue-userlimit", USERLIMIT_ON, USERLIMIT_OFF),
         ("cap-intra-queue-after-cross-queue", TWO_QUEUES_ON, TWO_QUEUES_OFF),
+        ("cap-intra-queue-fair", FAIR_ON, FAIR_OFF),
     ],
 )
 def test_the_starved_app_finishes_first_only_with_intra_queue_preemption(

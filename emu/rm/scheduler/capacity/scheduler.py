@@ -360,6 +360,16 @@ class CapacityScheduler(Scheduler):
     def container_allocated(self, c: RMContainer, sapp: SchedulerApp, node: SchedulerNode) -> None:
         super().container_allocated(c, sapp, node)
         self._charge(sapp.app_id, sapp.user, c.resource, ZERO)
+        if self.preemption is not None and not self.alloc.fulfilling:
+            self._fair_changed(c.app_id, c.attempt_id)
+
+    def _fair_changed(self, app_id: str, attempt_id: str) -> None:
+        """FairOrderingPolicy.containerAllocated/containerReleased: the app
+        is re-sorted at its queue's next assignment. Followed only while a
+        preemption policy runs, the one reader of the stale order."""
+        leaf = self.app_leaf.get(app_id)
+        if leaf is not None and leaf.conf.ordering_policy == "fair":
+            leaf.fair_changed.add(attempt_id)
 
     def container_released(self, c: RMContainer, sapp: SchedulerApp | None) -> None:
         super().container_released(c, sapp)
@@ -368,6 +378,7 @@ class CapacityScheduler(Scheduler):
             self._charge(c.app_id, app.user, ZERO - c.resource, ZERO)
         if self.preemption is not None:
             self.preemption.forget(c.container_id)
+            self._fair_changed(c.app_id, c.attempt_id)
 
     def reserve(
         self, sapp: SchedulerApp, node: SchedulerNode, priority: int, ask: Ask
@@ -375,6 +386,8 @@ class CapacityScheduler(Scheduler):
         c = super().reserve(sapp, node, priority, ask)
         self._charge(sapp.app_id, sapp.user, c.resource, c.resource)
         self.alloc.reservations_changed(sapp, priority)
+        if self.preemption is not None:
+            self._fair_changed(sapp.app_id, sapp.attempt_id)
         return c
 
     def unreserve(self, sapp: SchedulerApp | None, node: SchedulerNode) -> None:
@@ -386,6 +399,8 @@ class CapacityScheduler(Scheduler):
             app = self.ctx.apps.get(c.app_id)
             if app is not None:
                 self._charge(c.app_id, app.user, ZERO - c.resource, ZERO - c.resource)
+            if self.preemption is not None and not self.alloc.fulfilling:
+                self._fair_changed(c.app_id, c.attempt_id)
 
     # --- allocation ---------------------------------------------------------------
     def max_allocation(self, sapp: SchedulerApp) -> tuple[Resource, str]:
@@ -509,6 +524,15 @@ class CapacityScheduler(Scheduler):
         check_queue, headroom = True, ZERO
         record = self.activities.record
         order = self._scheduling_order(leaf)
+        if leaf.fair_changed:
+            # getAssignmentIterator re-sorts the apps whose containers came
+            # or went since: the preemption policy's view of them is current.
+            apps = self.apps
+            for attempt_id in leaf.fair_changed:
+                a = apps.get(attempt_id)
+                if a is not None:
+                    leaf.fair_seen[attempt_id] = (a.used, a.pending)
+            leaf.fair_changed.clear()
         for i, sapp in enumerate(order):
             reserved = sapp.reserved_total() if looking and sapp.reservations else ZERO
             if check_queue:
@@ -552,15 +576,23 @@ class CapacityScheduler(Scheduler):
             return list(leaf.active)
         return sorted(leaf.active, key=self._fair_key(leaf))
 
-    def _fair_key(self, leaf: LeafQueue) -> Callable[[SchedulerApp], tuple[float, int]]:
+    def _fair_key(
+        self, leaf: LeafQueue, seen: bool = False
+    ) -> Callable[[SchedulerApp], tuple[float, int]]:
         """FairOrderingPolicy: least used memory first (divided by
-        log2(1 + demand) with size-based weight), then submission order."""
+        log2(1 + demand) with size-based weight), then submission order.
+        With `seen`, by the usage the policy last sorted by
+        (`LeafQueue.fair_seen`), as the preemption policy reads the order."""
         sized = leaf.conf.fair_size_based_weight
+        kept = leaf.fair_seen if seen else None
 
         def key(a: SchedulerApp) -> tuple[float, int]:
-            used = float(a.used.memory)
+            used_r, pending_r = a.used, a.pending
+            if kept is not None:
+                used_r, pending_r = kept.get(a.attempt_id, (ZERO, ZERO))
+            used = float(used_r.memory)
             if sized:
-                weight = math.log1p((a.used + a.pending).memory) / math.log(2)
+                weight = math.log1p((used_r + pending_r).memory) / math.log(2)
                 used = used / weight if weight else used
             return (used, a.order)
 
@@ -663,7 +695,10 @@ class CapacityScheduler(Scheduler):
             if isinstance(q, LeafQueue):
                 t.pending = q.pending_considering_user_limit(self, deduct_reserved=False)
                 t.pending_deduct_reserved = q.pending_considering_user_limit(self, True)
-                t.apps = self._scheduling_order(q)
+                if q.conf.ordering_policy == "fifo":
+                    t.apps = list(q.active)
+                else:
+                    t.apps = sorted(q.active, key=self._fair_key(q, seen=True))
                 t.max_am_resource = rm.multiply(
                     rm.multiply(cluster, q.conf.absolute_capacity), q.conf.maximum_am_percent
                 )
@@ -699,7 +734,7 @@ class CapacityScheduler(Scheduler):
             used_capacity=q.used_capacity(self),
             disabled=c.intra_preemption_disabled,
             fair=c.ordering_policy == "fair",
-            fair_key=self._fair_key(q),
+            fair_key=self._fair_key(q, seen=True),
             minimum=self.minimum,
         )
 
