@@ -123,6 +123,9 @@ class CapacityScheduler(Scheduler):
         self.preemption = PreemptionPolicy(cs.preemption) if cs.preemption.enabled else None
         if self.preemption is not None:
             self.update_interval_ms = cs.preemption.monitoring_interval_ms
+        self.track_fair = _tracks_fair(cs)
+        """A preemption policy runs over a queue with the fair ordering
+        policy: it reads that policy's cached order (`LeafQueue.fair_seen`)."""
 
     def _leaf_metrics(self, path: str) -> QueueMetrics:
         q = self.queues.get(path)
@@ -360,13 +363,12 @@ class CapacityScheduler(Scheduler):
     def container_allocated(self, c: RMContainer, sapp: SchedulerApp, node: SchedulerNode) -> None:
         super().container_allocated(c, sapp, node)
         self._charge(sapp.app_id, sapp.user, c.resource, ZERO)
-        if self.preemption is not None and not self.alloc.fulfilling:
+        if self.track_fair and not self.alloc.fulfilling:
             self._fair_changed(c.app_id, c.attempt_id)
 
     def _fair_changed(self, app_id: str, attempt_id: str) -> None:
         """FairOrderingPolicy.containerAllocated/containerReleased: the app
-        is re-sorted at its queue's next assignment. Followed only while a
-        preemption policy runs, the one reader of the stale order."""
+        is re-sorted at its queue's next assignment."""
         leaf = self.app_leaf.get(app_id)
         if leaf is not None and leaf.conf.ordering_policy == "fair":
             leaf.fair_changed.add(attempt_id)
@@ -378,6 +380,7 @@ class CapacityScheduler(Scheduler):
             self._charge(c.app_id, app.user, ZERO - c.resource, ZERO)
         if self.preemption is not None:
             self.preemption.forget(c.container_id)
+        if self.track_fair:
             self._fair_changed(c.app_id, c.attempt_id)
 
     def reserve(
@@ -386,7 +389,7 @@ class CapacityScheduler(Scheduler):
         c = super().reserve(sapp, node, priority, ask)
         self._charge(sapp.app_id, sapp.user, c.resource, c.resource)
         self.alloc.reservations_changed(sapp, priority)
-        if self.preemption is not None:
+        if self.track_fair:
             self._fair_changed(sapp.app_id, sapp.attempt_id)
         return c
 
@@ -399,7 +402,7 @@ class CapacityScheduler(Scheduler):
             app = self.ctx.apps.get(c.app_id)
             if app is not None:
                 self._charge(c.app_id, app.user, ZERO - c.resource, ZERO - c.resource)
-            if self.preemption is not None and not self.alloc.fulfilling:
+            if self.track_fair and not self.alloc.fulfilling:
                 self._fair_changed(c.app_id, c.attempt_id)
 
     # --- allocation ---------------------------------------------------------------
@@ -524,15 +527,6 @@ class CapacityScheduler(Scheduler):
         check_queue, headroom = True, ZERO
         record = self.activities.record
         order = self._scheduling_order(leaf)
-        if leaf.fair_changed:
-            # getAssignmentIterator re-sorts the apps whose containers came
-            # or went since: the preemption policy's view of them is current.
-            apps = self.apps
-            for attempt_id in leaf.fair_changed:
-                a = apps.get(attempt_id)
-                if a is not None:
-                    leaf.fair_seen[attempt_id] = (a.used, a.pending)
-            leaf.fair_changed.clear()
         for i, sapp in enumerate(order):
             reserved = sapp.reserved_total() if looking and sapp.reservations else ZERO
             if check_queue:
@@ -574,6 +568,15 @@ class CapacityScheduler(Scheduler):
     def _scheduling_order(self, leaf: LeafQueue) -> list[SchedulerApp]:
         if leaf.conf.ordering_policy == "fifo":
             return list(leaf.active)
+        if leaf.fair_changed:
+            # getAssignmentIterator re-sorts the apps whose containers came
+            # or went since: the cached order is current for them again.
+            apps = self.apps
+            for attempt_id in leaf.fair_changed:
+                a = apps.get(attempt_id)
+                if a is not None:
+                    leaf.fair_seen[attempt_id] = (a.used, a.pending)
+            leaf.fair_changed.clear()
         return sorted(leaf.active, key=self._fair_key(leaf))
 
     def _fair_key(
@@ -774,6 +777,7 @@ class CapacityScheduler(Scheduler):
             self.preemption.conf = cs.preemption
             if not cs.preemption.enabled:
                 self.preemption = None
+        self.track_fair = _tracks_fair(cs)
         self._activate_all()
         # CSMaxRunningAppsEnforcer.updateRunnabilityOnReload
         lists: list[list[SchedulerApp]] = []
@@ -796,6 +800,12 @@ class CapacityScheduler(Scheduler):
             if isinstance(q, LeafQueue):
                 for sapp in q.active:
                     self._set_demand(sapp, q, sapp.info.has_pending())
+
+
+def _tracks_fair(cs: CapacityConf) -> bool:
+    return cs.preemption.enabled and any(
+        q.ordering_policy == "fair" for q in cs.queues.values() if q.is_leaf
+    )
 
 
 def _add_metrics(total: QueueMetrics, m: QueueMetrics) -> None:
