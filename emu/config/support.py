@@ -54,6 +54,7 @@ CAPACITY_QUEUE_KEYS = (
     "state",
     "acl_submit_applications",
     "acl_administer_queue",
+    "intra-queue-preemption.disable_preemption",
     "disable_preemption",
     "ordering-policy",
     "priority",
@@ -61,7 +62,9 @@ CAPACITY_QUEUE_KEYS = (
     "max-parallel-apps",
 )
 """The per-queue keys emu's CapacityScheduler reads (`capacity.config`); one
-of these for a queue no `queues` list defines is an error there."""
+of these for a queue no `queues` list defines is an error there. A key
+ending in another key comes before it: the first suffix that matches names
+the queue."""
 
 _CS = "yarn.scheduler.capacity."
 _FS = "yarn.scheduler.fair."
@@ -139,7 +142,6 @@ _NO_RESERVATIONS = (
     "emu's inputs submit no reservations, so the reservation system never acts; "
     "reservable queues are emulated as plan queues with their default queue"
 )
-_INTRA_OFF = "acts only with intra-queue preemption, which emu refuses or runs without"
 
 _QUEUE_NOTES = {
     "capacity": (
@@ -155,7 +157,6 @@ RULES: tuple[Rule, ...] = (
     _r(_CS + "<queue>.accessible-node-labels", "node labels", CAPACITY),
     _r(_CS + "<queue>.default-node-label-expression", "node labels", CAPACITY),
     _r("yarn.node-labels.enabled", "node labels", when=_TRUE),
-    _r(_PREEMPT + "intra-queue-preemption.enabled", "intra-queue preemption", CAPACITY, _TRUE),
     _r(_CS + "<queue>.maximum-application-lifetime", "application lifetimes", CAPACITY, _POSITIVE),
     _r(_CS + "<queue>.default-application-lifetime", "application lifetimes", CAPACITY, _POSITIVE),
     _r(_CS + "schedule-asynchronously.enable", "asynchronous scheduling", CAPACITY, _TRUE),
@@ -196,8 +197,6 @@ RULES: tuple[Rule, ...] = (
         "initial configuration; the queue-management monitor policy does not run",
         CAPACITY,
     ),
-    _n(_PREEMPT + "intra-queue-preemption.*", _INTRA_OFF, CAPACITY),
-    _n(_CS + "<queue>.intra-queue-preemption.*", _INTRA_OFF, CAPACITY),
     _n(_CS + "mapping-rule-json", "read only with mapping-rule-format=json", CAPACITY),
     _n(_CS + "mapping-rule-json-file", "read only with mapping-rule-format=json", CAPACITY),
     _n(_CS + "multi-node-sorting.*", "acts only with multi-node placement", CAPACITY),
@@ -340,6 +339,11 @@ RULES: tuple[Rule, ...] = (
             "total_preemption_per_round",
             "max_ignored_over_capacity",
             "natural_termination_factor",
+            "intra-queue-preemption.enabled",
+            "intra-queue-preemption.minimum-threshold",
+            "intra-queue-preemption.max-allowable-limit",
+            "intra-queue-preemption.preemption-order-policy",
+            "intra-queue-preemption.conservative-drf",
         )
     ),
     # --- emulated: emu's FairScheduler ----------------------------------------------------------

@@ -914,7 +914,8 @@ def _capacity_info(
                 "AMResourceUsed": resource_info(q["am_used"]),
                 "userAMResourceLimit": resource_info(am_limit),
                 "preemptionDisabled": qc.preemption_disabled or not cs.preemption.enabled,
-                "intraQueuePreemptionDisabled": True,
+                "intraQueuePreemptionDisabled": qc.intra_preemption_disabled
+                or not cs.preemption.enabled,
                 "defaultPriority": 0,
                 "isAutoCreatedLeafQueue": False,
                 "maxApplicationLifetime": -1,

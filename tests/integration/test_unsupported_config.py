@@ -94,12 +94,6 @@ REFUSED = [
         "node labels",
         id="root-label-capacity",
     ),
-    pytest.param(
-        {"yarn.resourcemanager.monitor.capacity.preemption.intra-queue-preemption.enabled": "true"},
-        "yarn.resourcemanager.monitor.capacity.preemption.intra-queue-preemption.enabled",
-        "intra-queue preemption",
-        id="intra-queue-preemption",
-    ),
 ]
 
 

@@ -99,6 +99,10 @@ class AllocatorState:
     """The most reservations an attempt has held at once at a priority since
     it last held none: the size Hadoop's per-priority reservation HashMap
     grew its table for (see `javahash.hash_order`)."""
+    fulfilling: bool = False
+    """A reserved container is being allocated: Hadoop's LeafQueue.apply
+    does not tell the ordering policy of that allocation (nor of the
+    reservation it ends)."""
 
     def forget(self, attempt_id: str) -> None:
         """Drop an ended attempt's re-reservation counts."""
@@ -332,10 +336,12 @@ def fulfil_reservation(st: AllocatorState, node: SchedulerNode) -> bool:
             # (only off-switch is exempt): it is then allocated off-switch.
             continue
         if st.calc.fits(ask.capability, node.available):
+            st.fulfilling = True
             st.containers.unreserve(sapp, node)
             # The reserved Container itself is allocated, its id included
             # (RegularContainerAllocator.getContainer with a reserved RMContainer).
             st.containers.place(sapp, node, priority, node_type, ask, reserved.container_id)
+            st.fulfilling = False
             return True
         break
     key = (sapp.attempt_id, priority)

@@ -19,15 +19,15 @@ or resources for a queue whose capacity is in resources), `minimum-user-limit-pe
 `maximum-allocation-vcores`, `maximum-applications`,
 `maximum-am-resource-percent`, `state`, `acl_submit_applications`,
 `user-settings.<user>.weight` (inherited by the queues below),
-`acl_administer_queue`, `disable_preemption`, `ordering-policy` (leaf:
+`acl_administer_queue`, `disable_preemption`,
+`intra-queue-preemption.disable_preemption`, `ordering-policy` (leaf:
 fifo or fair, with `ordering-policy.fair.enable-size-based-weight`; parent:
 utilization or priority-utilization), `priority` and `reservable` (a
 reservable leaf becomes a plan queue with its default reservation queue,
 as CapacitySchedulerQueueManager builds it). A queue with
 `auto-create-child-queue.enabled` or `auto-queue-creation-v2.enabled` is a
 parent even without children (`auto_queues` creates them). What is not
-emulated (node labels, intra-queue preemption, ...) is decided by
-`emu.config.support`: such a
+emulated (node labels, ...) is decided by `emu.config.support`: such a
 property is refused by name, or skipped when `emu.allow-unsupported` is set.
 """
 
@@ -68,6 +68,8 @@ QUEUE_SUFFIXES = support.CAPACITY_QUEUE_KEYS
 # CapacitySchedulerConfiguration.DEFAULT_MAX_PARALLEL_APPLICATIONS
 UNLIMITED_PARALLEL_APPS = 2147483647
 RUNNING, STOPPED = "RUNNING", "STOPPED"
+INTRA_PREFIX = PREEMPTION_PREFIX + "intra-queue-preemption."
+USERLIMIT_FIRST, PRIORITY_FIRST = "userlimit_first", "priority_first"
 
 
 def _fail(conf: Configuration, name: str, message: str) -> InputError:
@@ -166,6 +168,16 @@ class QueueConf:
     """The configured weight (`2w`), -1 when the capacity is a percentage:
     siblings' capacities are renormalised when a queue is created or removed
     among weighted siblings."""
+    intra_disabled_in_hierarchy: bool = True
+    """Intra-queue preemption is off here: off system-wide, or this queue's
+    (or, unset here, its parent's) `intra-queue-preemption.disable_preemption`
+    (CSQueuePreemptionSettings.isIntraQueueHierarchyPreemptionDisabled)."""
+
+    @property
+    def intra_preemption_disabled(self) -> bool:
+        """getIntraQueuePreemptionDisabled: a queue that cross-queue
+        preemption may not touch is not preempted within either."""
+        return self.intra_disabled_in_hierarchy or self.preemption_disabled
 
     @property
     def name(self) -> str:
@@ -196,6 +208,15 @@ class PreemptionConf:
     total_preemption_per_round: float = 0.1
     max_ignored_over_capacity: float = 0.1
     natural_termination_factor: float = 0.2
+    intra_queue_enabled: bool = False
+    """`intra-queue-preemption.enabled`: IntraQueueCandidatesSelector runs
+    after the cross-queue selector, within each leaf."""
+    intra_minimum_threshold: float = 0.5
+    """A leaf is looked at only when its used capacity reaches this."""
+    intra_max_allowable_limit: float = 0.2
+    """What one round may take within a leaf, as a part of its guarantee."""
+    intra_order_policy: str = USERLIMIT_FIRST
+    intra_conservative_drf: bool = True
 
 
 @dataclass(frozen=True)
@@ -545,6 +566,10 @@ def _build(
     )
     preempt_key = p + "disable_preemption"
     disabled = conf.get_bool(preempt_key, parent.preemption_disabled if parent else False)
+    intra_off = not conf.get_bool(INTRA_PREFIX + "enabled", False) or conf.get_bool(
+        p + "intra-queue-preemption.disable_preemption",
+        parent.intra_disabled_in_hierarchy if parent else False,
+    )
     policy_key = p + "ordering-policy"
     is_parent = bool(kids) or bool(auto)
     policy_raw = conf.get_str(policy_key, "utilization" if is_parent else "fifo")
@@ -603,6 +628,7 @@ def _build(
         children_min=children_min,
         auto_create=auto,
         weight=weight,
+        intra_disabled_in_hierarchy=intra_off,
     )
     capacities.update(child_caps)
     mins.update(child_mins)
@@ -1081,7 +1107,20 @@ def _preemption(conf: Configuration) -> PreemptionConf:
         total_preemption_per_round=conf.get_float(p + "total_preemption_per_round", 0.1),
         max_ignored_over_capacity=conf.get_float(p + "max_ignored_over_capacity", 0.1),
         natural_termination_factor=conf.get_float(p + "natural_termination_factor", 0.2),
+        intra_queue_enabled=conf.get_bool(INTRA_PREFIX + "enabled", False),
+        intra_minimum_threshold=conf.get_float(INTRA_PREFIX + "minimum-threshold", 0.5),
+        intra_max_allowable_limit=conf.get_float(INTRA_PREFIX + "max-allowable-limit", 0.2),
+        intra_order_policy=conf.get_str(
+            INTRA_PREFIX + "preemption-order-policy", USERLIMIT_FIRST
+        ).lower(),
+        intra_conservative_drf=conf.get_bool(INTRA_PREFIX + "conservative-drf", True),
     )
+    if pc.intra_order_policy not in (USERLIMIT_FIRST, PRIORITY_FIRST):
+        raise _fail(
+            conf,
+            INTRA_PREFIX + "preemption-order-policy",
+            f"must be {USERLIMIT_FIRST} or {PRIORITY_FIRST}, got {pc.intra_order_policy!r}",
+        )
     if pc.monitoring_interval_ms <= 0:
         raise _fail(conf, p + "monitoring_interval", "must be positive")
     for name, value in (

@@ -26,6 +26,12 @@ marked: its id goes into the app's preemption contract
 selected `max_wait_before_kill` later, the policy dispatches
 `KILL_PREEMPTED`. Marks left unselected for twice that long are dropped.
 With `observe_only` nothing is marked or killed.
+
+With `intra-queue-preemption.enabled`, IntraQueueCandidatesSelector
+(`intra_preemption`) runs next in the same round, over the leaves the ideal
+allocation found wanting more (in the order it found them), with what the
+round may still preempt; the containers it selects are marked and killed
+the same way.
 """
 
 from __future__ import annotations
@@ -35,6 +41,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from emu.resources import ZERO, Resource, ResourceCalculator
 from emu.rm.scheduler import javahash
+from emu.rm.scheduler.capacity import intra_preemption
 from emu.rm.scheduler.capacity import resource_math as rm
 from emu.rm.scheduler.capacity.config import PreemptionConf
 from emu.rm.scheduler.events import SchedulerEvent
@@ -95,6 +102,8 @@ class TempQueue:
     untouchable_extra: Resource = ZERO
     preemptable_extra: Resource = ZERO
     normalized_guarantee: dict[str, float] = field(default_factory=dict)
+    intra: intra_preemption.IntraLeaf | None = None
+    """A leaf's apps and users, when intra-queue preemption is on."""
 
     def add_child(self, q: TempQueue) -> None:
         self.children.append(q)
@@ -183,8 +192,12 @@ def _fixpoint(
     queues: list[TempQueue],
     unassigned: Resource,
     ignore_guarantee: bool,
+    underserved: list[TempQueue],
 ) -> Resource:
-    """computeFixpointAllocation; returns what stays unassigned."""
+    """computeFixpointAllocation; returns what stays unassigned. Queues
+    that wanted more go to `underserved` in the order Hadoop adds them
+    (addPartitionToUnderServedQueues): each most-under-served group and the
+    queue after it as they are served, then the rest by need."""
     needy: list[TempQueue] = []
     for q in queues:
         if rm.gt(calc, tot_guarant, q.used, q.guaranteed):
@@ -202,15 +215,20 @@ def _fixpoint(
         n = 1
         while n < len(needy) and _pct_of_guaranteed(needy[n], calc, tot_guarant) <= first:
             n += 1
-        underserved, needy = needy[:n], needy[n:]
+        group, needy = needy[:n], needy[n:]
+        underserved.extend(group)
+        if needy:
+            underserved.append(needy[0])
         assigned = ZERO
-        for q in underserved:
+        for q in group:
             avail = rm.multiply_up_each(calc, unassigned, q.normalized_guarantee, UNIT)
             done = avail - q.offer(avail, calc, tot_guarant)
             if rm.positive(calc, tot_guarant, done):
                 needy.append(q)
             assigned = assigned + done
         unassigned = unassigned - assigned
+    needy.sort(key=lambda q: _pct_of_guaranteed(q, calc, tot_guarant))
+    underserved.extend(needy)
     return unassigned
 
 
@@ -219,13 +237,14 @@ def _distribute(
     queues: list[TempQueue],
     total_allowed: Resource,
     tot_guarant: Resource,
+    underserved: list[TempQueue],
 ) -> None:
     """computeIdealResourceDistribution for one level of the tree."""
     nonzero = [q for q in queues if rm.positive(calc, tot_guarant, q.guaranteed)]
     zero = [q for q in queues if not rm.positive(calc, tot_guarant, q.guaranteed)]
-    unassigned = _fixpoint(calc, tot_guarant, nonzero, tot_guarant, False)
+    unassigned = _fixpoint(calc, tot_guarant, nonzero, tot_guarant, False, underserved)
     if zero and rm.positive(calc, tot_guarant, unassigned):
-        _fixpoint(calc, tot_guarant, zero, unassigned, True)
+        _fixpoint(calc, tot_guarant, zero, unassigned, True, underserved)
     needed = ZERO
     for q in queues:
         if rm.gt(calc, tot_guarant, q.used, q.ideal_assigned):
@@ -237,11 +256,13 @@ def _distribute(
         q.assign_preemption(scaling, calc, tot_guarant)
 
 
-def _recurse(calc: ResourceCalculator, q: TempQueue, total_allowed: Resource) -> None:
+def _recurse(
+    calc: ResourceCalculator, q: TempQueue, total_allowed: Resource, underserved: list[TempQueue]
+) -> None:
     if q.children:
-        _distribute(calc, q.children, total_allowed, q.ideal_assigned)
+        _distribute(calc, q.children, total_allowed, q.ideal_assigned, underserved)
         for c in q.children:
-            _recurse(calc, c, total_allowed)
+            _recurse(calc, c, total_allowed, underserved)
 
 
 def compute_ideal_allocation(
@@ -250,11 +271,13 @@ def compute_ideal_allocation(
     root: TempQueue,
     total_allowed: Resource,
     conf: PreemptionConf,
+    underserved: list[TempQueue] | None = None,
 ) -> None:
-    """Sets `actually_to_be_preempted` on every leaf."""
+    """Sets `actually_to_be_preempted` on every leaf; lists the queues that
+    wanted more in `underserved`, as IntraQueueCandidatesSelector visits them."""
     root.update_preemptable_extras(calc, cluster)
     root.ideal_assigned = root.guaranteed
-    _recurse(calc, root, total_allowed)
+    _recurse(calc, root, total_allowed, underserved if underserved is not None else [])
     for leaf in root.leaves():
         if leaf.preemption_disabled:
             continue
@@ -276,15 +299,20 @@ def container_order_key(c: RMContainer) -> tuple[int, tuple[int, ...]]:
 
 
 def select_candidates(
-    calc: ResourceCalculator, cluster: Resource, root: TempQueue, total_allowed: Resource
+    calc: ResourceCalculator,
+    cluster: Resource,
+    root: TempQueue,
+    total_allowed: Resource,
+    budget: list[Resource] | None = None,
 ) -> tuple[dict[str, list[RMContainer]], list[RMContainer]]:
     """Containers selected per attempt (reserved ones included, as YARN
     counts them), and the reservations the selector visited, which are
-    dropped at once."""
+    dropped at once. `budget` (one value: what the round may still
+    preempt) is shared with the selectors that run after this one."""
     selected: dict[str, list[RMContainer]] = {}
     chosen: set[str] = set()
     unreserve: list[RMContainer] = []
-    allowed = [total_allowed]
+    allowed = budget if budget is not None else [total_allowed]
 
     def take(c: RMContainer, want: list[Resource]) -> bool:
         """tryPreemptContainerAndDeductResToObtain."""
@@ -333,6 +361,28 @@ def select_candidates(
     return selected, unreserve
 
 
+def _select_intra(
+    calc: ResourceCalculator,
+    cluster: Resource,
+    underserved: list[TempQueue],
+    selected: dict[str, list[RMContainer]],
+    budget: list[Resource],
+    conf: PreemptionConf,
+) -> dict[str, list[RMContainer]]:
+    """IntraQueueCandidatesSelector over the under-served leaves, each once
+    (a LinkedHashSet of queue names in Hadoop)."""
+    seen: set[str] = set()
+    leaves: list[tuple[intra_preemption.IntraLeaf, Resource, Resource, Resource]] = []
+    for q in underserved:
+        if q.name in seen or q.intra is None:
+            continue
+        seen.add(q.name)
+        leaves.append((q.intra, q.used, q.guaranteed, q.actually_to_be_preempted))
+    return intra_preemption.select_candidates(
+        calc, cluster, leaves, selected, budget, conf, container_order_key
+    )
+
+
 class PreemptionPolicy:
     """The monitor: one `edit_schedule` call per monitoring interval."""
 
@@ -348,8 +398,13 @@ class PreemptionPolicy:
             return
         root = sched.preemption_snapshot()
         total_allowed = rm.multiply(cluster, self.conf.total_preemption_per_round)
-        compute_ideal_allocation(calc, cluster, root, total_allowed, self.conf)
-        selected, unreserve = select_candidates(calc, cluster, root, total_allowed)
+        underserved: list[TempQueue] = []
+        compute_ideal_allocation(calc, cluster, root, total_allowed, self.conf, underserved)
+        budget = [total_allowed]
+        selected, unreserve = select_candidates(calc, cluster, root, total_allowed, budget)
+        rounds = [selected]
+        if self.conf.intra_queue_enabled:
+            rounds.append(_select_intra(calc, cluster, underserved, selected, budget, self.conf))
         if self.conf.observe_only:
             return
         for c in unreserve:
@@ -357,10 +412,24 @@ class PreemptionPolicy:
             if node is not None and node.reserved is c:
                 sched.unreserve(sched.apps.get(c.attempt_id), node)
         now = sched.ctx.now_ms()
+        for chosen_by in rounds:
+            self._mark_or_kill(sched, chosen_by, now)
         max_wait = self.conf.max_wait_before_kill_ms
-        # preemptOrkillSelectedContainerAfterWait walks the selector's
-        # HashMap<ApplicationAttemptId, HashSet<RMContainer>>: marks and kills
-        # of one round go out in those maps' order.
+        for cid in [k for k, t in self.marked.items() if t + 2 * max_wait < now]:
+            del self.marked[cid]
+            held = sched.ctx.containers.get(cid)
+            sapp = sched.apps.get(held.attempt_id) if held is not None else None
+            if sapp is not None:
+                sapp.unmark_for_preemption(cid)
+
+    def _mark_or_kill(
+        self, sched: Preemptable, selected: dict[str, list[RMContainer]], now: int
+    ) -> None:
+        """Mark what one selector chose; kill what stayed marked
+        `max_wait_before_kill`. preemptOrkillSelectedContainerAfterWait walks
+        each selector's HashMap<ApplicationAttemptId, HashSet<RMContainer>>:
+        marks and kills of one round go out in those maps' order."""
+        max_wait = self.conf.max_wait_before_kill_ms
         attempts = javahash.hash_order(list(selected), javahash.attempt_hash_of, len(selected))
         for attempt_id in attempts:
             sapp = sched.apps.get(attempt_id)
@@ -378,12 +447,6 @@ class PreemptionPolicy:
                     self.marked[cid] = now
                     if sapp is not None:
                         sapp.mark_for_preemption(c)
-        for cid in [k for k, t in self.marked.items() if t + 2 * max_wait < now]:
-            del self.marked[cid]
-            held = sched.ctx.containers.get(cid)
-            sapp = sched.apps.get(held.attempt_id) if held is not None else None
-            if sapp is not None:
-                sapp.unmark_for_preemption(cid)
 
     def forget(self, container_id: str) -> None:
         self.marked.pop(container_id, None)

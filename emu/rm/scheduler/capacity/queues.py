@@ -237,6 +237,17 @@ class LeafQueue(Queue):
         self.max_applications_per_user = 0
         self.version = 0
         self._user_limit: tuple[int, Resource, QueueConf, Resource] | None = None
+        self.fair_seen: dict[str, tuple[Resource, Resource]] = {}
+        """Under the fair ordering policy, while a preemption policy runs:
+        each active attempt's (used, pending) as the policy last sorted it.
+        Hadoop re-sorts an app whose usage changed only when the queue next
+        hands out its assignment iterator (the cached usage of
+        AbstractComparatorOrderingPolicy), and the preemption policy reads
+        that order; an attempt not listed has not been sorted since it
+        became active (cached usage zero)."""
+        self.fair_changed: set[str] = set()
+        """The attempts the fair ordering policy is to re-sort at the next
+        assignment (entitiesToReorder)."""
 
     @property
     def is_leaf(self) -> bool:
@@ -303,6 +314,8 @@ class LeafQueue(Queue):
     def remove_attempt(self, sapp: SchedulerApp) -> None:
         if sapp in self.active:
             self.active.remove(sapp)
+            self.fair_seen.pop(sapp.attempt_id, None)
+            self.fair_changed.discard(sapp.attempt_id)
             self.am_used = self.am_used - sapp.am_resource
             u = self.users.get(sapp.user)
             if u is not None:

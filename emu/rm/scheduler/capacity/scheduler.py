@@ -42,6 +42,7 @@ from emu.rm.scheduler.app_scheduling_info import Ask
 from emu.rm.scheduler.capacity import allocator, auto_queues
 from emu.rm.scheduler.capacity import resource_math as rm
 from emu.rm.scheduler.capacity.config import LEGACY, PREFIX, CapacityConf, parse, queue_paths
+from emu.rm.scheduler.capacity.intra_preemption import IntraLeaf, all_users_limit
 from emu.rm.scheduler.capacity.placement import may_submit, place
 from emu.rm.scheduler.capacity.preemption import PreemptionPolicy, TempQueue
 from emu.rm.scheduler.capacity.queues import LeafQueue, ParentQueue, Queue, build, update_absolute
@@ -136,6 +137,9 @@ class CapacityScheduler(Scheduler):
         self._marked_for_deletion: set[str] = set()
         if cs.absolute:
             update_absolute(self.root, cs, self)
+        self.track_fair = _tracks_fair(cs)
+        """A preemption policy runs over a queue with the fair ordering
+        policy: it reads that policy's cached order (`LeafQueue.fair_seen`)."""
 
     def _leaf_metrics(self, path: str) -> QueueMetrics:
         q = self.queues.get(path)
@@ -482,6 +486,15 @@ class CapacityScheduler(Scheduler):
     def container_allocated(self, c: RMContainer, sapp: SchedulerApp, node: SchedulerNode) -> None:
         super().container_allocated(c, sapp, node)
         self._charge(sapp.app_id, sapp.user, c.resource, ZERO)
+        if self.track_fair and not self.alloc.fulfilling:
+            self._fair_changed(c.app_id, c.attempt_id)
+
+    def _fair_changed(self, app_id: str, attempt_id: str) -> None:
+        """FairOrderingPolicy.containerAllocated/containerReleased: the app
+        is re-sorted at its queue's next assignment."""
+        leaf = self.app_leaf.get(app_id)
+        if leaf is not None and leaf.conf.ordering_policy == "fair":
+            leaf.fair_changed.add(attempt_id)
 
     def container_released(self, c: RMContainer, sapp: SchedulerApp | None) -> None:
         super().container_released(c, sapp)
@@ -490,6 +503,8 @@ class CapacityScheduler(Scheduler):
             self._charge(c.app_id, app.user, ZERO - c.resource, ZERO)
         if self.preemption is not None:
             self.preemption.forget(c.container_id)
+        if self.track_fair:
+            self._fair_changed(c.app_id, c.attempt_id)
 
     def reserve(
         self, sapp: SchedulerApp, node: SchedulerNode, priority: int, ask: Ask
@@ -497,6 +512,8 @@ class CapacityScheduler(Scheduler):
         c = super().reserve(sapp, node, priority, ask)
         self._charge(sapp.app_id, sapp.user, c.resource, c.resource)
         self.alloc.reservations_changed(sapp, priority)
+        if self.track_fair:
+            self._fair_changed(sapp.app_id, sapp.attempt_id)
         return c
 
     def unreserve(self, sapp: SchedulerApp | None, node: SchedulerNode) -> None:
@@ -508,6 +525,8 @@ class CapacityScheduler(Scheduler):
             app = self.ctx.apps.get(c.app_id)
             if app is not None:
                 self._charge(c.app_id, app.user, ZERO - c.resource, ZERO - c.resource)
+            if self.track_fair and not self.alloc.fulfilling:
+                self._fair_changed(c.app_id, c.attempt_id)
 
     # --- allocation ---------------------------------------------------------------
     def max_allocation(self, sapp: SchedulerApp) -> tuple[Resource, str]:
@@ -679,17 +698,34 @@ class CapacityScheduler(Scheduler):
     def _scheduling_order(self, leaf: LeafQueue) -> list[SchedulerApp]:
         if leaf.conf.ordering_policy == "fifo":
             return list(leaf.active)
+        if leaf.fair_changed:
+            # getAssignmentIterator re-sorts the apps whose containers came
+            # or went since: the cached order is current for them again.
+            apps = self.apps
+            for attempt_id in leaf.fair_changed:
+                a = apps.get(attempt_id)
+                if a is not None:
+                    leaf.fair_seen[attempt_id] = (a.used, a.pending)
+            leaf.fair_changed.clear()
         return sorted(leaf.active, key=self._fair_key(leaf))
 
-    def _fair_key(self, leaf: LeafQueue) -> Callable[[SchedulerApp], tuple[float, int]]:
+    def _fair_key(
+        self, leaf: LeafQueue, seen: bool = False
+    ) -> Callable[[SchedulerApp], tuple[float, int]]:
         """FairOrderingPolicy: least used memory first (divided by
-        log2(1 + demand) with size-based weight), then submission order."""
+        log2(1 + demand) with size-based weight), then submission order.
+        With `seen`, by the usage the policy last sorted by
+        (`LeafQueue.fair_seen`), as the preemption policy reads the order."""
         sized = leaf.conf.fair_size_based_weight
+        kept = leaf.fair_seen if seen else None
 
         def key(a: SchedulerApp) -> tuple[float, int]:
-            used = float(a.used.memory)
+            used_r, pending_r = a.used, a.pending
+            if kept is not None:
+                used_r, pending_r = kept.get(a.attempt_id, (ZERO, ZERO))
+            used = float(used_r.memory)
             if sized:
-                weight = math.log1p((a.used + a.pending).memory) / math.log(2)
+                weight = math.log1p((used_r + pending_r).memory) / math.log(2)
                 used = used / weight if weight else used
             return (used, a.order)
 
@@ -784,6 +820,7 @@ class CapacityScheduler(Scheduler):
 
     def preemption_snapshot(self) -> TempQueue:
         """The queue tree as the preemption policy sees it this round."""
+        intra_on = self.cs.preemption.intra_queue_enabled
 
         def clone(q: Queue) -> TempQueue:
             guaranteed, maximum = q.exact_sizes(self)
@@ -798,8 +835,13 @@ class CapacityScheduler(Scheduler):
             if isinstance(q, LeafQueue):
                 t.pending = q.pending_considering_user_limit(self, deduct_reserved=False)
                 t.pending_deduct_reserved = q.pending_considering_user_limit(self, True)
-                t.apps = self._scheduling_order(q)
+                if q.conf.ordering_policy == "fifo":
+                    t.apps = list(q.active)
+                else:
+                    t.apps = sorted(q.active, key=self._fair_key(q, seen=True))
                 t.max_am_resource = rm.multiply(guaranteed, q.conf.maximum_am_percent)
+                if intra_on:
+                    t.intra = self._intra_leaf(q)
             else:
                 assert isinstance(q, ParentQueue)
                 for c in q.children:
@@ -807,6 +849,32 @@ class CapacityScheduler(Scheduler):
             return t
 
         return clone(self.root)
+
+    def _intra_leaf(self, q: LeafQueue) -> IntraLeaf:
+        """What IntraQueueCandidatesSelector reads of a leaf this round."""
+        c = q.conf
+        used = {name: u.used for name, u in q.users.items()}
+        limit = all_users_limit(
+            self.calc,
+            self.cluster,
+            self.minimum,
+            q.guaranteed(self),
+            list(used.values()),
+            c.user_limit_percent,
+            c.user_limit_factor,
+            q.max_resource(self),
+        )
+        return IntraLeaf(
+            all_apps=list(q.pending) + list(q.active),
+            active=list(q.active),
+            user_used=used,
+            user_limit=limit,
+            used_capacity=q.used_capacity(self),
+            disabled=c.intra_preemption_disabled,
+            fair=c.ordering_policy == "fair",
+            fair_key=self._fair_key(q, seen=True),
+            minimum=self.minimum,
+        )
 
     def refresh(self, properties: Mapping[str, object]) -> str | None:
         """Apply `properties` over the running configuration; refuse (and keep
@@ -859,6 +927,7 @@ class CapacityScheduler(Scheduler):
             self.preemption.conf = cs.preemption
             if not cs.preemption.enabled:
                 self.preemption = None
+        self.track_fair = _tracks_fair(cs)
         self._activate_all()
         # CSMaxRunningAppsEnforcer.updateRunnabilityOnReload
         lists: list[list[SchedulerApp]] = []
@@ -881,6 +950,12 @@ class CapacityScheduler(Scheduler):
             if isinstance(q, LeafQueue):
                 for sapp in q.active:
                     self._set_demand(sapp, q, sapp.info.has_pending())
+
+
+def _tracks_fair(cs: CapacityConf) -> bool:
+    return cs.preemption.enabled and any(
+        q.ordering_policy == "fair" for q in cs.queues.values() if q.is_leaf
+    )
 
 
 def _add_metrics(total: QueueMetrics, m: QueueMetrics) -> None:
