@@ -59,6 +59,8 @@ CAPACITY_QUEUE_KEYS = (
     "priority",
     "reservable",
     "max-parallel-apps",
+    "accessible-node-labels",
+    "default-node-label-expression",
 )
 """The per-queue keys emu's CapacityScheduler reads (`capacity.config`); one
 of these for a queue no `queues` list defines is an error there."""
@@ -146,10 +148,18 @@ _INTRA_OFF = "acts only with intra-queue preemption, which emu refuses or runs w
 
 RULES: tuple[Rule, ...] = (
     # --- refused: Hadoop's scheduler acts on these, emu's port does not -------------------
-    _r(_CS + "<queue>.accessible-node-labels.<label>.*", "node labels", CAPACITY),
-    _r(_CS + "<queue>.accessible-node-labels", "node labels", CAPACITY),
-    _r(_CS + "<queue>.default-node-label-expression", "node labels", CAPACITY),
-    _r("yarn.node-labels.enabled", "node labels", when=_TRUE),
+    _e(_CS + "<queue>.accessible-node-labels.<label>.capacity", CAPACITY),
+    _e(_CS + "<queue>.accessible-node-labels.<label>.maximum-capacity", CAPACITY),
+    _r(
+        _CS + "<queue>.accessible-node-labels.<label>.*",
+        "per-label queue settings besides capacity and maximum-capacity",
+        CAPACITY,
+    ),
+    _e(
+        "yarn.node-labels.enabled",
+        CAPACITY,
+        note="emu's CapacityScheduler takes node labels from the topology file either way",
+    ),
     *(
         Rule(
             _CS + "<queue>." + key,
@@ -513,7 +523,7 @@ def check_labels(
     """The same for node labels in an input file rather than a property: a
     topology file's node `labels` or a trace job's `job.label.expression`
     (`where` names the first node or job that has them, `key` the field)."""
-    if hadoop_decides(conf):
+    if hadoop_decides(conf) or scheduler == CAPACITY:
         return []
     if not allowed(conf):
         message = refusal(_r(key, "node labels"), scheduler)
@@ -670,8 +680,9 @@ def markdown() -> str:
         "## SLS inputs",
         "",
         "A topology file node's `labels` and a trace job's `job.label.expression` are",
-        "refused by emu's schedulers (node labels are not emulated), with the same",
-        "`--allow-unsupported` and `--scheduler-impl hadoop` choices.",
+        "emulated by emu's CapacityScheduler (node partitions, exclusive or not) and",
+        "refused by its other schedulers, with the same `--allow-unsupported` and",
+        "`--scheduler-impl hadoop` choices.",
         "",
     ]
     return "\n".join(lines)

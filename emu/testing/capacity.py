@@ -119,11 +119,11 @@ class Harness:
 
     def assign_leaf(self, leaf: str, node: SchedulerNode) -> Assignment:
         """One `LeafQueue.assignContainers(cluster, node, ResourceLimits(cluster))`."""
-        return self.sched._assign_leaf(self.leaf(leaf), node, self.sched.cluster)
+        return self.sched._assign_leaf(self.leaf(leaf), node, self.sched.cluster, self.sched)
 
     def assign_root(self, node: SchedulerNode) -> Assignment:
         """One `root.assignContainers`: at most one container."""
-        return self.sched._assign(self.sched.root, node, self.sched.cluster)
+        return self.sched._assign(self.sched.root, node, self.sched.cluster, self.sched)
 
     def heartbeat(self, node: SchedulerNode) -> None:
         """A NODE_UPDATE: as many assignments as the scheduler makes per heartbeat."""

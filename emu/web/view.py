@@ -319,7 +319,7 @@ def _node_info(n: dict[str, Any], epoch_ms: int) -> dict[str, Any]:
         "usedMemoryOpportGB": 0,
         "usedVirtualCoresOpport": 0,
         "numQueuedContainers": 0,
-        "nodeLabels": n["labels"],
+        "nodeLabels": [label.split("(", 1)[0] for label in n["labels"]],
         "allocationTags": {},
         "resourceUtilization": {
             "nodePhysicalMemoryMB": 0,

@@ -99,6 +99,20 @@ class AllocatorState:
     """The most reservations an attempt has held at once at a priority since
     it last held none: the size Hadoop's per-priority reservation HashMap
     grew its table for (see `javahash.hash_order`)."""
+    labelled: bool = False
+    """Some node or app has a node label: asks are matched to partitions."""
+    app_partition: dict[str, str] = field(default_factory=dict)
+    """The labelled partition each app's asks name, by app id (absent: the
+    default partition)."""
+    node_partition: str = ""
+    """The partition of the node being offered."""
+    ignore_exclusivity: bool = False
+    """The pass is IGNORE_PARTITION_EXCLUSIVITY: a non-exclusive labelled
+    node offered to asks of the default partition."""
+    missed: dict[tuple[str, int], int] = field(default_factory=dict)
+    """Missed non-partitioned scheduling opportunities per (attempt,
+    priority) (SchedulerApplicationAttempt's
+    missedNonPartitionedReqSchedulingOpportunity)."""
 
     def forget(self, attempt_id: str) -> None:
         """Drop an ended attempt's re-reservation counts."""
@@ -106,6 +120,8 @@ class AllocatorState:
             del self.rereservations[key]
         for key in [k for k in self.reservation_peaks if k[0] == attempt_id]:
             del self.reservation_peaks[key]
+        for key in [k for k in self.missed if k[0] == attempt_id]:
+            del self.missed[key]
 
     def reservations_changed(self, sapp: SchedulerApp, priority: int) -> None:
         """`sapp` made a new reservation or gave one up at `priority`: both
@@ -142,14 +158,31 @@ def assign_app(
         if any_ask is None or any_ask.num <= 0:
             continue
         required = any_ask.capability
+        if st.labelled:
+            partition = st.app_partition.get(sapp.app_id, "")
+            if st.ignore_exclusivity and sapp.am_pending:
+                return APP_SKIPPED, OFF_SWITCH  # no AM in non-exclusive mode
+            if partition != ("" if st.ignore_exclusivity else st.node_partition):
+                continue  # precheckNode: PRIORITY_SKIPPED
         if not looking and not should_allocate_or_reserve(st, sapp, priority, required):
             continue
-        unreservable = sapp.reserved_total() if looking and sapp.reservations else ZERO
+        unreservable = (
+            sapp.reserved_total()
+            if looking and sapp.reservations and not st.node_partition
+            else ZERO
+        )
         # RegularContainerAllocator.checkHeadroom: Resources.fitsIn, every
         # resource type under DRF (not a dominant-share comparison), so an
         # ask short of headroom in any type skips the queue.
         if not rm.fits(calc, required, headroom + unreservable):
             return QUEUE_SKIPPED, OFF_SWITCH
+        if st.labelled and not st.app_partition.get(sapp.app_id, ""):
+            # A default-partition ask counts the chances it had; it may use
+            # a non-exclusive partition only after missing one per node.
+            key = (sapp.attempt_id, priority)
+            missed = st.missed[key] = st.missed.get(key, 0) + 1
+            if st.ignore_exclusivity and missed < len(st.nodes):
+                return APP_SKIPPED, OFF_SWITCH
         if node.host in sapp.blacklist or node.rack in sapp.blacklist:
             return APP_SKIPPED, OFF_SWITCH
         opportunities = sapp.opportunities
@@ -227,7 +260,7 @@ def _assign_container(
     need = rm.rmax(calc, cluster, capability - headroom, must_unreserve)
     need_unreserve = rm.positive(calc, cluster, need)
     if calc.fits(capability, node.available):
-        if looking and (not should or need_unreserve):
+        if looking and (not should or need_unreserve) and not st.node_partition:
             # Continue looking: allocate here by giving up a reservation
             # of the same priority elsewhere (FiCaSchedulerApp.findNodeToUnreserve).
             other = _node_to_unreserve(
@@ -254,6 +287,8 @@ def _reset_opportunities(
     rack-locality-full-reset) restarts the app's delay at `priority`."""
     if node_type == NODE_LOCAL or (node_type == RACK_LOCAL and st.cs.rack_locality_full_reset):
         sapp.opportunities[priority] = 0
+    if st.labelled and not st.node_partition:
+        st.missed.pop((sapp.attempt_id, priority), None)
 
 
 def _node_to_unreserve(

@@ -28,6 +28,7 @@ property is refused by name, or skipped when `emu.allow-unsupported` is set.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from emu.config import support
@@ -57,6 +58,12 @@ QUEUE_SUFFIXES = support.CAPACITY_QUEUE_KEYS
 # CapacitySchedulerConfiguration.DEFAULT_MAX_PARALLEL_APPLICATIONS
 UNLIMITED_PARALLEL_APPS = 2147483647
 RUNNING, STOPPED = "RUNNING", "STOPPED"
+ANY_LABEL = "*"
+LABELS_KEY = "accessible-node-labels"
+_LABEL_PROPERTY = re.compile(
+    re.escape(PREFIX)
+    + r"(root(?:\.[^.]+)*?)\.accessible-node-labels\.([^.]+)\.(capacity|maximum-capacity)$"
+)
 
 
 def _fail(conf: Configuration, name: str, message: str) -> InputError:
@@ -129,6 +136,30 @@ class QueueConf:
     max_parallel_apps: int = UNLIMITED_PARALLEL_APPS
     """How many of the queue's apps may run at once
     (getMaxParallelAppsForQueue); the others wait, non-runnable."""
+    accessible_labels: frozenset[str] = frozenset({ANY_LABEL})
+    """The node labels (partitions) the queue may use besides the default
+    one (`accessible-node-labels`, inherited from the parent; root: `*`,
+    every label)."""
+    label_capacity: dict[str, tuple[float, float, float, float]] = field(default_factory=dict)
+    """Per configured label: (capacity %, maximum-capacity %, absolute
+    capacity, absolute maximum capacity), as QueueCapacities holds them per
+    partition; a label not listed has capacity 0 and maximum 100 %."""
+    default_label: str = ""
+    """`default-node-label-expression`: the partition of the asks of an app
+    that names none (inherited as QueueNodeLabelsSettings does)."""
+
+    def can_access(self, label: str) -> bool:
+        """QueueNodeLabelsSettings.isAccessibleToPartition."""
+        return not label or ANY_LABEL in self.accessible_labels or label in self.accessible_labels
+
+    def absolute_in(self, label: str) -> tuple[float, float]:
+        """(absolute capacity, absolute maximum capacity) in a partition."""
+        if not label:
+            return self.absolute_capacity, self.absolute_maximum_capacity
+        c = self.label_capacity.get(label)
+        if c is None:
+            return 0.0, 1.0 if self.parent is None else 0.0
+        return c[2], c[3]
 
     @property
     def name(self) -> str:
@@ -182,6 +213,9 @@ class CapacityConf:
     preemption: PreemptionConf = PreemptionConf()
     user_max_parallel_apps: dict[str, int] = field(default_factory=dict)
     default_user_max_parallel_apps: int = UNLIMITED_PARALLEL_APPS
+    labels: frozenset[str] = frozenset()
+    """Every node label the queues configure (ConfiguredNodeLabels): those
+    named in `accessible-node-labels` lists and label capacities."""
 
     def max_parallel_apps_for_user(self, user: str) -> int:
         """CapacitySchedulerConfiguration.getMaxParallelAppsForUser."""
@@ -209,7 +243,8 @@ def parse(conf: Configuration, minimum: Resource, maximum: Resource) -> Capacity
     paths = queue_paths(conf)
     _check_stray_properties(conf, paths)
     queues: dict[str, QueueConf] = {}
-    _build(conf, ROOT, None, paths, queues, {}, minimum, maximum)
+    labels = _configured_labels(conf, paths)
+    _build(conf, ROOT, None, paths, queues, {}, minimum, maximum, labels)
 
     offswitch = conf.get_int(PREFIX + "per-node-heartbeat.maximum-offswitch-assignments", 1)
     if offswitch < 1:
@@ -246,6 +281,7 @@ def parse(conf: Configuration, minimum: Resource, maximum: Resource) -> Capacity
         default_user_max_parallel_apps=conf.get_int(
             PREFIX + "user.max-parallel-apps", UNLIMITED_PARALLEL_APPS
         ),
+        labels=frozenset(labels),
     )
     _check_mappings(conf, cs)
     return cs
@@ -312,12 +348,16 @@ def _check_stray_properties(conf: Configuration, paths: dict[str, list[str]]) ->
         if known is not None and known.status != support.EMULATED:
             continue  # accepted without effect (docs/configuration.md)
         rest = name[len(PREFIX) :]
-        for suffix in QUEUE_SUFFIXES:
-            if rest.endswith("." + suffix):
-                queue = rest[: -len(suffix) - 1]
-                break
+        label_property = _LABEL_PROPERTY.match(name)
+        if label_property is not None:
+            queue = label_property.group(1)
         else:
-            continue
+            for suffix in QUEUE_SUFFIXES:
+                if rest.endswith("." + suffix):
+                    queue = rest[: -len(suffix) - 1]
+                    break
+            else:
+                continue
         if queue in paths:
             continue
         parent = queue.rsplit(".", 1)[0]
@@ -360,6 +400,7 @@ def _build(
     capacities: dict[str, float],
     minimum: Resource,
     cluster_maximum: Resource,
+    labels: tuple[str, ...] = (),
 ) -> None:
     """Build `path` and its subtree; `capacities` holds each queue's capacity
     (percent of its parent), filled by the parent before its children.
@@ -406,6 +447,7 @@ def _build(
     policy_raw = conf.get_str(policy_key, "utilization" if kids else "fifo")
     policy = _ordering_policy(conf, policy_key, policy_raw, leaf=not kids)
 
+    accessible, label_capacity, default_label = _label_settings(conf, path, parent, labels)
     q = QueueConf(
         path=path,
         parent=parent.path if parent else None,
@@ -432,6 +474,9 @@ def _build(
             p + "max-parallel-apps",
             conf.get_int(PREFIX + "max-parallel-apps", UNLIMITED_PARALLEL_APPS),
         ),
+        accessible_labels=accessible,
+        label_capacity=label_capacity,
+        default_label=default_label,
     )
     out[path] = q
     if plan:
@@ -439,7 +484,69 @@ def _build(
     elif kids:
         capacities.update(_child_capacities(conf, q, kids))
     for k in kids:
-        _build(conf, f"{path}.{k}", q, paths, out, capacities, minimum, cluster_maximum)
+        _build(conf, f"{path}.{k}", q, paths, out, capacities, minimum, cluster_maximum, labels)
+
+
+def _configured_labels(conf: Configuration, paths: dict[str, list[str]]) -> tuple[str, ...]:
+    """The labels named by any queue's `accessible-node-labels` list or
+    label capacity, sorted (`*` is no label)."""
+    found: set[str] = set()
+    for path in paths:
+        raw = conf.get(f"{PREFIX}{path}.{LABELS_KEY}")
+        if raw:
+            found.update(n.strip() for n in raw.split(",") if n.strip())
+    for name in conf:
+        m = _LABEL_PROPERTY.match(name)
+        if m is not None and m.group(1) in paths:
+            found.add(m.group(2))
+    found.discard(ANY_LABEL)
+    return tuple(sorted(found))
+
+
+def _label_settings(
+    conf: Configuration, path: str, parent: QueueConf | None, labels: tuple[str, ...]
+) -> tuple[frozenset[str], dict[str, tuple[float, float, float, float]], str]:
+    """The queue's node-label settings (QueueNodeLabelsSettings, and its
+    per-label QueueCapacities): accessible labels, inherited when unset and
+    `*` for root; per label, capacity (default 0, root 100) and maximum
+    capacity (default 100), made absolute along the path; the default label
+    expression, inherited from a parent whose labels it can all access."""
+    p = f"{PREFIX}{path}."
+    raw = conf.get(p + LABELS_KEY)
+    accessible: frozenset[str]
+    if parent is None:
+        accessible = frozenset({ANY_LABEL})
+    elif raw is None:
+        accessible = parent.accessible_labels
+    else:
+        names = {n.strip() for n in raw.split(",") if n.strip()}
+        accessible = frozenset({ANY_LABEL}) if ANY_LABEL in names else frozenset(names)
+    capacities: dict[str, tuple[float, float, float, float]] = {}
+    for label in labels:
+        lp = f"{p}{LABELS_KEY}.{label}."
+        cap = 100.0 if parent is None else conf.get_float(lp + "capacity", 0.0)
+        max_cap = 100.0 if parent is None else conf.get_float(lp + "maximum-capacity", 100.0)
+        for key, value in ((lp + "capacity", cap), (lp + "maximum-capacity", max_cap)):
+            if not 0 <= value <= 100:
+                raise _fail(conf, key, f"must be in [0, 100], got {value:g}")
+        parent_abs, parent_max = parent.absolute_in(label) if parent else (1.0, 1.0)
+        abs_cap, abs_max = parent_abs * cap / 100, parent_max * max_cap / 100
+        if abs_cap > abs_max + 1e-6:
+            raise _fail(
+                conf,
+                lp + "capacity",
+                f"capacity {cap:g}% of {path} for label {label} is above its "
+                f"maximum-capacity {max_cap:g}%",
+            )
+        capacities[label] = (cap, max_cap, abs_cap, abs_max)
+    default = (conf.get(p + "default-node-label-expression") or "").strip()
+    if (
+        conf.get(p + "default-node-label-expression") is None
+        and parent is not None
+        and (raw is None or accessible >= parent.accessible_labels)
+    ):
+        default = parent.default_label
+    return accessible, capacities, default
 
 
 def _capacity_limits(

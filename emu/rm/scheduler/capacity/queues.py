@@ -41,18 +41,46 @@ if TYPE_CHECKING:
 
 
 class Env(Protocol):
-    """What limit computations read from the scheduler."""
+    """What limit computations read from the scheduler: for one node
+    partition (`partition`, "" the default one), whose resource is
+    `cluster`; `ignore` is IGNORE_PARTITION_EXCLUSIVITY, where a queue may
+    use the whole partition whatever its capacities there."""
 
     calc: ResourceCalculator
     cluster: Resource
     minimum: Resource
     limits: rm.Limits
+    partition: str
+    ignore: bool
+
+
+class Partition:
+    """The `Env` of one node partition: the scheduler's calculator and
+    minimum over the partition's resource (RMNodeLabelsManager.getResourceByLabel).
+    The scheduler is its own `Env` while no node or app has a label."""
+
+    __slots__ = ("calc", "cluster", "ignore", "limits", "minimum", "partition")
+
+    def __init__(
+        self,
+        partition: str,
+        calc: ResourceCalculator,
+        cluster: Resource,
+        minimum: Resource,
+        ignore: bool = False,
+    ) -> None:
+        self.partition = partition
+        self.calc = calc
+        self.cluster = cluster
+        self.minimum = minimum
+        self.limits = rm.limits_for(calc, cluster, minimum)
+        self.ignore = ignore
 
 
 class User:
     """A user's footprint in one leaf queue."""
 
-    __slots__ = ("am_used", "apps", "demanding", "name", "used")
+    __slots__ = ("am_used", "am_used_in", "apps", "demanding", "name", "used", "used_in")
 
     def __init__(self, name: str) -> None:
         self.name = name
@@ -60,6 +88,12 @@ class User:
         self.am_used = ZERO
         self.apps = 0
         self.demanding: set[str] = set()
+        self.used_in: dict[str, Resource] = {}
+        """Usage in each labelled partition (`used` is the default one's)."""
+        self.am_used_in: dict[str, Resource] = {}
+
+    def used_of(self, partition: str) -> Resource:
+        return self.used if not partition else self.used_in.get(partition, ZERO)
 
 
 class Queue:
@@ -76,6 +110,16 @@ class Queue:
         self._sized: tuple[Resource, QueueConf, Resource, Resource, Resource, Resource] | None = (
             None
         )
+        self.used_in: dict[str, Resource] = {}
+        """Usage (allocated and reserved) in each labelled partition; `used`
+        and `reserved` are the default partition's (QueueUsage by partition)."""
+        self.reserved_in: dict[str, Resource] = {}
+        self._sized_in: dict[
+            str, tuple[Resource, QueueConf, Resource, Resource, Resource, Resource]
+        ] = {}
+
+    def used_of(self, partition: str) -> Resource:
+        return self.used if not partition else self.used_in.get(partition, ZERO)
 
     @property
     def is_leaf(self) -> bool:
@@ -87,6 +131,8 @@ class Queue:
         """(cluster, conf, guaranteed, maximum, exact guarantee, exact
         maximum), recomputed only when the cluster or the configuration
         changes."""
+        if env.partition:
+            return self._sizes_in(env)
         s = self._sized
         if s is None or s[1] is not self.conf or (s[0] is not env.cluster and s[0] != env.cluster):
             c = self.conf
@@ -97,6 +143,25 @@ class Queue:
                 rm.multiply_down(env.cluster, c.absolute_maximum_capacity, env.minimum),
                 rm.multiply(env.cluster, c.absolute_capacity),
                 rm.multiply(env.cluster, c.absolute_maximum_capacity),
+            )
+        return s
+
+    def _sizes_in(
+        self, env: Env
+    ) -> tuple[Resource, QueueConf, Resource, Resource, Resource, Resource]:
+        """`_sizes` in a labelled partition, from the queue's capacities
+        there (CSQueueUtils.updateQueueStatistics per partition)."""
+        s = self._sized_in.get(env.partition)
+        if s is None or s[1] is not self.conf or (s[0] is not env.cluster and s[0] != env.cluster):
+            c = self.conf
+            cap, max_cap = c.absolute_in(env.partition)
+            s = self._sized_in[env.partition] = (
+                env.cluster,
+                c,
+                rm.multiply_up(env.calc, env.cluster, cap, env.minimum),
+                rm.multiply_down(env.cluster, max_cap, env.minimum),
+                rm.multiply(env.cluster, cap),
+                rm.multiply(env.cluster, max_cap),
             )
         return s
 
@@ -118,14 +183,16 @@ class Queue:
     def used_capacity(self, env: Env) -> float:
         """used / guaranteed, as queues are ordered by."""
         g = self._sizes(env)[4]
+        used = self.used if not env.partition else self.used_in.get(env.partition, ZERO)
         if not rm.positive(env.calc, env.cluster, g):
-            return 0.0 if self.used.is_zero() else math.inf
-        return rm.divide(env.calc, env.cluster, self.used, g)
+            return 0.0 if used.is_zero() else math.inf
+        return rm.divide(env.calc, env.cluster, used, g)
 
     def absolute_used_capacity(self, env: Env) -> float:
         if not rm.positive(env.calc, env.cluster, env.cluster):
             return 0.0
-        return rm.divide(env.calc, env.cluster, self.used, env.cluster)
+        used = self.used if not env.partition else self.used_in.get(env.partition, ZERO)
+        return rm.divide(env.calc, env.cluster, used, env.cluster)
 
     def charge(self, delta: Resource, reserved: Resource) -> None:
         """Add `delta` to the usage (and `reserved` to the reservations) of
@@ -143,6 +210,15 @@ class Queue:
                 q.used = used + delta
             if not no_reserved:
                 q.reserved = q.reserved + reserved
+            q = q.parent
+
+    def charge_in(self, partition: str, delta: Resource, reserved: Resource) -> None:
+        """`charge` for a container on a node of a labelled partition."""
+        q: Queue | None = self
+        while q is not None:
+            q.used_in[partition] = q.used_in.get(partition, ZERO) + delta
+            if reserved is not ZERO:
+                q.reserved_in[partition] = q.reserved_in.get(partition, ZERO) + reserved
             q = q.parent
 
     def num_runnable(self) -> int:
@@ -167,7 +243,8 @@ class ParentQueue(Queue):
         ties go to the larger guarantee, then to configuration order."""
         keyed = []
         for i, q in enumerate(self.children):
-            cap = q.conf.absolute_capacity
+            c = q.conf
+            cap = c.absolute_capacity if not env.partition else c.absolute_in(env.partition)[0]
             used = q.absolute_used_capacity(env) if cap <= 0 else q.used_capacity(env)
             keyed.append((cap <= 0, used, -cap, i, q))
         keyed.sort()  # the index is unique: queues themselves are never compared
@@ -206,6 +283,11 @@ class LeafQueue(Queue):
         self.max_applications_per_user = 0
         self.version = 0
         self._user_limit: tuple[int, Resource, QueueConf, Resource] | None = None
+        self.am_partition: dict[str, str] = {}
+        """The labelled partition of each active attempt whose AM asks for
+        one (its AM resource counts there, as QueueUsage's AM used by
+        partition)."""
+        self.am_used_in: dict[str, Resource] = {}
 
     @property
     def is_leaf(self) -> bool:
@@ -265,10 +347,17 @@ class LeafQueue(Queue):
     def remove_attempt(self, sapp: SchedulerApp) -> None:
         if sapp in self.active:
             self.active.remove(sapp)
-            self.am_used = self.am_used - sapp.am_resource
             u = self.users.get(sapp.user)
-            if u is not None:
-                u.am_used = u.am_used - sapp.am_resource
+            partition = self.am_partition.pop(sapp.attempt_id, "") if self.am_partition else ""
+            if partition:
+                am = sapp.am_resource
+                self.am_used_in[partition] = self.am_used_in[partition] - am
+                if u is not None:
+                    u.am_used_in[partition] = u.am_used_in[partition] - am
+            else:
+                self.am_used = self.am_used - sapp.am_resource
+                if u is not None:
+                    u.am_used = u.am_used - sapp.am_resource
         elif sapp in self.pending:
             self.pending.remove(sapp)
         elif sapp in self.non_runnable:
@@ -288,8 +377,17 @@ class LeafQueue(Queue):
     def active_users(self) -> list[User]:
         return [u for _, u in sorted(self.users.items()) if u.demanding]
 
-    def activate(self, env: Env, current_limit: Resource) -> list[SchedulerApp]:
-        """LeafQueue.activateApplications: returns the attempts activated."""
+    def activate(
+        self,
+        env: Env,
+        current_limit: Resource,
+        partition_env: Callable[[SchedulerApp], Env] | None = None,
+    ) -> list[SchedulerApp]:
+        """LeafQueue.activateApplications: returns the attempts activated.
+        With `partition_env` (some app or node has a label), an attempt
+        whose AM asks for a labelled partition is held to the AM limit of
+        that partition (calculateAndGetAMResourceLimitPerPartition: the
+        queue's guarantee there, not its current limit)."""
         if not self.pending:
             return []
         calc, cluster = env.calc, env.cluster
@@ -297,6 +395,12 @@ class LeafQueue(Queue):
         user_am_limit = self.user_am_limit(env, am_limit)
         activated = []
         for sapp in list(self.pending):
+            if partition_env is not None:
+                penv = partition_env(sapp)
+                if penv.partition:
+                    if self._activate_in(penv, sapp):
+                        activated.append(sapp)
+                    continue
             am = sapp.am_resource
             lenient = not self.active or rm.le(calc, cluster, self.am_used, ZERO)
             if not rm.fits(calc, self.am_used + am, am_limit) and not lenient:
@@ -310,6 +414,27 @@ class LeafQueue(Queue):
             u.am_used = u.am_used + am
             activated.append(sapp)
         return activated
+
+    def _activate_in(self, env: Env, sapp: SchedulerApp) -> bool:
+        """`activate` for an attempt whose AM asks for the labelled
+        partition of `env`."""
+        calc, cluster, p = env.calc, env.cluster, env.partition
+        am = sapp.am_resource
+        am_limit = self.am_limit(env, ZERO)
+        used = self.am_used_in.get(p, ZERO)
+        lenient = not self.active or rm.le(calc, cluster, used, ZERO)
+        if not rm.fits(calc, used + am, am_limit) and not lenient:
+            return False
+        u = self.user(sapp.user)
+        user_used = u.am_used_in.get(p, ZERO)
+        if not rm.fits(calc, user_used + am, self.user_am_limit(env, am_limit)) and not lenient:
+            return False
+        self.pending.remove(sapp)
+        self.insert_active(sapp)
+        self.am_used_in[p] = used + am
+        u.am_used_in[p] = user_used + am
+        self.am_partition[sapp.attempt_id] = p
+        return True
 
     def insert_active(self, sapp: SchedulerApp) -> None:
         self.active.append(sapp)
@@ -346,6 +471,8 @@ class LeafQueue(Queue):
         user of the queue; emu has no per-user weights). Cached until a
         user's usage or activity, the cluster or the configuration changes,
         as UsersManager caches it."""
+        if env.partition:
+            return self._compute_user_limit(env)
         cached = self._user_limit
         if (
             cached is not None
@@ -359,13 +486,38 @@ class LeafQueue(Queue):
         return limit
 
     def _compute_user_limit(self, env: Env) -> Resource:
+        """In IGNORE_PARTITION_EXCLUSIVITY the cap is the whole partition,
+        not the user-limit-factor times a guarantee the queue may not have."""
         conf = self.conf
+        p = env.partition
+        if not p:
+            return env.limits.user_limit(
+                env.cluster,
+                env.minimum,
+                self.guaranteed(env),
+                [u.used for u in self.users.values()],
+                [u.used for u in self.active_users()],
+                conf.user_limit_percent,
+                conf.user_limit_factor,
+                lambda: self.max_resource(env),
+            )
+        if env.ignore:
+            return env.limits.user_limit(
+                env.cluster,
+                env.minimum,
+                self.guaranteed(env),
+                [u.used_of(p) for u in self.users.values()],
+                [u.used_of(p) for u in self.active_users()],
+                conf.user_limit_percent,
+                -1,
+                lambda: env.cluster,
+            )
         return env.limits.user_limit(
             env.cluster,
             env.minimum,
             self.guaranteed(env),
-            [u.used for u in self.users.values()],
-            [u.used for u in self.active_users()],
+            [u.used_of(p) for u in self.users.values()],
+            [u.used_of(p) for u in self.active_users()],
             conf.user_limit_percent,
             conf.user_limit_factor,
             lambda: self.max_resource(env),

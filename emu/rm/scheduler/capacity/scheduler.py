@@ -44,7 +44,7 @@ from emu.rm.scheduler.capacity import resource_math as rm
 from emu.rm.scheduler.capacity.config import CapacityConf, parse, queue_paths
 from emu.rm.scheduler.capacity.placement import place
 from emu.rm.scheduler.capacity.preemption import PreemptionPolicy, TempQueue
-from emu.rm.scheduler.capacity.queues import LeafQueue, ParentQueue, Queue, build
+from emu.rm.scheduler.capacity.queues import Env, LeafQueue, ParentQueue, Partition, Queue, build
 from emu.rm.scheduler.locality import OFF_SWITCH
 from emu.rm.scheduler.queue_metrics import QueueMetrics
 from emu.rm.scheduler.scheduler_app import SchedulerApp
@@ -53,6 +53,7 @@ from emu.rm.scheduler.scheduler_node import SchedulerNode
 if TYPE_CHECKING:
     from emu.rm.app import RMApp
     from emu.rm.context import RMContext
+    from emu.rm.node import RMNode
 
 QUEUE_LIMIT = "QUEUE_LIMIT"
 
@@ -96,6 +97,21 @@ class CapacityScheduler(Scheduler):
         super().__init__(ctx, calculator(cs.calculator))
         self.limits = rm.limits_for(self.calc, self.cluster, self.minimum)
         """The limit arithmetic for this calculator and cluster (`rm.Limits`)."""
+        self.partition = ""
+        self.ignore = False
+        # Node labels (RMNodeLabelsManager): each labelled node's partition,
+        # each label's exclusivity and resource, and the `Env`s of the
+        # partitions; `default_env` is the scheduler itself until a node or
+        # an app has a label, then the unlabelled nodes' partition.
+        self.labelled = False
+        self.node_partition: dict[str, str] = {}
+        self.exclusive: dict[str, bool] = {}
+        self.partition_resource: dict[str, Resource] = {}
+        self.envs: dict[tuple[str, bool], Env] = {}
+        self.default_env: Env = self
+        self.app_label: dict[str, str] = {}
+        """The labelled partition each app's asks name (its
+        `job.label.expression`, else its queue's default-node-label-expression)."""
         self.conf = ctx.conf
         self.cs = cs
         self.tree, self.root = build(cs, self._leaf_metrics)
@@ -119,6 +135,7 @@ class CapacityScheduler(Scheduler):
             lambda path: self.tree[path].conf.maximum_allocation,
             self,
         )
+        self.alloc.app_partition = self.app_label
         self.preemption = PreemptionPolicy(cs.preemption) if cs.preemption.enabled else None
         if self.preemption is not None:
             self.update_interval_ms = cs.preemption.monitoring_interval_ms
@@ -146,6 +163,17 @@ class CapacityScheduler(Scheduler):
         )
         if refusal is not None:
             return refusal
+        label = _label_expression(app) or leaf.conf.default_label
+        if label and not leaf.conf.can_access(label):
+            # SchedulerUtils.validateResourceRequest (checkQueueAccessToNode)
+            return (
+                f"Invalid resource request, queue={path} doesn't have permission to access "
+                f"all labels in resource request. labelExpression of resource request={label}. "
+                f"Queue labels={','.join(sorted(leaf.conf.accessible_labels))}"
+            )
+        if label:
+            self.app_label[app.app_id] = label
+            self._labels_changed()
         app.queue = path
         self.app_leaf[app.app_id] = leaf
         leaf.count_app(1)
@@ -156,6 +184,8 @@ class CapacityScheduler(Scheduler):
         leaf = self.app_leaf.pop(app_id, None)
         if leaf is None:
             return
+        if self.app_label:
+            self.app_label.pop(app_id, None)
         leaf.count_app(-1)
         app = self.ctx.apps.get(app_id)
         u = leaf.users.get(app.user) if app is not None else None
@@ -318,7 +348,12 @@ class CapacityScheduler(Scheduler):
     def _activate(self, leaf: LeafQueue) -> None:
         if self.cluster.is_zero():
             return
-        for sapp in leaf.activate(self, self.current_limit(leaf)):
+        if self.labelled:
+            env = self.default_env
+            activated = leaf.activate(env, self.current_limit(leaf, env), self._am_env)
+        else:
+            activated = leaf.activate(self, self.current_limit(leaf))
+        for sapp in activated:
             self._set_demand(sapp, leaf, sapp.info.has_pending())
         for sapp in leaf.pending:  # activation holds apps back only for AM limits
             self.activities.record(sapp.app_id, act.AM_LIMIT)
@@ -328,25 +363,105 @@ class CapacityScheduler(Scheduler):
             if isinstance(q, LeafQueue):
                 self._activate(q)
 
-    # --- cluster changes ----------------------------------------------------------
+    def _am_env(self, sapp: SchedulerApp) -> Env:
+        """The `Env` of the partition an attempt's AM asks for."""
+        label = self.app_label.get(sapp.app_id, "") if self.app_label else ""
+        return self._env(label, False) if label else self.default_env
+
+    # --- node labels ----------------------------------------------------------------
+    def _env(self, partition: str, ignore: bool) -> Env:
+        """The `Env` of a labelled partition, in RESPECT (or, `ignore`,
+        IGNORE) partition-exclusivity mode."""
+        env = self.envs.get((partition, ignore))
+        if env is None:
+            total = self.partition_resource.get(partition, ZERO)
+            env = self.envs[(partition, ignore)] = Partition(
+                partition, self.calc, total, self.minimum, ignore
+            )
+        return env
+
+    def _labels_changed(self) -> None:
+        """A labelled node came or went, or the first labelled app: the
+        partitions' resources (the default one's is what no label holds)
+        and their `Env`s follow."""
+        self.labelled = self.alloc.labelled = bool(self.node_partition or self.app_label)
+        self.envs = {}
+        if not self.labelled:
+            self.default_env = self
+            return
+        labelled = ZERO
+        for total in self.partition_resource.values():
+            labelled = labelled + total
+        self.default_env = Partition("", self.calc, self.cluster - labelled, self.minimum)
+
+    def on_NODE_ADDED(self, node_id: str, rmnode: RMNode) -> None:
+        """A node's first label is its partition (YARN allows one); a label
+        the cluster does not know yet is added with the node's exclusivity
+        (`name(exclusive=false)`), as addToClusterNodeLabels."""
+        if rmnode.labels:
+            spec = rmnode.labels[0]
+            name = spec.split("(", 1)[0].strip()
+            if name not in self.exclusive:
+                self.exclusive[name] = "exclusive=false" not in spec.replace(" ", "").lower()
+            self.node_partition[node_id] = name
+            self.partition_resource[name] = (
+                self.partition_resource.get(name, ZERO) + rmnode.resource
+            )
+        super().on_NODE_ADDED(node_id, rmnode)
+
+    def on_NODE_REMOVED(self, node_id: str, rmnode: RMNode) -> None:
+        node = self.nodes.get(node_id)
+        super().on_NODE_REMOVED(node_id, rmnode)
+        name = self.node_partition.pop(node_id, "") if node is not None else ""
+        if name:
+            assert node is not None
+            self.partition_resource[name] = self.partition_resource[name] - node.total
+            self._labels_changed()
+            self._activate_all()
+
     def node_added(self, node: SchedulerNode) -> None:
         self.limits = rm.limits_for(self.calc, self.cluster, self.minimum)
+        if self.labelled or node.node_id in self.node_partition:
+            self._labels_changed()
         self._activate_all()
 
     def node_removed(self, node: SchedulerNode) -> None:
         self.limits = rm.limits_for(self.calc, self.cluster, self.minimum)
+        if self.labelled:
+            self._labels_changed()
         self._activate_all()
 
     def on_NODE_RESOURCE_UPDATE(self, node_id: str, rmnode: Any) -> None:
+        node = self.nodes.get(node_id)
+        name = self.node_partition.get(node_id, "") if node is not None else ""
+        if name:
+            assert node is not None
+            self.partition_resource[name] = (
+                self.partition_resource[name] - node.total + rmnode.resource
+            )
         super().on_NODE_RESOURCE_UPDATE(node_id, rmnode)
         self.limits = rm.limits_for(self.calc, self.cluster, self.minimum)
+        if self.labelled:
+            self._labels_changed()
         self._activate_all()
 
     # --- usage accounting ---------------------------------------------------------
-    def _charge(self, app_id: str, user: str, delta: Resource, reserved: Resource) -> None:
+    def _charge(
+        self, app_id: str, user: str, delta: Resource, reserved: Resource, node_id: str = ""
+    ) -> None:
+        """Charge the app's leaf and user in the partition of the node
+        (`node_id`) the container is on."""
         leaf = self.app_leaf.get(app_id)
         if leaf is None:
             return
+        if self.node_partition:
+            partition = self.node_partition.get(node_id, "")
+            if partition:
+                leaf.charge_in(partition, delta, reserved)
+                u = leaf.user(user)
+                u.used_in[partition] = u.used_in.get(partition, ZERO) + delta
+                leaf.touch()
+                return
         leaf.charge(delta, reserved)
         u = leaf.user(user)
         used = u.used
@@ -358,13 +473,13 @@ class CapacityScheduler(Scheduler):
 
     def container_allocated(self, c: RMContainer, sapp: SchedulerApp, node: SchedulerNode) -> None:
         super().container_allocated(c, sapp, node)
-        self._charge(sapp.app_id, sapp.user, c.resource, ZERO)
+        self._charge(sapp.app_id, sapp.user, c.resource, ZERO, c.node_id)
 
     def container_released(self, c: RMContainer, sapp: SchedulerApp | None) -> None:
         super().container_released(c, sapp)
         app = self.ctx.apps.get(c.app_id)
         if app is not None:
-            self._charge(c.app_id, app.user, ZERO - c.resource, ZERO)
+            self._charge(c.app_id, app.user, ZERO - c.resource, ZERO, c.node_id)
         if self.preemption is not None:
             self.preemption.forget(c.container_id)
 
@@ -372,7 +487,7 @@ class CapacityScheduler(Scheduler):
         self, sapp: SchedulerApp, node: SchedulerNode, priority: int, ask: Ask
     ) -> RMContainer:
         c = super().reserve(sapp, node, priority, ask)
-        self._charge(sapp.app_id, sapp.user, c.resource, c.resource)
+        self._charge(sapp.app_id, sapp.user, c.resource, c.resource, node.node_id)
         self.alloc.reservations_changed(sapp, priority)
         return c
 
@@ -384,7 +499,7 @@ class CapacityScheduler(Scheduler):
         if c is not None:
             app = self.ctx.apps.get(c.app_id)
             if app is not None:
-                self._charge(c.app_id, app.user, ZERO - c.resource, ZERO - c.resource)
+                self._charge(c.app_id, app.user, ZERO - c.resource, ZERO - c.resource, node.node_id)
 
     # --- allocation ---------------------------------------------------------------
     def max_allocation(self, sapp: SchedulerApp) -> tuple[Resource, str]:
@@ -418,8 +533,12 @@ class CapacityScheduler(Scheduler):
             return
         cs, minimum, count = self.cs, self.minimum, self.calc.divide_and_count
         offswitch = assigned = 0
+        labelled = self.labelled
         while self.demand[self.root.path] and count(node.available, minimum) >= 1:
-            a = self._assign(self.root, node, self.cluster)
+            if labelled:
+                a = self._assign_partitioned(node)
+            else:
+                a = self._assign(self.root, node, self.cluster, self)
             if not a.assigned:
                 return
             if a.locality == OFF_SWITCH:
@@ -435,76 +554,140 @@ class CapacityScheduler(Scheduler):
             ):
                 return
 
+    def _assign_partitioned(self, node: SchedulerNode) -> Assignment:
+        """CapacityScheduler.allocateOrReserveNewContainers with node labels:
+        the node's partition is offered respecting exclusivity (only asks
+        for that partition, within the queues' capacities there); when
+        nothing is placed and the partition is non-exclusive, it is offered
+        again ignoring exclusivity, to default-partition asks, each queue
+        up to the whole partition."""
+        alloc = self.alloc
+        partition = self.node_partition.get(node.node_id, "")
+        alloc.node_partition = partition
+        alloc.ignore_exclusivity = False
+        if not partition:
+            env = self.default_env
+            return self._assign(self.root, node, env.cluster, env)
+        env = self._env(partition, False)
+        a = self._assign(self.root, node, env.cluster, env)
+        if a.assigned or self.exclusive.get(partition, True):
+            return a
+        alloc.ignore_exclusivity = True
+        try:
+            env = self._env(partition, True)
+            return self._assign(self.root, node, self.default_env.cluster, env)
+        finally:
+            alloc.ignore_exclusivity = False
+
     def _can_assign(
-        self, q: Queue, limit: Resource, unreservable: Resource = ZERO
+        self, q: Queue, limit: Resource, unreservable: Resource = ZERO, env: Env | None = None
     ) -> tuple[bool, Resource]:
         """AbstractCSQueue.canAssignToThisQueue: (below the limit, counting
-        out reservations that could be given up?, headroom)."""
-        return self.limits.can_assign(
-            self.cluster,
-            q.effective_max(self),
-            limit,
-            q.used,
+        out reservations that could be given up?, headroom). In a labelled
+        partition, usage there counts; ignoring exclusivity, the limit is
+        the whole partition (getCurrentLimitResource)."""
+        if env is None or env is self:
+            return self.limits.can_assign(
+                self.cluster,
+                q.effective_max(self),
+                limit,
+                q.used,
+                unreservable,
+                self.cs.reservations_continue_looking,
+            )
+        p = env.partition
+        queue_max = env.cluster if env.ignore else q.effective_max(env)
+        return env.limits.can_assign(
+            env.cluster,
+            queue_max,
+            env.cluster if env.ignore else limit,
+            q.used if not p else q.used_in.get(p, ZERO),
             unreservable,
             self.cs.reservations_continue_looking,
         )
 
-    def child_limit(self, parent: ParentQueue, child: Queue, parent_limit: Resource) -> Resource:
+    def child_limit(
+        self, parent: ParentQueue, child: Queue, parent_limit: Resource, env: Env | None = None
+    ) -> Resource:
         """ParentQueue.getResourceLimitsOfChild: the parent's limit, capped by
         its own effective maximum, less what the parent uses, plus what the
         child uses, rounded down to the minimum allocation. The child's own
         maximum is not applied here but by the child (getCurrentLimitResource,
         unrounded), so a child below its maximum can show a headroom of less
         than one container."""
-        return self.limits.child_limit(
-            self.cluster,
+        if env is None or env is self:
+            return self.limits.child_limit(
+                self.cluster,
+                parent_limit,
+                parent.effective_max(self),
+                parent.used,
+                child.used,
+                self.minimum,
+            )
+        p = env.partition
+        return env.limits.child_limit(
+            env.cluster,
             parent_limit,
-            parent.effective_max(self),
-            parent.used,
-            child.used,
+            parent.effective_max(env),
+            parent.used_of(p),
+            child.used_of(p),
             self.minimum,
         )
 
-    def current_limit(self, leaf: Queue) -> Resource:
-        """The limit a leaf is offered from the root down, capped by its maximum."""
+    def current_limit(self, leaf: Queue, env: Env | None = None) -> Resource:
+        """The limit a leaf is offered from the root down, capped by its
+        maximum (in the default partition: `env`, or the scheduler's own
+        while no label is known)."""
+        e: Env = self if env is None else env
         chain: list[Queue] = []
         q: Queue | None = leaf
         while q is not None:
             chain.append(q)
             q = q.parent
         steps = [
-            (chain[i].effective_max(self), chain[i].used, chain[i - 1].used)
+            (chain[i].effective_max(e), chain[i].used, chain[i - 1].used)
             for i in range(len(chain) - 1, 0, -1)
         ]
-        leaf_max = leaf.effective_max(self)
-        return self.limits.current_limit(self.cluster, steps, leaf_max, self.minimum)
+        leaf_max = leaf.effective_max(e)
+        return e.limits.current_limit(e.cluster, steps, leaf_max, self.minimum)
 
-    def _assign(self, q: Queue, node: SchedulerNode, limit: Resource) -> Assignment:
+    def _assign(self, q: Queue, node: SchedulerNode, limit: Resource, env: Env) -> Assignment:
         if not self.demand[q.path]:
             return NOTHING
+        if (
+            env is not self
+            and env.partition
+            and not env.ignore
+            and not q.conf.can_access(env.partition)
+        ):
+            return NOTHING  # isAccessibleToPartition
         if isinstance(q, LeafQueue):
-            return self._assign_leaf(q, node, limit)
+            return self._assign_leaf(q, node, limit, env)
         assert isinstance(q, ParentQueue)
-        ok, _ = self._can_assign(q, limit, q.reserved)
+        reserved = q.reserved if not env.partition else q.reserved_in.get(env.partition, ZERO)
+        ok, _ = self._can_assign(q, limit, reserved, env)
         if not ok:
             return NOTHING
         result = NOTHING
-        for child in q.sorted_children(self):
-            a = self._assign(child, node, self.child_limit(q, child, limit))
+        for child in q.sorted_children(env):
+            a = self._assign(child, node, self.child_limit(q, child, limit, env), env)
             if a.assigned:
                 return a
             if a.outcome == QUEUE_LIMIT:
                 result = a
-                limit = limit - rm.rmax(self.calc, self.cluster, a.headroom, ZERO)
+                limit = limit - rm.rmax(self.calc, env.cluster, a.headroom, ZERO)
         return result
 
-    def _assign_leaf(self, leaf: LeafQueue, node: SchedulerNode, limit: Resource) -> Assignment:
+    def _assign_leaf(
+        self, leaf: LeafQueue, node: SchedulerNode, limit: Resource, env: Env
+    ) -> Assignment:
         """LeafQueue.assignContainers: the first app (in order) that takes a
         container or a reservation wins; users above the user limit wait."""
-        calc, cluster = self.calc, self.cluster
+        calc, cluster = self.calc, env.cluster
         looking = self.cs.reservations_continue_looking
-        user_limit = leaf.user_limit(self)
+        user_limit = leaf.user_limit(env)
         users = leaf.users
+        partition = env.partition
         check_queue, headroom = True, ZERO
         record = self.activities.record
         order = self._scheduling_order(leaf)
@@ -516,7 +699,7 @@ class CapacityScheduler(Scheduler):
                 # checks before the app's own pending-request check): a queue
                 # at its limit stays closed unless that app's reservations
                 # could make room.
-                ok, headroom = self._can_assign(leaf, limit, reserved)
+                ok, headroom = self._can_assign(leaf, limit, reserved, env)
                 if not ok:
                     # Why-pending goes to the first app that waits for something.
                     waiting = next((a for a in order[i:] if a.info.priorities), None)
@@ -527,7 +710,8 @@ class CapacityScheduler(Scheduler):
             if not sapp.info.priorities:
                 continue
             must_unreserve = ZERO
-            user_used = users[sapp.user].used
+            user = users[sapp.user]
+            user_used = user.used if not partition else user.used_in.get(partition, ZERO)
             if rm.gt(calc, cluster, user_used, user_limit):
                 if not (looking and rm.le(calc, cluster, user_used - reserved, user_limit)):
                     record(sapp.app_id, act.USER_LIMIT, node.node_id)
@@ -568,7 +752,8 @@ class CapacityScheduler(Scheduler):
     # --- what AMs and clients see -------------------------------------------------
     def headroom(self, sapp: SchedulerApp) -> Resource:
         leaf = self._leaf(sapp)
-        return leaf.headroom(self, sapp.user, self.current_limit(leaf), self.root.used)
+        env = self.default_env
+        return leaf.headroom(env, sapp.user, self.current_limit(leaf, env), self.root.used)
 
     def queue_metrics(self, name: str) -> QueueMetrics:
         q = self.queues.get(name)
@@ -617,8 +802,10 @@ class CapacityScheduler(Scheduler):
                 "maximum_capacity": c.maximum_capacity,
                 "absolute_capacity": c.absolute_capacity * 100,
                 "absolute_maximum_capacity": c.absolute_maximum_capacity * 100,
-                "used_capacity": q.used_capacity(self) * 100 if not self.cluster.is_zero() else 0.0,
-                "absolute_used_capacity": q.absolute_used_capacity(self) * 100,
+                "used_capacity": (
+                    q.used_capacity(self.default_env) * 100 if not self.cluster.is_zero() else 0.0
+                ),
+                "absolute_used_capacity": q.absolute_used_capacity(self.default_env) * 100,
                 "used": q.used.to_wire(),
                 "num_applications": q.num_apps,
             }
@@ -701,6 +888,8 @@ class CapacityScheduler(Scheduler):
         self.calc = calculator(cs.calculator)
         self.limits = rm.limits_for(self.calc, self.cluster, self.minimum)
         self.alloc.calc, self.alloc.cs = self.calc, cs
+        if self.labelled:
+            self._labels_changed()
         self.tree, self.root = build(cs, self._leaf_metrics, self.tree)
         for path in [p for p in self.queues if not cs.queues[p].is_leaf]:
             del self.queues[path]
@@ -753,3 +942,12 @@ def _add_metrics(total: QueueMetrics, m: QueueMetrics) -> None:
         "preempted_containers",
     ):
         setattr(total, name, getattr(total, name) + getattr(m, name))
+
+
+def _label_expression(app: RMApp) -> str:
+    """The app's node label expression: an SLS job's `job.label.expression`,
+    carried in its submission context ("" for none)."""
+    job = app.context.get("job") if isinstance(app.context, dict) else None
+    params = job.get("params") if isinstance(job, dict) else None
+    label = params.get("label_expression") if isinstance(params, dict) else None
+    return str(label).strip() if label else ""
