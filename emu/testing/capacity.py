@@ -55,27 +55,40 @@ class Harness:
 
     # --- cluster ---------------------------------------------------------------
     def node(
-        self, host: str, memory: int, vcores: int = 16, rack: str = "/default"
+        self,
+        host: str,
+        memory: int,
+        vcores: int = 16,
+        rack: str = "/default",
+        labels: tuple[str, ...] = (),
     ) -> SchedulerNode:
-        rmnode = RMNode(host, host, rack, Resource(memory, vcores), "mem://nm", (), 0)
+        """A node; `labels` as a topology file gives them (`gpu`,
+        `spare(exclusive=false)`)."""
+        rmnode = RMNode(host, host, rack, Resource(memory, vcores), "mem://nm", labels, 0)
         self.ctx.nodes[host] = rmnode
         self.sched.on_NODE_ADDED(host, rmnode)
         return self.sched.nodes[host]
 
     # --- apps -------------------------------------------------------------------
-    def submit(self, queue: str, user: str, am: Resource = ZERO, priority: int = 0) -> SchedulerApp:
-        """Add an app and its attempt; raises if the scheduler rejects it."""
-        reason = self.try_submit(queue, user, am, priority)
+    def submit(
+        self, queue: str, user: str, am: Resource = ZERO, priority: int = 0, label: str = ""
+    ) -> SchedulerApp:
+        """Add an app and its attempt; raises if the scheduler rejects it.
+        `label` is the app's node label expression."""
+        reason = self.try_submit(queue, user, am, priority, label)
         assert isinstance(reason, SchedulerApp), reason
         return reason
 
     def try_submit(
-        self, queue: str, user: str, am: Resource = ZERO, priority: int = 0
+        self, queue: str, user: str, am: Resource = ZERO, priority: int = 0, label: str = ""
     ) -> SchedulerApp | str:
         """The app's attempt, or the rejection reason."""
         ctx = self.ctx
         app_id = ctx.new_app_id()
-        app = RMApp(app_id, app_id, queue, user, priority, am, "generic", {}, 1, ctx.now_ms())
+        context = {"job": {"params": {"label_expression": label}}} if label else {}
+        app = RMApp(
+            app_id, app_id, queue, user, priority, am, "generic", context, 1, ctx.now_ms()
+        )
         ctx.apps[app_id] = app
         self.sched.on_APP_ADDED(app_id, app)
         last = self.recorder.events[-1]

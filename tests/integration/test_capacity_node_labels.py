@@ -47,7 +47,10 @@ def _job(job_id: str, queue: str, start_ms: int, count: int, label: str = "") ->
 
 
 def _run(
-    tmp_path: Path, jobs: list[dict[str, object]], nodes: list[dict[str, str]], props: dict[str, str]
+    tmp_path: Path,
+    jobs: list[dict[str, object]],
+    nodes: list[dict[str, str]],
+    props: dict[str, str],
 ) -> tuple[api.Result, dict[str, set[str]]]:
     """Replay `jobs` on `nodes` (8 GB each); the nodes each job's
     containers ran on, by job id."""

@@ -191,7 +191,12 @@ class CapacityScheduler(Scheduler):
         u = leaf.users.get(app.user) if app is not None else None
         if u is not None:
             u.apps -= 1
-            if u.apps <= 0 and u.used.is_zero() and not u.demanding:
+            if (
+                u.apps <= 0
+                and u.used.is_zero()
+                and not u.demanding
+                and all(r.is_zero() for r in u.used_in.values())
+            ):
                 del leaf.users[u.name]
 
     def attempt_added(self, sapp: SchedulerApp) -> None:
@@ -713,7 +718,9 @@ class CapacityScheduler(Scheduler):
             user = users[sapp.user]
             user_used = user.used if not partition else user.used_in.get(partition, ZERO)
             if rm.gt(calc, cluster, user_used, user_limit):
-                if not (looking and rm.le(calc, cluster, user_used - reserved, user_limit)):
+                # canAssignToUser: the exchange reads the user's usage in the
+                # default partition, whatever the node's.
+                if not (looking and rm.le(calc, cluster, user.used - reserved, user_limit)):
                     record(sapp.app_id, act.USER_LIMIT, node.node_id)
                     continue
                 must_unreserve = user_used - user_limit
@@ -825,7 +832,42 @@ class CapacityScheduler(Scheduler):
                     "max_applications": q.max_applications,
                 }
             )
+        labels = sorted(set(self.cs.labels) | set(self.partition_resource))
+        if labels:
+            self._partition_info(q, labels, info)
         return info
+
+    def _partition_info(self, q: Queue, labels: list[str], info: dict[str, Any]) -> None:
+        """With node labels: the labels the queue may use, its usage over all
+        partitions (`used_total`), and per label its capacities and usage
+        (QueueCapacities and ResourceUsage by partition)."""
+        c = q.conf
+        total = q.used
+        partitions = []
+        for label in labels:
+            env = self._env(label, False)
+            rel = c.label_capacity.get(label)
+            absolute, absolute_max = c.absolute_in(label)
+            used = q.used_in.get(label, ZERO)
+            total = total + used
+            entry: dict[str, Any] = {
+                "partition": label,
+                "capacity": rel[0] if rel is not None else 0.0,
+                "maximum_capacity": rel[1] if rel is not None else 100.0,
+                "absolute_capacity": absolute * 100,
+                "absolute_maximum_capacity": absolute_max * 100,
+                "used_capacity": (q.used_capacity(env) * 100 if not env.cluster.is_zero() else 0.0),
+                "absolute_used_capacity": q.absolute_used_capacity(env) * 100,
+                "used": used.to_wire(),
+                "reserved": q.reserved_in.get(label, ZERO).to_wire(),
+            }
+            if isinstance(q, LeafQueue):
+                entry["am_used"] = q.am_used_in.get(label, ZERO).to_wire()
+            partitions.append(entry)
+        info["accessible_labels"] = sorted(c.accessible_labels)
+        info["default_label_expression"] = c.default_label
+        info["used_total"] = total.to_wire()
+        info["partitions"] = partitions
 
     # --- periodic work and refresh ------------------------------------------------
     def update(self) -> None:
@@ -916,10 +958,26 @@ class CapacityScheduler(Scheduler):
                     q.used, q.reserved = q.used + c.used, q.reserved + c.reserved
                     q.num_apps += c.num_apps
                     q.runnable_apps += c.num_runnable()
+                if self.labelled:
+                    q.used_in, q.reserved_in = _sum_by_partition(q.children)
         for q in self.tree.values():
             if isinstance(q, LeafQueue):
                 for sapp in q.active:
                     self._set_demand(sapp, q, sapp.info.has_pending())
+
+
+def _sum_by_partition(
+    children: list[Queue],
+) -> tuple[dict[str, Resource], dict[str, Resource]]:
+    """A parent's usage and reservations per labelled partition, from its children's."""
+    used: dict[str, Resource] = {}
+    reserved: dict[str, Resource] = {}
+    for c in children:
+        for p, r in c.used_in.items():
+            used[p] = used.get(p, ZERO) + r
+        for p, r in c.reserved_in.items():
+            reserved[p] = reserved.get(p, ZERO) + r
+    return used, reserved
 
 
 def _add_metrics(total: QueueMetrics, m: QueueMetrics) -> None:
