@@ -86,9 +86,7 @@ class Harness:
         ctx = self.ctx
         app_id = ctx.new_app_id()
         context = {"job": {"params": {"label_expression": label}}} if label else {}
-        app = RMApp(
-            app_id, app_id, queue, user, priority, am, "generic", context, 1, ctx.now_ms()
-        )
+        app = RMApp(app_id, app_id, queue, user, priority, am, "generic", context, 1, ctx.now_ms())
         ctx.apps[app_id] = app
         self.sched.on_APP_ADDED(app_id, app)
         last = self.recorder.events[-1]

@@ -92,7 +92,7 @@ SPARE = {
 }
 
 
-async def test_a_non_exclusive_node_serves_default_asks_after_a_miss_per_node(autojump_clock) -> None:
+async def test_a_non_exclusive_node_lends_itself_after_a_miss_per_node(autojump_clock) -> None:
     """Two nodes: the spare node places a default-partition ask only once
     the ask has missed two scheduling opportunities, and a placement on
     the unlabelled node starts the count again."""
