@@ -167,3 +167,28 @@ async def test_a_queue_that_cannot_access_the_label_rejects_the_app(autojump_clo
     h.node("n1", 8 * GB, labels=("gpu",))
     reason = h.try_submit("a", "u", label="gpu")
     assert isinstance(reason, str) and "doesn't have permission to access" in reason
+
+
+async def test_the_rest_scheduler_info_has_a_partition_entry_per_label(autojump_clock) -> None:
+    """/ws/v1/cluster/scheduler: each queue's capacities and usage by
+    partition name ("" the default one), and the labels it may use."""
+    from emu.testing.rm import RMHarness
+    from emu.web.view import snapshot
+
+    conf = Configuration({"yarn.resourcemanager.scheduler.class": "capacity"})
+    for k, v in SPARE.items():
+        conf.set(k, v)
+    rm = RMHarness(conf)
+    rm.add_node("n1")
+    rm.add_node("n2", labels=("gpu",))
+    info = snapshot(rm)  # type: ignore[arg-type]
+    root = info.scheduler
+    (a,) = root["queues"]["queue"]
+    assert a["nodeLabels"] == ["gpu", "spare"]
+    capacities = {p["partitionName"]: p for p in a["capacities"]["queueCapacitiesByPartition"]}
+    assert set(capacities) == {"", "gpu", "spare"}
+    assert capacities["gpu"]["absoluteCapacity"] == pytest.approx(100.0)
+    usages = {p["partitionName"] for p in a["resources"]["resourceUsagesByPartition"]}
+    assert usages == {"", "gpu", "spare"}
+    (n2,) = [n for n in info.nodes if n["nodeHostName"] == "n2"]
+    assert n2["nodeLabels"] == ["gpu"]
