@@ -139,6 +139,7 @@ def _n(pattern: str, note: str, scheduler: str = "") -> Rule:
 
 
 AS_HADOOP = "with any other value, emu behaves as Hadoop does with it"
+LABELS_ENABLED = "yarn.node-labels.enabled"
 _NO_RESERVATIONS = (
     "emu's inputs submit no reservations, so the reservation system never acts; "
     "reservable queues are emulated as plan queues with their default queue"
@@ -156,9 +157,9 @@ RULES: tuple[Rule, ...] = (
         CAPACITY,
     ),
     _e(
-        "yarn.node-labels.enabled",
+        LABELS_ENABLED,
         CAPACITY,
-        note="emu's CapacityScheduler takes node labels from the topology file either way",
+        note="node labels in the topology file or the trace need it true, as in Hadoop",
     ),
     *(
         Rule(
@@ -522,8 +523,18 @@ def check_labels(
 ) -> list[Unsupported]:
     """The same for node labels in an input file rather than a property: a
     topology file's node `labels` or a trace job's `job.label.expression`
-    (`where` names the first node or job that has them, `key` the field)."""
-    if hadoop_decides(conf) or scheduler == CAPACITY:
+    (`where` names the first node or job that has them, `key` the field).
+    emu's CapacityScheduler emulates them, and as Hadoop's RM refuses them
+    unless `yarn.node-labels.enabled` is true, so does it."""
+    if hadoop_decides(conf):
+        return []
+    if scheduler == CAPACITY:
+        if not conf.get_bool(LABELS_ENABLED, False):
+            raise InputError(
+                source,
+                f"{where}: {key}",
+                f"node labels need {LABELS_ENABLED}=true (Hadoop's RM refuses them without it)",
+            )
         return []
     if not allowed(conf):
         message = refusal(_r(key, "node labels"), scheduler)

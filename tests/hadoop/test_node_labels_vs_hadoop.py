@@ -32,7 +32,9 @@ def _sls(case: str, out: Path, *extra: str) -> tuple[bytes, bytes]:
     return (out / "jobruntime.csv").read_bytes(), (out / "containers.csv").read_bytes()
 
 
-@pytest.mark.parametrize("case", ["cap-node-labels", "cap-node-labels-queues"])
+@pytest.mark.parametrize(
+    "case", ["cap-node-labels", "cap-node-labels-queues", "cap-node-labels-preemption"]
+)
 def test_emu_and_hadoop_place_labelled_work_alike(case, tmp_path):
     ours = _sls(case, tmp_path / "emu")
     hadoops = _sls(case, tmp_path / "hadoop", "--scheduler-impl", "hadoop")

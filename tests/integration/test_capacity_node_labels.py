@@ -9,9 +9,13 @@ import csv
 import json
 from pathlib import Path
 
+import pytest
+
 from emu import api
+from emu.errors import InputError
 
 CS = "yarn.scheduler.capacity."
+LABELS_ON = "yarn.node-labels.enabled"
 CASE = Path(__file__).resolve().parents[2] / "scenarios" / "fidelity" / "cases" / "cap-node-labels"
 
 
@@ -51,6 +55,7 @@ def _run(
     jobs: list[dict[str, object]],
     nodes: list[dict[str, str]],
     props: dict[str, str],
+    site: dict[str, str] | None = None,
 ) -> tuple[api.Result, dict[str, set[str]]]:
     """Replay `jobs` on `nodes` (8 GB each); the nodes each job's
     containers ran on, by job id."""
@@ -62,7 +67,7 @@ def _run(
     conf = tmp_path / "conf"
     conf.mkdir()
     (conf / "capacity-scheduler.xml").write_text(_xml(props))
-    (conf / "yarn-site.xml").write_text(_xml({}))
+    (conf / "yarn-site.xml").write_text(_xml({LABELS_ON: "true", **(site or {})}))
     (conf / "sls-runner.xml").write_text(
         _xml({"yarn.sls.nm.memory.mb": "8192", "yarn.sls.nm.vcores": "8"})
     )
@@ -184,3 +189,43 @@ def test_a_label_the_queue_cannot_access_rejects_the_job(tmp_path):
     assert states["jb"][0] == "FAILED"
     assert "doesn't have permission to access all labels" in states["jb"][1]
     assert states["ja"][0] == "FINISHED"
+
+
+def test_preemption_reclaims_the_default_partition_and_leaves_labelled_nodes_alone(tmp_path):
+    """Queue b's job fills the unlabelled node2 past b's guarantee; queue
+    a's default job then takes containers back from it there. Queue a's gpu
+    job on node1 is over a's default-partition share but in another
+    partition: none of its containers is preempted."""
+    site = {
+        "yarn.resourcemanager.scheduler.monitor.enable": "true",
+        "yarn.resourcemanager.monitor.capacity.preemption.max_wait_before_kill": "1000",
+    }
+    jobs = [
+        _job("gpu", "a", 0, 20, "gpu"),
+        _job("greedy", "b", 0, 30),
+        _job("late", "a", 20_000, 4),
+    ]
+    nodes = [{"node": "node1", "labels": "gpu"}, {"node": "node2"}]
+    result, where = _run(tmp_path, jobs, nodes, TWO_QUEUES, site)
+    assert result.complete
+    assert where["gpu"] == {"node1"} and where["late"] == {"node2"}
+    assert result.output_dir is not None
+    apps = {j["app_id"]: j["job_id"] for j in result.jobs}
+    with (result.output_dir / "containers.csv").open() as f:
+        preempted = [
+            (apps[r["app"]], r["node"]) for r in csv.DictReader(f) if r["event"] == "preempted"
+        ]
+    assert preempted and set(preempted) == {("greedy", "node2")}
+
+
+def test_labels_need_node_labels_enabled_as_in_hadoop(tmp_path):
+    """Hadoop's RM refuses node labels unless yarn.node-labels.enabled is
+    true; so does emu, naming the first labelled node and the property."""
+    nodes = tmp_path / "nodes.json"
+    nodes.write_text(json.dumps({"rack": "r1", "nodes": [{"node": "n1", "labels": "gpu"}]}))
+    trace = tmp_path / "trace.json"
+    trace.write_text(json.dumps(_job("j", "default", 0, 1)))
+    with pytest.raises(InputError) as e:
+        api.replay(trace, nodes=nodes, output_dir=tmp_path / "out")
+    assert "node n1: labels" in str(e.value)
+    assert "need yarn.node-labels.enabled=true" in str(e.value)

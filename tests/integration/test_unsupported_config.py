@@ -137,7 +137,8 @@ def test_node_labels_in_the_nodes_file_are_refused_by_the_fair_scheduler(tmp_pat
         f"node labels; {NO_LABELS}"
     )
     (tmp_path / "cs").mkdir()
-    assert sls(conf_dir(tmp_path / "cs", {}), tmp_path / "cs" / "out", nodes=nodes) == 0
+    labels_on = {"yarn.node-labels.enabled": "true"}
+    assert sls(conf_dir(tmp_path / "cs", {}, labels_on), tmp_path / "cs" / "out", nodes=nodes) == 0
 
 
 def test_absolute_capacities_are_refused_even_when_unsupported_is_allowed(tmp_path, capsys):
@@ -162,7 +163,8 @@ def test_allow_unsupported_warns_once_each_and_lists_them_in_the_summary(tmp_pat
     nodes = tmp_path / "nodes.json"
     nodes.write_text('{"rack": "r1", "nodes": [{"node": "n1", "labels": "gpu"}, {"node": "n2"}]}\n')
     out = tmp_path / "out"
-    assert sls(conf_dir(tmp_path, props), out, "--allow-unsupported", nodes=nodes) == 0
+    site = {"yarn.node-labels.enabled": "true"}
+    assert sls(conf_dir(tmp_path, props, site), out, "--allow-unsupported", nodes=nodes) == 0
     err = capsys.readouterr().err.splitlines()
     warnings = [line for line in err if "not emulated, running without it" in line]
     assert len(warnings) == 2

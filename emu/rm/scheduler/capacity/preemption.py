@@ -95,6 +95,10 @@ class TempQueue:
     untouchable_extra: Resource = ZERO
     preemptable_extra: Resource = ZERO
     normalized_guarantee: dict[str, float] = field(default_factory=dict)
+    labelled_nodes: frozenset[str] = frozenset()
+    """The root's only: nodes of labelled partitions, whose containers a
+    round for the default partition leaves alone. The round's allowance
+    is still a share of the whole cluster, as in Hadoop."""
 
     def add_child(self, q: TempQueue) -> None:
         self.children.append(q)
@@ -285,6 +289,7 @@ def select_candidates(
     chosen: set[str] = set()
     unreserve: list[RMContainer] = []
     allowed = [total_allowed]
+    labelled = root.labelled_nodes
 
     def take(c: RMContainer, want: list[Resource]) -> bool:
         """tryPreemptContainerAndDeductResToObtain."""
@@ -310,13 +315,15 @@ def select_candidates(
             for node_id in sorted(sapp.reservations):
                 if not rm.positive(calc, cluster, want[0]):
                     break
+                if node_id in labelled:
+                    continue
                 c = sapp.reservations[node_id]
                 take(c, want)
                 unreserve.append(c)
             for c in sorted(sapp.live.values(), key=container_order_key):
                 if not rm.positive(calc, cluster, want[0]):
                     break
-                if c.container_id in chosen:
+                if c.container_id in chosen or c.node_id in labelled:
                     continue
                 if c.is_am:
                     skipped_am.append(c)

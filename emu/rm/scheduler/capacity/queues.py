@@ -545,7 +545,10 @@ class LeafQueue(Queue):
         limit = self.user_limit(env)
         room: dict[str, Resource] = {}
         total = ZERO
+        labelled = self.am_partition
         for sapp in self.active:
+            if labelled and labelled.get(sapp.attempt_id, "") != env.partition:
+                continue  # its asks are for another partition
             if sapp.user not in room:
                 u = self.users.get(sapp.user)
                 used = u.used if u is not None else ZERO

@@ -875,10 +875,15 @@ class CapacityScheduler(Scheduler):
             self.preemption.edit_schedule(self)
 
     def preemption_snapshot(self) -> TempQueue:
-        """The queue tree as the preemption policy sees it this round."""
+        """The queue tree as the preemption policy sees it this round. With
+        node labels, the round is for the default partition alone: the
+        queues' guarantees in its resource, their usage and pending asks
+        there, and its nodes' containers (labelled partitions are not
+        preempted for, unlike Hadoop's per-partition rounds)."""
+        env = self.default_env
 
         def clone(q: Queue) -> TempQueue:
-            cluster = self.cluster
+            cluster = env.cluster
             t = TempQueue(
                 name=q.path,
                 guaranteed=rm.multiply(cluster, q.conf.absolute_capacity),
@@ -888,8 +893,8 @@ class CapacityScheduler(Scheduler):
                 preemption_disabled=q.conf.preemption_disabled,
             )
             if isinstance(q, LeafQueue):
-                t.pending = q.pending_considering_user_limit(self, deduct_reserved=False)
-                t.pending_deduct_reserved = q.pending_considering_user_limit(self, True)
+                t.pending = q.pending_considering_user_limit(env, deduct_reserved=False)
+                t.pending_deduct_reserved = q.pending_considering_user_limit(env, True)
                 t.apps = self._scheduling_order(q)
                 t.max_am_resource = rm.multiply(
                     rm.multiply(cluster, q.conf.absolute_capacity), q.conf.maximum_am_percent
@@ -900,7 +905,10 @@ class CapacityScheduler(Scheduler):
                     t.add_child(clone(c))
             return t
 
-        return clone(self.root)
+        root = clone(self.root)
+        if self.labelled:
+            root.labelled_nodes = frozenset(self.node_partition)
+        return root
 
     def refresh(self, properties: Mapping[str, object]) -> str | None:
         """Apply `properties` over the running configuration; refuse (and keep
