@@ -39,14 +39,29 @@ over-committed, extra resource types are not granted). With the
 `DominantResourceCalculator` asks are granted as asked and every resource
 type counts: fit in every type, comparisons by dominant share.
 
+Node labels (partitions): a node's label from the topology file
+(`gpu`, or `gpu(exclusive=false)` for a non-exclusive one; the property
+`yarn.node-labels.enabled` must be true, as in Hadoop), queues'
+`accessible-node-labels` (inherited; root `*`),
+`accessible-node-labels.<label>.capacity` / `.maximum-capacity` and
+`default-node-label-expression`, and an SLS job's `job.label.expression`
+for its AM and tasks. A node serves only asks of its partition, within
+each queue's capacities and usage there; a non-exclusive node left idle
+by them serves default-partition asks (IGNORE_PARTITION_EXCLUSIVITY, no
+AM containers, once an ask has missed one scheduling opportunity per
+node), each queue up to the whole partition. AM limits count per
+partition. Preemption acts on the default partition only.
+
 Reservable queues (`reservable`) are built as Hadoop builds them even
 without a reservation system: the leaf becomes a plan (a parent) whose one
 child, `<name>-default`, takes the apps submitted to it; that queue's AM
 resource percent is 0, so it runs one app at a time (ReservationQueue).
 
-Not emulated: node labels, absolute-resource capacities, auto-created
-queues, reservations themselves (plan followers, reservation queues other
-than the default one), user weights, intra-queue preemption; their
+Not emulated: per-label queue settings other than capacity and
+maximum-capacity, preemption within labelled partitions,
+absolute-resource capacities, auto-created queues, reservations
+themselves (plan followers, reservation queues other than the default
+one), user weights, intra-queue preemption; their
 properties are refused or accepted without effect as `emu.config.support`
 decides (docs/configuration.md).
 

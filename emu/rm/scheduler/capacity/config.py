@@ -20,9 +20,11 @@ weights), `maximum-capacity`, `minimum-user-limit-percent`,
 fifo or fair, with `ordering-policy.fair.enable-size-based-weight`; parent:
 utilization or priority-utilization), `priority` and `reservable` (a
 reservable leaf becomes a plan queue with its default reservation queue,
-as CapacitySchedulerQueueManager builds it). What is not emulated (node
-labels, absolute-resource capacities, auto-created queues, user weights,
-intra-queue preemption, ...) is decided by `emu.config.support`: such a
+as CapacitySchedulerQueueManager builds it), and node labels:
+`accessible-node-labels`, `accessible-node-labels.<label>.capacity` and
+`.maximum-capacity`, `default-node-label-expression`. What is not emulated
+(other per-label settings, absolute-resource capacities, auto-created
+queues, user weights, intra-queue preemption, ...) is decided by `emu.config.support`: such a
 property is refused by name, or skipped when `emu.allow-unsupported` is set.
 """
 
