@@ -77,6 +77,12 @@ class Partition:
         self.ignore = ignore
 
 
+def _partition(env: Env) -> str:
+    """The partition `env` is for: "" (the default one) for the scheduler
+    itself, which is its own `Env` while no label is known."""
+    return env.partition if isinstance(env, Partition) else ""
+
+
 class User:
     """A user's footprint in one leaf queue."""
 
@@ -131,7 +137,7 @@ class Queue:
         """(cluster, conf, guaranteed, maximum, exact guarantee, exact
         maximum), recomputed only when the cluster or the configuration
         changes."""
-        if env.partition:
+        if isinstance(env, Partition) and env.partition:
             return self._sizes_in(env)
         s = self._sized
         if s is None or s[1] is not self.conf or (s[0] is not env.cluster and s[0] != env.cluster):
@@ -183,7 +189,8 @@ class Queue:
     def used_capacity(self, env: Env) -> float:
         """used / guaranteed, as queues are ordered by."""
         g = self._sizes(env)[4]
-        used = self.used if not env.partition else self.used_in.get(env.partition, ZERO)
+        p = _partition(env)
+        used = self.used if not p else self.used_in.get(p, ZERO)
         if not rm.positive(env.calc, env.cluster, g):
             return 0.0 if used.is_zero() else math.inf
         return rm.divide(env.calc, env.cluster, used, g)
@@ -191,7 +198,8 @@ class Queue:
     def absolute_used_capacity(self, env: Env) -> float:
         if not rm.positive(env.calc, env.cluster, env.cluster):
             return 0.0
-        used = self.used if not env.partition else self.used_in.get(env.partition, ZERO)
+        p = _partition(env)
+        used = self.used if not p else self.used_in.get(p, ZERO)
         return rm.divide(env.calc, env.cluster, used, env.cluster)
 
     def charge(self, delta: Resource, reserved: Resource) -> None:
@@ -242,9 +250,10 @@ class ParentQueue(Queue):
         """Least-served child first (PriorityUtilizationQueueOrderingPolicy);
         ties go to the larger guarantee, then to configuration order."""
         keyed = []
+        p = _partition(env)
         for i, q in enumerate(self.children):
             c = q.conf
-            cap = c.absolute_capacity if not env.partition else c.absolute_in(env.partition)[0]
+            cap = c.absolute_capacity if not p else c.absolute_in(p)[0]
             used = q.absolute_used_capacity(env) if cap <= 0 else q.used_capacity(env)
             keyed.append((cap <= 0, used, -cap, i, q))
         keyed.sort()  # the index is unique: queues themselves are never compared
@@ -471,7 +480,7 @@ class LeafQueue(Queue):
         user of the queue; emu has no per-user weights). Cached until a
         user's usage or activity, the cluster or the configuration changes,
         as UsersManager caches it."""
-        if env.partition:
+        if isinstance(env, Partition) and env.partition:
             return self._compute_user_limit(env)
         cached = self._user_limit
         if (
@@ -489,7 +498,7 @@ class LeafQueue(Queue):
         """In IGNORE_PARTITION_EXCLUSIVITY the cap is the whole partition,
         not the user-limit-factor times a guarantee the queue may not have."""
         conf = self.conf
-        p = env.partition
+        p = _partition(env)
         if not p:
             return env.limits.user_limit(
                 env.cluster,
@@ -547,7 +556,7 @@ class LeafQueue(Queue):
         total = ZERO
         labelled = self.am_partition
         for sapp in self.active:
-            if labelled and labelled.get(sapp.attempt_id, "") != env.partition:
+            if labelled and labelled.get(sapp.attempt_id, "") != _partition(env):
                 continue  # its asks are for another partition
             if sapp.user not in room:
                 u = self.users.get(sapp.user)

@@ -669,7 +669,11 @@ class CapacityScheduler(Scheduler):
         if isinstance(q, LeafQueue):
             return self._assign_leaf(q, node, limit, env)
         assert isinstance(q, ParentQueue)
-        reserved = q.reserved if not env.partition else q.reserved_in.get(env.partition, ZERO)
+        reserved = (
+            q.reserved
+            if env is self or not env.partition
+            else q.reserved_in.get(env.partition, ZERO)
+        )
         ok, _ = self._can_assign(q, limit, reserved, env)
         if not ok:
             return NOTHING
@@ -688,11 +692,11 @@ class CapacityScheduler(Scheduler):
     ) -> Assignment:
         """LeafQueue.assignContainers: the first app (in order) that takes a
         container or a reservation wins; users above the user limit wait."""
-        calc, cluster = self.calc, env.cluster
+        calc, cluster = self.calc, self.cluster if env is self else env.cluster
         looking = self.cs.reservations_continue_looking
         user_limit = leaf.user_limit(env)
         users = leaf.users
-        partition = env.partition
+        partition = "" if env is self else env.partition
         check_queue, headroom = True, ZERO
         record = self.activities.record
         order = self._scheduling_order(leaf)
