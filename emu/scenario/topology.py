@@ -105,16 +105,23 @@ def _resource(node: JsonFields, base: Resource) -> Resource | None:
 
 
 def _labels(node: JsonFields) -> tuple[str, ...]:
-    text = node.string("labels", "")
+    try:
+        return parse_labels(node.string("labels", ""))
+    except ValueError as e:
+        raise node.error("labels", str(e)) from None
+
+
+def parse_labels(text: str) -> tuple[str, ...]:
+    """A node's label list, `name[(exclusive=true|false)]` separated by
+    commas, as NodeSpec keeps it; ValueError names a malformed label."""
     names = []
     for part in text.split(","):
         if not part.strip():
             continue
         m = _LABEL.match(part)
         if m is None:
-            raise node.error(
-                "labels",
-                f"bad label {part.strip()!r}: expected name or name(exclusive=true|false)",
+            raise ValueError(
+                f"bad label {part.strip()!r}: expected name or name(exclusive=true|false)"
             )
         exclusive = (m.group(2) or "true").lower() == "true"
         names.append(m.group(1) if exclusive else f"{m.group(1)}{NON_EXCLUSIVE}")

@@ -229,3 +229,48 @@ def test_labels_need_node_labels_enabled_as_in_hadoop(tmp_path):
         api.replay(trace, nodes=nodes, output_dir=tmp_path / "out")
     assert "node n1: labels" in str(e.value)
     assert "need yarn.node-labels.enabled=true" in str(e.value)
+
+
+def test_a_native_scenario_gives_nodes_labels_and_jobs_a_label(tmp_path):
+    """The gpu node (2 GB) holds the labelled job's AM and one task at a
+    time, so its four 10 s tasks take 40 s; the unlabelled job runs its
+    four at once on d1."""
+    scenario = tmp_path / "labels.toml"
+    scenario.write_text(
+        """
+[cluster]
+  [[cluster.nodes]]
+  host = "g1"
+  memory_mb = 2048
+  labels = "gpu"
+  [[cluster.nodes]]
+  host = "d1"
+
+[config]
+"yarn.node-labels.enabled" = true
+"yarn.scheduler.capacity.root.queues" = "a"
+"yarn.scheduler.capacity.root.a.capacity" = 100
+"yarn.scheduler.capacity.root.a.accessible-node-labels" = "gpu"
+"yarn.scheduler.capacity.root.a.accessible-node-labels.gpu.capacity" = 100
+"yarn.scheduler.capacity.maximum-am-resource-percent" = 1.0
+
+[[jobs]]
+id = "on_gpu"
+queue = "a"
+label = "gpu"
+  [[jobs.tasks]]
+  count = 4
+  duration_ms = 10000
+
+[[jobs]]
+id = "plain"
+queue = "a"
+  [[jobs.tasks]]
+  count = 4
+  duration_ms = 10000
+"""
+    )
+    result = api.run_scenario(scenario, output_dir=tmp_path / "out")
+    assert result.complete
+    took = {j["job_id"]: j["finish_s"] - j["start_s"] for j in result.jobs}
+    assert took["on_gpu"] >= 40 > 20 > took["plain"]
