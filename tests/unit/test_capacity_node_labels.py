@@ -66,9 +66,14 @@ def test_label_settings_are_inherited_and_made_absolute_along_the_path():
             "must be in [0, 100]",
         ),
         (
-            {Q + "root.eng.dev.accessible-node-labels.gpu.maximum-capacity": 20},
-            Q + "root.eng.dev.accessible-node-labels.gpu.capacity",
-            "above its maximum-capacity",
+            {Q + "root.eng.dev.accessible-node-labels.gpu.capacity": 40},
+            Q + "root.eng.queues",
+            "capacities for label gpu of the children of root.eng sum to 110",
+        ),
+        (
+            {Q + "root.eng.accessible-node-labels.gpu.capacity": 0},
+            Q + "root.queues",
+            "capacities for label gpu of the children of root sum to 0",
         ),
         (
             {Q + "root.nope.accessible-node-labels.gpu.capacity": 10},

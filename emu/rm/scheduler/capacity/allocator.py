@@ -106,9 +106,15 @@ class AllocatorState:
     default partition)."""
     node_partition: str = ""
     """The partition of the node being offered."""
+    partition_of: dict[str, str] = field(default_factory=dict)
+    """Each labelled node's partition, by node id (the scheduler's map)."""
     ignore_exclusivity: bool = False
     """The pass is IGNORE_PARTITION_EXCLUSIVITY: a non-exclusive labelled
     node offered to asks of the default partition."""
+    accepts: Callable[[SchedulerApp, Resource], bool] | None = None
+    """On a labelled node: whether the commit of a container (or
+    reservation) of that size for the app is accepted, each queue from its
+    leaf up within its maximum in the partition (AbstractCSQueue.accept)."""
     missed: dict[tuple[str, int], int] = field(default_factory=dict)
     """Missed non-partitioned scheduling opportunities per (attempt,
     priority) (SchedulerApplicationAttempt's
@@ -167,8 +173,8 @@ def assign_app(
         if not looking and not should_allocate_or_reserve(st, sapp, priority, required):
             continue
         unreservable = (
-            sapp.reserved_total()
-            if looking and sapp.reservations and not st.node_partition
+            reserved_in(st.partition_of, sapp, st.node_partition)
+            if looking and sapp.reservations
             else ZERO
         )
         # RegularContainerAllocator.checkHeadroom: Resources.fitsIn, every
@@ -260,7 +266,8 @@ def _assign_container(
     need = rm.rmax(calc, cluster, capability - headroom, must_unreserve)
     need_unreserve = rm.positive(calc, cluster, need)
     if calc.fits(capability, node.available):
-        if looking and (not should or need_unreserve) and not st.node_partition:
+        other: SchedulerNode | None = None
+        if looking and (not should or need_unreserve):
             # Continue looking: allocate here by giving up a reservation
             # of the same priority elsewhere (FiCaSchedulerApp.findNodeToUnreserve).
             other = _node_to_unreserve(
@@ -268,15 +275,43 @@ def _assign_container(
             )
             if other is None:
                 return LOCALITY_SKIPPED
+        if st.node_partition:
+            net = capability
+            if other is not None:
+                net = capability - sapp.reservations[other.node_id].resource
+            if not _accepted(st, sapp, net):
+                # The proposal is made, then refused at commit: nothing
+                # placed or given up, though the app's delay was reset
+                # (doAllocation runs first).
+                _reset_opportunities(st, sapp, priority, node_type)
+                return ALLOCATED
+        if other is not None:
             st.containers.unreserve(sapp, other)
         st.containers.place(sapp, node, priority, node_type, ask)
         _reset_opportunities(st, sapp, priority, node_type)
         return ALLOCATED
     if should and not (looking and need_unreserve) and node.reserved is None:
-        st.containers.reserve(sapp, node, priority, ask)
+        if not (st.node_partition and not _accepted(st, sapp, capability)):
+            st.containers.reserve(sapp, node, priority, ask)
         _reset_opportunities(st, sapp, priority, node_type)
         return RESERVED
     return LOCALITY_SKIPPED
+
+
+def reserved_in(partition_of: dict[str, str], sapp: SchedulerApp, partition: str) -> Resource:
+    """The app's reservations on nodes of `partition` (ResourceUsage's
+    reserved by partition; all of them while no node has a label)."""
+    if not partition_of:
+        return sapp.reserved_total()
+    total = ZERO
+    for node_id, c in sapp.reservations.items():
+        if partition_of.get(node_id, "") == partition:
+            total = total + c.resource
+    return total
+
+
+def _accepted(st: AllocatorState, sapp: SchedulerApp, capability: Resource) -> bool:
+    return st.accepts is None or st.accepts(sapp, capability)
 
 
 def _reset_opportunities(

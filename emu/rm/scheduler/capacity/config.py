@@ -247,6 +247,7 @@ def parse(conf: Configuration, minimum: Resource, maximum: Resource) -> Capacity
     queues: dict[str, QueueConf] = {}
     labels = _configured_labels(conf, paths)
     _build(conf, ROOT, None, paths, queues, {}, minimum, maximum, labels)
+    _check_label_sums(conf, queues, labels)
 
     offswitch = conf.get_int(PREFIX + "per-node-heartbeat.maximum-offswitch-assignments", 1)
     if offswitch < 1:
@@ -505,6 +506,36 @@ def _configured_labels(conf: Configuration, paths: dict[str, list[str]]) -> tupl
     return tuple(sorted(found))
 
 
+def _check_label_sums(
+    conf: Configuration, queues: dict[str, QueueConf], labels: tuple[str, ...]
+) -> None:
+    """AbstractParentQueue.setChildQueues, per label: the children's
+    capacities sum to 100, or to 0 under a parent with none there; a parent
+    with none there has children with none."""
+    for q in queues.values():
+        if not q.children or q.plan:
+            continue
+        for label in labels:
+            total = sum(queues[c].label_capacity[label][0] for c in q.children)
+            own = q.label_capacity[label][0]
+            if abs(total - 100) <= PRECISION:
+                bad = own <= 0
+            else:
+                bad = abs(total) > PRECISION or own > PRECISION
+            if bad:
+                listing = ", ".join(
+                    f"{c.rsplit('.', 1)[-1]}={queues[c].label_capacity[label][0]:g}"
+                    for c in q.children
+                )
+                raise _fail(
+                    conf,
+                    f"{PREFIX}{q.path}.queues",
+                    f"capacities for label {label} of the children of {q.path} sum to "
+                    f"{total:g} under a parent with {own:g} there; they must sum to 100, or "
+                    f"to 0 under a parent with none ({listing})",
+                )
+
+
 def _label_settings(
     conf: Configuration, path: str, parent: QueueConf | None, labels: tuple[str, ...]
 ) -> tuple[frozenset[str], dict[str, tuple[float, float, float, float]], str]:
@@ -531,15 +562,10 @@ def _label_settings(
         for key, value in ((lp + "capacity", cap), (lp + "maximum-capacity", max_cap)):
             if not 0 <= value <= 100:
                 raise _fail(conf, key, f"must be in [0, 100], got {value:g}")
+        # Unlike the default partition's, a label's capacity may exceed its
+        # maximum: Hadoop 3.4.2 checks that only in methods tests call.
         parent_abs, parent_max = parent.absolute_in(label) if parent else (1.0, 1.0)
         abs_cap, abs_max = parent_abs * cap / 100, parent_max * max_cap / 100
-        if abs_cap > abs_max + 1e-6:
-            raise _fail(
-                conf,
-                lp + "capacity",
-                f"capacity {cap:g}% of {path} for label {label} is above its "
-                f"maximum-capacity {max_cap:g}%",
-            )
         capacities[label] = (cap, max_cap, abs_cap, abs_max)
     default = (conf.get(p + "default-node-label-expression") or "").strip()
     if (

@@ -136,6 +136,8 @@ class CapacityScheduler(Scheduler):
             self,
         )
         self.alloc.app_partition = self.app_label
+        self.alloc.partition_of = self.node_partition
+        self.alloc.accepts = self._accepts
         self.preemption = PreemptionPolicy(cs.preemption) if cs.preemption.enabled else None
         if self.preemption is not None:
             self.update_interval_ms = cs.preemption.monitoring_interval_ms
@@ -584,6 +586,23 @@ class CapacityScheduler(Scheduler):
         finally:
             alloc.ignore_exclusivity = False
 
+    def _accepts(self, sapp: SchedulerApp, capability: Resource) -> bool:
+        """AbstractCSQueue.accept for a container (or reservation) on a node
+        of a labelled partition: the leaf and every ancestor stay within
+        their maximum there once it is added (ignoring exclusivity: the
+        whole partition). A leaf's headroom does not cover its ancestors
+        then, whose other children use the partition too."""
+        alloc = self.alloc
+        p = alloc.node_partition
+        env = self._env(p, alloc.ignore_exclusivity)
+        q: Queue | None = self._leaf(sapp)
+        while q is not None:
+            limit = env.cluster if env.ignore else q.effective_max(env)
+            if not rm.fits(self.calc, q.used_in.get(p, ZERO) + capability, limit):
+                return False
+            q = q.parent
+        return True
+
     def _can_assign(
         self, q: Queue, limit: Resource, unreservable: Resource = ZERO, env: Env | None = None
     ) -> tuple[bool, Resource]:
@@ -701,7 +720,13 @@ class CapacityScheduler(Scheduler):
         record = self.activities.record
         order = self._scheduling_order(leaf)
         for i, sapp in enumerate(order):
-            reserved = sapp.reserved_total() if looking and sapp.reservations else ZERO
+            # getCurrentReservation: the app's reservations in the default
+            # partition, whatever the node's.
+            reserved = (
+                allocator.reserved_in(self.node_partition, sapp, "")
+                if looking and sapp.reservations
+                else ZERO
+            )
             if check_queue:
                 # The queue's limit is checked with the first app in order,
                 # whether or not it asks for anything (LeafQueue.assignContainers
