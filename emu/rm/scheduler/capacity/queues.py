@@ -156,7 +156,10 @@ class Queue:
         self, env: Env
     ) -> tuple[Resource, QueueConf, Resource, Resource, Resource, Resource]:
         """`_sizes` in a labelled partition, from the queue's capacities
-        there (CSQueueUtils.updateQueueStatistics per partition)."""
+        there (CSQueueUtils.updateQueueStatistics per partition). The
+        guarantee is the effective capacity as Hadoop's capacity
+        calculators give it, truncated (getEffectiveCapacity): user and AM
+        limits start from it."""
         s = self._sized_in.get(env.partition)
         if s is None or s[1] is not self.conf or (s[0] is not env.cluster and s[0] != env.cluster):
             c = self.conf
@@ -164,7 +167,7 @@ class Queue:
             s = self._sized_in[env.partition] = (
                 env.cluster,
                 c,
-                rm.multiply_up(env.calc, env.cluster, cap, env.minimum),
+                rm.multiply(env.cluster, cap),
                 rm.multiply_down(env.cluster, max_cap, env.minimum),
                 rm.multiply(env.cluster, cap),
                 rm.multiply(env.cluster, max_cap),

@@ -621,8 +621,10 @@ class CapacityScheduler(Scheduler):
             )
         p = env.partition
         queue_max = env.cluster if env.ignore else q.effective_max(env)
-        return env.limits.can_assign(
-            env.cluster,
+        # Amounts are the partition's; comparisons are over the whole cluster
+        # (canAssignToThisQueue's clusterResource), which tells under DRF.
+        return self.limits.can_assign(
+            self.cluster,
             queue_max,
             env.cluster if env.ignore else limit,
             q.used if not p else q.used_in.get(p, ZERO),
@@ -649,8 +651,8 @@ class CapacityScheduler(Scheduler):
                 self.minimum,
             )
         p = env.partition
-        return env.limits.child_limit(
-            env.cluster,
+        return self.limits.child_limit(
+            self.cluster,
             parent_limit,
             parent.effective_max(env),
             parent.used_of(p),
@@ -703,7 +705,7 @@ class CapacityScheduler(Scheduler):
                 return a
             if a.outcome == QUEUE_LIMIT:
                 result = a
-                limit = limit - rm.rmax(self.calc, env.cluster, a.headroom, ZERO)
+                limit = limit - rm.rmax(self.calc, self.cluster, a.headroom, ZERO)
         return result
 
     def _assign_leaf(
@@ -711,7 +713,7 @@ class CapacityScheduler(Scheduler):
     ) -> Assignment:
         """LeafQueue.assignContainers: the first app (in order) that takes a
         container or a reservation wins; users above the user limit wait."""
-        calc, cluster = self.calc, self.cluster if env is self else env.cluster
+        calc, cluster = self.calc, self.cluster  # canAssignToUser's comparisons
         looking = self.cs.reservations_continue_looking
         user_limit = leaf.user_limit(env)
         users = leaf.users
