@@ -690,12 +690,9 @@ class CapacityScheduler(Scheduler):
         if isinstance(q, LeafQueue):
             return self._assign_leaf(q, node, limit, env)
         assert isinstance(q, ParentQueue)
-        reserved = (
-            q.reserved
-            if env is self or not env.partition
-            else q.reserved_in.get(env.partition, ZERO)
-        )
-        ok, _ = self._can_assign(q, limit, reserved, env)
+        # What the parent could give up is its default partition's
+        # reservations (its QueueMetrics' reserved), whatever the node's.
+        ok, _ = self._can_assign(q, limit, q.reserved, env)
         if not ok:
             return NOTHING
         result = NOTHING
