@@ -506,7 +506,7 @@ class LeafQueue(Queue):
             return env.limits.user_limit(
                 env.cluster,
                 env.minimum,
-                self.guaranteed(env),
+                self._sizes(env)[4],
                 [u.used for u in self.users.values()],
                 [u.used for u in self.active_users()],
                 conf.user_limit_percent,
