@@ -381,6 +381,11 @@ class LeafQueue(Queue):
         if demanding == (sapp.attempt_id in u.demanding):
             return
         if demanding:
+            if not any(a.user == u.name for a in self.active):
+                # UsersManager.activateApplication ignores a user none of
+                # whose apps the queue has activated yet (an app waiting
+                # for the AM limit does not make its user active).
+                return
             u.demanding.add(sapp.attempt_id)
         else:
             u.demanding.discard(sapp.attempt_id)
