@@ -157,6 +157,11 @@ RULES: tuple[Rule, ...] = (
         CAPACITY,
     ),
     _e(
+        "yarn.resourcemanager.node-labels.am.allow-non-exclusive-allocation",
+        CAPACITY,
+        note="an AM container may take an idle non-exclusive node's resources",
+    ),
+    _e(
         LABELS_ENABLED,
         CAPACITY,
         note="node labels in the topology file or the trace need it true, as in Hadoop",

@@ -146,6 +146,21 @@ async def test_no_am_container_on_a_non_exclusive_node_borrowed(autojump_clock) 
     assert used(app) == 0
 
 
+async def test_an_am_may_borrow_a_non_exclusive_node_when_configured(autojump_clock) -> None:
+    """yarn.resourcemanager.node-labels.am.allow-non-exclusive-allocation."""
+    h = Harness(
+        SPARE, **{"yarn.resourcemanager.node-labels.am.allow-non-exclusive-allocation": "true"}
+    )
+    h.node("n1", 8 * GB)
+    spare = h.node("n2", 8 * GB, labels=("spare(exclusive=false)",))
+    app = h.submit("a", "u", am=Resource(GB, 1))
+    h.sched.request_am_container(app.attempt_id, Resource(GB, 1))
+    h.heartbeat(spare)
+    assert used(app) == 0  # one missed opportunity of two
+    h.heartbeat(spare)
+    assert [c.node_id for c in app.live.values()] == ["n2"]
+
+
 async def test_usage_is_kept_per_partition_and_reported_per_label(autojump_clock) -> None:
     h = Harness(SPARE)
     h.node("n1", 8 * GB)

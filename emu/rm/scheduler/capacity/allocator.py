@@ -108,6 +108,11 @@ class AllocatorState:
     """The partition of the node being offered."""
     partition_of: dict[str, str] = field(default_factory=dict)
     """Each labelled node's partition, by node id (the scheduler's map)."""
+    am_non_exclusive: bool = False
+    """`yarn.resourcemanager.node-labels.am.allow-non-exclusive-allocation`:
+    AM containers too may be placed ignoring exclusivity."""
+    rejected: bool = False
+    """The last proposal on a labelled node was refused at commit."""
     ignore_exclusivity: bool = False
     """The pass is IGNORE_PARTITION_EXCLUSIVITY: a non-exclusive labelled
     node offered to asks of the default partition."""
@@ -166,7 +171,7 @@ def assign_app(
         required = any_ask.capability
         if st.labelled:
             partition = st.app_partition.get(sapp.app_id, "")
-            if st.ignore_exclusivity and sapp.am_pending:
+            if st.ignore_exclusivity and sapp.am_pending and not st.am_non_exclusive:
                 return APP_SKIPPED, OFF_SWITCH  # no AM in non-exclusive mode
             if partition != ("" if st.ignore_exclusivity else st.node_partition):
                 continue  # precheckNode: PRIORITY_SKIPPED
@@ -284,6 +289,7 @@ def _assign_container(
                 # placed or given up, though the app's delay was reset
                 # (doAllocation runs first).
                 _reset_opportunities(st, sapp, priority, node_type)
+                st.rejected = True
                 return ALLOCATED
         if other is not None:
             st.containers.unreserve(sapp, other)
@@ -291,8 +297,10 @@ def _assign_container(
         _reset_opportunities(st, sapp, priority, node_type)
         return ALLOCATED
     if should and not (looking and need_unreserve) and node.reserved is None:
-        if not (st.node_partition and not _accepted(st, sapp, capability)):
+        if not st.node_partition or _accepted(st, sapp, capability):
             st.containers.reserve(sapp, node, priority, ask)
+        else:
+            st.rejected = True
         _reset_opportunities(st, sapp, priority, node_type)
         return RESERVED
     return LOCALITY_SKIPPED

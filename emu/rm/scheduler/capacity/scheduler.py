@@ -138,6 +138,9 @@ class CapacityScheduler(Scheduler):
         self.alloc.app_partition = self.app_label
         self.alloc.partition_of = self.node_partition
         self.alloc.accepts = self._accepts
+        self.alloc.am_non_exclusive = ctx.conf.get_bool(
+            "yarn.resourcemanager.node-labels.am.allow-non-exclusive-allocation", False
+        )
         self.preemption = PreemptionPolicy(cs.preemption) if cs.preemption.enabled else None
         if self.preemption is not None:
             self.update_interval_ms = cs.preemption.monitoring_interval_ms
@@ -544,6 +547,13 @@ class CapacityScheduler(Scheduler):
         while self.demand[self.root.path] and count(node.available, minimum) >= 1:
             if labelled:
                 a = self._assign_partitioned(node)
+                if self.alloc.rejected:
+                    # Hadoop counts a refused proposal as the heartbeat's
+                    # assignment and tries again while its limits allow; with
+                    # no limit on assignments that would never end.
+                    self.alloc.rejected = False
+                    if cs.max_assignments_per_heartbeat == -1:
+                        return
             else:
                 a = self._assign(self.root, node, self.cluster, self)
             if not a.assigned:
