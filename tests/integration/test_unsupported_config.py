@@ -158,6 +158,7 @@ def test_allow_unsupported_warns_once_each_and_lists_them_in_the_summary(tmp_pat
         CS + "root.sls_queue_1.user-settings.alice.weight": "2",
         CS + "root.accessible-node-labels.gpu.capacity": "100",
         CS + "root.sls_queue_1.accessible-node-labels": "gpu",
+        CS + "root.sls_queue_1.accessible-node-labels.gpu.capacity": "100",
         am_percent: "0.5",
     }
     nodes = tmp_path / "nodes.json"

@@ -49,7 +49,8 @@ def test_label_settings_are_inherited_and_made_absolute_along_the_path():
     assert q["root.ops"].accessible_labels == frozenset()  # a blank list: no label
     assert q["root.eng.train"].absolute_in("gpu") == pytest.approx((0.7, 1.0))
     assert q["root.eng.dev"].absolute_in("gpu") == pytest.approx((0.3, 0.5))
-    assert q["root.ops"].absolute_in("gpu") == pytest.approx((0.0, 1.0))
+    # ops sets nothing for gpu: no capacities there at all (QueueCapacities)
+    assert q["root.ops"].absolute_in("gpu") == pytest.approx((0.0, 0.0))
     assert q["root.eng.train"].default_label == "gpu"  # inherited from eng
     assert q["root.eng.dev"].default_label == ""  # its own, blank
     assert q["root.ops"].default_label == ""

@@ -62,6 +62,9 @@ UNLIMITED_PARALLEL_APPS = 2147483647
 RUNNING, STOPPED = "RUNNING", "STOPPED"
 ANY_LABEL = "*"
 LABELS_KEY = "accessible-node-labels"
+_LABEL_KEY = re.compile(
+    re.escape(PREFIX) + r"(root(?:\.[^.]+)*?)\.accessible-node-labels\.([^.]+)\.(.+)$"
+)
 _LABEL_PROPERTY = re.compile(
     re.escape(PREFIX)
     + r"(root(?:\.[^.]+)*?)\.accessible-node-labels\.([^.]+)\.(capacity|maximum-capacity)$"
@@ -160,7 +163,7 @@ class QueueConf:
             return self.absolute_capacity, self.absolute_maximum_capacity
         c = self.label_capacity.get(label)
         if c is None:
-            return 0.0, 1.0 if self.parent is None else 0.0
+            return 0.0, 0.0  # QueueCapacities has nothing for the label
         return c[2], c[3]
 
     @property
@@ -245,9 +248,10 @@ def parse(conf: Configuration, minimum: Resource, maximum: Resource) -> Capacity
     paths = queue_paths(conf)
     _check_stray_properties(conf, paths)
     queues: dict[str, QueueConf] = {}
-    labels = _configured_labels(conf, paths)
-    _build(conf, ROOT, None, paths, queues, {}, minimum, maximum, labels)
-    _check_label_sums(conf, queues, labels)
+    by_queue = _configured_labels(conf, paths)
+    labels = tuple(sorted(set().union(*by_queue.values()))) if by_queue else ()
+    _build(conf, ROOT, None, paths, queues, {}, minimum, maximum, labels, by_queue)
+    _check_label_sums(conf, queues)
 
     offswitch = conf.get_int(PREFIX + "per-node-heartbeat.maximum-offswitch-assignments", 1)
     if offswitch < 1:
@@ -404,6 +408,7 @@ def _build(
     minimum: Resource,
     cluster_maximum: Resource,
     labels: tuple[str, ...] = (),
+    by_queue: dict[str, frozenset[str]] | None = None,
 ) -> None:
     """Build `path` and its subtree; `capacities` holds each queue's capacity
     (percent of its parent), filled by the parent before its children.
@@ -450,7 +455,8 @@ def _build(
     policy_raw = conf.get_str(policy_key, "utilization" if kids else "fifo")
     policy = _ordering_policy(conf, policy_key, policy_raw, leaf=not kids)
 
-    accessible, label_capacity, default_label = _label_settings(conf, path, parent, labels)
+    own = labels if parent is None else tuple(sorted((by_queue or {}).get(path, ())))
+    accessible, label_capacity, default_label = _label_settings(conf, path, parent, own)
     q = QueueConf(
         path=path,
         parent=parent.path if parent else None,
@@ -487,45 +493,41 @@ def _build(
     elif kids:
         capacities.update(_child_capacities(conf, q, kids))
     for k in kids:
-        _build(conf, f"{path}.{k}", q, paths, out, capacities, minimum, cluster_maximum, labels)
+        child = f"{path}.{k}"
+        _build(conf, child, q, paths, out, capacities, minimum, cluster_maximum, labels, by_queue)
 
 
-def _configured_labels(conf: Configuration, paths: dict[str, list[str]]) -> tuple[str, ...]:
-    """The labels named by any queue's `accessible-node-labels` list or
-    label capacity, sorted (`*` is no label)."""
-    found: set[str] = set()
-    for path in paths:
-        raw = conf.get(f"{PREFIX}{path}.{LABELS_KEY}")
-        if raw:
-            found.update(n.strip() for n in raw.split(",") if n.strip())
+def _configured_labels(
+    conf: Configuration, paths: dict[str, list[str]]
+) -> dict[str, frozenset[str]]:
+    """Each queue's configured labels, as getConfiguredNodeLabelsByQueue
+    finds them: the labels of its `accessible-node-labels.<label>.*`
+    properties (a label only in an `accessible-node-labels` list gets no
+    capacities). Root has capacities for all of them."""
+    found: dict[str, set[str]] = {}
     for name in conf:
-        m = _LABEL_PROPERTY.match(name)
+        m = _LABEL_KEY.match(name)
         if m is not None and m.group(1) in paths:
-            found.add(m.group(2))
-    found.discard(ANY_LABEL)
-    return tuple(sorted(found))
+            found.setdefault(m.group(1), set()).add(m.group(2))
+    return {path: frozenset(labels) for path, labels in found.items()}
 
 
-def _check_label_sums(
-    conf: Configuration, queues: dict[str, QueueConf], labels: tuple[str, ...]
-) -> None:
+def _check_label_sums(conf: Configuration, queues: dict[str, QueueConf]) -> None:
     """AbstractParentQueue.setChildQueues, per label: the children's
     capacities sum to 100, or to 0 under a parent with none there; a parent
     with none there has children with none."""
     for q in queues.values():
         if not q.children or q.plan:
             continue
-        for label in labels:
-            total = sum(queues[c].label_capacity[label][0] for c in q.children)
-            own = q.label_capacity[label][0]
+        for label, (own, *_) in q.label_capacity.items():
+            total = sum(_capacity_of(queues[c], label) for c in q.children)
             if abs(total - 100) <= PRECISION:
                 bad = own <= 0
             else:
                 bad = abs(total) > PRECISION or own > PRECISION
             if bad:
                 listing = ", ".join(
-                    f"{c.rsplit('.', 1)[-1]}={queues[c].label_capacity[label][0]:g}"
-                    for c in q.children
+                    f"{c.rsplit('.', 1)[-1]}={_capacity_of(queues[c], label):g}" for c in q.children
                 )
                 raise _fail(
                     conf,
@@ -534,6 +536,11 @@ def _check_label_sums(
                     f"{total:g} under a parent with {own:g} there; they must sum to 100, or "
                     f"to 0 under a parent with none ({listing})",
                 )
+
+
+def _capacity_of(q: QueueConf, label: str) -> float:
+    c = q.label_capacity.get(label)
+    return c[0] if c is not None else 0.0
 
 
 def _label_settings(
