@@ -300,6 +300,10 @@ class LeafQueue(Queue):
         one (its AM resource counts there, as QueueUsage's AM used by
         partition)."""
         self.am_used_in: dict[str, Resource] = {}
+        self.offered: Resource | None = None
+        """With node labels: the limit the leaf was last offered when it
+        looked at an app (queueResourceLimitsInfo's current limit), which its
+        AM limit reads; None: the default partition's from the top."""
 
     @property
     def is_leaf(self) -> bool:

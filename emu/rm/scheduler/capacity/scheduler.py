@@ -360,7 +360,9 @@ class CapacityScheduler(Scheduler):
             return
         if self.labelled:
             env = self.default_env
-            activated = leaf.activate(env, self.current_limit(leaf, env), self._am_env)
+            offered = leaf.offered
+            current = offered if offered is not None else self.current_limit(leaf, env)
+            activated = leaf.activate(env, current, self._am_env)
         else:
             activated = leaf.activate(self, self.current_limit(leaf))
         for sapp in activated:
@@ -372,6 +374,16 @@ class CapacityScheduler(Scheduler):
         for q in self.tree.values():
             if isinstance(q, LeafQueue):
                 self._activate(q)
+
+    def _pending_in(self, leaf: LeafQueue, partition: str) -> bool:
+        """Whether an app of the leaf asks for `partition` (its pending
+        resource there, as the queue's ResourceUsage keeps it)."""
+        labels = self.app_label
+        for apps in (leaf.active, leaf.pending):
+            for a in apps:
+                if a.info.has_pending() and labels.get(a.app_id, "") == partition:
+                    return True
+        return False
 
     def _am_env(self, sapp: SchedulerApp) -> Env:
         """The `Env` of the partition an attempt's AM asks for."""
@@ -396,6 +408,10 @@ class CapacityScheduler(Scheduler):
         and their `Env`s follow."""
         self.labelled = self.alloc.labelled = bool(self.node_partition or self.app_label)
         self.envs = {}
+        for q in self.tree.values():
+            if isinstance(q, LeafQueue):
+                # refreshAfterResourceCalculation: limits from the top again
+                q.offered = None
         if not self.labelled:
             self.default_env = self
             return
@@ -725,6 +741,9 @@ class CapacityScheduler(Scheduler):
         user_limit = leaf.user_limit(env)
         users = leaf.users
         partition = "" if env is self else env.partition
+        labelled = self.labelled
+        if labelled and not self._pending_in(leaf, "" if env.ignore else partition):
+            return NOTHING  # hasPendingResourceRequest for the partition looked at
         check_queue, headroom = True, ZERO
         record = self.activities.record
         order = self._scheduling_order(leaf)
@@ -750,6 +769,13 @@ class CapacityScheduler(Scheduler):
                         record(waiting.app_id, act.QUEUE_MAX, node.node_id)
                     return NOTHING
                 check_queue = looking and not reserved.is_zero()
+                if labelled:
+                    # computeUserLimitAndSetHeadroom publishes the limit the
+                    # leaf was offered (capped by its default-partition
+                    # maximum) as the current limit its AM limit reads.
+                    leaf.offered = rm.rmin(
+                        calc, cluster, leaf.max_resource(self.default_env), limit
+                    )
             if not sapp.info.priorities:
                 continue
             must_unreserve = ZERO
