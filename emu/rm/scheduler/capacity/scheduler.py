@@ -16,6 +16,15 @@ above the user limit, and gives the first app that can take one a
 container (see `allocator`). A child that runs out of headroom lowers what
 the parent offers its other children.
 
+With node labels (a labelled node or app), a node is offered its own
+partition first, each queue within its capacities and usage there (an
+`Env` per partition, `queues.Partition`); a non-exclusive node nobody of its
+partition took is then offered to default-partition asks, each queue up to
+the whole partition (CapacityScheduler.allocateOrReserveNewContainers). A
+proposal on a labelled node is checked at commit against every queue's
+maximum up the tree (`_accepts`), as Hadoop's accept is. Without labels the
+scheduler is its own `Env` and none of this runs.
+
 `headroom` is what the AMs see in allocate responses: min(user limit -
 user usage, queue limit - queue usage), capped by the free cluster.
 `refresh` applies an admin refresh; `update` runs the preemption policy.
