@@ -91,8 +91,8 @@ def _add_impl_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--allow-unsupported",
         action="store_true",
-        help="run without the properties emu's scheduler does not emulate (node labels, "
-        "auto-created queues, ...: docs/configuration.md), one warning each and listed in "
+        help="run without the properties emu's scheduler does not emulate (auto-created "
+        "queues, user weights, ...: docs/configuration.md), one warning each and listed in "
         "summary.json, instead of refusing them (the property emu.allow-unsupported)",
     )
 
@@ -243,7 +243,7 @@ and fair-scheduler.xml is located as the RM would locate it. The scheduler is
 yarn.resourcemanager.scheduler.class (Hadoop class names or fifo/capacity/fair).
 Properties emu does not read are ignored (--print-simulation lists them, and
 warns about names that look misspelt); properties Hadoop's scheduler acts on
-and emu's does not (node labels, auto-created queues, ...) are refused unless
+and emu's does not (auto-created queues, user weights, ...) are refused unless
 --allow-unsupported; yarn.sls.runner.pool.size and a few other SLS knobs are
 accepted and mean nothing here. docs/configuration.md lists every property.
 

@@ -54,6 +54,17 @@ def run_scenario(
         scheduler,
         [(c.where, c.properties) for c in scenario.changes if c.properties],
     )
+    source = scenario.path or scenario.name
+    labelled = [n.host for n in scenario.nodes if n.labels]
+    if labelled:
+        unsupported += support.check_labels(
+            scenario.conf, scheduler, source, f"node {labelled[0]}", "labels"
+        )
+    expressions = [j.job_id for j in scenario.workload.jobs if j.params.get("label_expression")]
+    if expressions:
+        unsupported += support.check_labels(
+            scenario.conf, scheduler, source, f"job {expressions[0]}", "label"
+        )
     watch = watch if watch is not None else Watch("never")
     timeline = Timeline(sample_every_s(trace_span_ms(scenario.workload)))
     watching = watch.start(scenario.workload)

@@ -60,6 +60,8 @@ CAPACITY_QUEUE_KEYS = (
     "priority",
     "reservable",
     "max-parallel-apps",
+    "accessible-node-labels",
+    "default-node-label-expression",
 )
 """The per-queue keys emu's CapacityScheduler reads (`capacity.config`); one
 of these for a queue no `queues` list defines is an error there. A key
@@ -138,6 +140,7 @@ def _n(pattern: str, note: str, scheduler: str = "") -> Rule:
 
 
 AS_HADOOP = "with any other value, emu behaves as Hadoop does with it"
+LABELS_ENABLED = "yarn.node-labels.enabled"
 _NO_RESERVATIONS = (
     "emu's inputs submit no reservations, so the reservation system never acts; "
     "reservable queues are emulated as plan queues with their default queue"
@@ -153,10 +156,23 @@ _QUEUE_NOTES = {
 
 RULES: tuple[Rule, ...] = (
     # --- refused: Hadoop's scheduler acts on these, emu's port does not -------------------
-    _r(_CS + "<queue>.accessible-node-labels.<label>.*", "node labels", CAPACITY),
-    _r(_CS + "<queue>.accessible-node-labels", "node labels", CAPACITY),
-    _r(_CS + "<queue>.default-node-label-expression", "node labels", CAPACITY),
-    _r("yarn.node-labels.enabled", "node labels", when=_TRUE),
+    _e(_CS + "<queue>.accessible-node-labels.<label>.capacity", CAPACITY),
+    _e(_CS + "<queue>.accessible-node-labels.<label>.maximum-capacity", CAPACITY),
+    _r(
+        _CS + "<queue>.accessible-node-labels.<label>.*",
+        "per-label queue settings besides capacity and maximum-capacity",
+        CAPACITY,
+    ),
+    _e(
+        "yarn.resourcemanager.node-labels.am.allow-non-exclusive-allocation",
+        CAPACITY,
+        note="an AM container may take an idle non-exclusive node's resources",
+    ),
+    _e(
+        LABELS_ENABLED,
+        CAPACITY,
+        note="node labels in the topology file or the trace need it true, as in Hadoop",
+    ),
     _r(_CS + "<queue>.maximum-application-lifetime", "application lifetimes", CAPACITY, _POSITIVE),
     _r(_CS + "<queue>.default-application-lifetime", "application lifetimes", CAPACITY, _POSITIVE),
     _r(_CS + "schedule-asynchronously.enable", "asynchronous scheduling", CAPACITY, _TRUE),
@@ -545,8 +561,18 @@ def check_labels(
 ) -> list[Unsupported]:
     """The same for node labels in an input file rather than a property: a
     topology file's node `labels` or a trace job's `job.label.expression`
-    (`where` names the first node or job that has them, `key` the field)."""
+    (`where` names the first node or job that has them, `key` the field).
+    emu's CapacityScheduler emulates them, and as Hadoop's RM refuses them
+    unless `yarn.node-labels.enabled` is true, so does it."""
     if hadoop_decides(conf):
+        return []
+    if scheduler == CAPACITY:
+        if not conf.get_bool(LABELS_ENABLED, False):
+            raise InputError(
+                source,
+                f"{where}: {key}",
+                f"node labels need {LABELS_ENABLED}=true (Hadoop's RM refuses them without it)",
+            )
         return []
     if not allowed(conf):
         message = refusal(_r(key, "node labels"), scheduler)
@@ -703,8 +729,9 @@ def markdown() -> str:
         "## SLS inputs",
         "",
         "A topology file node's `labels` and a trace job's `job.label.expression` are",
-        "refused by emu's schedulers (node labels are not emulated), with the same",
-        "`--allow-unsupported` and `--scheduler-impl hadoop` choices.",
+        "emulated by emu's CapacityScheduler (node partitions, exclusive or not) and",
+        "refused by its other schedulers, with the same `--allow-unsupported` and",
+        "`--scheduler-impl hadoop` choices.",
         "",
     ]
     return "\n".join(lines)

@@ -80,7 +80,8 @@ class Timeline:
             if q.get("type", "leaf") != "leaf":  # FIFO's reports carry no type: one leaf
                 continue
             name = q["name"]
-            used = q.get("used") or q["allocated"]
+            # Over every partition: a labelled queue's `used` is its default one's.
+            used = q.get("used_total") or q.get("used") or q["allocated"]
             mem, vc = used.get("memory-mb", 0), used.get("vcores", 0)
             series = self.queues.get(name)
             if series is None:  # a queue created mid-run reads 0 before it existed

@@ -22,6 +22,7 @@ from emu.resources import Resource
 from emu.scenario.limits import JAVA_INT_MAX, JAVA_LONG_MAX, MAX_TASKS, shorten
 from emu.scenario.queues import check_capacity_queues
 from emu.scenario.sls import read_text
+from emu.scenario.topology import parse_labels
 from emu.workload import JobSpec, NodeSpec, TaskSpec, Workload
 
 FAULT_KINDS = (
@@ -103,6 +104,8 @@ class Scenario:
     faults: list[Fault] = field(default_factory=list)
     am_heartbeat_ms: int = 1000
     changes: list[Change] = field(default_factory=list)
+    path: str = ""
+    """The scenario file it was read from ("" when built in code)."""
 
 
 class _Reader:
@@ -204,6 +207,7 @@ def load(path: str | Path, overrides: dict[str, tuple[str, str]] | None = None) 
         faults=faults,
         am_heartbeat_ms=am_hb,
         changes=changes,
+        path=str(path),
     )
 
 
@@ -406,6 +410,10 @@ def _nodes(r: _Reader, cluster: dict[str, Any], mem: int, vcores: int) -> list[N
             if not isinstance(n, dict):
                 raise r.fail(f"cluster.nodes[{i}]", "expected a table")
             rack = r.str_(n, "rack", p, "/default-rack")
+            try:
+                labels = parse_labels(r.str_(n, "labels", p, " "))
+            except ValueError as e:
+                raise r.fail(p + "labels", str(e)) from None
             nodes.append(
                 NodeSpec(
                     r.str_(n, "host", p),
@@ -414,6 +422,7 @@ def _nodes(r: _Reader, cluster: dict[str, Any], mem: int, vcores: int) -> list[N
                         r.int_(n, "memory_mb", p, mem, 1),
                         r.int_(n, "vcores", p, vcores, 1, JAVA_INT_MAX),
                     ),
+                    labels,
                 )
             )
         hosts = [n.host for n in nodes]
@@ -436,7 +445,7 @@ def _jobs(r: _Reader, job: Any, p: str) -> list[JobSpec]:
         raise r.fail(p.rstrip("."), "expected a table")
     allowed = {
         "id", "type", "submit_ms", "queue", "user", "priority", "am_memory_mb", "am_vcores",
-        "count", "tasks", "end_ms",
+        "count", "tasks", "end_ms", "label",
     }  # fmt: skip
     for k in job:
         if k not in allowed:
@@ -489,6 +498,7 @@ def _jobs(r: _Reader, job: Any, p: str) -> list[JobSpec]:
         tasks=tuple(tasks),
         end_ms=end_ms,
         priority=r.int_(job, "priority", p, 0),
+        params={"label_expression": r.str_(job, "label", p)} if "label" in job else {},
     )
     if count == 1:
         return [base]

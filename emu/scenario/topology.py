@@ -13,7 +13,8 @@ A stream of concatenated JSON objects, one per rack:
   (`yarn.sls.nm.memory.mb` / `vcores`); a node without any keeps
   `resource=None`, meaning the cluster default.
 - `labels` is YARN's node-label list, `name[(exclusive=true|false)]` separated
-  by commas; NodeSpec keeps the names.
+  by commas; NodeSpec keeps each name, with `(exclusive=false)` after a
+  non-exclusive one.
 - A node entry without `node` is named `null`, exactly as SLS names it (Java
   string concatenation of a missing value): SLS's own test file `nodes.json`
   has such an entry, and SLS runs it as a node, so the cluster size matches.
@@ -36,6 +37,9 @@ from emu.workload import NodeSpec
 
 _LABEL = re.compile(r"^\s*([^()]+?)\s*(?:\(\s*exclusive\s*=\s*(true|false)\s*\))?\s*$", re.I)
 _NODE_KEYS = frozenset({"node", "labels"})
+NON_EXCLUSIVE = "(exclusive=false)"
+"""How a node's label list marks a non-exclusive label (`name(exclusive=false)`,
+as SLS writes it and Hadoop's backend reads it); an exclusive one is its name."""
 
 
 def read_nodes_file(
@@ -101,16 +105,24 @@ def _resource(node: JsonFields, base: Resource) -> Resource | None:
 
 
 def _labels(node: JsonFields) -> tuple[str, ...]:
-    text = node.string("labels", "")
+    try:
+        return parse_labels(node.string("labels", ""))
+    except ValueError as e:
+        raise node.error("labels", str(e)) from None
+
+
+def parse_labels(text: str) -> tuple[str, ...]:
+    """A node's label list, `name[(exclusive=true|false)]` separated by
+    commas, as NodeSpec keeps it; ValueError names a malformed label."""
     names = []
     for part in text.split(","):
         if not part.strip():
             continue
         m = _LABEL.match(part)
         if m is None:
-            raise node.error(
-                "labels",
-                f"bad label {part.strip()!r}: expected name or name(exclusive=true|false)",
+            raise ValueError(
+                f"bad label {part.strip()!r}: expected name or name(exclusive=true|false)"
             )
-        names.append(m.group(1))
+        exclusive = (m.group(2) or "true").lower() == "true"
+        names.append(m.group(1) if exclusive else f"{m.group(1)}{NON_EXCLUSIVE}")
     return tuple(names)

@@ -55,27 +55,38 @@ class Harness:
 
     # --- cluster ---------------------------------------------------------------
     def node(
-        self, host: str, memory: int, vcores: int = 16, rack: str = "/default"
+        self,
+        host: str,
+        memory: int,
+        vcores: int = 16,
+        rack: str = "/default",
+        labels: tuple[str, ...] = (),
     ) -> SchedulerNode:
-        rmnode = RMNode(host, host, rack, Resource(memory, vcores), "mem://nm", (), 0)
+        """A node; `labels` as a topology file gives them (`gpu`,
+        `spare(exclusive=false)`)."""
+        rmnode = RMNode(host, host, rack, Resource(memory, vcores), "mem://nm", labels, 0)
         self.ctx.nodes[host] = rmnode
         self.sched.on_NODE_ADDED(host, rmnode)
         return self.sched.nodes[host]
 
     # --- apps -------------------------------------------------------------------
-    def submit(self, queue: str, user: str, am: Resource = ZERO, priority: int = 0) -> SchedulerApp:
-        """Add an app and its attempt; raises if the scheduler rejects it."""
-        reason = self.try_submit(queue, user, am, priority)
+    def submit(
+        self, queue: str, user: str, am: Resource = ZERO, priority: int = 0, label: str = ""
+    ) -> SchedulerApp:
+        """Add an app and its attempt; raises if the scheduler rejects it.
+        `label` is the app's node label expression."""
+        reason = self.try_submit(queue, user, am, priority, label)
         assert isinstance(reason, SchedulerApp), reason
         return reason
 
     def try_submit(
-        self, queue: str, user: str, am: Resource = ZERO, priority: int = 0
+        self, queue: str, user: str, am: Resource = ZERO, priority: int = 0, label: str = ""
     ) -> SchedulerApp | str:
         """The app's attempt, or the rejection reason."""
         ctx = self.ctx
         app_id = ctx.new_app_id()
-        app = RMApp(app_id, app_id, queue, user, priority, am, "generic", {}, 1, ctx.now_ms())
+        context = {"job": {"params": {"label_expression": label}}} if label else {}
+        app = RMApp(app_id, app_id, queue, user, priority, am, "generic", context, 1, ctx.now_ms())
         ctx.apps[app_id] = app
         self.sched.on_APP_ADDED(app_id, app)
         last = self.recorder.events[-1]
@@ -119,11 +130,11 @@ class Harness:
 
     def assign_leaf(self, leaf: str, node: SchedulerNode) -> Assignment:
         """One `LeafQueue.assignContainers(cluster, node, ResourceLimits(cluster))`."""
-        return self.sched._assign_leaf(self.leaf(leaf), node, self.sched.cluster)
+        return self.sched._assign_leaf(self.leaf(leaf), node, self.sched.cluster, self.sched)
 
     def assign_root(self, node: SchedulerNode) -> Assignment:
         """One `root.assignContainers`: at most one container."""
-        return self.sched._assign(self.sched.root, node, self.sched.cluster)
+        return self.sched._assign(self.sched.root, node, self.sched.cluster, self.sched)
 
     def heartbeat(self, node: SchedulerNode) -> None:
         """A NODE_UPDATE: as many assignments as the scheduler makes per heartbeat."""

@@ -39,11 +39,19 @@ class RMHarness:
             self.services.am_launch_result(launch[2]["am"]["attempt_id"], None)
         return reply
 
-    def add_node(self, host: str, rack: str = "/r1", memory: int = 8192, vcores: int = 8) -> None:
+    def add_node(
+        self,
+        host: str,
+        rack: str = "/r1",
+        memory: int = 8192,
+        vcores: int = 8,
+        labels: tuple[str, ...] = (),
+    ) -> None:
+        extra = {"labels": list(labels)} if labels else {}
         self.call(
             C.RESOURCE_TRACKER, "register_node", node_id=host, host=host, rack=rack,
             resource={"memory-mb": memory, "vcores": vcores}, nm_address="mem://nm",
-            containers=[],
+            containers=[], **extra,
         )  # fmt: skip
 
     def heartbeat(self, host: str, statuses: list[dict] | None = None) -> dict:

@@ -319,7 +319,7 @@ def _node_info(n: dict[str, Any], epoch_ms: int) -> dict[str, Any]:
         "usedMemoryOpportGB": 0,
         "usedVirtualCoresOpport": 0,
         "numQueuedContainers": 0,
-        "nodeLabels": n["labels"],
+        "nodeLabels": [label.split("(", 1)[0] for label in n["labels"]],
         "allocationTags": {},
         "resourceUtilization": {
             "nodePhysicalMemoryMB": 0,
@@ -457,9 +457,10 @@ def _app_info(
         # emu aggregates no logs: what YARN reports with log aggregation off.
         "logAggregationStatus": "DISABLED",
         "unmanagedApplication": False,
-        # emu has no node labels: every app and AM asks for the default partition.
-        "appNodeLabelExpression": "",
-        "amNodeLabelExpression": "",
+        # The partition the app's asks name (its label expression, else its
+        # queue's default; "" the default partition), for its AM as well.
+        "appNodeLabelExpression": _app_label(rm, app.app_id),
+        "amNodeLabelExpression": _app_label(rm, app.app_id),
         "timeouts": {
             "timeout": [
                 {"type": "LIFETIME", "expiryTime": "UNLIMITED", "remainingTimeInSeconds": -1}
@@ -496,6 +497,11 @@ def _app_info(
     return info
 
 
+def _app_label(rm: ResourceManager, app_id: str) -> str:
+    labels = getattr(rm.ctx.scheduler, "app_label", None)
+    return str(labels.get(app_id, "")) if isinstance(labels, dict) else ""
+
+
 def _node_host(rm: ResourceManager, node_id: str) -> str:
     node = rm.ctx.nodes.get(node_id) or rm.ctx.inactive_nodes.get(node_id)
     return node.host if node is not None else node_id.split(":", 1)[0]
@@ -513,10 +519,11 @@ def _partition_usage(
     am_used: dict[str, int],
     am_limit: dict[str, int],
     user_am_limit: dict[str, int],
+    partition: str = "",
 ) -> dict[str, Any]:
-    """One PartitionResourcesInfo of the default partition (emu has no labels)."""
+    """One PartitionResourcesInfo ("": the default partition)."""
     return {
-        "partitionName": "",
+        "partitionName": partition,
         "used": resource_info(used),
         "reserved": resource_info(reserved),
         "pending": resource_info(pending),
@@ -699,6 +706,26 @@ def _user_limit(cluster: dict[str, int], q: dict[str, Any]) -> dict[str, int]:
     return out
 
 
+def _label_capacities(p: dict[str, Any], qc: Any, leaf: bool) -> dict[str, Any]:
+    """PartitionQueueCapacitiesInfo of a labelled partition, from the
+    scheduler's per-label queue report (`partitions`)."""
+    return {
+        "partitionName": p["partition"],
+        "queueCapacityVectorInfo": _capacity_vector(p["capacity"]),
+        "capacity": p["capacity"],
+        "usedCapacity": p["used_capacity"],
+        "maxCapacity": p["maximum_capacity"],
+        "absoluteCapacity": p["absolute_capacity"],
+        "absoluteUsedCapacity": p["absolute_used_capacity"],
+        "absoluteMaxCapacity": p["absolute_maximum_capacity"],
+        "maxAMLimitPercentage": qc.maximum_am_percent * 100 if leaf else 0.0,
+        "weight": -1.0,
+        "normalizedWeight": 0.0,
+        "configuredMinResource": resource_info(ZERO_RESOURCE),
+        "configuredMaxResource": resource_info(ZERO_RESOURCE),
+    }
+
+
 def _capacity_vector(capacity: float) -> dict[str, Any]:
     """QueueCapacityVectorInfo of a percentage-configured queue."""
     pct = f"{float(capacity)}%"
@@ -796,7 +823,7 @@ def _capacity_info(
             "isAbsoluteResource": False,
             "resourcesUsed": resource_info(q["used"]),
             "hideReservationQueues": False,
-            "nodeLabels": ["*"],
+            "nodeLabels": q.get("accessible_labels", ["*"]),
             "allocatedContainers": q["allocated_containers"],
             "reservedContainers": _under(reserved_by_queue, q["name"]),
             "pendingContainers": pending,
@@ -822,6 +849,7 @@ def _capacity_info(
                         "effectiveMaxResource": resource_info(effective_max),
                     }
                 ]
+                + [_label_capacities(p, qc, leaf) for p in q.get("partitions", ())]
             },
             "resources": {
                 "resourceUsagesByPartition": [
@@ -833,6 +861,18 @@ def _capacity_info(
                         am_limit=am_limit if leaf else ZERO_RESOURCE,
                         user_am_limit=am_limit if leaf else ZERO_RESOURCE,
                     )
+                ]
+                + [
+                    _partition_usage(
+                        used=p["used"],
+                        reserved=p["reserved"],
+                        pending=ZERO_RESOURCE,
+                        am_used=p.get("am_used") or ZERO_RESOURCE,
+                        am_limit=ZERO_RESOURCE,
+                        user_am_limit=ZERO_RESOURCE,
+                        partition=p["partition"],
+                    )
+                    for p in q.get("partitions", ())
                 ]
             },
             "minEffectiveCapacity": resource_info(effective_min),

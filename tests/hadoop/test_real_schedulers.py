@@ -166,7 +166,7 @@ def _jobs(out: Path) -> dict[str, dict]:
         pytest.param("3w", "1w", id="weights"),
     ],
 )
-def test_capacity_modes_the_port_refuses(tmp_path: Path, a: str, b: str) -> None:
+def test_capacities_in_resources_and_weights(tmp_path: Path, a: str, b: str) -> None:
     """Absolute-resource and weight capacities (3:1): queue a, guaranteed three
     quarters of the cluster, finishes its equal job well before b."""
     config = {

@@ -29,6 +29,8 @@ QUEUES = {
     CS + "root.sls_queue_2.capacity": "40",
     CS + "root.users.capacity": "20",
 }
+LABEL_SETTINGS = "per-label queue settings besides capacity and maximum-capacity"
+FAIR_SITE = {"yarn.resourcemanager.scheduler.class": "fair"}
 NO_LABELS = (
     "run Hadoop's own scheduler with --scheduler-impl hadoop, "
     "or pass --allow-unsupported to run without it"
@@ -77,22 +79,11 @@ REFUSED = [
         id="application-lifetime",
     ),
     pytest.param(
-        {CS + "root.sls_queue_1.accessible-node-labels": "gpu"},
-        "yarn.scheduler.capacity.root.sls_queue_1.accessible-node-labels",
-        "node labels",
-        id="accessible-node-labels",
-    ),
-    pytest.param(
-        {CS + "root.sls_queue_1.default-node-label-expression": "gpu"},
-        "yarn.scheduler.capacity.root.sls_queue_1.default-node-label-expression",
-        "node labels",
-        id="default-node-label-expression",
-    ),
-    pytest.param(
-        {CS + "root.accessible-node-labels.gpu.capacity": "100"},
-        "yarn.scheduler.capacity.root.accessible-node-labels.gpu.capacity",
-        "node labels",
-        id="root-label-capacity",
+        {CS + "root.sls_queue_1.accessible-node-labels.gpu.maximum-am-resource-percent": "0.5"},
+        "yarn.scheduler.capacity.root.sls_queue_1.accessible-node-labels.gpu."
+        "maximum-am-resource-percent",
+        LABEL_SETTINGS,
+        id="per-label-am-percent",
     ),
 ]
 
@@ -108,38 +99,44 @@ def test_what_emu_does_not_emulate_is_refused_by_name(tmp_path, capsys, props, n
     assert not out.exists()
 
 
-def test_node_labels_in_the_nodes_file_are_refused(tmp_path, capsys):
+def test_node_labels_in_the_nodes_file_are_refused_by_the_fair_scheduler(tmp_path, capsys):
+    """The CapacityScheduler emulates node labels; the FairScheduler has none."""
     nodes = tmp_path / "nodes.json"
     nodes.write_text('{"rack": "r1", "nodes": [{"node": "n1"}, {"node": "n2", "labels": "gpu"}]}\n')
-    assert sls(conf_dir(tmp_path, {}), tmp_path / "out", nodes=nodes) == 2
+    assert sls(conf_dir(tmp_path, {}, FAIR_SITE), tmp_path / "out", nodes=nodes) == 2
     (line,) = error_lines(capsys.readouterr().err)
     assert line == (
-        f"emu: error: {nodes}: node n2: labels: emu's CapacityScheduler does not emulate "
+        f"emu: error: {nodes}: node n2: labels: emu's FairScheduler does not emulate "
         f"node labels; {NO_LABELS}"
     )
+    (tmp_path / "cs").mkdir()
+    labels_on = {"yarn.node-labels.enabled": "true"}
+    assert sls(conf_dir(tmp_path / "cs", {}, labels_on), tmp_path / "cs" / "out", nodes=nodes) == 0
 
 
 def test_allow_unsupported_warns_once_each_and_lists_them_in_the_summary(tmp_path, capsys):
+    am_percent = CS + "root.sls_queue_1.accessible-node-labels.gpu.maximum-am-resource-percent"
     props = {
         CS + "root.sls_queue_1.maximum-application-lifetime": "2",
         CS + "root.accessible-node-labels.gpu.capacity": "100",
         CS + "root.sls_queue_1.accessible-node-labels": "gpu",
+        CS + "root.sls_queue_1.accessible-node-labels.gpu.capacity": "100",
+        am_percent: "0.5",
     }
     nodes = tmp_path / "nodes.json"
-    nodes.write_text('{"rack": "r1", "nodes": [{"node": "n1", "labels": "gpu"}]}\n')
+    nodes.write_text('{"rack": "r1", "nodes": [{"node": "n1", "labels": "gpu"}, {"node": "n2"}]}\n')
     out = tmp_path / "out"
-    assert sls(conf_dir(tmp_path, props), out, "--allow-unsupported", nodes=nodes) == 0
+    site = {"yarn.node-labels.enabled": "true"}
+    assert sls(conf_dir(tmp_path, props, site), out, "--allow-unsupported", nodes=nodes) == 0
     err = capsys.readouterr().err.splitlines()
     warnings = [line for line in err if "not emulated, running without it" in line]
-    assert len(warnings) == 4
+    assert len(warnings) == 2
     assert all(w.startswith("emu: warning:") for w in warnings)
     summary = json.loads((out / "summary.json").read_text())
     listed = {(u["property"], u["feature"]) for u in summary["unsupported"]}
     assert listed == {
         (CS + "root.sls_queue_1.maximum-application-lifetime", "application lifetimes"),
-        (CS + "root.accessible-node-labels.gpu.capacity", "node labels"),
-        (CS + "root.sls_queue_1.accessible-node-labels", "node labels"),
-        ("labels", "node labels"),
+        (am_percent, LABEL_SETTINGS),
     }
 
 
@@ -294,7 +291,7 @@ def test_a_queue_refresh_is_checked_before_the_run(tmp_path):
     assert [u["source"] for u in result.summary["unsupported"]] == [f"{changes}: changes[0]"]
 
 
-def test_a_job_label_expression_in_the_trace_is_refused(tmp_path, capsys):
+def test_a_job_label_expression_in_the_trace_is_refused_by_the_fair_scheduler(tmp_path, capsys):
     trace = tmp_path / "trace.json"
     trace.write_text(
         TRACE.read_text().replace('"am.type"', '"job.label.expression": "gpu",\n  "am.type"', 1)
@@ -302,11 +299,11 @@ def test_a_job_label_expression_in_the_trace_is_refused(tmp_path, capsys):
     out = tmp_path / "out"
     rc = main(
         ["sls", "--tracetype=SLS", f"--tracelocation={trace}", f"--nodes={NODES}",
-         f"--conf-dir={conf_dir(tmp_path, {})}", f"--output-dir={out}"]
+         f"--conf-dir={conf_dir(tmp_path, {}, FAIR_SITE)}", f"--output-dir={out}"]
     )  # fmt: skip
     assert rc == 2
     (line,) = error_lines(capsys.readouterr().err)
     assert line.startswith(
-        f"emu: error: {trace}: job job_1: job.label.expression: emu's CapacityScheduler "
+        f"emu: error: {trace}: job job_1: job.label.expression: emu's FairScheduler "
         "does not emulate node labels"
     )

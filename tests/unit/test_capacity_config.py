@@ -158,10 +158,10 @@ def test_weights_and_nested_absolute_capacities() -> None:
             {
                 "root__queues": "a",
                 "root__a__capacity": 100,
-                "root__accessible-node-labels__gpu__capacity": 100,
+                "root__accessible-node-labels__gpu__maximum-am-resource-percent": 0.5,
             },
-            "root.accessible-node-labels.gpu.capacity",
-            "does not emulate node labels",
+            "root.accessible-node-labels.gpu.maximum-am-resource-percent",
+            "does not emulate per-label queue settings",
         ),
         (
             {

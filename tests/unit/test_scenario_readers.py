@@ -341,7 +341,8 @@ def test_nodes_with_resources() -> None:
     assert [n.host for n in nodes] == ["node1", "node2", "node3", "node4"]
     assert {n.rack for n in nodes} == {"/rack1"}
     assert [n.resource for n in nodes] == [Resource(2048, 6), None, None, Resource(6144, 12)]
-    assert [n.labels for n in nodes] == [(), (), ("label1", "label2"), ("label1", "label2")]
+    both = ("label1", "label2(exclusive=false)")
+    assert [n.labels for n in nodes] == [(), (), both, both]
 
 
 def test_nodes_file_partial_resource_and_duplicates(tmp_path: Path) -> None:

@@ -44,6 +44,19 @@ over-committed, extra resource types are not granted). With the
 `DominantResourceCalculator` asks are granted as asked and every resource
 type counts: fit in every type, comparisons by dominant share.
 
+Node labels (partitions): a node's label from the topology file
+(`gpu`, or `gpu(exclusive=false)` for a non-exclusive one; the property
+`yarn.node-labels.enabled` must be true, as in Hadoop), queues'
+`accessible-node-labels` (inherited; root `*`),
+`accessible-node-labels.<label>.capacity` / `.maximum-capacity` and
+`default-node-label-expression`, and an SLS job's `job.label.expression`
+for its AM and tasks. A node serves only asks of its partition, within
+each queue's capacities and usage there; a non-exclusive node left idle
+by them serves default-partition asks (IGNORE_PARTITION_EXCLUSIVITY, no
+AM containers, once an ask has missed one scheduling opportunity per
+node), each queue up to the whole partition. AM limits count per
+partition. Preemption acts on the default partition only.
+
 Reservable queues (`reservable`) are built as Hadoop builds them even
 without a reservation system: the leaf becomes a plan (a parent) whose one
 child, `<name>-default`, takes the apps submitted to it; that queue's AM
@@ -54,12 +67,15 @@ Hadoop's legacy queue mode computes them: effective resources from the root
 down whenever the cluster changes (`queues.update_absolute`). User weights
 scale each user's user limit and split it among active users by weight.
 Auto-created queues (legacy managed parents and flexible/v2 parents) are
-created on an app's first submission (`auto_queues`).
+created on an app's first submission (`auto_queues`). Node labels
+(partitions) are matched to asks, exclusive and non-exclusive, with
+per-partition queue capacities and usage.
 
-Not emulated: node labels,
+Not emulated: per-label queue settings other than capacity and
+maximum-capacity, preemption within labelled partitions,
 QueueManagementDynamicEditPolicy (legacy auto-created queues keep the
 guarantee they were created with), reservations themselves (plan followers,
-reservation queues other than the default one), intra-queue preemption; their
+reservation queues other than the default one); their
 properties are refused or accepted without effect as `emu.config.support`
 decides (docs/configuration.md).
 

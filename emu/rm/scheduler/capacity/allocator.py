@@ -103,6 +103,31 @@ class AllocatorState:
     """A reserved container is being allocated: Hadoop's LeafQueue.apply
     does not tell the ordering policy of that allocation (nor of the
     reservation it ends)."""
+    labelled: bool = False
+    """Some node or app has a node label: asks are matched to partitions."""
+    app_partition: dict[str, str] = field(default_factory=dict)
+    """The labelled partition each app's asks name, by app id (absent: the
+    default partition)."""
+    node_partition: str = ""
+    """The partition of the node being offered."""
+    partition_of: dict[str, str] = field(default_factory=dict)
+    """Each labelled node's partition, by node id (the scheduler's map)."""
+    am_non_exclusive: bool = False
+    """`yarn.resourcemanager.node-labels.am.allow-non-exclusive-allocation`:
+    AM containers too may be placed ignoring exclusivity."""
+    rejected: bool = False
+    """The last proposal on a labelled node was refused at commit."""
+    ignore_exclusivity: bool = False
+    """The pass is IGNORE_PARTITION_EXCLUSIVITY: a non-exclusive labelled
+    node offered to asks of the default partition."""
+    accepts: Callable[[SchedulerApp, Resource], bool] | None = None
+    """On a labelled node: whether the commit of a container (or
+    reservation) of that size for the app is accepted, each queue from its
+    leaf up within its maximum in the partition (AbstractCSQueue.accept)."""
+    missed: dict[tuple[str, int], int] = field(default_factory=dict)
+    """Missed non-partitioned scheduling opportunities per (attempt,
+    priority) (SchedulerApplicationAttempt's
+    missedNonPartitionedReqSchedulingOpportunity)."""
 
     def forget(self, attempt_id: str) -> None:
         """Drop an ended attempt's re-reservation counts."""
@@ -110,6 +135,8 @@ class AllocatorState:
             del self.rereservations[key]
         for key in [k for k in self.reservation_peaks if k[0] == attempt_id]:
             del self.reservation_peaks[key]
+        for key in [k for k in self.missed if k[0] == attempt_id]:
+            del self.missed[key]
 
     def reservations_changed(self, sapp: SchedulerApp, priority: int) -> None:
         """`sapp` made a new reservation or gave one up at `priority`: both
@@ -146,14 +173,31 @@ def assign_app(
         if any_ask is None or any_ask.num <= 0:
             continue
         required = any_ask.capability
+        if st.labelled:
+            partition = st.app_partition.get(sapp.app_id, "")
+            if st.ignore_exclusivity and sapp.am_pending and not st.am_non_exclusive:
+                return APP_SKIPPED, OFF_SWITCH  # no AM in non-exclusive mode
+            if partition != ("" if st.ignore_exclusivity else st.node_partition):
+                continue  # precheckNode: PRIORITY_SKIPPED
         if not looking and not should_allocate_or_reserve(st, sapp, priority, required):
             continue
-        unreservable = sapp.reserved_total() if looking and sapp.reservations else ZERO
+        unreservable = (
+            reserved_in(st.partition_of, sapp, st.node_partition)
+            if looking and sapp.reservations
+            else ZERO
+        )
         # RegularContainerAllocator.checkHeadroom: Resources.fitsIn, every
         # resource type under DRF (not a dominant-share comparison), so an
         # ask short of headroom in any type skips the queue.
         if not rm.fits(calc, required, headroom + unreservable):
             return QUEUE_SKIPPED, OFF_SWITCH
+        if st.labelled and not st.app_partition.get(sapp.app_id, ""):
+            # A default-partition ask counts the chances it had; it may use
+            # a non-exclusive partition only after missing one per node.
+            key = (sapp.attempt_id, priority)
+            missed = st.missed[key] = st.missed.get(key, 0) + 1
+            if st.ignore_exclusivity and missed < len(st.nodes):
+                return APP_SKIPPED, OFF_SWITCH
         if node.host in sapp.blacklist or node.rack in sapp.blacklist:
             return APP_SKIPPED, OFF_SWITCH
         opportunities = sapp.opportunities
@@ -231,6 +275,7 @@ def _assign_container(
     need = rm.rmax(calc, cluster, capability - headroom, must_unreserve)
     need_unreserve = rm.positive(calc, cluster, need)
     if calc.fits(capability, node.available):
+        other: SchedulerNode | None = None
         if looking and (not should or need_unreserve):
             # Continue looking: allocate here by giving up a reservation
             # of the same priority elsewhere (FiCaSchedulerApp.findNodeToUnreserve).
@@ -239,15 +284,46 @@ def _assign_container(
             )
             if other is None:
                 return LOCALITY_SKIPPED
+        if st.node_partition:
+            net = capability
+            if other is not None:
+                net = capability - sapp.reservations[other.node_id].resource
+            if not _accepted(st, sapp, net):
+                # The proposal is made, then refused at commit: nothing
+                # placed or given up, though the app's delay was reset
+                # (doAllocation runs first).
+                _reset_opportunities(st, sapp, priority, node_type)
+                st.rejected = True
+                return ALLOCATED
+        if other is not None:
             st.containers.unreserve(sapp, other)
         st.containers.place(sapp, node, priority, node_type, ask)
         _reset_opportunities(st, sapp, priority, node_type)
         return ALLOCATED
     if should and not (looking and need_unreserve) and node.reserved is None:
-        st.containers.reserve(sapp, node, priority, ask)
+        if not st.node_partition or _accepted(st, sapp, capability):
+            st.containers.reserve(sapp, node, priority, ask)
+        else:
+            st.rejected = True
         _reset_opportunities(st, sapp, priority, node_type)
         return RESERVED
     return LOCALITY_SKIPPED
+
+
+def reserved_in(partition_of: dict[str, str], sapp: SchedulerApp, partition: str) -> Resource:
+    """The app's reservations on nodes of `partition` (ResourceUsage's
+    reserved by partition; all of them while no node has a label)."""
+    if not partition_of:
+        return sapp.reserved_total()
+    total = ZERO
+    for node_id, c in sapp.reservations.items():
+        if partition_of.get(node_id, "") == partition:
+            total = total + c.resource
+    return total
+
+
+def _accepted(st: AllocatorState, sapp: SchedulerApp, capability: Resource) -> bool:
+    return st.accepts is None or st.accepts(sapp, capability)
 
 
 def _reset_opportunities(
@@ -258,6 +334,8 @@ def _reset_opportunities(
     rack-locality-full-reset) restarts the app's delay at `priority`."""
     if node_type == NODE_LOCAL or (node_type == RACK_LOCAL and st.cs.rack_locality_full_reset):
         sapp.opportunities[priority] = 0
+    if st.labelled and not st.node_partition:
+        st.missed.pop((sapp.attempt_id, priority), None)
 
 
 def _node_to_unreserve(

@@ -24,15 +24,18 @@ or resources for a queue whose capacity is in resources), `minimum-user-limit-pe
 fifo or fair, with `ordering-policy.fair.enable-size-based-weight`; parent:
 utilization or priority-utilization), `priority` and `reservable` (a
 reservable leaf becomes a plan queue with its default reservation queue,
-as CapacitySchedulerQueueManager builds it). A queue with
+as CapacitySchedulerQueueManager builds it), and node labels:
+`accessible-node-labels`, `accessible-node-labels.<label>.capacity` and
+`.maximum-capacity`, `default-node-label-expression`. A queue with
 `auto-create-child-queue.enabled` or `auto-queue-creation-v2.enabled` is a
 parent even without children (`auto_queues` creates them). What is not
-emulated (node labels, ...) is decided by `emu.config.support`: such a
+emulated (other per-label settings, ...) is decided by `emu.config.support`: such a
 property is refused by name, or skipped when `emu.allow-unsupported` is set.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from emu.config import support
@@ -70,6 +73,15 @@ UNLIMITED_PARALLEL_APPS = 2147483647
 RUNNING, STOPPED = "RUNNING", "STOPPED"
 INTRA_PREFIX = PREEMPTION_PREFIX + "intra-queue-preemption."
 USERLIMIT_FIRST, PRIORITY_FIRST = "userlimit_first", "priority_first"
+ANY_LABEL = "*"
+LABELS_KEY = "accessible-node-labels"
+_LABEL_KEY = re.compile(
+    re.escape(PREFIX) + r"(root(?:\.[^.]+)*?)\.accessible-node-labels\.([^.]+)\.(.+)$"
+)
+_LABEL_PROPERTY = re.compile(
+    re.escape(PREFIX)
+    + r"(root(?:\.[^.]+)*?)\.accessible-node-labels\.([^.]+)\.(capacity|maximum-capacity)$"
+)
 
 
 def _fail(conf: Configuration, name: str, message: str) -> InputError:
@@ -179,6 +191,31 @@ class QueueConf:
         preemption may not touch is not preempted within either."""
         return self.intra_disabled_in_hierarchy or self.preemption_disabled
 
+    accessible_labels: frozenset[str] = frozenset({ANY_LABEL})
+    """The node labels (partitions) the queue may use besides the default
+    one (`accessible-node-labels`, inherited from the parent; root: `*`,
+    every label)."""
+    label_capacity: dict[str, tuple[float, float, float, float]] = field(default_factory=dict)
+    """Per configured label: (capacity %, maximum-capacity %, absolute
+    capacity, absolute maximum capacity), as QueueCapacities holds them per
+    partition; a label not listed has capacity 0 and maximum 100 %."""
+    default_label: str = ""
+    """`default-node-label-expression`: the partition of the asks of an app
+    that names none (inherited as QueueNodeLabelsSettings does)."""
+
+    def can_access(self, label: str) -> bool:
+        """QueueNodeLabelsSettings.isAccessibleToPartition."""
+        return not label or ANY_LABEL in self.accessible_labels or label in self.accessible_labels
+
+    def absolute_in(self, label: str) -> tuple[float, float]:
+        """(absolute capacity, absolute maximum capacity) in a partition."""
+        if not label:
+            return self.absolute_capacity, self.absolute_maximum_capacity
+        c = self.label_capacity.get(label)
+        if c is None:
+            return 0.0, 0.0  # QueueCapacities has nothing for the label
+        return c[2], c[3]
+
     @property
     def name(self) -> str:
         return self.path.rsplit(".", 1)[-1]
@@ -249,6 +286,9 @@ class CapacityConf:
     """`auto-queue-creation-v2.queue-expiration-time` (seconds in the
     file): how long a dynamic queue stays idle before it is removed, and
     the deletion policy's interval."""
+    labels: frozenset[str] = frozenset()
+    """Every node label the queues configure (ConfiguredNodeLabels): those
+    named in `accessible-node-labels` lists and label capacities."""
 
     def max_parallel_apps_for_user(self, user: str) -> int:
         """CapacitySchedulerConfiguration.getMaxParallelAppsForUser."""
@@ -276,7 +316,23 @@ def parse(conf: Configuration, minimum: Resource, maximum: Resource) -> Capacity
     paths = queue_paths(conf)
     _check_stray_properties(conf, paths)
     queues: dict[str, QueueConf] = {}
-    _build(conf, ROOT, None, paths, queues, {}, {}, calc.name, minimum, maximum)
+    by_queue = _configured_labels(conf, paths)
+    labels = tuple(sorted(set().union(*by_queue.values()))) if by_queue else ()
+    _build(
+        conf,
+        ROOT,
+        None,
+        paths,
+        queues,
+        {},
+        {},
+        calc.name,
+        minimum,
+        maximum,
+        labels=labels,
+        by_queue=by_queue,
+    )
+    _check_label_sums(conf, queues)
 
     offswitch = conf.get_int(PREFIX + "per-node-heartbeat.maximum-offswitch-assignments", 1)
     if offswitch < 1:
@@ -316,6 +372,7 @@ def parse(conf: Configuration, minimum: Resource, maximum: Resource) -> Capacity
         absolute=any(q.min_resource is not None for q in queues.values()),
         auto_deletion=_monitor_policy(conf, DELETION_POLICY),
         auto_expiry_ms=_expiry_ms(conf),
+        labels=frozenset(labels),
     )
     _check_mappings(conf, cs)
     return cs
@@ -399,12 +456,16 @@ def _check_stray_properties(conf: Configuration, paths: dict[str, list[str]]) ->
             if queue not in paths:
                 raise _fail(conf, name, f"queue {queue!r} is not defined")
             continue
-        for suffix in QUEUE_SUFFIXES:
-            if rest.endswith("." + suffix):
-                queue = rest[: -len(suffix) - 1]
-                break
+        label_property = _LABEL_PROPERTY.match(name)
+        if label_property is not None:
+            queue = label_property.group(1)
         else:
-            continue
+            for suffix in QUEUE_SUFFIXES:
+                if rest.endswith("." + suffix):
+                    queue = rest[: -len(suffix) - 1]
+                    break
+            else:
+                continue
         if queue in paths:
             continue
         parent = queue.rsplit(".", 1)[0]
@@ -507,6 +568,8 @@ def _build(
     minimum: Resource,
     cluster_maximum: Resource,
     dynamic_parent: bool = False,
+    labels: tuple[str, ...] = (),
+    by_queue: dict[str, frozenset[str]] | None = None,
 ) -> None:
     """Build `path` and its subtree; `capacities` holds each queue's capacity
     (percent of its parent) and `mins` each absolute queue's configured
@@ -599,6 +662,8 @@ def _build(
             children_min = ZERO
             for r in child_mins.values():
                 children_min = children_min + r
+    own = labels if parent is None else tuple(sorted((by_queue or {}).get(path, ())))
+    accessible, label_capacity, default_label = _label_settings(conf, path, parent, own)
     q = QueueConf(
         path=path,
         parent=parent.path if parent else None,
@@ -629,6 +694,9 @@ def _build(
         auto_create=auto,
         weight=weight,
         intra_disabled_in_hierarchy=intra_off,
+        accessible_labels=accessible,
+        label_capacity=label_capacity,
+        default_label=default_label,
     )
     capacities.update(child_caps)
     mins.update(child_mins)
@@ -645,6 +713,8 @@ def _build(
             calc_name,
             minimum,
             cluster_maximum,
+            labels=labels,
+            by_queue=by_queue,
         )
 
 
@@ -673,9 +743,96 @@ def build_queue(
         calc_name,
         minimum,
         maximum,
-        dynamic_parent,
+        dynamic_parent=dynamic_parent,
     )
     return out[path]
+
+
+def _configured_labels(
+    conf: Configuration, paths: dict[str, list[str]]
+) -> dict[str, frozenset[str]]:
+    """Each queue's configured labels, as getConfiguredNodeLabelsByQueue
+    finds them: the labels of its `accessible-node-labels.<label>.*`
+    properties (a label only in an `accessible-node-labels` list gets no
+    capacities). Root has capacities for all of them."""
+    found: dict[str, set[str]] = {}
+    for name in conf:
+        m = _LABEL_KEY.match(name)
+        if m is not None and m.group(1) in paths:
+            found.setdefault(m.group(1), set()).add(m.group(2))
+    return {path: frozenset(labels) for path, labels in found.items()}
+
+
+def _check_label_sums(conf: Configuration, queues: dict[str, QueueConf]) -> None:
+    """AbstractParentQueue.setChildQueues, per label: the children's
+    capacities sum to 100, or to 0 under a parent with none there; a parent
+    with none there has children with none."""
+    for q in queues.values():
+        if not q.children or q.plan:
+            continue
+        for label, (own, *_) in q.label_capacity.items():
+            total = sum(_capacity_of(queues[c], label) for c in q.children)
+            if abs(total - 100) <= PRECISION:
+                bad = own <= 0
+            else:
+                bad = abs(total) > PRECISION or own > PRECISION
+            if bad:
+                listing = ", ".join(
+                    f"{c.rsplit('.', 1)[-1]}={_capacity_of(queues[c], label):g}" for c in q.children
+                )
+                raise _fail(
+                    conf,
+                    f"{PREFIX}{q.path}.queues",
+                    f"capacities for label {label} of the children of {q.path} sum to "
+                    f"{total:g} under a parent with {own:g} there; they must sum to 100, or "
+                    f"to 0 under a parent with none ({listing})",
+                )
+
+
+def _capacity_of(q: QueueConf, label: str) -> float:
+    c = q.label_capacity.get(label)
+    return c[0] if c is not None else 0.0
+
+
+def _label_settings(
+    conf: Configuration, path: str, parent: QueueConf | None, labels: tuple[str, ...]
+) -> tuple[frozenset[str], dict[str, tuple[float, float, float, float]], str]:
+    """The queue's node-label settings (QueueNodeLabelsSettings, and its
+    per-label QueueCapacities): accessible labels, inherited when unset and
+    `*` for root; per label, capacity (default 0, root 100) and maximum
+    capacity (default 100), made absolute along the path; the default label
+    expression, inherited from a parent whose labels it can all access."""
+    p = f"{PREFIX}{path}."
+    raw = conf.get(p + LABELS_KEY)
+    accessible: frozenset[str]
+    if parent is None:
+        accessible = frozenset({ANY_LABEL})
+    elif raw is None:
+        accessible = parent.accessible_labels
+    else:
+        names = {n.strip() for n in raw.split(",") if n.strip()}
+        accessible = frozenset({ANY_LABEL}) if ANY_LABEL in names else frozenset(names)
+    capacities: dict[str, tuple[float, float, float, float]] = {}
+    for label in labels:
+        lp = f"{p}{LABELS_KEY}.{label}."
+        cap = 100.0 if parent is None else conf.get_float(lp + "capacity", 0.0)
+        max_cap = 100.0 if parent is None else conf.get_float(lp + "maximum-capacity", 100.0)
+        for key, value in ((lp + "capacity", cap), (lp + "maximum-capacity", max_cap)):
+            if not 0 <= value <= 100:
+                raise _fail(conf, key, f"must be in [0, 100], got {value:g}")
+        # Unlike the default partition's, a label's capacity may exceed its
+        # maximum: Hadoop 3.4.2 checks that only in methods tests call.
+        parent_abs, parent_max = parent.absolute_in(label) if parent else (1.0, 1.0)
+        abs_cap, abs_max = parent_abs * cap / 100, parent_max * max_cap / 100
+        capacities[label] = (cap, max_cap, abs_cap, abs_max)
+    default = (conf.get(p + "default-node-label-expression") or "").strip()
+    if (
+        conf.get(p + "default-node-label-expression") is None
+        and parent is not None
+        and (raw is None or accessible >= parent.accessible_labels)
+    ):
+        default = parent.default_label
+    return accessible, capacities, default
 
 
 def _capacity_limits(

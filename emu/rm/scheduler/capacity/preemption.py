@@ -104,6 +104,10 @@ class TempQueue:
     normalized_guarantee: dict[str, float] = field(default_factory=dict)
     intra: intra_preemption.IntraLeaf | None = None
     """A leaf's apps and users, when intra-queue preemption is on."""
+    labelled_nodes: frozenset[str] = frozenset()
+    """The root's only: nodes of labelled partitions, whose containers a
+    round for the default partition leaves alone. The round's allowance
+    is still a share of the whole cluster, as in Hadoop."""
 
     def add_child(self, q: TempQueue) -> None:
         self.children.append(q)
@@ -313,6 +317,7 @@ def select_candidates(
     chosen: set[str] = set()
     unreserve: list[RMContainer] = []
     allowed = budget if budget is not None else [total_allowed]
+    labelled = root.labelled_nodes
 
     def take(c: RMContainer, want: list[Resource]) -> bool:
         """tryPreemptContainerAndDeductResToObtain."""
@@ -338,13 +343,15 @@ def select_candidates(
             for node_id in sorted(sapp.reservations):
                 if not rm.positive(calc, cluster, want[0]):
                     break
+                if node_id in labelled:
+                    continue
                 c = sapp.reservations[node_id]
                 take(c, want)
                 unreserve.append(c)
             for c in sorted(sapp.live.values(), key=container_order_key):
                 if not rm.positive(calc, cluster, want[0]):
                     break
-                if c.container_id in chosen:
+                if c.container_id in chosen or c.node_id in labelled:
                     continue
                 if c.is_am:
                     skipped_am.append(c)

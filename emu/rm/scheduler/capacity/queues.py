@@ -41,18 +41,52 @@ if TYPE_CHECKING:
 
 
 class Env(Protocol):
-    """What limit computations read from the scheduler."""
+    """What limit computations read from the scheduler: for one node
+    partition (`partition`, "" the default one), whose resource is
+    `cluster`; `ignore` is IGNORE_PARTITION_EXCLUSIVITY, where a queue may
+    use the whole partition whatever its capacities there."""
 
     calc: ResourceCalculator
     cluster: Resource
     minimum: Resource
     limits: rm.Limits
+    partition: str
+    ignore: bool
+
+
+class Partition:
+    """The `Env` of one node partition: the scheduler's calculator and
+    minimum over the partition's resource (RMNodeLabelsManager.getResourceByLabel).
+    The scheduler is its own `Env` while no node or app has a label."""
+
+    __slots__ = ("calc", "cluster", "ignore", "limits", "minimum", "partition")
+
+    def __init__(
+        self,
+        partition: str,
+        calc: ResourceCalculator,
+        cluster: Resource,
+        minimum: Resource,
+        ignore: bool = False,
+    ) -> None:
+        self.partition = partition
+        self.calc = calc
+        self.cluster = cluster
+        self.minimum = minimum
+        self.limits = rm.limits_for(calc, cluster, minimum)
+        self.ignore = ignore
+
+
+def _partition(env: Env) -> str:
+    """The partition `env` is for: "" (the default one) for the scheduler
+    itself, which is its own `Env` while no label is known."""
+    return env.partition if isinstance(env, Partition) else ""
 
 
 class User:
     """A user's footprint in one leaf queue."""
 
-    __slots__ = ("am_used", "apps", "demanding", "name", "used")
+    __slots__ = ("am_used", "am_used_in", "apps", "demanding", "name", "used", "used_in")
 
     def __init__(self, name: str) -> None:
         self.name = name
@@ -60,6 +94,12 @@ class User:
         self.am_used = ZERO
         self.apps = 0
         self.demanding: set[str] = set()
+        self.used_in: dict[str, Resource] = {}
+        """Usage in each labelled partition (`used` is the default one's)."""
+        self.am_used_in: dict[str, Resource] = {}
+
+    def used_of(self, partition: str) -> Resource:
+        return self.used if not partition else self.used_in.get(partition, ZERO)
 
 
 class Queue:
@@ -88,6 +128,16 @@ class Queue:
         """A queue in resources: its effective minimum resource (its
         guarantee), set by `update_absolute`."""
         self.eff_max: Resource = ZERO
+        self.used_in: dict[str, Resource] = {}
+        """Usage (allocated and reserved) in each labelled partition; `used`
+        and `reserved` are the default partition's (QueueUsage by partition)."""
+        self.reserved_in: dict[str, Resource] = {}
+        self._sized_in: dict[
+            str, tuple[Resource, QueueConf, Resource, Resource, Resource, Resource]
+        ] = {}
+
+    def used_of(self, partition: str) -> Resource:
+        return self.used if not partition else self.used_in.get(partition, ZERO)
 
     @property
     def is_leaf(self) -> bool:
@@ -99,6 +149,8 @@ class Queue:
         """(cluster, conf, guaranteed, maximum, exact guarantee, exact
         maximum), recomputed only when the cluster or the configuration
         changes."""
+        if isinstance(env, Partition) and env.partition:
+            return self._sizes_in(env)
         s = self._sized
         if s is None or s[1] is not self.conf or (s[0] is not env.cluster and s[0] != env.cluster):
             c = self.conf
@@ -131,6 +183,28 @@ class Queue:
         s = self._sizes(env)
         return s[4], s[5]
 
+    def _sizes_in(
+        self, env: Env
+    ) -> tuple[Resource, QueueConf, Resource, Resource, Resource, Resource]:
+        """`_sizes` in a labelled partition, from the queue's capacities
+        there (CSQueueUtils.updateQueueStatistics per partition). The
+        guarantee is the effective capacity as Hadoop's capacity
+        calculators give it, truncated (getEffectiveCapacity): user and AM
+        limits start from it."""
+        s = self._sized_in.get(env.partition)
+        if s is None or s[1] is not self.conf or (s[0] is not env.cluster and s[0] != env.cluster):
+            c = self.conf
+            cap, max_cap = c.absolute_in(env.partition)
+            s = self._sized_in[env.partition] = (
+                env.cluster,
+                c,
+                rm.multiply(env.cluster, cap),
+                rm.multiply_down(env.cluster, max_cap, env.minimum),
+                rm.multiply(env.cluster, cap),
+                rm.multiply(env.cluster, max_cap),
+            )
+        return s
+
     def guaranteed(self, env: Env) -> Resource:
         """Guaranteed capacity, rounded up to the minimum allocation."""
         return self._sizes(env)[2]
@@ -149,14 +223,18 @@ class Queue:
     def used_capacity(self, env: Env) -> float:
         """used / guaranteed, as queues are ordered by."""
         g = self._sizes(env)[4]
+        p = _partition(env)
+        used = self.used if not p else self.used_in.get(p, ZERO)
         if not rm.positive(env.calc, env.cluster, g):
-            return 0.0 if self.used.is_zero() else math.inf
-        return rm.divide(env.calc, env.cluster, self.used, g)
+            return 0.0 if used.is_zero() else math.inf
+        return rm.divide(env.calc, env.cluster, used, g)
 
     def absolute_used_capacity(self, env: Env) -> float:
         if not rm.positive(env.calc, env.cluster, env.cluster):
             return 0.0
-        return rm.divide(env.calc, env.cluster, self.used, env.cluster)
+        p = _partition(env)
+        used = self.used if not p else self.used_in.get(p, ZERO)
+        return rm.divide(env.calc, env.cluster, used, env.cluster)
 
     def charge(self, delta: Resource, reserved: Resource) -> None:
         """Add `delta` to the usage (and `reserved` to the reservations) of
@@ -174,6 +252,15 @@ class Queue:
                 q.used = used + delta
             if not no_reserved:
                 q.reserved = q.reserved + reserved
+            q = q.parent
+
+    def charge_in(self, partition: str, delta: Resource, reserved: Resource) -> None:
+        """`charge` for a container on a node of a labelled partition."""
+        q: Queue | None = self
+        while q is not None:
+            q.used_in[partition] = q.used_in.get(partition, ZERO) + delta
+            if reserved is not ZERO:
+                q.reserved_in[partition] = q.reserved_in.get(partition, ZERO) + reserved
             q = q.parent
 
     def num_runnable(self) -> int:
@@ -197,8 +284,10 @@ class ParentQueue(Queue):
         """Least-served child first (PriorityUtilizationQueueOrderingPolicy);
         ties go to the larger guarantee, then to configuration order."""
         keyed = []
+        p = _partition(env)
         for i, q in enumerate(self.children):
-            cap = q.absolute_capacity
+            c = q.conf
+            cap = q.absolute_capacity if not p else c.absolute_in(p)[0]
             used = q.absolute_used_capacity(env) if cap <= 0 else q.used_capacity(env)
             keyed.append((cap <= 0, used, -cap, i, q))
         keyed.sort()  # the index is unique: queues themselves are never compared
@@ -248,6 +337,15 @@ class LeafQueue(Queue):
         self.fair_changed: set[str] = set()
         """The attempts the fair ordering policy is to re-sort at the next
         assignment (entitiesToReorder)."""
+        self.am_partition: dict[str, str] = {}
+        """The labelled partition of each active attempt whose AM asks for
+        one (its AM resource counts there, as QueueUsage's AM used by
+        partition)."""
+        self.am_used_in: dict[str, Resource] = {}
+        self.offered: Resource | None = None
+        """With node labels: the limit the leaf was last offered when it
+        looked at an app (queueResourceLimitsInfo's current limit), which its
+        AM limit reads; None: the default partition's from the top."""
 
     @property
     def is_leaf(self) -> bool:
@@ -316,10 +414,17 @@ class LeafQueue(Queue):
             self.active.remove(sapp)
             self.fair_seen.pop(sapp.attempt_id, None)
             self.fair_changed.discard(sapp.attempt_id)
-            self.am_used = self.am_used - sapp.am_resource
             u = self.users.get(sapp.user)
-            if u is not None:
-                u.am_used = u.am_used - sapp.am_resource
+            partition = self.am_partition.pop(sapp.attempt_id, "") if self.am_partition else ""
+            if partition:
+                am = sapp.am_resource
+                self.am_used_in[partition] = self.am_used_in[partition] - am
+                if u is not None:
+                    u.am_used_in[partition] = u.am_used_in[partition] - am
+            else:
+                self.am_used = self.am_used - sapp.am_resource
+                if u is not None:
+                    u.am_used = u.am_used - sapp.am_resource
         elif sapp in self.pending:
             self.pending.remove(sapp)
         elif sapp in self.non_runnable:
@@ -331,6 +436,11 @@ class LeafQueue(Queue):
         if demanding == (sapp.attempt_id in u.demanding):
             return
         if demanding:
+            if not any(a.user == u.name for a in self.active):
+                # UsersManager.activateApplication ignores a user none of
+                # whose apps the queue has activated yet (an app waiting
+                # for the AM limit does not make its user active).
+                return
             u.demanding.add(sapp.attempt_id)
         else:
             u.demanding.discard(sapp.attempt_id)
@@ -339,8 +449,17 @@ class LeafQueue(Queue):
     def active_users(self) -> list[User]:
         return [u for _, u in sorted(self.users.items()) if u.demanding]
 
-    def activate(self, env: Env, current_limit: Resource) -> list[SchedulerApp]:
-        """LeafQueue.activateApplications: returns the attempts activated."""
+    def activate(
+        self,
+        env: Env,
+        current_limit: Resource,
+        partition_env: Callable[[SchedulerApp], Env] | None = None,
+    ) -> list[SchedulerApp]:
+        """LeafQueue.activateApplications: returns the attempts activated.
+        With `partition_env` (some app or node has a label), an attempt
+        whose AM asks for a labelled partition is held to the AM limit of
+        that partition (calculateAndGetAMResourceLimitPerPartition: the
+        queue's guarantee there, not its current limit)."""
         if not self.pending:
             return []
         calc, cluster = env.calc, env.cluster
@@ -349,6 +468,12 @@ class LeafQueue(Queue):
         weights = self.conf.user_weights
         activated = []
         for sapp in list(self.pending):
+            if partition_env is not None:
+                penv = partition_env(sapp)
+                if penv.partition:
+                    if self._activate_in(penv, sapp):
+                        activated.append(sapp)
+                    continue
             am = sapp.am_resource
             lenient = not self.active or rm.le(calc, cluster, self.am_used, ZERO)
             if not rm.fits(calc, self.am_used + am, am_limit) and not lenient:
@@ -365,6 +490,27 @@ class LeafQueue(Queue):
             u.am_used = u.am_used + am
             activated.append(sapp)
         return activated
+
+    def _activate_in(self, env: Env, sapp: SchedulerApp) -> bool:
+        """`activate` for an attempt whose AM asks for the labelled
+        partition of `env`."""
+        calc, cluster, p = env.calc, env.cluster, env.partition
+        am = sapp.am_resource
+        am_limit = self.am_limit(env, ZERO)
+        used = self.am_used_in.get(p, ZERO)
+        lenient = not self.active or rm.le(calc, cluster, used, ZERO)
+        if not rm.fits(calc, used + am, am_limit) and not lenient:
+            return False
+        u = self.user(sapp.user)
+        user_used = u.am_used_in.get(p, ZERO)
+        if not rm.fits(calc, user_used + am, self.user_am_limit(env, am_limit)) and not lenient:
+            return False
+        self.pending.remove(sapp)
+        self.insert_active(sapp)
+        self.am_used_in[p] = used + am
+        u.am_used_in[p] = user_used + am
+        self.am_partition[sapp.attempt_id] = p
+        return True
 
     def insert_active(self, sapp: SchedulerApp) -> None:
         self.active.append(sapp)
@@ -404,6 +550,8 @@ class LeafQueue(Queue):
         user of the queue; `user_limit_for` applies a user's weight). Cached until a
         user's usage or activity, the cluster or the configuration changes,
         as UsersManager caches it."""
+        if isinstance(env, Partition) and env.partition:
+            return self._compute_user_limit(env)
         cached = self._user_limit
         if (
             cached is not None
@@ -417,7 +565,10 @@ class LeafQueue(Queue):
         return limit
 
     def _compute_user_limit(self, env: Env) -> Resource:
+        """In IGNORE_PARTITION_EXCLUSIVITY the cap is the whole partition,
+        not the user-limit-factor times a guarantee the queue may not have."""
         conf = self.conf
+        p = _partition(env)
         active = self.active_users()
         active_weight: float | None = None
         if conf.user_weights:
@@ -425,12 +576,36 @@ class LeafQueue(Queue):
             active_weight = 0.0
             for u in active:
                 active_weight = rm.f32(active_weight + rm.f32(conf.user_weights.get(u.name, 1.0)))
+        if not p:
+            return env.limits.user_limit(
+                env.cluster,
+                env.minimum,
+                self._sizes(env)[4],
+                [u.used for u in self.users.values()],
+                [u.used for u in active],
+                conf.user_limit_percent,
+                conf.user_limit_factor,
+                lambda: self.max_resource(env),
+                active_weight,
+            )
+        if env.ignore:
+            return env.limits.user_limit(
+                env.cluster,
+                env.minimum,
+                self.guaranteed(env),
+                [u.used_of(p) for u in self.users.values()],
+                [u.used_of(p) for u in active],
+                conf.user_limit_percent,
+                -1,
+                lambda: env.cluster,
+                active_weight,
+            )
         return env.limits.user_limit(
             env.cluster,
             env.minimum,
             self.guaranteed(env),
-            [u.used for u in self.users.values()],
-            [u.used for u in active],
+            [u.used_of(p) for u in self.users.values()],
+            [u.used_of(p) for u in active],
             conf.user_limit_percent,
             conf.user_limit_factor,
             lambda: self.max_resource(env),
@@ -468,7 +643,10 @@ class LeafQueue(Queue):
         asks, capped by what the user limit still allows."""
         room: dict[str, Resource] = {}
         total = ZERO
+        labelled = self.am_partition
         for sapp in self.active:
+            if labelled and labelled.get(sapp.attempt_id, "") != _partition(env):
+                continue  # its asks are for another partition
             if sapp.user not in room:
                 u = self.users.get(sapp.user)
                 used = u.used if u is not None else ZERO

@@ -16,6 +16,15 @@ above the user limit, and gives the first app that can take one a
 container (see `allocator`). A child that runs out of headroom lowers what
 the parent offers its other children.
 
+With node labels (a labelled node or app), a node is offered its own
+partition first, each queue within its capacities and usage there (an
+`Env` per partition, `queues.Partition`); a non-exclusive node nobody of its
+partition took is then offered to default-partition asks, each queue up to
+the whole partition (CapacityScheduler.allocateOrReserveNewContainers). A
+proposal on a labelled node is checked at commit against every queue's
+maximum up the tree (`_accepts`), as Hadoop's accept is. Without labels the
+scheduler is its own `Env` and none of this runs.
+
 `headroom` is what the AMs see in allocate responses: min(user limit -
 user usage, queue limit - queue usage), capped by the free cluster.
 `refresh` applies an admin refresh; `update` runs the preemption policy.
@@ -45,7 +54,15 @@ from emu.rm.scheduler.capacity.config import LEGACY, PREFIX, CapacityConf, parse
 from emu.rm.scheduler.capacity.intra_preemption import IntraLeaf, all_users_limit
 from emu.rm.scheduler.capacity.placement import may_submit, place
 from emu.rm.scheduler.capacity.preemption import PreemptionPolicy, TempQueue
-from emu.rm.scheduler.capacity.queues import LeafQueue, ParentQueue, Queue, build, update_absolute
+from emu.rm.scheduler.capacity.queues import (
+    Env,
+    LeafQueue,
+    ParentQueue,
+    Partition,
+    Queue,
+    build,
+    update_absolute,
+)
 from emu.rm.scheduler.locality import OFF_SWITCH
 from emu.rm.scheduler.queue_metrics import QueueMetrics
 from emu.rm.scheduler.scheduler_app import SchedulerApp
@@ -54,6 +71,7 @@ from emu.rm.scheduler.scheduler_node import SchedulerNode
 if TYPE_CHECKING:
     from emu.rm.app import RMApp
     from emu.rm.context import RMContext
+    from emu.rm.node import RMNode
 
 QUEUE_LIMIT = "QUEUE_LIMIT"
 
@@ -97,6 +115,21 @@ class CapacityScheduler(Scheduler):
         super().__init__(ctx, calculator(cs.calculator))
         self.limits = rm.limits_for(self.calc, self.cluster, self.minimum)
         """The limit arithmetic for this calculator and cluster (`rm.Limits`)."""
+        self.partition = ""
+        self.ignore = False
+        # Node labels (RMNodeLabelsManager): each labelled node's partition,
+        # each label's exclusivity and resource, and the `Env`s of the
+        # partitions; `default_env` is the scheduler itself until a node or
+        # an app has a label, then the unlabelled nodes' partition.
+        self.labelled = False
+        self.node_partition: dict[str, str] = {}
+        self.exclusive: dict[str, bool] = {}
+        self.partition_resource: dict[str, Resource] = {}
+        self.envs: dict[tuple[str, bool], Env] = {}
+        self.default_env: Env = self
+        self.app_label: dict[str, str] = {}
+        """The labelled partition each app's asks name (its
+        `job.label.expression`, else its queue's default-node-label-expression)."""
         self.conf = ctx.conf
         self.auto_conf = ctx.conf
         """The configuration with the properties auto-created queues got
@@ -122,6 +155,12 @@ class CapacityScheduler(Scheduler):
             self.apps,
             lambda path: self.tree[path].conf.maximum_allocation,
             self,
+        )
+        self.alloc.app_partition = self.app_label
+        self.alloc.partition_of = self.node_partition
+        self.alloc.accepts = self._accepts
+        self.alloc.am_non_exclusive = ctx.conf.get_bool(
+            "yarn.resourcemanager.node-labels.am.allow-non-exclusive-allocation", False
         )
         self.preemption = PreemptionPolicy(cs.preemption) if cs.preemption.enabled else None
         intervals = []
@@ -180,6 +219,17 @@ class CapacityScheduler(Scheduler):
         )
         if refusal is not None:
             return refusal
+        label = _label_expression(app) or leaf.conf.default_label
+        if label and not leaf.conf.can_access(label):
+            # SchedulerUtils.validateResourceRequest (checkQueueAccessToNode)
+            return (
+                f"Invalid resource request, queue={path} doesn't have permission to access "
+                f"all labels in resource request. labelExpression of resource request={label}. "
+                f"Queue labels={','.join(sorted(leaf.conf.accessible_labels))}"
+            )
+        if label:
+            self.app_label[app.app_id] = label
+            self._labels_changed()
         app.queue = path
         self.app_leaf[app.app_id] = leaf
         if leaf.conf.dynamic:
@@ -277,12 +327,19 @@ class CapacityScheduler(Scheduler):
         leaf = self.app_leaf.pop(app_id, None)
         if leaf is None:
             return
+        if self.app_label:
+            self.app_label.pop(app_id, None)
         leaf.count_app(-1)
         app = self.ctx.apps.get(app_id)
         u = leaf.users.get(app.user) if app is not None else None
         if u is not None:
             u.apps -= 1
-            if u.apps <= 0 and u.used.is_zero() and not u.demanding:
+            if (
+                u.apps <= 0
+                and u.used.is_zero()
+                and not u.demanding
+                and all(r.is_zero() for r in u.used_in.values())
+            ):
                 del leaf.users[u.name]
 
     def attempt_added(self, sapp: SchedulerApp) -> None:
@@ -439,7 +496,14 @@ class CapacityScheduler(Scheduler):
     def _activate(self, leaf: LeafQueue) -> None:
         if self.cluster.is_zero():
             return
-        for sapp in leaf.activate(self, self.current_limit(leaf)):
+        if self.labelled:
+            env = self.default_env
+            offered = leaf.offered
+            current = offered if offered is not None else self.current_limit(leaf, env)
+            activated = leaf.activate(env, current, self._am_env)
+        else:
+            activated = leaf.activate(self, self.current_limit(leaf))
+        for sapp in activated:
             self._set_demand(sapp, leaf, sapp.info.has_pending())
         for sapp in leaf.pending:  # activation holds apps back only for AM limits
             self.activities.record(sapp.app_id, act.AM_LIMIT)
@@ -449,31 +513,122 @@ class CapacityScheduler(Scheduler):
             if isinstance(q, LeafQueue):
                 self._activate(q)
 
-    # --- cluster changes ----------------------------------------------------------
+    def _pending_in(self, leaf: LeafQueue, partition: str) -> bool:
+        """Whether an app of the leaf asks for `partition` (its pending
+        resource there, as the queue's ResourceUsage keeps it)."""
+        labels = self.app_label
+        for apps in (leaf.active, leaf.pending):
+            for a in apps:
+                if a.info.has_pending() and labels.get(a.app_id, "") == partition:
+                    return True
+        return False
+
+    def _am_env(self, sapp: SchedulerApp) -> Env:
+        """The `Env` of the partition an attempt's AM asks for."""
+        label = self.app_label.get(sapp.app_id, "") if self.app_label else ""
+        return self._env(label, False) if label else self.default_env
+
+    # --- node labels ----------------------------------------------------------------
+    def _env(self, partition: str, ignore: bool) -> Env:
+        """The `Env` of a labelled partition, in RESPECT (or, `ignore`,
+        IGNORE) partition-exclusivity mode."""
+        env = self.envs.get((partition, ignore))
+        if env is None:
+            total = self.partition_resource.get(partition, ZERO)
+            env = self.envs[(partition, ignore)] = Partition(
+                partition, self.calc, total, self.minimum, ignore
+            )
+        return env
+
+    def _labels_changed(self) -> None:
+        """A labelled node came or went, or the first labelled app: the
+        partitions' resources (the default one's is what no label holds)
+        and their `Env`s follow."""
+        self.labelled = self.alloc.labelled = bool(self.node_partition or self.app_label)
+        self.envs = {}
+        for q in self.tree.values():
+            if isinstance(q, LeafQueue):
+                # refreshAfterResourceCalculation: limits from the top again
+                q.offered = None
+        if not self.labelled:
+            self.default_env = self
+            return
+        labelled = ZERO
+        for total in self.partition_resource.values():
+            labelled = labelled + total
+        self.default_env = Partition("", self.calc, self.cluster - labelled, self.minimum)
+
+    def on_NODE_ADDED(self, node_id: str, rmnode: RMNode) -> None:
+        """A node's first label is its partition (YARN allows one); a label
+        the cluster does not know yet is added with the node's exclusivity
+        (`name(exclusive=false)`), as addToClusterNodeLabels."""
+        if rmnode.labels:
+            spec = rmnode.labels[0]
+            name = spec.split("(", 1)[0].strip()
+            if name not in self.exclusive:
+                self.exclusive[name] = "exclusive=false" not in spec.replace(" ", "").lower()
+            self.node_partition[node_id] = name
+            self.partition_resource[name] = (
+                self.partition_resource.get(name, ZERO) + rmnode.resource
+            )
+        super().on_NODE_ADDED(node_id, rmnode)
+
+    def on_NODE_REMOVED(self, node_id: str, rmnode: RMNode) -> None:
+        node = self.nodes.get(node_id)
+        super().on_NODE_REMOVED(node_id, rmnode)
+        name = self.node_partition.pop(node_id, "") if node is not None else ""
+        if name:
+            assert node is not None
+            self.partition_resource[name] = self.partition_resource[name] - node.total
+            self._labels_changed()
+            self._activate_all()
+
     def node_added(self, node: SchedulerNode) -> None:
-        self._cluster_changed()
+        self._cluster_changed(node.node_id in self.node_partition)
 
     def node_removed(self, node: SchedulerNode) -> None:
         self._cluster_changed()
 
     def on_NODE_RESOURCE_UPDATE(self, node_id: str, rmnode: Any) -> None:
+        node = self.nodes.get(node_id)
+        name = self.node_partition.get(node_id, "") if node is not None else ""
+        if name:
+            assert node is not None
+            self.partition_resource[name] = (
+                self.partition_resource[name] - node.total + rmnode.resource
+            )
         super().on_NODE_RESOURCE_UPDATE(node_id, rmnode)
         self._cluster_changed()
 
-    def _cluster_changed(self) -> None:
-        """The cluster's size changed: the limit arithmetic may change, queues
-        in resources get new effective capacities (root.updateClusterResource),
-        and waiting apps may now start."""
+    def _cluster_changed(self, labels: bool = False) -> None:
+        """The cluster's size changed: the limit arithmetic may change, the
+        partitions' resources follow (`labels`: the node that came has a
+        label), queues in resources get new effective capacities
+        (root.updateClusterResource), and waiting apps may now start."""
         self.limits = rm.limits_for(self.calc, self.cluster, self.minimum)
+        if self.labelled or labels:
+            self._labels_changed()
         if self.cs.absolute:
             update_absolute(self.root, self.cs, self)
         self._activate_all()
 
     # --- usage accounting ---------------------------------------------------------
-    def _charge(self, app_id: str, user: str, delta: Resource, reserved: Resource) -> None:
+    def _charge(
+        self, app_id: str, user: str, delta: Resource, reserved: Resource, node_id: str = ""
+    ) -> None:
+        """Charge the app's leaf and user in the partition of the node
+        (`node_id`) the container is on."""
         leaf = self.app_leaf.get(app_id)
         if leaf is None:
             return
+        if self.node_partition:
+            partition = self.node_partition.get(node_id, "")
+            if partition:
+                leaf.charge_in(partition, delta, reserved)
+                u = leaf.user(user)
+                u.used_in[partition] = u.used_in.get(partition, ZERO) + delta
+                leaf.touch()
+                return
         leaf.charge(delta, reserved)
         u = leaf.user(user)
         used = u.used
@@ -485,7 +640,7 @@ class CapacityScheduler(Scheduler):
 
     def container_allocated(self, c: RMContainer, sapp: SchedulerApp, node: SchedulerNode) -> None:
         super().container_allocated(c, sapp, node)
-        self._charge(sapp.app_id, sapp.user, c.resource, ZERO)
+        self._charge(sapp.app_id, sapp.user, c.resource, ZERO, c.node_id)
         if self.track_fair and not self.alloc.fulfilling:
             self._fair_changed(c.app_id, c.attempt_id)
 
@@ -500,7 +655,7 @@ class CapacityScheduler(Scheduler):
         super().container_released(c, sapp)
         app = self.ctx.apps.get(c.app_id)
         if app is not None:
-            self._charge(c.app_id, app.user, ZERO - c.resource, ZERO)
+            self._charge(c.app_id, app.user, ZERO - c.resource, ZERO, c.node_id)
         if self.preemption is not None:
             self.preemption.forget(c.container_id)
         if self.track_fair:
@@ -510,7 +665,7 @@ class CapacityScheduler(Scheduler):
         self, sapp: SchedulerApp, node: SchedulerNode, priority: int, ask: Ask
     ) -> RMContainer:
         c = super().reserve(sapp, node, priority, ask)
-        self._charge(sapp.app_id, sapp.user, c.resource, c.resource)
+        self._charge(sapp.app_id, sapp.user, c.resource, c.resource, node.node_id)
         self.alloc.reservations_changed(sapp, priority)
         if self.track_fair:
             self._fair_changed(sapp.app_id, sapp.attempt_id)
@@ -524,7 +679,7 @@ class CapacityScheduler(Scheduler):
         if c is not None:
             app = self.ctx.apps.get(c.app_id)
             if app is not None:
-                self._charge(c.app_id, app.user, ZERO - c.resource, ZERO - c.resource)
+                self._charge(c.app_id, app.user, ZERO - c.resource, ZERO - c.resource, node.node_id)
             if self.track_fair and not self.alloc.fulfilling:
                 self._fair_changed(c.app_id, c.attempt_id)
 
@@ -560,8 +715,19 @@ class CapacityScheduler(Scheduler):
             return
         cs, minimum, count = self.cs, self.minimum, self.calc.divide_and_count
         offswitch = assigned = 0
+        labelled = self.labelled
         while self.demand[self.root.path] and count(node.available, minimum) >= 1:
-            a = self._assign(self.root, node, self.cluster)
+            if labelled:
+                a = self._assign_partitioned(node)
+                if self.alloc.rejected:
+                    # Hadoop counts a refused proposal as the heartbeat's
+                    # assignment and tries again while its limits allow; with
+                    # no limit on assignments that would never end.
+                    self.alloc.rejected = False
+                    if cs.max_assignments_per_heartbeat == -1:
+                        return
+            else:
+                a = self._assign(self.root, node, self.cluster, self)
             if not a.assigned:
                 return
             if a.locality == OFF_SWITCH:
@@ -577,62 +743,143 @@ class CapacityScheduler(Scheduler):
             ):
                 return
 
+    def _assign_partitioned(self, node: SchedulerNode) -> Assignment:
+        """CapacityScheduler.allocateOrReserveNewContainers with node labels:
+        the node's partition is offered respecting exclusivity (only asks
+        for that partition, within the queues' capacities there); when
+        nothing is placed and the partition is non-exclusive, it is offered
+        again ignoring exclusivity, to default-partition asks, each queue
+        up to the whole partition."""
+        alloc = self.alloc
+        partition = self.node_partition.get(node.node_id, "")
+        alloc.node_partition = partition
+        alloc.ignore_exclusivity = False
+        if not partition:
+            env = self.default_env
+            return self._assign(self.root, node, env.cluster, env)
+        env = self._env(partition, False)
+        a = self._assign(self.root, node, env.cluster, env)
+        if a.assigned or self.exclusive.get(partition, True):
+            return a
+        alloc.ignore_exclusivity = True
+        try:
+            env = self._env(partition, True)
+            return self._assign(self.root, node, self.default_env.cluster, env)
+        finally:
+            alloc.ignore_exclusivity = False
+
+    def _accepts(self, sapp: SchedulerApp, capability: Resource) -> bool:
+        """AbstractCSQueue.accept for a container (or reservation) on a node
+        of a labelled partition: the leaf and every ancestor stay within
+        their maximum there once it is added (ignoring exclusivity: the
+        whole partition). A leaf's headroom does not cover its ancestors
+        then, whose other children use the partition too."""
+        alloc = self.alloc
+        p = alloc.node_partition
+        env = self._env(p, alloc.ignore_exclusivity)
+        q: Queue | None = self._leaf(sapp)
+        while q is not None:
+            limit = env.cluster if env.ignore else q.effective_max(env)
+            if not rm.fits(self.calc, q.used_in.get(p, ZERO) + capability, limit):
+                return False
+            q = q.parent
+        return True
+
     def _can_assign(
-        self, q: Queue, limit: Resource, unreservable: Resource = ZERO
+        self, q: Queue, limit: Resource, unreservable: Resource = ZERO, env: Env | None = None
     ) -> tuple[bool, Resource]:
         """AbstractCSQueue.canAssignToThisQueue: (below the limit, counting
-        out reservations that could be given up?, headroom)."""
+        out reservations that could be given up?, headroom). In a labelled
+        partition, usage there counts; ignoring exclusivity, the limit is
+        the whole partition (getCurrentLimitResource)."""
+        if env is None or env is self:
+            return self.limits.can_assign(
+                self.cluster,
+                q.effective_max(self),
+                limit,
+                q.used,
+                unreservable,
+                self.cs.reservations_continue_looking,
+            )
+        p = env.partition
+        queue_max = env.cluster if env.ignore else q.effective_max(env)
+        # Amounts are the partition's; comparisons are over the whole cluster
+        # (canAssignToThisQueue's clusterResource), which tells under DRF.
         return self.limits.can_assign(
             self.cluster,
-            q.effective_max(self),
-            limit,
-            q.used,
+            queue_max,
+            env.cluster if env.ignore else limit,
+            q.used if not p else q.used_in.get(p, ZERO),
             unreservable,
             self.cs.reservations_continue_looking,
         )
 
-    def child_limit(self, parent: ParentQueue, child: Queue, parent_limit: Resource) -> Resource:
+    def child_limit(
+        self, parent: ParentQueue, child: Queue, parent_limit: Resource, env: Env | None = None
+    ) -> Resource:
         """ParentQueue.getResourceLimitsOfChild: the parent's limit, capped by
         its own effective maximum, less what the parent uses, plus what the
         child uses, rounded down to the minimum allocation. The child's own
         maximum is not applied here but by the child (getCurrentLimitResource,
         unrounded), so a child below its maximum can show a headroom of less
         than one container."""
+        if env is None or env is self:
+            return self.limits.child_limit(
+                self.cluster,
+                parent_limit,
+                parent.effective_max(self),
+                parent.used,
+                child.used,
+                self.minimum,
+            )
+        p = env.partition
         return self.limits.child_limit(
             self.cluster,
             parent_limit,
-            parent.effective_max(self),
-            parent.used,
-            child.used,
+            parent.effective_max(env),
+            parent.used_of(p),
+            child.used_of(p),
             self.minimum,
         )
 
-    def current_limit(self, leaf: Queue) -> Resource:
-        """The limit a leaf is offered from the root down, capped by its maximum."""
+    def current_limit(self, leaf: Queue, env: Env | None = None) -> Resource:
+        """The limit a leaf is offered from the root down, capped by its
+        maximum (in the default partition: `env`, or the scheduler's own
+        while no label is known)."""
+        e: Env = self if env is None else env
         chain: list[Queue] = []
         q: Queue | None = leaf
         while q is not None:
             chain.append(q)
             q = q.parent
         steps = [
-            (chain[i].effective_max(self), chain[i].used, chain[i - 1].used)
+            (chain[i].effective_max(e), chain[i].used, chain[i - 1].used)
             for i in range(len(chain) - 1, 0, -1)
         ]
-        leaf_max = leaf.effective_max(self)
-        return self.limits.current_limit(self.cluster, steps, leaf_max, self.minimum)
+        leaf_max = leaf.effective_max(e)
+        return e.limits.current_limit(e.cluster, steps, leaf_max, self.minimum)
 
-    def _assign(self, q: Queue, node: SchedulerNode, limit: Resource) -> Assignment:
+    def _assign(self, q: Queue, node: SchedulerNode, limit: Resource, env: Env) -> Assignment:
         if not self.demand[q.path]:
             return NOTHING
+        if (
+            env is not self
+            and env.partition
+            and not env.ignore
+            and not q.conf.can_access(env.partition)
+        ):
+            return NOTHING  # isAccessibleToPartition
         if isinstance(q, LeafQueue):
-            return self._assign_leaf(q, node, limit)
+            return self._assign_leaf(q, node, limit, env)
         assert isinstance(q, ParentQueue)
-        ok, _ = self._can_assign(q, limit, q.reserved)
+        # What the parent could give up is its default partition's
+        # reservations (its QueueMetrics' reserved), whatever the node's.
+        ok, _ = self._can_assign(q, limit, q.reserved, env)
         if not ok:
             return NOTHING
         result = NOTHING
-        for child in q.sorted_children(self):
-            a = self._assign(child, node, self.child_limit(q, child, limit))
+        for child in q.sorted_children(env):
+            a = self._assign(child, node, self.child_limit(q, child, limit, env), env)
             if a.assigned:
                 return a
             if a.outcome == QUEUE_LIMIT:
@@ -644,26 +891,38 @@ class CapacityScheduler(Scheduler):
                 limit = capped - rm.rmax(self.calc, self.cluster, a.headroom, ZERO)
         return result
 
-    def _assign_leaf(self, leaf: LeafQueue, node: SchedulerNode, limit: Resource) -> Assignment:
+    def _assign_leaf(
+        self, leaf: LeafQueue, node: SchedulerNode, limit: Resource, env: Env
+    ) -> Assignment:
         """LeafQueue.assignContainers: the first app (in order) that takes a
         container or a reservation wins; users above the user limit wait."""
-        calc, cluster = self.calc, self.cluster
+        calc, cluster = self.calc, self.cluster  # canAssignToUser's comparisons
         looking = self.cs.reservations_continue_looking
-        user_limit = leaf.user_limit(self)
+        user_limit = leaf.user_limit(env)
         weighted = bool(leaf.conf.user_weights)
         users = leaf.users
+        partition = "" if env is self else env.partition
+        labelled = self.labelled
+        if labelled and not self._pending_in(leaf, "" if env.ignore else partition):
+            return NOTHING  # hasPendingResourceRequest for the partition looked at
         check_queue, headroom = True, ZERO
         record = self.activities.record
         order = self._scheduling_order(leaf)
         for i, sapp in enumerate(order):
-            reserved = sapp.reserved_total() if looking and sapp.reservations else ZERO
+            # getCurrentReservation: the app's reservations in the default
+            # partition, whatever the node's.
+            reserved = (
+                allocator.reserved_in(self.node_partition, sapp, "")
+                if looking and sapp.reservations
+                else ZERO
+            )
             if check_queue:
                 # The queue's limit is checked with the first app in order,
                 # whether or not it asks for anything (LeafQueue.assignContainers
                 # checks before the app's own pending-request check): a queue
                 # at its limit stays closed unless that app's reservations
                 # could make room.
-                ok, headroom = self._can_assign(leaf, limit, reserved)
+                ok, headroom = self._can_assign(leaf, limit, reserved, env)
                 if not ok:
                     # Why-pending goes to the first app that waits for something.
                     waiting = next((a for a in order[i:] if a.info.priorities), None)
@@ -671,14 +930,24 @@ class CapacityScheduler(Scheduler):
                         record(waiting.app_id, act.QUEUE_MAX, node.node_id)
                     return NOTHING
                 check_queue = looking and not reserved.is_zero()
+                if labelled:
+                    # computeUserLimitAndSetHeadroom publishes the limit the
+                    # leaf was offered (capped by its default-partition
+                    # maximum) as the current limit its AM limit reads.
+                    leaf.offered = rm.rmin(
+                        calc, cluster, leaf.max_resource(self.default_env), limit
+                    )
             if not sapp.info.priorities:
                 continue
             must_unreserve = ZERO
-            user_used = users[sapp.user].used
+            user = users[sapp.user]
+            user_used = user.used if not partition else user.used_in.get(partition, ZERO)
             if weighted:
-                user_limit = leaf.user_limit_for(self, sapp.user)
+                user_limit = leaf.user_limit_for(env, sapp.user)
             if rm.gt(calc, cluster, user_used, user_limit):
-                if not (looking and rm.le(calc, cluster, user_used - reserved, user_limit)):
+                # canAssignToUser: the exchange reads the user's usage in the
+                # default partition, whatever the node's.
+                if not (looking and rm.le(calc, cluster, user.used - reserved, user_limit)):
                     record(sapp.app_id, act.USER_LIMIT, node.node_id)
                     continue
                 must_unreserve = user_used - user_limit
@@ -734,7 +1003,8 @@ class CapacityScheduler(Scheduler):
     # --- what AMs and clients see -------------------------------------------------
     def headroom(self, sapp: SchedulerApp) -> Resource:
         leaf = self._leaf(sapp)
-        return leaf.headroom(self, sapp.user, self.current_limit(leaf), self.root.used)
+        env = self.default_env
+        return leaf.headroom(env, sapp.user, self.current_limit(leaf, env), self.root.used)
 
     def queue_metrics(self, name: str) -> QueueMetrics:
         q = self.queues.get(name)
@@ -783,8 +1053,10 @@ class CapacityScheduler(Scheduler):
                 "maximum_capacity": c.maximum_capacity,
                 "absolute_capacity": q.absolute_capacity * 100,
                 "absolute_maximum_capacity": q.absolute_maximum_capacity * 100,
-                "used_capacity": q.used_capacity(self) * 100 if not self.cluster.is_zero() else 0.0,
-                "absolute_used_capacity": q.absolute_used_capacity(self) * 100,
+                "used_capacity": (
+                    q.used_capacity(self.default_env) * 100 if not self.cluster.is_zero() else 0.0
+                ),
+                "absolute_used_capacity": q.absolute_used_capacity(self.default_env) * 100,
                 "used": q.used.to_wire(),
                 "num_applications": q.num_apps,
             }
@@ -804,7 +1076,42 @@ class CapacityScheduler(Scheduler):
                     "max_applications": q.max_applications,
                 }
             )
+        labels = sorted(set(self.cs.labels) | set(self.partition_resource))
+        if labels:
+            self._partition_info(q, labels, info)
         return info
+
+    def _partition_info(self, q: Queue, labels: list[str], info: dict[str, Any]) -> None:
+        """With node labels: the labels the queue may use, its usage over all
+        partitions (`used_total`), and per label its capacities and usage
+        (QueueCapacities and ResourceUsage by partition)."""
+        c = q.conf
+        total = q.used
+        partitions = []
+        for label in labels:
+            env = self._env(label, False)
+            rel = c.label_capacity.get(label)
+            absolute, absolute_max = c.absolute_in(label)
+            used = q.used_in.get(label, ZERO)
+            total = total + used
+            entry: dict[str, Any] = {
+                "partition": label,
+                "capacity": rel[0] if rel is not None else 0.0,
+                "maximum_capacity": rel[1] if rel is not None else 100.0,
+                "absolute_capacity": absolute * 100,
+                "absolute_maximum_capacity": absolute_max * 100,
+                "used_capacity": (q.used_capacity(env) * 100 if not env.cluster.is_zero() else 0.0),
+                "absolute_used_capacity": q.absolute_used_capacity(env) * 100,
+                "used": used.to_wire(),
+                "reserved": q.reserved_in.get(label, ZERO).to_wire(),
+            }
+            if isinstance(q, LeafQueue):
+                entry["am_used"] = q.am_used_in.get(label, ZERO).to_wire()
+            partitions.append(entry)
+        info["accessible_labels"] = sorted(c.accessible_labels)
+        info["default_label_expression"] = c.default_label
+        info["used_total"] = total.to_wire()
+        info["partitions"] = partitions
 
     # --- periodic work and refresh ------------------------------------------------
     def update(self) -> None:
@@ -819,11 +1126,16 @@ class CapacityScheduler(Scheduler):
             self._delete_idle_queues()
 
     def preemption_snapshot(self) -> TempQueue:
-        """The queue tree as the preemption policy sees it this round."""
+        """The queue tree as the preemption policy sees it this round. With
+        node labels, the round is for the default partition alone: the
+        queues' guarantees in its resource, their usage and pending asks
+        there, and its nodes' containers (labelled partitions are not
+        preempted for, unlike Hadoop's per-partition rounds)."""
         intra_on = self.cs.preemption.intra_queue_enabled
+        env = self.default_env
 
         def clone(q: Queue) -> TempQueue:
-            guaranteed, maximum = q.exact_sizes(self)
+            guaranteed, maximum = q.exact_sizes(env)
             t = TempQueue(
                 name=q.path,
                 guaranteed=guaranteed,
@@ -833,8 +1145,8 @@ class CapacityScheduler(Scheduler):
                 preemption_disabled=q.conf.preemption_disabled,
             )
             if isinstance(q, LeafQueue):
-                t.pending = q.pending_considering_user_limit(self, deduct_reserved=False)
-                t.pending_deduct_reserved = q.pending_considering_user_limit(self, True)
+                t.pending = q.pending_considering_user_limit(env, deduct_reserved=False)
+                t.pending_deduct_reserved = q.pending_considering_user_limit(env, True)
                 if q.conf.ordering_policy == "fifo":
                     t.apps = list(q.active)
                 else:
@@ -848,7 +1160,10 @@ class CapacityScheduler(Scheduler):
                     t.add_child(clone(c))
             return t
 
-        return clone(self.root)
+        root = clone(self.root)
+        if self.labelled:
+            root.labelled_nodes = frozenset(self.node_partition)
+        return root
 
     def _intra_leaf(self, q: LeafQueue) -> IntraLeaf:
         """What IntraQueueCandidatesSelector reads of a leaf this round."""
@@ -917,6 +1232,8 @@ class CapacityScheduler(Scheduler):
         self.calc = calculator(cs.calculator)
         self.limits = rm.limits_for(self.calc, self.cluster, self.minimum)
         self.alloc.calc, self.alloc.cs = self.calc, cs
+        if self.labelled:
+            self._labels_changed()
         self.tree, self.root = build(cs, self._leaf_metrics, self.tree)
         if cs.absolute:
             update_absolute(self.root, cs, self)
@@ -946,6 +1263,8 @@ class CapacityScheduler(Scheduler):
                     q.used, q.reserved = q.used + c.used, q.reserved + c.reserved
                     q.num_apps += c.num_apps
                     q.runnable_apps += c.num_runnable()
+                if self.labelled:
+                    q.used_in, q.reserved_in = _sum_by_partition(q.children)
         for q in self.tree.values():
             if isinstance(q, LeafQueue):
                 for sapp in q.active:
@@ -956,6 +1275,20 @@ def _tracks_fair(cs: CapacityConf) -> bool:
     return cs.preemption.enabled and any(
         q.ordering_policy == "fair" for q in cs.queues.values() if q.is_leaf
     )
+
+
+def _sum_by_partition(
+    children: list[Queue],
+) -> tuple[dict[str, Resource], dict[str, Resource]]:
+    """A parent's usage and reservations per labelled partition, from its children's."""
+    used: dict[str, Resource] = {}
+    reserved: dict[str, Resource] = {}
+    for c in children:
+        for p, r in c.used_in.items():
+            used[p] = used.get(p, ZERO) + r
+        for p, r in c.reserved_in.items():
+            reserved[p] = reserved.get(p, ZERO) + r
+    return used, reserved
 
 
 def _add_metrics(total: QueueMetrics, m: QueueMetrics) -> None:
@@ -978,3 +1311,12 @@ def _add_metrics(total: QueueMetrics, m: QueueMetrics) -> None:
         "preempted_containers",
     ):
         setattr(total, name, getattr(total, name) + getattr(m, name))
+
+
+def _label_expression(app: RMApp) -> str:
+    """The app's node label expression: an SLS job's `job.label.expression`,
+    carried in its submission context ("" for none)."""
+    job = app.context.get("job") if isinstance(app.context, dict) else None
+    params = job.get("params") if isinstance(job, dict) else None
+    label = params.get("label_expression") if isinstance(params, dict) else None
+    return str(label).strip() if label else ""

@@ -30,6 +30,7 @@ import org.apache.hadoop.yarn.api.records.ContainerState;
 import org.apache.hadoop.yarn.api.records.ContainerStatus;
 import org.apache.hadoop.yarn.api.records.NodeId;
 import org.apache.hadoop.yarn.api.records.NodeLabel;
+import org.apache.hadoop.yarn.api.records.QueueInfo;
 import org.apache.hadoop.yarn.api.records.NodeState;
 import org.apache.hadoop.yarn.api.records.Priority;
 import org.apache.hadoop.yarn.api.records.Resource;
@@ -182,6 +183,8 @@ public final class SchedulerDriver {
     final ApplicationSubmissionContext context;
     RMApp proxy;
     ApplicationAttemptId currentAttempt;
+    /** Its queue's default-node-label-expression when it was placed (null: none). */
+    String queueLabel;
     final Map<ApplicationAttemptId, Attempt> attempts = new HashMap<>();
 
     App(ApplicationId id, String user, List<ResourceRequest> amRequests, ApplicationSubmissionContext context) {
@@ -620,6 +623,12 @@ public final class SchedulerDriver {
     if (placement != null) {
       asc.setQueue(placement.getFullQueuePath());
     }
+    if (amAsk.getNodeLabelExpression() == null) {
+      // RMAppManager.validateAndCreateResourceRequest normalizes the AM's ask
+      // with its queue (SchedulerUtils.normalizeNodeLabelExpressionInRequest).
+      app.queueLabel = queueDefaultLabel(asc.getQueue());
+      amAsk.setNodeLabelExpression(app.queueLabel);
+    }
     scheduler.handle(new AppAddedSchedulerEvent(id, placement != null ? placement.getFullQueuePath() : queue, user,
         false, null, Priority.newInstance(priority), placement));
     String answer = drain();
@@ -628,6 +637,17 @@ public final class SchedulerDriver {
       forget(id);  // rejected
     }
     return answer;
+  }
+
+  /** A queue's default-node-label-expression, or null (none, or no such queue). */
+  private String queueDefaultLabel(String queue) {
+    try {
+      QueueInfo info = scheduler.getQueueInfo(queue, false, false);
+      String label = info == null ? null : info.getDefaultNodeLabelExpression();
+      return label == null || label.trim().isEmpty() ? null : label.trim();
+    } catch (Exception e) {
+      return null;
+    }
   }
 
   private void forget(ApplicationId id) {
@@ -698,6 +718,11 @@ public final class SchedulerDriver {
           // (SchedulerUtils.normalizeNodeLabelExpressionInRequest): an
           // off-switch ask without an expression takes the app's.
           label = app.context.getNodeLabelExpression();
+          if (label == null) {
+            // then the queue's default-node-label-expression, as
+            // RMServerUtils.normalizeAndValidateRequests does.
+            label = app.queueLabel;
+          }
         }
         ResourceRequest r = ResourceRequest.newInstance(Priority.newInstance(priorities[i]), names[i],
             resource(memory[i], vcores[i], extraNames, extraValues == null ? null : extraValues[i]), counts[i], relax[i],
