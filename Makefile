@@ -31,8 +31,10 @@ hadoop: $(STAMP)
 run: compile
 	$(VENV)/bin/emu run scenarios/three-jobs.toml --output-dir out/three-jobs
 
+# One worker per core; a test file's tests stay on one worker (its
+# module fixtures are built once, its processes do not race each other).
 test: compile
-	$(VENV)/bin/pytest -q
+	$(VENV)/bin/pytest -q -n auto --dist loadfile
 
 # Rewrite tests/data/golden/ from the reference replays, for a change meant to
 # alter outputs; the golden test itself only compares.

@@ -272,8 +272,17 @@ def test_labelled_partition_keeps_queue_b_off_the_gpu_nodes(tmp_path: Path) -> N
     }
     (conf / "capacity-scheduler.xml").write_text(_xml(cs))
     (conf / "sls-runner.xml").write_text(_xml({}))
+    # On a cluster without the label, the same queues without their label
+    # settings: YARN refuses an app whose queue's default label the cluster
+    # does not have, so it is not the same configuration there.
+    plain_conf = tmp_path / "plain-conf"
+    plain_conf.mkdir()
+    for name in ("yarn-site.xml", "sls-runner.xml"):
+        (plain_conf / name).write_text((conf / name).read_text())
+    unlabelled_cs = {k: v for k, v in cs.items() if "node-label" not in k}
+    (plain_conf / "capacity-scheduler.xml").write_text(_xml(unlabelled_cs))
 
-    def run(nodes_file: Path, out: Path) -> dict[str, float]:
+    def run(nodes_file: Path, out: Path, conf: Path = conf) -> dict[str, float]:
         done = emu(
             "sls",
             f"--conf-dir={conf}",
@@ -289,7 +298,7 @@ def test_labelled_partition_keeps_queue_b_off_the_gpu_nodes(tmp_path: Path) -> N
         return {r[0]: (int(r[4]) - int(r[3])) / 1000 for r in rows}
 
     labelled = run(nodes, tmp_path / "labelled")
-    unlabelled = run(plain, tmp_path / "plain")
+    unlabelled = run(plain, tmp_path / "plain", plain_conf)
     assert set(labelled) == {"job_a", "job_b"}
     # b: 12 tasks of 2 GB on 2 nodes (and its AM) take two rounds of 30 s
     assert labelled["job_b"] >= 60, labelled
