@@ -49,6 +49,29 @@ def hadoop() -> None:
         pytest.skip(f"Hadoop's schedulers cannot run here: {why}")
 
 
+CASES = ROOT / "scenarios" / "fidelity" / "cases"
+
+
+def sls_case(case: str, out: Path, *extra: str, failed_jobs: bool = False) -> Path:
+    """`emu sls` on a fidelity case (its trace.json, nodes.json and conf/)
+    with `extra` options, writing into `out`; the run must succeed (with
+    `failed_jobs`, it may also end with exit 1: some job did not). Returns
+    `out`."""
+    d = CASES / case
+    done = emu(
+        "sls",
+        "--tracetype=SLS",
+        f"--tracelocation={d / 'trace.json'}",
+        f"--nodes={d / 'nodes.json'}",
+        f"--conf-dir={d / 'conf'}",
+        f"--output-dir={out}",
+        *extra,
+    )
+    assert done.returncode in ((0, 1) if failed_jobs else (0,)), done.stderr[-2000:]
+    assert "Traceback" not in done.stderr, done.stderr[-2000:]
+    return out
+
+
 def emu(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     """`emu ARGS` in a process of its own."""
     return subprocess.run(

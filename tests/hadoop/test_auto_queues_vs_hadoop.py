@@ -17,25 +17,13 @@ from pathlib import Path
 
 import pytest
 
-from tests.hadoop.conftest import ROOT, emu
+from tests.hadoop.conftest import sls_case
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("hadoop")]
 
-CASES = ROOT / "scenarios" / "fidelity" / "cases"
-
 
 def _sls(case: str, out: Path, *extra: str) -> tuple[bytes, dict[str, str]]:
-    d = CASES / case
-    done = emu(
-        "sls",
-        "--tracetype=SLS",
-        f"--tracelocation={d / 'trace.json'}",
-        f"--nodes={d / 'nodes.json'}",
-        f"--conf-dir={d / 'conf'}",
-        f"--output-dir={out}",
-        *extra,
-    )
-    assert "Traceback" not in done.stderr, done.stderr[-2000:]
+    sls_case(case, out, *extra)
     jobs = json.loads((out / "summary.json").read_text())["jobs"]
     return (out / "jobruntime.csv").read_bytes(), {j["job_id"]: j["queue"] for j in jobs}
 

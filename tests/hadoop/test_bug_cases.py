@@ -8,26 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from tests.hadoop.conftest import ROOT, emu
+from tests.hadoop.conftest import sls_case
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("hadoop")]
 
-CASES = ROOT / "scenarios" / "fidelity" / "cases"
-
 
 def _sls(case: str, out: Path, *extra: str) -> bytes:
-    d = CASES / case
-    done = emu(
-        "sls",
-        "--tracetype=SLS",
-        f"--tracelocation={d / 'trace.json'}",
-        f"--nodes={d / 'nodes.json'}",
-        f"--conf-dir={d / 'conf'}",
-        f"--output-dir={out}",
-        *extra,
-    )
-    assert "Traceback" not in done.stderr, done.stderr[-2000:]
-    return (out / "jobruntime.csv").read_bytes()
+    return (sls_case(case, out, *extra, failed_jobs=True) / "jobruntime.csv").read_bytes()
 
 
 @pytest.mark.parametrize("case", ["cap-impossible-ask", "fair-preemption-spares-am"])

@@ -9,26 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from tests.hadoop.conftest import ROOT, emu
+from tests.hadoop.conftest import sls_case
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("hadoop")]
 
-CASES = ROOT / "scenarios" / "fidelity" / "cases"
-
 
 def _sls(case: str, out: Path, *extra: str) -> tuple[bytes, bytes]:
-    d = CASES / case
-    done = emu(
-        "sls",
-        "--tracetype=SLS",
-        f"--tracelocation={d / 'trace.json'}",
-        f"--nodes={d / 'nodes.json'}",
-        f"--conf-dir={d / 'conf'}",
-        f"--output-dir={out}",
-        "--container-log",
-        *extra,
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
+    sls_case(case, out, "--container-log", *extra)
     return (out / "jobruntime.csv").read_bytes(), (out / "containers.csv").read_bytes()
 
 

@@ -10,26 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from tests.hadoop.conftest import ROOT, emu
+from tests.hadoop.conftest import CASES, emu, sls_case
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("hadoop")]
 
-CASES = ROOT / "scenarios" / "fidelity" / "cases"
-
 
 def _sls(case: str, out: Path, *extra: str) -> str:
-    d = CASES / case
-    done = emu(
-        "sls",
-        "--tracetype=SLS",
-        f"--tracelocation={d / 'trace.json'}",
-        f"--nodes={d / 'nodes.json'}",
-        f"--conf-dir={d / 'conf'}",
-        f"--output-dir={out}",
-        *extra,
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
-    return (out / "jobruntime.csv").read_text()
+    return (sls_case(case, out, *extra) / "jobruntime.csv").read_text()
 
 
 def _flipped_weights(tmp_path: Path) -> Path:
