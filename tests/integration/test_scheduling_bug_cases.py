@@ -21,23 +21,7 @@ import csv
 import json
 from pathlib import Path
 
-from emu.cli import main
-
-CASES = Path(__file__).resolve().parents[2] / "scenarios" / "fidelity" / "cases"
-
-
-def _sls(case: str, out: Path) -> int:
-    d = CASES / case
-    return main(
-        [
-            "sls",
-            "--tracetype=SLS",
-            f"--tracelocation={d / 'trace.json'}",
-            f"--nodes={d / 'nodes.json'}",
-            f"--conf-dir={d / 'conf'}",
-            f"--output-dir={out}",
-        ]
-    )
+from tests.integration.conftest import sls_case
 
 
 def _jobs(out: Path) -> dict[str, dict]:
@@ -50,7 +34,7 @@ def _ends(out: Path) -> dict[str, int]:
 
 
 def test_an_ask_larger_than_every_node_fails_its_job_and_starves_no_one(tmp_path, capsys):
-    assert _sls("cap-impossible-ask", tmp_path) == 1  # a job failed
+    assert sls_case("cap-impossible-ask", tmp_path) == 1  # a job failed
     jobs = _jobs(tmp_path)
     big, small = jobs["a_big"], jobs["b_small"]
     assert big["final_status"] == "FAILED"
@@ -62,7 +46,7 @@ def test_an_ask_larger_than_every_node_fails_its_job_and_starves_no_one(tmp_path
 
 
 def test_a_reserved_node_is_no_room_to_preempt_an_am_for(tmp_path):
-    assert _sls("fair-preemption-spares-am", tmp_path) == 0
+    assert sls_case("fair-preemption-spares-am", tmp_path) == 0
     jobs = _jobs(tmp_path)
     assert jobs["a_1"]["attempts"] == 1
     assert _ends(tmp_path) == {"a_1": 244530, "b_1": 184050}  # as Hadoop's FairScheduler

@@ -5,34 +5,31 @@ const COLORS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b"
   "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"];
 const charts = {};
 
-function lineChart(id, yTitle) {
-  const el = document.getElementById(id);
-  if (!el) return null;
+// One line chart over simulated seconds, with `scales` beside its x axis.
+function chartOn(el, scales) {
   return new Chart(el, {
     type: "line",
     data: { labels: [], datasets: [] },
     options: {
       animation: false, maintainAspectRatio: false, parsing: false, normalized: true,
       elements: { point: { radius: 0 } },
-      scales: { x: { type: "linear", title: { display: true, text: "simulated seconds" } },
-                y: { beginAtZero: true, title: { display: true, text: yTitle } } },
+      scales: { x: { type: "linear", title: { display: true, text: "simulated seconds" } }, ...scales },
     },
   });
 }
 
+function lineChart(id, yTitle) {
+  const el = document.getElementById(id);
+  if (!el) return null;
+  return chartOn(el, { y: { beginAtZero: true, title: { display: true, text: yTitle } } });
+}
+
 // A tracked job's chart: memory in GB on the left axis, vcores on the right.
 function jobChart(el) {
-  return new Chart(el, {
-    type: "line",
-    data: { labels: [], datasets: [] },
-    options: {
-      animation: false, maintainAspectRatio: false, parsing: false, normalized: true,
-      elements: { point: { radius: 0 } },
-      scales: { x: { type: "linear", title: { display: true, text: "simulated seconds" } },
-                y: { beginAtZero: true, position: "left", title: { display: true, text: "GB" } },
-                y1: { beginAtZero: true, position: "right", title: { display: true, text: "vcores" },
-                      grid: { drawOnChartArea: false } } },
-    },
+  return chartOn(el, {
+    y: { beginAtZero: true, position: "left", title: { display: true, text: "GB" } },
+    y1: { beginAtZero: true, position: "right", title: { display: true, text: "vcores" },
+          grid: { drawOnChartArea: false } },
   });
 }
 

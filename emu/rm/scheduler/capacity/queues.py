@@ -576,39 +576,27 @@ class LeafQueue(Queue):
             active_weight = 0.0
             for u in active:
                 active_weight = rm.f32(active_weight + rm.f32(conf.user_weights.get(u.name, 1.0)))
+        # The default partition starts from the exact (unrounded) guarantee,
+        # as getEffectiveCapacity gives it; a labelled one from its rounded
+        # guarantee there, and in IGNORE_PARTITION_EXCLUSIVITY from no factor
+        # at all, capped by the whole partition.
+        cap: Callable[[], Resource] = lambda: self.max_resource(env)  # noqa: E731
+        factor = conf.user_limit_factor
         if not p:
-            return env.limits.user_limit(
-                env.cluster,
-                env.minimum,
-                self._sizes(env)[4],
-                [u.used for u in self.users.values()],
-                [u.used for u in active],
-                conf.user_limit_percent,
-                conf.user_limit_factor,
-                lambda: self.max_resource(env),
-                active_weight,
-            )
-        if env.ignore:
-            return env.limits.user_limit(
-                env.cluster,
-                env.minimum,
-                self.guaranteed(env),
-                [u.used_of(p) for u in self.users.values()],
-                [u.used_of(p) for u in active],
-                conf.user_limit_percent,
-                -1,
-                lambda: env.cluster,
-                active_weight,
-            )
+            guarantee = self._sizes(env)[4]
+        else:
+            guarantee = self.guaranteed(env)
+            if env.ignore:
+                factor, cap = -1.0, lambda: env.cluster
         return env.limits.user_limit(
             env.cluster,
             env.minimum,
-            self.guaranteed(env),
+            guarantee,
             [u.used_of(p) for u in self.users.values()],
             [u.used_of(p) for u in active],
             conf.user_limit_percent,
-            conf.user_limit_factor,
-            lambda: self.max_resource(env),
+            factor,
+            cap,
             active_weight,
         )
 
