@@ -36,7 +36,7 @@ from emu.rm import recovery, stall
 from emu.rm.actor import ResourceManager, RMAddresses
 from emu.rm.app import REPORT_KEYS, RMApp
 from emu.rm.scheduler.activities import Entry, wait_entry
-from emu.scenario.native import Change, Fault, Scenario
+from emu.scenario.native import LABEL_CHANGES, Change, Fault, Scenario
 from emu.transport import connect, in_process
 from emu.workload import NodeSpec, Workload
 
@@ -409,6 +409,8 @@ class Simulation:
                         f"refresh_queues at {change.at_ms} ms",
                         str(reply.get("reason")),
                     )
+            elif change.kind in LABEL_CHANGES:
+                await self._label_change(change, admin)
             elif change.kind == "add_nodes":
                 assert change.resource is not None
                 for host in change.hosts:
@@ -417,6 +419,30 @@ class Simulation:
                 for host in change.hosts:
                     await admin.call("decommission_node", node_id=nm.by_host[host].node_id)
         done.set()
+
+    async def _label_change(self, change: Change, admin: RMClient) -> None:
+        """A node-label change through the admin service, as `yarn rmadmin`
+        makes it; a refusal stops the run with Hadoop's reason."""
+        if change.kind == "add_node_labels":
+            reply = await admin.call("add_node_labels", labels=[list(p) for p in change.labels])
+            field = "labels"
+        elif change.kind == "remove_node_labels":
+            reply = await admin.call("remove_node_labels", names=list(change.names))
+            field = "labels"
+        else:
+            reply = await admin.call(
+                "replace_labels_on_node",
+                mapping=[list(p) for p in change.mapping],
+                fail_on_unknown=change.fail_on_unknown,
+            )
+            field = "nodes"
+        if reply.get("type") == "error" or not reply.get("ok"):
+            reason = reply.get("reason") or reply.get("message")
+            raise InputError(
+                change.where or "changes",
+                field,
+                f"{change.kind} at {change.at_ms} ms refused: {reason}",
+            )
 
     async def _inject(
         self,

@@ -47,6 +47,8 @@ class Case:
     nodes: Path | None = None
     conf: Path | None = None
     properties: dict[str, str] = field(default_factory=dict)
+    changes: Path | None = None
+    """A TOML file of [[changes]] applied during the replay (`emu sls --changes`)."""
     generate: Generated | None = None
     ci: bool = False
     """In the subset `.ci/run` checks after the tests (short cases)."""
@@ -88,6 +90,7 @@ class Case:
             nodes=inputs / "nodes.json",
             conf=dirs[g.scheduler],
             properties=dict(self.properties),
+            changes=self.changes,
             ci=self.ci,
             sls=self.sls,
             exact=self.exact,
@@ -105,6 +108,8 @@ class Case:
             args += ["--conf-dir", str(self.conf)]
         for k, v in self.properties.items():
             args += ["-D", f"{k}={v}"]
+        if self.changes is not None:
+            args += ["--changes", str(self.changes)]
         return args
 
 
@@ -136,7 +141,7 @@ def _case(raw: dict, base: Path) -> Case:
 
     unknown = set(raw) - {
         "name", "what", "tracetype", "trace", "nodes", "conf", "properties",
-        "generate", "ci", "sls", "exact", "explained",
+        "changes", "generate", "ci", "sls", "exact", "explained",
     }  # fmt: skip
     if unknown:
         raise ValueError(f"unknown keys {sorted(unknown)}")
@@ -150,6 +155,8 @@ def _case(raw: dict, base: Path) -> Case:
     generated = Generated(**gen) if gen is not None else None
     if generated is None and not traces:
         raise ValueError("needs trace or generate")
+    if "changes" in raw and raw.get("sls", False):
+        raise ValueError("Hadoop's own SLS cannot apply changes: a case with changes has no sls")
     return Case(
         name=str(raw["name"]),
         what=str(raw["what"]),
@@ -158,6 +165,7 @@ def _case(raw: dict, base: Path) -> Case:
         nodes=rel(raw["nodes"]) if "nodes" in raw else None,
         conf=rel(raw["conf"]) if "conf" in raw else None,
         properties={str(k): str(v) for k, v in raw.get("properties", {}).items()},
+        changes=rel(raw["changes"]) if "changes" in raw else None,
         generate=generated,
         ci=bool(raw.get("ci", False)),
         sls=bool(raw.get("sls", False)),

@@ -63,8 +63,12 @@ if TYPE_CHECKING:
 GB = 1024.0
 # The scheduler events emu's schedulers handle (Hadoop's SchedulerEventType
 # names); SLS writes a timecost for every type in every record, so the keys
-# of each realtimetrack record are known from the first one on.
-SCHEDULER_EVENTS = tuple(e.value for e in SchedulerEvent)
+# of each realtimetrack record are known from the first one on. Node-label
+# changes are an operator's, rare: their timecost joins the records from the
+# first one on, so a run without them keeps its records' keys.
+SCHEDULER_EVENTS = tuple(
+    e.value for e in SchedulerEvent if e is not SchedulerEvent.NODE_LABELS_UPDATE
+)
 TRACKED_JOB_FIELDS = (
     "live.containers",
     "reserved.containers",

@@ -329,6 +329,42 @@ CATALOGUE: dict[str, Spec] = {
         {"node_id": str, "resource": RESOURCE},
         {"ok": bool},
     ),
+    "add_node_labels": Spec(
+        ADMIN,
+        "Admin",
+        "ResourceManager",
+        "Add labels to the cluster (yarn rmadmin -addToClusterNodeLabels): "
+        "`labels` as [name, exclusive] pairs. Refused with Hadoop's reason.",
+        {"labels": [list]},
+        {"ok": bool, "reason": Opt(str)},
+    ),
+    "remove_node_labels": Spec(
+        ADMIN,
+        "Admin",
+        "ResourceManager",
+        "Remove labels from the cluster (yarn rmadmin -removeFromClusterNodeLabels); "
+        "their nodes return to the default partition. Refused while a queue may use one.",
+        {"names": [str]},
+        {"ok": bool, "reason": Opt(str)},
+    ),
+    "replace_labels_on_node": Spec(
+        ADMIN,
+        "Admin",
+        "ResourceManager",
+        "Put labels on nodes (yarn rmadmin -replaceLabelsOnNode): `mapping` as "
+        "[node, label] pairs, node `host` (every NM on it) or `host:port`, label "
+        '"" for none; `fail_on_unknown` refuses nodes the RM has never seen.',
+        {"mapping": [list], "fail_on_unknown": Opt(bool)},
+        {"ok": bool, "reason": Opt(str)},
+    ),
+    "node_labels_report": Spec(
+        ADMIN,
+        "Admin",
+        "ResourceManager",
+        "The cluster's labels as [name, exclusive] pairs and each label's registered nodes.",
+        {},
+        {"labels": [list], "nodes": dict},
+    ),
 }
 
 SERVICES: dict[str, frozenset[str]] = {

@@ -3,6 +3,10 @@
     emu admin refresh-queues --rm HOST [--file capacity-scheduler.xml] [-D NAME=VALUE ...]
     emu admin decommission --rm HOST NODE
     emu admin update-node-resource --rm HOST NODE --memory-mb M --vcores V
+    emu admin add-node-labels --rm HOST "gpu(exclusive=true),spare(exclusive=false)"
+    emu admin remove-node-labels --rm HOST "gpu,spare"
+    emu admin replace-labels-on-node --rm HOST "node1=gpu node2:8041=spare node3="
+        [--fail-on-unknown-nodes]
 
 `refresh-queues` without `--file` or `-D` has the RM re-read its own
 configuration files from disk, as `yarn rmadmin -refreshQueues` does (the
@@ -12,24 +16,37 @@ an edited capacity-scheduler.xml, with `-D` overrides) or, for a
 FairScheduler, an allocation file (fair-scheduler.xml). The RM applies them
 or refuses with the reason and keeps its running configuration. Exit 0 when
 applied, 1 when refused or unreachable, 2 for a bad file.
+
+The node-label commands take `yarn rmadmin`'s arguments (-addToClusterNodeLabels,
+-removeFromClusterNodeLabels, -replaceLabelsOnNode [-failOnUnknownNodes]) and
+need yarn.node-labels.enabled=true on the RM. A node named without a port
+means every NM on that host; `node=` takes its label off. The RM refuses as
+Hadoop's does (a label must exist before it goes on a node, one label per
+node, a label a queue may use cannot be removed); exit 2 for an argument
+that does not parse.
 """
 
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 from xml.etree import ElementTree
 
 from emu import security
 from emu.config.hadoop_xml import load_xml
 from emu.errors import InputError
 from emu.processes import common as C
+from emu.rm import node_labels
+
+T = TypeVar("T")
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     admin = sub.add_parser(
         "admin",
-        help="administer a running RM (refresh queues, decommission, node resources)",
+        help="administer a running RM (refresh queues, decommission, node resources, node labels)",
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -75,6 +92,28 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     upd.add_argument("--memory-mb", type=int, required=True, help="the node's new memory (MB)")
     upd.add_argument("--vcores", type=int, required=True, help="the node's new vcores")
     upd.set_defaults(func=C.command(update_node_resource))
+
+    add = asub.add_parser("add-node-labels", help="add labels to the cluster")
+    common(add)
+    add.add_argument("labels", help='e.g. "gpu(exclusive=true),spare(exclusive=false)"')
+    add.set_defaults(func=C.command(add_node_labels))
+
+    rem = asub.add_parser("remove-node-labels", help="remove labels from the cluster")
+    common(rem)
+    rem.add_argument("labels", help='e.g. "gpu,spare"')
+    rem.set_defaults(func=C.command(remove_node_labels))
+
+    rep = asub.add_parser("replace-labels-on-node", help="put labels on nodes")
+    common(rep)
+    rep.add_argument("mapping", help='e.g. "node1=gpu node2:8041=spare node3="')
+    rep.add_argument(
+        "--fail-on-unknown-nodes",
+        "-failOnUnknownNodes",
+        dest="fail_on_unknown",
+        action="store_true",
+        help="refuse if a node named has never registered (default: accept)",
+    )
+    rep.set_defaults(func=C.command(replace_labels_on_node))
 
 
 def _call(args: argparse.Namespace, mtype: str, **fields: object) -> dict:
@@ -137,3 +176,34 @@ def update_node_resource(args: argparse.Namespace) -> int:
     resource = {"memory-mb": args.memory_mb, "vcores": args.vcores}
     reply = _call(args, "update_node_resource", node_id=args.node, resource=resource)
     return _report(reply, f"{args.node} now has {args.memory_mb} MB, {args.vcores} vcores")
+
+
+def _parsed(parse: Callable[[str], T], text: str, what: str) -> T:
+    try:
+        return parse(text)
+    except ValueError as e:
+        raise InputError(what, None, str(e)) from None
+
+
+def add_node_labels(args: argparse.Namespace) -> int:
+    labels = _parsed(node_labels.parse_add, args.labels, "labels")
+    reply = _call(args, "add_node_labels", labels=[list(p) for p in labels])
+    return _report(reply, f"cluster node labels added: {', '.join(n for n, _ in labels)}")
+
+
+def remove_node_labels(args: argparse.Namespace) -> int:
+    names = _parsed(node_labels.parse_names, args.labels, "labels")
+    reply = _call(args, "remove_node_labels", names=names)
+    return _report(reply, f"cluster node labels removed: {', '.join(names)}")
+
+
+def replace_labels_on_node(args: argparse.Namespace) -> int:
+    mapping = _parsed(node_labels.parse_mapping, args.mapping, "mapping")
+    reply = _call(
+        args,
+        "replace_labels_on_node",
+        mapping=[list(p) for p in mapping],
+        fail_on_unknown=args.fail_on_unknown,
+    )
+    shown = " ".join(f"{n}={label}" for n, label in mapping)
+    return _report(reply, f"labels replaced: {shown}")

@@ -21,6 +21,7 @@ from emu.rm import container as container_sm
 from emu.rm import node as node_sm
 from emu.rm.dispatcher import Dispatcher, Event
 from emu.rm.monitors import ExpiryMonitor
+from emu.rm.node_labels import ENABLED, NodeLabels
 from emu.rm.retention import CompletedApps
 from emu.rm.settings import RMSettings
 from emu.rm.statemachine import StateMachine
@@ -82,6 +83,8 @@ class RMContext:
         """Finished apps, oldest first, and the removal of those beyond
         yarn.resourcemanager.max-completed-applications."""
         self.am_service_address = ""
+        self.node_labels = NodeLabels(conf.get_bool(ENABLED, False))
+        """The cluster's node labels and which node has which (RMNodeLabelsManager)."""
         self.recovery: RMRecovery | None = None
         """Set when RM recovery is on: saves apps and attempts as they change."""
         self.reload_conf: Callable[[], Configuration] | None = None
@@ -190,6 +193,7 @@ class RMContext:
     def deactivate_node(self, node: RMNode) -> None:
         self.nodes.pop(node.node_id, None)
         self.inactive_nodes[node.node_id] = node
+        self.node_labels.unregistered(node.node_id)
 
 
 if TYPE_CHECKING:

@@ -52,12 +52,25 @@ TOP_KEYS = {
     "changes",
     "trace",
 }
-CHANGE_KINDS = ("refresh_queues", "add_nodes", "remove_nodes")
+CHANGE_KINDS = (
+    "refresh_queues",
+    "add_nodes",
+    "remove_nodes",
+    "add_node_labels",
+    "remove_node_labels",
+    "replace_labels_on_node",
+)
 _CHANGE_KEYS = {
     "refresh_queues": {"at_ms", "kind", "properties", "file"},
     "add_nodes": {"at_ms", "kind", "count", "memory_mb", "vcores", "rack", "prefix"},
     "remove_nodes": {"at_ms", "kind", "count", "nodes"},
+    "add_node_labels": {"at_ms", "kind", "labels"},
+    "remove_node_labels": {"at_ms", "kind", "labels"},
+    "replace_labels_on_node": {"at_ms", "kind", "nodes", "fail_on_unknown"},
 }
+LABEL_CHANGES = ("add_node_labels", "remove_node_labels", "replace_labels_on_node")
+"""Changes made through `yarn rmadmin`'s node-label commands, each written
+as that command's argument (`gpu(exclusive=false),spare`, `node1=gpu node2=`)."""
 
 
 @dataclass(frozen=True)
@@ -79,7 +92,11 @@ class Change:
     refresh_queues: `properties` (capacity-scheduler.xml names) or
     `allocations` (a fair-scheduler.xml's text) replace the queues' setup;
     add_nodes: `hosts` join on `rack`, each of `resource`;
-    remove_nodes: `hosts` are decommissioned, or the last `count` nodes."""
+    remove_nodes: `hosts` are decommissioned, or the last `count` nodes;
+    add_node_labels: `labels` join the cluster, each (name, exclusive);
+    remove_node_labels: the labels `names` leave it;
+    replace_labels_on_node: each (node, label) of `mapping` (label "": none),
+    refused for a node never seen if `fail_on_unknown`."""
 
     at_ms: int
     kind: str
@@ -89,6 +106,10 @@ class Change:
     count: int = 0
     resource: Resource | None = None
     rack: str = "/default-rack"
+    labels: tuple[tuple[str, bool], ...] = ()
+    names: tuple[str, ...] = ()
+    mapping: tuple[tuple[str, str], ...] = ()
+    fail_on_unknown: bool = False
     where: str = ""
     """The file and entry it came from, for a refusal at run time."""
 
@@ -329,6 +350,8 @@ def _changes(
                 raise r.fail(p + k, f"unknown key for {kind} (expected one of {allowed})")
         if kind == "refresh_queues":
             out.append(_refresh_change(r, c, p, at_ms))
+        elif kind in LABEL_CHANGES:
+            out.append(_label_change(r, c, p, at_ms, kind))
         elif kind == "add_nodes":
             count = r.int_(c, "count", p, None, 1, MAX_NODES)
             prefix = r.str_(c, "prefix", p, "added-node-")
@@ -366,6 +389,26 @@ def _changes(
             out.append(Change(at_ms, kind, hosts=removed, count=len(removed)))
     places = [f"{r.path}: changes[{i}]" for _, i, _ in keyed]
     return [replace(c, where=w) for c, w in zip(out, places, strict=True)]
+
+
+def _label_change(r: _Reader, c: dict[str, Any], p: str, at_ms: int, kind: str) -> Change:
+    """A node-label change, its argument in `yarn rmadmin`'s syntax."""
+    from emu.rm import node_labels
+
+    key = "nodes" if kind == "replace_labels_on_node" else "labels"
+    text = r.str_(c, key, p)
+    try:
+        if kind == "add_node_labels":
+            return Change(at_ms, kind, labels=tuple(node_labels.parse_add(text)))
+        if kind == "remove_node_labels":
+            return Change(at_ms, kind, names=tuple(node_labels.parse_names(text)))
+        mapping = tuple(node_labels.parse_mapping(text))
+    except ValueError as e:
+        raise r.fail(p + key, str(e)) from None
+    fail = c.get("fail_on_unknown", False)
+    if not isinstance(fail, bool):
+        raise r.fail(p + "fail_on_unknown", f"expected true or false, got {fail!r}")
+    return Change(at_ms, kind, mapping=mapping, fail_on_unknown=fail)
 
 
 def _refresh_change(r: _Reader, c: dict[str, Any], p: str, at_ms: int) -> Change:

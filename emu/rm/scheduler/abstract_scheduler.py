@@ -339,6 +339,23 @@ class Scheduler:
             q.apps_completed += 1
         self.app_removed(app_id, queue)
 
+    def on_NODE_LABELS_UPDATE(self, target: str, changed: dict[str, str]) -> None:
+        """Nodes' labels changed (`changed`: node id to its new label, ""
+        for none). Only the CapacityScheduler has partitions; the FIFO and
+        Fair schedulers ignore the event, as Hadoop's do."""
+
+    def node_labels_admin(self, op: str, args: dict[str, Any]) -> str | None:
+        """An operator's label change (`op`: add, remove or replace, with the
+        admin request's fields), offered to the scheduler before the RM's
+        label store applies it; the refusal, if any. emu's own schedulers
+        leave the checks to the store (emu.rm.node_labels)."""
+        return None
+
+    def queue_using_label(self, label: str) -> str | None:
+        """A queue whose accessible node labels name `label` (Hadoop refuses
+        to remove such a label from the cluster); None: no queue does."""
+        return None
+
     def on_CONTAINER_EXPIRED(self, container_id: str, data: Any) -> None:
         c = self.ctx.containers.get(container_id)
         if c is not None:

@@ -35,6 +35,7 @@ from emu.msg.types import EXIT_PREEMPTED
 from emu.resources import ZERO, Resource, ResourceCalculator
 from emu.rm.container import RMContainer
 from emu.rm.enums import AppEvent, ContainerEvent, NodeEvent
+from emu.rm.node_labels import split_node
 from emu.rm.scheduler.abstract_scheduler import (
     Allocation,
     Scheduler,
@@ -358,6 +359,40 @@ class HadoopScheduler(Scheduler):
         try:
             answer = str(
                 self.driver.refreshQueues(self.ctx.now_ms(), keys, values, allocation_file)
+            )
+        except _java_exception() as e:
+            return bridge.java_message(e)
+        if answer.startswith("E\t"):
+            return answer[2:]
+        if answer:
+            self._apply(answer)
+        return None
+
+    def node_labels_admin(self, op: str, args: dict[str, Any]) -> str | None:
+        """The label change applied by Hadoop's own RMNodeLabelsManager,
+        whose NodeLabelsUpdateSchedulerEvent reaches Hadoop's scheduler;
+        Hadoop's refusal text if it refuses. Hadoop's nodes are emu's hosts
+        with port 0, so an NM named with its port is its host there."""
+        names: list[str] = []
+        exclusive: list[bool] = []
+        ports: list[int] = []
+        values: list[str] = []
+        if op == "add":
+            for name, excl in args["labels"]:
+                names.append(str(name))
+                exclusive.append(bool(excl))
+        elif op == "remove":
+            names = [str(n) for n in args["names"]]
+        else:
+            for node, label in args["mapping"]:
+                rmnode = self.ctx.nodes.get(node) or self.ctx.inactive_nodes.get(node)
+                host, port = (rmnode.host, 0) if rmnode is not None else split_node(node)
+                names.append(host)
+                ports.append(port)
+                values.append(str(label))
+        try:
+            answer = str(
+                self.driver.nodeLabels(self.ctx.now_ms(), op, names, exclusive, ports, values)
             )
         except _java_exception() as e:
             return bridge.java_message(e)

@@ -1,4 +1,4 @@
-"""AdminService: `yarn rmadmin`'s queue refreshes and node changes."""
+"""AdminService: `yarn rmadmin`'s queue refreshes, node changes and node labels."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from emu.errors import InputError
 from emu.msg import types as P
 from emu.resources import Resource
 from emu.rm import node as node_sm
+from emu.rm.scheduler.events import SchedulerEvent
 from emu.rm.services.service import Refused, Service
 
 CAPACITY_PREFIX = "yarn.scheduler.capacity."
@@ -74,3 +75,60 @@ class AdminService(Service):
             raise Refused(P.INVALID, f"negative resource {resource}")
         self.ctx.dispatch("node", node_sm.NodeEvent.RESOURCE_UPDATE, node_id, resource)
         return P.reply(msg, ok=True)
+
+    # --- node labels ---------------------------------------------------------------
+    def add_node_labels(self, msg: dict[str, Any]) -> dict[str, Any]:
+        """addToClusterNodeLabels: `labels` as [name, exclusive] pairs."""
+        labels = [(str(n), bool(e)) for n, e in msg["labels"]]
+        reason = self.ctx.scheduler.node_labels_admin("add", {"labels": labels})
+        if reason is None:
+            reason = self.ctx.node_labels.add(labels)
+        return P.reply(msg, ok=reason is None, reason=reason)
+
+    def remove_node_labels(self, msg: dict[str, Any]) -> dict[str, Any]:
+        """removeFromClusterNodeLabels: `names`; nodes that had one of them
+        go back to the default partition."""
+        names = [str(n) for n in msg["names"]]
+        ctx = self.ctx
+        reason = ctx.scheduler.node_labels_admin("remove", {"names": names})
+        if reason is None:
+            reason, changed = ctx.node_labels.remove(names, ctx.scheduler.queue_using_label)
+            if reason is None:
+                self._relabel(changed)
+        return P.reply(msg, ok=reason is None, reason=reason)
+
+    def replace_labels_on_node(self, msg: dict[str, Any]) -> dict[str, Any]:
+        """replaceLabelsOnNode: `mapping` as [node, label] pairs (node
+        `host` or `host:port`, label "" for none); `fail_on_unknown` refuses
+        nodes the RM has never seen (active or inactive)."""
+        mapping = [(str(n), str(label)) for n, label in msg["mapping"]]
+        fail_on_unknown = bool(msg.get("fail_on_unknown"))
+        ctx = self.ctx
+        labels = ctx.node_labels
+        reason = labels.unknown_nodes(mapping) if fail_on_unknown else None
+        if reason is None:
+            reason = ctx.scheduler.node_labels_admin("replace", {"mapping": mapping})
+        if reason is None:
+            reason, changed = labels.replace(mapping)
+            if reason is None:
+                self._relabel(changed)
+        return P.reply(msg, ok=reason is None, reason=reason)
+
+    def _relabel(self, changed: dict[str, str]) -> None:
+        """The registered nodes whose label changed carry it, and the
+        scheduler hears of it (NodeLabelsUpdateSchedulerEvent)."""
+        ctx = self.ctx
+        changed = {n: label for n, label in changed.items() if n in ctx.nodes}
+        for node_id, label in changed.items():
+            ctx.nodes[node_id].labels = (label,) if label else ()
+        if changed:
+            ctx.dispatch("scheduler", SchedulerEvent.NODE_LABELS_UPDATE, "", changed)
+
+    def node_labels_report(self, msg: dict[str, Any]) -> dict[str, Any]:
+        """The cluster's labels (name, exclusive) and each label's nodes."""
+        labels = self.ctx.node_labels
+        return P.reply(
+            msg,
+            labels=[[n, e] for n, e in labels.cluster_labels()],
+            nodes=labels.nodes_of(),
+        )

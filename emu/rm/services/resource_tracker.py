@@ -67,7 +67,7 @@ class ResourceTrackerService(Service):
                 msg["rack"],
                 resource,
                 msg["nm_address"],
-                tuple(msg.get("labels") or ()),
+                ctx.node_labels.registered(node_id, msg["host"], tuple(msg.get("labels") or ())),
                 now,
             )
             ctx.nodes[node_id] = node

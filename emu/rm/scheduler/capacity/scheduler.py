@@ -46,6 +46,7 @@ from emu.resources import ZERO, Resource, calculator, component_min
 from emu.rm.container import RMContainer
 from emu.rm.diagnostics import invalid_request
 from emu.rm.scheduler import activities as act
+from emu.rm.scheduler import javahash
 from emu.rm.scheduler.abstract_scheduler import Scheduler
 from emu.rm.scheduler.app_scheduling_info import Ask
 from emu.rm.scheduler.capacity import allocator, auto_queues
@@ -566,7 +567,9 @@ class CapacityScheduler(Scheduler):
             spec = rmnode.labels[0]
             name = spec.split("(", 1)[0].strip()
             if name not in self.exclusive:
-                self.exclusive[name] = "exclusive=false" not in spec.replace(" ", "").lower()
+                self.exclusive[name] = self.ctx.node_labels.exclusive.get(
+                    name, "exclusive=false" not in spec.replace(" ", "").lower()
+                )
             self.node_partition[node_id] = name
             self.partition_resource[name] = (
                 self.partition_resource.get(name, ZERO) + rmnode.resource
@@ -599,6 +602,85 @@ class CapacityScheduler(Scheduler):
             )
         super().on_NODE_RESOURCE_UPDATE(node_id, rmnode)
         self._cluster_changed()
+
+    def on_NODE_LABELS_UPDATE(self, target: str, changed: dict[str, str]) -> None:
+        """CapacityScheduler.updateNodeLabelsAndQueueResource: each node
+        takes its new partition (updateLabelsOnNode) with the usage of the
+        containers running on it (FiCaSchedulerApp.nodePartitionUpdated:
+        app, user and queues up the tree, and the AM's usage if the AM runs
+        there), a reservation on it is given up, and the partitions'
+        resources and the queues' capacities follow (root
+        updateClusterResource); waiting apps may start."""
+        known = self.ctx.node_labels.exclusive
+        for name, exclusive in known.items():
+            self.exclusive[name] = exclusive
+        for node_id, new in sorted(changed.items()):
+            node = self.nodes.get(node_id)
+            if node is None:
+                continue
+            old = self.node_partition.get(node_id, "")
+            if old == new:
+                continue
+            for cid in sorted(node.containers):
+                if cid in self.held_on_node:
+                    continue
+                c = node.containers[cid]
+                sapp = self.apps.get(c.attempt_id)
+                if sapp is not None:
+                    self._partition_updated(c, sapp, old, new)
+            if node.reserved is not None:
+                self.unreserve(self.apps.get(node.reserved.attempt_id), node)
+            if old:
+                self.partition_resource[old] = self.partition_resource[old] - node.total
+                del self.node_partition[node_id]
+            if new:
+                self.partition_resource[new] = self.partition_resource.get(new, ZERO) + node.total
+                self.node_partition[node_id] = new
+        gone = [n for n, r in self.partition_resource.items() if n not in known and r.is_zero()]
+        for name in gone:
+            del self.partition_resource[name]
+        self._cluster_changed(True)
+
+    def _partition_updated(self, c: RMContainer, sapp: SchedulerApp, old: str, new: str) -> None:
+        """FiCaSchedulerApp.nodePartitionUpdated for one running container."""
+        leaf = self.app_leaf.get(c.app_id)
+        if leaf is None:
+            return
+        r = c.resource
+        for partition, delta in ((old, ZERO - r), (new, r)):
+            u = leaf.user(sapp.user)
+            if partition:
+                leaf.charge_in(partition, delta, ZERO)
+                u.used_in[partition] = u.used_in.get(partition, ZERO) + delta
+            else:
+                leaf.charge(delta, ZERO)
+                u.used = u.used + delta
+        leaf.touch()
+        if c.is_am and sapp in leaf.active:
+            am = sapp.am_resource
+            u = leaf.user(sapp.user)
+            was = leaf.am_partition.pop(sapp.attempt_id, "")
+            if was:
+                leaf.am_used_in[was] = leaf.am_used_in.get(was, ZERO) - am
+                u.am_used_in[was] = u.am_used_in.get(was, ZERO) - am
+            else:
+                leaf.am_used = leaf.am_used - am
+                u.am_used = u.am_used - am
+            if new:
+                leaf.am_partition[sapp.attempt_id] = new
+                leaf.am_used_in[new] = leaf.am_used_in.get(new, ZERO) + am
+                u.am_used_in[new] = u.am_used_in.get(new, ZERO) + am
+            else:
+                leaf.am_used = leaf.am_used + am
+                u.am_used = u.am_used + am
+
+    def queue_using_label(self, label: str) -> str | None:
+        """The queue Hadoop's RMNodeLabelsManager names first (its map of
+        queue paths to accessible labels, in HashMap order)."""
+        using = [p for p, q in self.cs.queues.items() if label in q.accessible_labels]
+        if not using:
+            return None
+        return javahash.hash_order(using, javahash.string_hash, len(self.cs.queues))[0]
 
     def _cluster_changed(self, labels: bool = False) -> None:
         """The cluster's size changed: the limit arithmetic may change, the

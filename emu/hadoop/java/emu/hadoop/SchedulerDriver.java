@@ -1,11 +1,13 @@
 package emu.hadoop;
 
+import java.io.IOException;
 import java.lang.reflect.Field;
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -472,6 +474,47 @@ public final class SchedulerDriver {
         t = t.getCause();
       }
       return "E\t" + (t.getMessage() == null ? t.getClass().getSimpleName() : t.getMessage());
+    }
+    return drain();
+  }
+
+  /** An operator's node-label change, applied as the RM applies it: to the RMNodeLabelsManager,
+   *  which sends the scheduler a NodeLabelsUpdateSchedulerEvent for the nodes it changes. `op` is
+   *  "add" (`names` with `exclusive`), "remove" (`names`) or "replace" (`names` are hosts, each
+   *  with port `ports[i]`, and `values[i]` its label, "" for none). A refusal is answered as one
+   *  line "E\t<Hadoop's message>" and changes nothing. */
+  public String nodeLabels(long now, String op, String[] names, boolean[] exclusive, int[] ports,
+      String[] values) {
+    at(now);
+    try {
+      if (op.equals("add")) {
+        List<NodeLabel> add = new ArrayList<>();
+        for (int i = 0; i < names.length; i++) {
+          add.add(NodeLabel.newInstance(names[i], exclusive[i]));
+        }
+        labels.addToCluserNodeLabels(add);
+      } else if (op.equals("remove")) {
+        labels.removeFromClusterNodeLabels(new HashSet<>(Arrays.asList(names)));
+      } else {
+        Map<NodeId, Set<String>> map = new HashMap<>();
+        for (int i = 0; i < names.length; i++) {
+          Set<String> set = new HashSet<>();
+          if (!values[i].isEmpty()) {
+            set.add(values[i]);
+          }
+          map.put(NodeId.newInstance(names[i], ports[i]), set);
+        }
+        labels.replaceLabelsOnNode(map);
+      }
+    } catch (IOException e) {
+      return "E\t" + e.getMessage();
+    }
+    for (Node node : nodes.values()) {
+      Set<String> current = labels.getLabelsOnNode(node.id);
+      node.labels.clear();
+      if (current != null) {
+        node.labels.addAll(current);
+      }
     }
     return drain();
   }
