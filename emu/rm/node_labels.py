@@ -160,9 +160,14 @@ class NodeLabels:
         self.hosts[node_id] = host
         self.active.add(node_id)
         if labels and node_id not in self.node_label and host not in self.host_label:
+            # Seeded where Hadoop's backend puts it: on the host when the
+            # node is named by its host alone, else on the NM.
             name, exclusive = spec_name(labels[0])
             self.exclusive.setdefault(name, exclusive)
-            self.node_label[node_id] = name
+            if split_node(node_id)[1] == 0:
+                self.host_label[host] = name
+            else:
+                self.node_label[node_id] = name
             self.current[node_id] = name
             return labels
         label = self.label_of(node_id)
