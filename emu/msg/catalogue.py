@@ -358,8 +358,8 @@ CATALOGUE: dict[str, Spec] = {
         {"ok": bool, "reason": Opt(str)},
     ),
     "node_labels_report": Spec(
-        ADMIN,
-        "Admin",
+        CLIENT,
+        "Client",
         "ResourceManager",
         "The cluster's labels as [name, exclusive] pairs and each label's registered nodes.",
         {},

@@ -123,12 +123,3 @@ class AdminService(Service):
             ctx.nodes[node_id].labels = (label,) if label else ()
         if changed:
             ctx.dispatch("scheduler", SchedulerEvent.NODE_LABELS_UPDATE, "", changed)
-
-    def node_labels_report(self, msg: dict[str, Any]) -> dict[str, Any]:
-        """The cluster's labels (name, exclusive) and each label's nodes."""
-        labels = self.ctx.node_labels
-        return P.reply(
-            msg,
-            labels=[[n, e] for n, e in labels.cluster_labels()],
-            nodes=labels.nodes_of(),
-        )

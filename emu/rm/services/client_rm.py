@@ -125,3 +125,13 @@ class ClientRMService(Service):
 
     def queue_info(self, msg: dict[str, Any]) -> dict[str, Any]:
         return P.reply(msg, queues=self.ctx.scheduler.queue_info(msg["queue"]))
+
+    def node_labels_report(self, msg: dict[str, Any]) -> dict[str, Any]:
+        """getClusterNodeLabels and getLabelsToNodes: the cluster's labels
+        (name, exclusive) and each label's registered nodes."""
+        labels = self.ctx.node_labels
+        return P.reply(
+            msg,
+            labels=[[n, e] for n, e in labels.cluster_labels()],
+            nodes=labels.nodes_of(),
+        )
