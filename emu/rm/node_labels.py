@@ -60,7 +60,7 @@ def parse_add(text: str) -> list[tuple[str, bool]]:
                 raise ValueError(ADD_FORMAT)
         if "(" in name:
             name = name[: name.index("(")].strip()
-        out.append((name, exclusive))
+        out.append((name.strip(), exclusive))
     if not out:
         raise ValueError(NO_LABELS)
     return out
