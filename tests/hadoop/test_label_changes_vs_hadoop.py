@@ -1,0 +1,65 @@
+"""Node labels changed at run time, by emu's CapacityScheduler and by
+Hadoop's (`--scheduler-impl hadoop`, whose RMNodeLabelsManager applies the
+changes and tells its scheduler): the same jobruntime.csv and
+containers.csv byte for byte on cap-node-label-changes, and the same
+refusal, word for word, where Hadoop refuses a change."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.hadoop.conftest import CASES, emu, sls_case
+
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("hadoop")]
+CASE = "cap-node-label-changes"
+
+
+def test_emu_and_hadoop_follow_the_label_changes_alike(tmp_path: Path) -> None:
+    changes = f"--changes={CASES / CASE / 'changes.toml'}"
+    ours = sls_case(CASE, tmp_path / "emu", "--container-log", changes)
+    theirs = sls_case(
+        CASE, tmp_path / "hadoop", "--container-log", changes, "--scheduler-impl", "hadoop"
+    )
+    for name in ("jobruntime.csv", "containers.csv"):
+        assert (ours / name).read_bytes() == (theirs / name).read_bytes(), name
+    # The changes matter: f_1 (asking for fast) runs on node5, which got fast.
+    assert b",node5," in (ours / "containers.csv").read_bytes()
+
+
+def _refusal(tmp_path: Path, entry: str, *extra: str) -> str:
+    tmp_path.mkdir(parents=True)
+    changes = tmp_path / "changes.toml"
+    changes.write_text(f"[[changes]]\nat_ms = 1000\n{entry}\n")
+    d = CASES / CASE
+    done = emu(
+        "sls",
+        "--tracetype=SLS",
+        f"--tracelocation={d / 'trace.json'}",
+        f"--nodes={d / 'nodes.json'}",
+        f"--conf-dir={d / 'conf'}",
+        f"--output-dir={tmp_path / 'out'}",
+        f"--changes={changes}",
+        *extra,
+    )
+    assert done.returncode == 2, done.stderr[-2000:]
+    errors = [line for line in done.stderr.splitlines() if line.startswith("emu: error:")]
+    assert len(errors) == 1, done.stderr[-2000:]
+    return errors[0]
+
+
+@pytest.mark.parametrize(
+    ("entry", "says"),
+    [
+        # Both queues may use spare: Hadoop names the first in its map's order.
+        ('kind = "remove_node_labels"\nlabels = "spare"', "Cannot remove label=spare"),
+        # Hadoop shows the clashing NodeLabel as its toString.
+        ('kind = "add_node_labels"\nlabels = "gpu(exclusive=false)"', "Exclusivity cannot"),
+    ],
+)
+def test_a_change_hadoop_refuses_is_refused_in_its_words(tmp_path: Path, entry, says) -> None:
+    ours = _refusal(tmp_path / "emu", entry)
+    theirs = _refusal(tmp_path / "hadoop", entry, "--scheduler-impl", "hadoop")
+    assert says in theirs
+    assert ours == theirs.replace(str(tmp_path / "hadoop"), str(tmp_path / "emu"))
