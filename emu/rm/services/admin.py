@@ -79,7 +79,7 @@ class AdminService(Service):
     # --- node labels ---------------------------------------------------------------
     def add_node_labels(self, msg: dict[str, Any]) -> dict[str, Any]:
         """addToClusterNodeLabels: `labels` as [name, exclusive] pairs."""
-        labels = [(str(n), bool(e)) for n, e in msg["labels"]]
+        labels = [(n, e) for n, e in _pairs(msg["labels"], "labels", str, bool)]
         reason = self.ctx.scheduler.node_labels_admin("add", {"labels": labels})
         if reason is None:
             reason = self.ctx.node_labels.add(labels)
@@ -101,7 +101,7 @@ class AdminService(Service):
         """replaceLabelsOnNode: `mapping` as [node, label] pairs (node
         `host` or `host:port`, label "" for none); `fail_on_unknown` refuses
         nodes the RM has never seen (active or inactive)."""
-        mapping = [(str(n), str(label)) for n, label in msg["mapping"]]
+        mapping = [(n, label) for n, label in _pairs(msg["mapping"], "mapping", str, str)]
         fail_on_unknown = bool(msg.get("fail_on_unknown"))
         ctx = self.ctx
         labels = ctx.node_labels
@@ -123,3 +123,21 @@ class AdminService(Service):
             ctx.nodes[node_id].labels = (label,) if label else ()
         if changed:
             ctx.dispatch("scheduler", SchedulerEvent.NODE_LABELS_UPDATE, "", changed)
+
+
+def _pairs(items: list[Any], field: str, first: type, second: type) -> list[tuple[Any, Any]]:
+    """A request's list of pairs, each checked for its two types."""
+    out: list[tuple[Any, Any]] = []
+    for item in items:
+        if (
+            not isinstance(item, list)
+            or len(item) != 2
+            or not isinstance(item[0], first)
+            or not isinstance(item[1], second)
+        ):
+            raise Refused(
+                P.INVALID,
+                f"{field}: expected [{first.__name__}, {second.__name__}] pairs, got {item!r}",
+            )
+        out.append((item[0], item[1]))
+    return out
