@@ -733,5 +733,11 @@ def markdown() -> str:
         "refused by its other schedulers, with the same `--allow-unsupported` and",
         "`--scheduler-impl hadoop` choices.",
         "",
+        "Labels changed at run time (`emu admin add-node-labels`, `remove-node-labels`,",
+        "`replace-labels-on-node`, or the `[[changes]]` kinds of the same names) are",
+        "emulated: the CapacityScheduler moves a relabelled node's running containers'",
+        "usage to its new partition; FIFO and Fair accept the changes and ignore them, as",
+        "Hadoop's do. They need `yarn.node-labels.enabled` true, as in Hadoop.",
+        "",
     ]
     return "\n".join(lines)
