@@ -361,9 +361,10 @@ CATALOGUE: dict[str, Spec] = {
         CLIENT,
         "Client",
         "ResourceManager",
-        "The cluster's labels as [name, exclusive] pairs and each label's registered nodes.",
+        "The cluster's labels as [name, exclusive] pairs, each label's registered "
+        "nodes, and their total resource.",
         {},
-        {"labels": [list], "nodes": dict},
+        {"labels": [list], "nodes": dict, "resources": dict},
     ),
 }
 

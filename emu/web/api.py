@@ -216,6 +216,47 @@ def build_api(live: LiveView) -> list[Route]:
             items.append({"state": s, "type": types[0] if types else "*", "count": count})
         return JSONResponse({"appStatInfo": {"statItem": items}})
 
+    async def node_labels(request: Request) -> JSONResponse:
+        """getClusterNodeLabels: each label, its exclusivity and the
+        resource of its registered nodes (PartitionInfo)."""
+        reply = await write("node_labels_report")
+        resources = reply["resources"]
+        return JSONResponse(
+            {
+                "nodeLabelsInfo": {
+                    "nodeLabelInfo": [
+                        {
+                            "name": name,
+                            "exclusivity": exclusive,
+                            "partitionInfo": {
+                                "resourceAvailable": resource_info(
+                                    resources.get(name, {"memory-mb": 0, "vcores": 0})
+                                )
+                            },
+                        }
+                        for name, exclusive in reply["labels"]
+                    ]
+                }
+            }
+        )
+
+    async def node_to_labels(request: Request) -> JSONResponse:
+        """getNodeToLabels: each labelled node (NodeId, port 0 for a node
+        named by its host) and its labels."""
+        reply = await write("node_labels_report")
+        exclusive = {n: e for n, e in reply["labels"]}
+        entries = [
+            {
+                "key": node_id if ":" in node_id else f"{node_id}:0",
+                "value": {
+                    "nodeLabelInfo": [{"name": label, "exclusivity": exclusive.get(label, True)}]
+                },
+            }
+            for label, ids in sorted(reply["nodes"].items())
+            for node_id in ids
+        ]
+        return JSONResponse({"nodeToLabelsInfo": {"nodeToLabels": {"entry": entries}}})
+
     base = "/ws/v1/cluster"
     apps_path = base + "/apps/{app_id}"
     attempt_path = apps_path + "/appattempts/{attempt_id}"
@@ -232,6 +273,8 @@ def build_api(live: LiveView) -> list[Route]:
         Route(base + "/apps", submit, methods=["POST"]),
         Route(base + "/apps/new-application", new_application, methods=["POST"]),
         Route(base + "/appstatistics", statistics),
+        Route(base + "/get-node-labels", node_labels),
+        Route(base + "/get-node-to-labels", node_to_labels),
         Route(apps_path, app),
         Route(apps_path + "/appattempts", attempts),
         Route(attempt_path, attempt),

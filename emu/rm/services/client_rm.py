@@ -7,7 +7,7 @@ import re
 from typing import Any
 
 from emu.msg import types as P
-from emu.resources import Resource
+from emu.resources import ZERO, Resource
 from emu.rm import app as app_sm
 from emu.rm import node as node_sm
 from emu.rm.app import RMApp
@@ -129,9 +129,20 @@ class ClientRMService(Service):
     def node_labels_report(self, msg: dict[str, Any]) -> dict[str, Any]:
         """getClusterNodeLabels and getLabelsToNodes: the cluster's labels
         (name, exclusive) and each label's registered nodes."""
-        labels = self.ctx.node_labels
+        ctx = self.ctx
+        labels = ctx.node_labels
+        nodes = labels.nodes_of()
+        resources = {}
+        for label, ids in nodes.items():
+            total = ZERO
+            for node_id in ids:
+                node = ctx.nodes.get(node_id)
+                if node is not None:
+                    total = total + node.resource
+            resources[label] = total.to_wire()
         return P.reply(
             msg,
             labels=[[n, e] for n, e in labels.cluster_labels()],
-            nodes=labels.nodes_of(),
+            nodes=nodes,
+            resources=resources,
         )
