@@ -155,7 +155,10 @@ class ResourceManager:
             # As `emu rm` starts: the store's identity wins (ids stay valid).
             self.recovery_meta = rec.open_meta(self.conf, self.epoch, self.rate, cluster_timestamp)
             self.cluster_timestamp = self.recovery_meta["cluster_timestamp"]
+        labels = self.ctx.node_labels
         self._build()
+        # Hadoop's node-label store is a file the new RM reads back.
+        self.ctx.node_labels = labels.restarted()
         self.ctx.am_service_address = address
         if self.ctx.recovery is not None:
             self.ctx.recovery.recover()

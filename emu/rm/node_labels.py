@@ -181,6 +181,13 @@ class NodeLabels:
         self.active.discard(node_id)
         self.current.pop(node_id, None)
 
+    def restarted(self) -> NodeLabels:
+        """The store as a restarted RM reads it back (FileSystemNodeLabelsStore):
+        the labels and mappings stay; no node is registered yet."""
+        self.active.clear()
+        self.current.clear()
+        return self
+
     def label_of(self, node_id: str) -> str:
         label = self.node_label.get(node_id)
         if label is not None:

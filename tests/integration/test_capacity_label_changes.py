@@ -228,3 +228,52 @@ def test_rmadmin_argument_syntax():
     ]
     with pytest.raises(ValueError, match="node name cannot be empty"):
         node_labels.parse_mapping("=gpu")
+
+
+def test_labels_put_on_a_node_survive_an_rm_restart(tmp_path):
+    """The label store outlives the RM, as Hadoop's file store does: node2
+    got gpu before the restart, and the gpu job submitted after it runs
+    (with the labels lost no node would have gpu, and it would wait for
+    ever)."""
+    scenario = tmp_path / "labels.toml"
+    scenario.write_text(
+        """
+[cluster]
+nodes = [{ host = "node1", rack = "/r1" }, { host = "node2", rack = "/r1" }]
+node_memory_mb = 8192
+node_vcores = 8
+
+[config]
+"yarn.resourcemanager.scheduler.class" = "capacity"
+"yarn.node-labels.enabled" = true
+"yarn.resourcemanager.recovery.enabled" = true
+"yarn.scheduler.capacity.root.accessible-node-labels.gpu.capacity" = 100
+"yarn.scheduler.capacity.root.default.accessible-node-labels" = "gpu"
+"yarn.scheduler.capacity.root.default.accessible-node-labels.gpu.capacity" = 100
+
+[[jobs]]
+id = "g"
+submit_ms = 20000
+label = "gpu"
+  [[jobs.tasks]]
+  count = 4
+  duration_ms = 10000
+
+[[changes]]
+at_ms = 1000
+kind = "add_node_labels"
+labels = "gpu"
+
+[[changes]]
+at_ms = 2000
+kind = "replace_labels_on_node"
+nodes = "node2=gpu"
+
+[[faults]]
+at_ms = 10000
+kind = "rm_restart"
+"""
+    )
+    result = api.run_scenario(scenario, output_dir=tmp_path / "out")
+    assert result.complete
+    assert [(j["job_id"], j["state"]) for j in result.jobs] == [("g", "FINISHED")]
