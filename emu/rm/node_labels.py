@@ -171,10 +171,12 @@ class NodeLabels:
             self.current[node_id] = name
             return labels
         label = self.label_of(node_id)
-        if label:
-            self.current[node_id] = label
-            return (label,)
-        return ()
+        if not label:
+            return ()
+        self.current[node_id] = label
+        # As a topology spec, so whoever reads the node's labels (a
+        # scheduler seeing the label first) learns its exclusivity.
+        return (label if self.exclusive.get(label, True) else f"{label}(exclusive=false)",)
 
     def unregistered(self, node_id: str) -> None:
         """A node leaves; it stays known (for -failOnUnknownNodes)."""
