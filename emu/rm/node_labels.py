@@ -255,10 +255,12 @@ class NodeLabels:
     def unknown_nodes(self, mapping: list[tuple[str, str]]) -> str | None:
         """AdminService's -failOnUnknownNodes check: the refusal naming the
         nodes never registered (a `host` entry: no NM on that host)."""
-        unknown = [node for node, _ in mapping if not self._known(node)]
+        # In the order of the request's HashMap (all its entries) of NodeIds.
+        ordered = _java_node_set(split_node(node) for node, _ in mapping)
+        unknown = [(h, p) for h, p in ordered if not self._known(f"{h}:{p}" if p else h)]
         if not unknown:
             return None
-        shown = ", ".join(f"{h}:{p}" for h, p in _java_node_set(split_node(n) for n in unknown))
+        shown = ", ".join(f"{h}:{p}" for h, p in unknown)
         return f"Failed to replace labels as there are unknown nodes:[{shown}]"
 
     def replace(self, mapping: list[tuple[str, str]]) -> tuple[str | None, dict[str, str]]:
