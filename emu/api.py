@@ -242,8 +242,8 @@ def replay(
     summary.json, realtimetrack.json, metrics/, and containers.csv with
     `container_log`) go to `output_dir`, or to a new temporary directory
     that is left for the caller (`Result.output_dir`). `changes` names a
-    TOML file of [[changes]] (queues refreshed, nodes added or removed at
-    simulated times), as `emu sls --changes`. Raises
+    TOML file of [[changes]] (queues refreshed, nodes added or removed, node
+    labels changed at simulated times), as `emu sls --changes`. Raises
     `emu.errors.InputError` for a bad trace, topology or configuration, and
     for what emu's scheduler does not emulate unless `allow_unsupported`
     (as in `run_scenario`)."""

@@ -357,8 +357,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--changes",
         metavar="FILE",
         help="a TOML file of [[changes]] applied at their simulated times: queues "
-        "refreshed, nodes added or removed (what-if from mid-trace; see the README) "
-        "(default: none)",
+        "refreshed, nodes added or removed, node labels added, removed or put on nodes "
+        "(what-if from mid-trace; see the README) (default: none)",
     )
     sls.add_argument(
         "--print-simulation",
