@@ -277,3 +277,21 @@ kind = "rm_restart"
     result = api.run_scenario(scenario, output_dir=tmp_path / "out")
     assert result.complete
     assert [(j["job_id"], j["state"]) for j in result.jobs] == [("g", "FINISHED")]
+
+
+def test_the_readmes_label_changes_example_is_accepted(tmp_path):
+    """The README's second [[changes]] example (node labels) loads as written."""
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    section = readme.split("### What-if from mid-trace", 1)[1]
+    example = section.split("```toml\n", 2)[2].split("```", 1)[0]
+    f = tmp_path / "changes.toml"
+    f.write_text(example)
+    changes = load_changes(f, [], Resource(8192, 8))
+    assert [c.kind for c in changes] == [
+        "add_node_labels",
+        "replace_labels_on_node",
+        "remove_node_labels",
+    ]
+    assert changes[0].labels == (("gpu", True), ("spare", False))
+    assert changes[1].mapping == (("node1", "gpu"), ("node2", "spare"), ("node3", ""))
+    assert changes[1].fail_on_unknown and changes[2].names == ("spare",)
