@@ -156,6 +156,15 @@ _QUEUE_NOTES = {
 
 RULES: tuple[Rule, ...] = (
     # --- refused: Hadoop's scheduler acts on these, emu's port does not -------------------
+    Rule(
+        _CS + "<queue>.accessible-node-labels.<label>.<x>",
+        REFUSED,
+        CAPACITY,
+        feature="a node label's capacities in resources",
+        when=r"\s*\[",
+        optional=False,
+        instead="give the label's capacities in percent",
+    ),
     _e(_CS + "<queue>.accessible-node-labels.<label>.capacity", CAPACITY),
     _e(_CS + "<queue>.accessible-node-labels.<label>.maximum-capacity", CAPACITY),
     _r(
