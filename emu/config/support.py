@@ -340,9 +340,17 @@ RULES: tuple[Rule, ...] = (
             "per-node-heartbeat.multiple-assignments-enabled",
             "per-node-heartbeat.maximum-container-assignments",
             "reservations-continue-look-all-nodes",
-            "queue-mappings",
             "queue-mappings-override.enable",
         )
+    ),
+    _e(
+        _CS + "queue-mappings",
+        CAPACITY,
+        note=(
+            "u:/g: rules; the first that matches the user decides: its queue, or root.default "
+            "when that queue is not a leaf and cannot be created (the app is rejected "
+            "without a root.default leaf)"
+        ),
     ),
     *(
         _e(_CS + "<queue>." + key, CAPACITY, note=_QUEUE_NOTES.get(key, ""))
