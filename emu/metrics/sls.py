@@ -76,6 +76,41 @@ TRACKED_JOB_FIELDS = (
 _PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 
 
+DEFAULT_PARTITION_KEY = "<DEFAULT_PARTITION>"
+"""The default (unlabelled) partition's name in gauge names: YARN's
+NodeLabel.DEFAULT_NODE_LABEL_PARTITION, which no label can be (a label is
+letters, digits, `-` and `_`), so the names cannot collide."""
+
+
+def partition_key(name: str) -> str:
+    """A partition's name in gauge names (`""` is the default partition)."""
+    return name or DEFAULT_PARTITION_KEY
+
+
+def partition_values(sched: Scheduler, queues: list[str]) -> list[tuple[str, dict[str, int]]]:
+    """Per node-label partition (`partition_key`), in raw units (MB, vcores):
+    the cluster's `allocated.memory`, `allocated.vcores`,
+    `available.memory`, `available.vcores` there, then each of `queues`'
+    (full names) `queue.<q>.allocated.memory` and `queue.<q>.allocated.vcores`.
+    Empty without node labels. The recorder and the live pages read the
+    same values, so the page agrees with the files."""
+    out = []
+    for p in sched.partition_usage():
+        used, total = p.used, p.total
+        values = {
+            "allocated.memory": used.memory,
+            "allocated.vcores": used.vcores,
+            "available.memory": total.memory - used.memory,
+            "available.vcores": total.vcores - used.vcores,
+        }
+        for q in queues:
+            r = p.queues.get(q)
+            values[f"queue.{q}.allocated.memory"] = r.memory if r is not None else 0
+            values[f"queue.{q}.allocated.vcores"] = r.vcores if r is not None else 0
+        out.append((partition_key(p.name), values))
+    return out
+
+
 def full_queue_name(name: str) -> str:
     """YARN's full queue name: `default` -> `root.default`."""
     return name if name == "root" or name.startswith("root.") else f"root.{name}"
@@ -263,6 +298,7 @@ class SlsRecorder:
         raw: dict[str, float] = {}
         self._record_cluster(rm, rec, raw)
         self._record_queues(sched, rec, raw)
+        self._record_partitions(sched, rec, raw)
         self._record_timings(rm, rec, raw)
         for job in self.track_jobs:
             values = self._job_values(rm, job)
@@ -315,6 +351,24 @@ class SlsRecorder:
             raw[f"counter.queue.{full}.allocated.cores"] = alloc_vc
             raw[f"counter.queue.{full}.pending.memory"] = q.pending.memory if q is not None else 0
             raw[f"counter.queue.{full}.pending.cores"] = q.pending.vcores if q is not None else 0
+
+    def _record_partitions(
+        self, sched: Scheduler, rec: dict[str, Any], raw: dict[str, float]
+    ) -> None:
+        """With node labels, per partition: the cluster's allocated and
+        available resources there and each leaf queue's allocation there
+        (`partition_values`), under `partition.<p>.` (nothing without labels)."""
+        queues = [self._queue_keys[name] for name in self.queues]
+        for p, values in partition_values(sched, queues):
+            for field, value in values.items():
+                gb = field.endswith("memory")
+                if field.startswith("queue."):
+                    rec[f"partition.{p}.{field}"] = value / GB if gb else value
+                    cores = field if gb else field[: -len("vcores")] + "cores"
+                    raw[f"counter.partition.{p}.{cores}"] = value
+                else:
+                    rec[f"partition.{p}.cluster.{field}"] = value / GB if gb else value
+                    raw[f"variable.partition.{p}.cluster.{field}"] = value
 
     def _record_timings(
         self, rm: ResourceManager, rec: dict[str, Any], raw: dict[str, float]
