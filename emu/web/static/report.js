@@ -62,4 +62,23 @@
     });
     line("queues-" + k, "simulated seconds", "memory GB", sets);
   });
+
+  // Node-label partitions (only runs that had them): utilisation per
+  // partition, then each partition's queues against its size.
+  data.runs.forEach((r, k) => {
+    const parts = Object.entries(r.partitions || {});
+    if (!parts.length) return;
+    const t = r.partition_t_s;
+    line("partition-util-" + k, "simulated seconds", "memory allocated %",
+         parts.map(([p, s], i) => ({ label: p, color: color(i), data: xy(t, s.memory_pct) })), 100);
+    parts.forEach(([p, s], j) => {
+      const sets = [
+        { label: "allocated", color: color(0), data: xy(t, s.allocated_gb) },
+        { label: "size", color: color(0), dash: true, data: xy(t, s.size_gb) },
+      ];
+      Object.entries(s.queues).forEach(([q, gb], i) =>
+        sets.push({ label: q, color: color(i + 1), data: xy(t, gb) }));
+      line("partition-" + k + "-" + j, "simulated seconds", "memory GB", sets);
+    });
+  });
 })();
