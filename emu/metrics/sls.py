@@ -22,15 +22,23 @@ What is written, per simulated second:
   wall milliseconds per call over the last second, 0 if none), and for each
   `--track-jobs` job `job.<id>.{live,reserved}.containers` and
   `job.<id>.{usage,demand}.{memory,vcores}` (usage = allocated, demand =
-  allocated + pending, as SLS's FairSchedulerMetrics; memory in GB). Every
-  record has the same keys: a queue created during the run (a FairScheduler
-  dynamic queue) reads 0 in the records before it existed.
+  allocated + pending, as SLS's FairSchedulerMetrics; memory in GB). With
+  node labels (and only then, so an unlabelled run's files are as before),
+  per partition `<p>` (`partition_key`: the label, `<DEFAULT_PARTITION>` for
+  unlabelled nodes) `partition.<p>.cluster.{allocated,available}.{memory,vcores}`
+  and per leaf `partition.<p>.queue.<leaf>.allocated.{memory,vcores}`, from
+  the scheduler's `partition_usage` (SLS has no such gauges; the names
+  cannot collide with SLS's). Every record has the same keys: a queue
+  created during the run (a FairScheduler dynamic queue) reads 0 in the
+  records before it existed.
 - `metrics/<name>.csv`, header `time,value`, one row per
   `yarn.sls.metrics.record.interval.ms` (rounded up to whole seconds): the
   same series under SLS's metric-registry names
   (`variable.cluster.allocated.memory`, `counter.queue.<q>.allocated.memory`,
   `sampler.scheduler.operation.allocate.timecost`,
-  `variable.app.<job>.live.containers`, ...), in raw units (MB, vcores,
+  `variable.app.<job>.live.containers`,
+  `variable.partition.<p>.cluster.allocated.memory`,
+  `counter.partition.<p>.queue.<q>.allocated.cores`, ...), in raw units (MB, vcores,
   bytes, counts, milliseconds), plus cumulative operation counters
   (`counter.scheduler.operation.allocate`, `...handle.<EVENT>`).
 
