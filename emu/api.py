@@ -141,15 +141,18 @@ class Result:
     def partition_queue_timeline(self) -> list[dict[str, Any]]:
         """With node labels, one row per realtimetrack.json record, partition
         and leaf queue: t_s, partition ("" the default one), queue (full
-        name), memory, vcores (allocated there; MB and vcores)."""
+        name), memory, vcores (allocated there), pending_memory,
+        pending_vcores (what its apps ask of the partition); MB and vcores."""
         rows = []
         for t_s, name, values in self._partition_records():
             for key, mb in values.items():
                 if key.startswith("queue.") and key.endswith(".allocated.memory"):
                     queue = key[len("queue.") : -len(".allocated.memory")]
-                    vcores = values[f"queue.{queue}.allocated.vcores"]
-                    row = {"t_s": t_s, "partition": name, "queue": queue}
-                    rows.append({**row, "memory": mb, "vcores": vcores})
+                    row = {"t_s": t_s, "partition": name, "queue": queue, "memory": mb}
+                    row["vcores"] = values[f"queue.{queue}.allocated.vcores"]
+                    row["pending_memory"] = values.get(f"queue.{queue}.pending.memory", 0)
+                    row["pending_vcores"] = values.get(f"queue.{queue}.pending.vcores", 0)
+                    rows.append(row)
         return rows
 
     def _partition_records(self) -> list[tuple[float, str, dict[str, int]]]:

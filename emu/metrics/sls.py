@@ -26,7 +26,7 @@ What is written, per simulated second:
   node labels (and only then, so an unlabelled run's files are as before),
   per partition `<p>` (`partition_key`: the label, `<DEFAULT_PARTITION>` for
   unlabelled nodes) `partition.<p>.cluster.{allocated,available}.{memory,vcores}`
-  and per leaf `partition.<p>.queue.<leaf>.allocated.{memory,vcores}`, from
+  and per leaf `partition.<p>.queue.<leaf>.{allocated,pending}.{memory,vcores}`, from
   the scheduler's `partition_usage` (SLS has no such gauges; the names
   cannot collide with SLS's). Every record has the same keys: a queue
   created during the run (a FairScheduler dynamic queue) reads 0 in the
@@ -99,7 +99,8 @@ def partition_values(sched: Scheduler, queues: list[str]) -> list[tuple[str, dic
     """Per node-label partition (`partition_key`), in raw units (MB, vcores):
     the cluster's `allocated.memory`, `allocated.vcores`,
     `available.memory`, `available.vcores` there, then each of `queues`'
-    (full names) `queue.<q>.allocated.memory` and `queue.<q>.allocated.vcores`.
+    (full names) `queue.<q>.allocated.{memory,vcores}` and
+    `queue.<q>.pending.{memory,vcores}` (what its apps ask of the partition).
     Empty without node labels. The recorder and the live pages read the
     same values, so the page agrees with the files."""
     out = []
@@ -115,6 +116,9 @@ def partition_values(sched: Scheduler, queues: list[str]) -> list[tuple[str, dic
             r = p.queues.get(q)
             values[f"queue.{q}.allocated.memory"] = r.memory if r is not None else 0
             values[f"queue.{q}.allocated.vcores"] = r.vcores if r is not None else 0
+            r = p.pending.get(q)
+            values[f"queue.{q}.pending.memory"] = r.memory if r is not None else 0
+            values[f"queue.{q}.pending.vcores"] = r.vcores if r is not None else 0
         out.append((partition_key(p.name), values))
     return out
 
@@ -364,8 +368,9 @@ class SlsRecorder:
         self, sched: Scheduler, rec: dict[str, Any], raw: dict[str, float]
     ) -> None:
         """With node labels, per partition: the cluster's allocated and
-        available resources there and each leaf queue's allocation there
-        (`partition_values`), under `partition.<p>.` (nothing without labels)."""
+        available resources there and each leaf queue's allocation and
+        pending asks there (`partition_values`), under `partition.<p>.`
+        (nothing without labels)."""
         queues = [self._queue_keys[name] for name in self.queues]
         for p, values in partition_values(sched, queues):
             for field, value in values.items():

@@ -35,8 +35,8 @@ def test_both_backends_record_the_same_per_partition_series(tmp_path):
         sls_case(CASE, tmp_path / "hadoop", "--scheduler-impl", "hadoop")
     )
     # default partition, gpu and spare; each with the cluster's 4 gauges and
-    # 2 per leaf queue (a, b)
-    assert len(ours) == 3 * (4 + 2 * 2)
+    # 4 per leaf queue (a, b): allocated and pending memory and vcores
+    assert len(ours) == 3 * (4 + 2 * 4)
     assert ours == hadoops
     assert sorted(our_csvs) == sorted(hadoop_csvs) and len(our_csvs) == len(ours)
     for name, text in our_csvs.items():
@@ -53,3 +53,4 @@ def test_both_backends_record_the_same_per_partition_series(tmp_path):
     for p in ("gpu", "spare"):
         assert max(ours[f"partition.{p}.cluster.allocated.memory"]) > 0
     assert max(ours["partition.gpu.queue.root.a.allocated.memory"]) == 15.0
+    assert max(ours["partition.spare.queue.root.b.pending.memory"]) > 0

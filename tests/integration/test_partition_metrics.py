@@ -61,7 +61,10 @@ def test_each_partition_has_its_cluster_and_queue_gauges_in_every_record(labelle
             for r in ("memory", "vcores")
         ]
         expected += [
-            f"partition.{p}.queue.{q}.allocated.{r}" for q in QUEUES for r in ("memory", "vcores")
+            f"partition.{p}.queue.{q}.{f}.{r}"
+            for q in QUEUES
+            for f in ("allocated", "pending")
+            for r in ("memory", "vcores")
         ]
     assert sorted(keys) == sorted(expected)
     assert all(list(r) == list(recs[0]) for r in recs)
@@ -81,6 +84,13 @@ def test_the_gpu_partition_holds_exactly_the_gpu_jobs_containers(labelled):
         r["partition.gpu.cluster.available.memory"] + g == 16.0
         for r, g in zip(recs, gpu, strict=True)
     )
+    # what g_1 still asks for is queue a's pending in gpu, nobody else's
+    assert [r["partition.gpu.queue.root.a.pending.memory"] for r in recs] == [
+        r["job.g_1.demand.memory"] - r["job.g_1.usage.memory"] for r in recs
+    ]
+    assert max(r["partition.gpu.queue.root.a.pending.memory"] for r in recs) > 0
+    default_a = [r["partition.<DEFAULT_PARTITION>.queue.root.a.pending.memory"] for r in recs]
+    assert max(default_a) > 0 and default_a[0] == 0  # d_2 (from 10 s) asks for no label
     # the spare node is lent to default-partition jobs while idle, then s_1's
     assert max(r["partition.spare.cluster.allocated.memory"] for r in recs) == 8.0
 
@@ -138,6 +148,10 @@ def test_the_python_api_lays_the_partitions_out_as_rows(labelled):
     assert [r["vcores"] for r in spare_b] == [
         r["partition.spare.queue.root.b.allocated.vcores"] for r in recs
     ]
+    assert [r["pending_memory"] for r in spare_b] == [
+        r["partition.spare.queue.root.b.pending.memory"] * 1024 for r in recs
+    ]
+    assert max(r["pending_memory"] for r in spare_b) > 0  # s_1 asks for spare
 
 
 def test_a_run_without_labels_has_no_partition_figures(tmp_path):

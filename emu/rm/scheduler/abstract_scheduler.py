@@ -97,13 +97,15 @@ DEFAULT_PARTITION = ""
 class PartitionUsage:
     """One node-label partition as the run's per-partition gauges read it:
     its nodes' resource, what is allocated there over all queues (the root
-    queue's usage in the partition), and each leaf queue's usage there, by
-    full queue name (a leaf absent from `queues` uses nothing there)."""
+    queue's usage in the partition), and each leaf queue's usage there and
+    what its apps ask of the partition (pending), by full queue name (a leaf
+    absent from `queues` / `pending` has none)."""
 
     name: str
     total: Resource
     used: Resource
     queues: dict[str, Resource]
+    pending: dict[str, Resource] = field(default_factory=dict)
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)  # plugins subclass it: docs/plugins.md

@@ -459,8 +459,8 @@ class HadoopScheduler(Scheduler):
 
     def partition_usage(self) -> list[PartitionUsage]:
         """The CapacityScheduler's own figures: the label manager's resource
-        of each partition and its queues' ResourceUsage there (the root's is
-        the partition's allocated)."""
+        of each partition and its queues' ResourceUsage there (the root's
+        used is the partition's allocated; the leaves' used and pending)."""
         if not self._labelled or self.ctx.failure is not None:
             return []
         out: list[PartitionUsage] = []
@@ -474,6 +474,7 @@ class HadoopScheduler(Scheduler):
                     out[-1].used = used
                 else:
                     out[-1].queues[f[2]] = used
+                    out[-1].pending[f[2]] = Resource(int(f[5]), int(f[6]))
         return out
 
     def close(self) -> None:

@@ -790,8 +790,8 @@ public final class SchedulerDriver {
   /**
    * Each node-label partition as the CapacityScheduler sees it, for emu's per-partition gauges:
    * a line `N partition memory vcores` (the label manager's resource of the partition, "" the
-   * default one) followed by `U partition queue memory vcores` for the root and every leaf queue
-   * (its ResourceUsage.getUsed in the partition). Empty unless the scheduler is the
+   * default one) followed by `U partition queue memory vcores pending-memory pending-vcores` for
+   * the root and every leaf queue (its ResourceUsage.getUsed and getPending in the partition). Empty unless the scheduler is the
    * CapacityScheduler and some node has a label.
    */
   public String partitionUsage() {
@@ -818,8 +818,10 @@ public final class SchedulerDriver {
     boolean leaf = children == null || children.isEmpty();
     if (leaf || q.getParent() == null) {
       Resource used = q.getQueueResourceUsage().getUsed(partition);
+      Resource pending = q.getQueueResourceUsage().getPending(partition);
       b.append("U\t").append(partition).append('\t').append(q.getQueuePath()).append('\t')
-          .append(used.getMemorySize()).append('\t').append(used.getVirtualCores()).append('\n');
+          .append(used.getMemorySize()).append('\t').append(used.getVirtualCores()).append('\t')
+          .append(pending.getMemorySize()).append('\t').append(pending.getVirtualCores()).append('\n');
     }
     if (!leaf) {
       for (CSQueue child : children) {
