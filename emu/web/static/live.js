@@ -3,6 +3,7 @@
 "use strict";
 const COLORS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b",
   "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"];
+const TOTAL = "#555";  // a partition's total lines, beside its queues' colours
 const charts = {};
 
 // One line chart over simulated seconds, with `scales` beside its x axis.
@@ -80,14 +81,15 @@ function partitionSeries(history, part) {
   const prefix = "queue.", suffix = ".allocated.memory";
   const queues = [...new Set(history.flatMap(h => Object.keys((h.partitions || {})[part] || {})))]
     .filter(k => k.startsWith(prefix) && k.endsWith(suffix)).sort();
-  const out = [
-    { label: "allocated", color: COLORS[0], data: pts(history, h => at(h, "allocated.memory") / 1024) },
-    { label: "size", color: COLORS[0], dash: true,
-      data: pts(history, h => (at(h, "allocated.memory") + at(h, "available.memory")) / 1024) },
-  ];
-  queues.forEach((k, i) => out.push({
-    label: k.slice(prefix.length, -suffix.length), color: COLORS[(i + 1) % COLORS.length],
+  // Queues first: Chart.js draws the first datasets on top, so a queue that
+  // holds the whole allocation stays visible over the total.
+  const out = queues.map((k, i) => ({
+    label: k.slice(prefix.length, -suffix.length), color: COLORS[i % COLORS.length],
     data: pts(history, h => at(h, k) / 1024) }));
+  out.push(
+    { label: "allocated", color: TOTAL, data: pts(history, h => at(h, "allocated.memory") / 1024) },
+    { label: "size", color: TOTAL, dash: true,
+      data: pts(history, h => (at(h, "allocated.memory") + at(h, "available.memory")) / 1024) });
   return out;
 }
 

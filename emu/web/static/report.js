@@ -72,12 +72,11 @@
     line("partition-util-" + k, "simulated seconds", "memory allocated %",
          parts.map(([p, s], i) => ({ label: p, color: color(i), data: xy(t, s.memory_pct) })), 100);
     parts.forEach(([p, s], j) => {
-      const sets = [
-        { label: "allocated", color: color(0), data: xy(t, s.allocated_gb) },
-        { label: "size", color: color(0), dash: true, data: xy(t, s.size_gb) },
-      ];
-      Object.entries(s.queues).forEach(([q, gb], i) =>
-        sets.push({ label: q, color: color(i + 1), data: xy(t, gb) }));
+      // Queues first: Chart.js draws the first datasets on top.
+      const sets = Object.entries(s.queues).map(([q, gb], i) =>
+        ({ label: q, color: color(i), data: xy(t, gb) }));
+      sets.push({ label: "allocated", color: "#555", data: xy(t, s.allocated_gb) },
+                { label: "size", color: "#555", dash: true, data: xy(t, s.size_gb) });
       line("partition-" + k + "-" + j, "simulated seconds", "memory GB", sets);
     });
   });
