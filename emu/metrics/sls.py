@@ -95,16 +95,23 @@ def partition_key(name: str) -> str:
     return name or DEFAULT_PARTITION_KEY
 
 
-def partition_values(sched: Scheduler, queues: list[str]) -> list[tuple[str, dict[str, int]]]:
+def partition_values(
+    sched: Scheduler, queues: list[str] | None = None
+) -> list[tuple[str, dict[str, int]]]:
     """Per node-label partition (`partition_key`), in raw units (MB, vcores):
     the cluster's `allocated.memory`, `allocated.vcores`,
     `available.memory`, `available.vcores` there, then each of `queues`'
-    (full names) `queue.<q>.allocated.{memory,vcores}` and
-    `queue.<q>.pending.{memory,vcores}` (what its apps ask of the partition).
-    Empty without node labels. The recorder and the live pages read the
-    same values, so the page agrees with the files."""
+    (full names; None: the scheduler's leaves) `queue.<q>.allocated.{memory,vcores}`
+    and `queue.<q>.pending.{memory,vcores}` (what its apps ask of the
+    partition). Empty without node labels. The recorder and the live pages
+    read the same values, so the page agrees with the files."""
+    usage = sched.partition_usage()
+    if not usage:
+        return []
+    if queues is None:
+        queues = [full_queue_name(q) for q in sched.leaf_queues()]
     out = []
-    for p in sched.partition_usage():
+    for p in usage:
         used, total = p.used, p.total
         values = {
             "allocated.memory": used.memory,
@@ -215,6 +222,8 @@ class SlsRecorder:
         self.first_alloc_delay_total_ms = 0
         self.queues: list[str] = []
         self._queue_keys: dict[str, str] = {}
+        self._full_queues: list[str] = []
+        """`queues`' full names, in the same order."""
         self._handled_last: dict[str, tuple[int, float]] = {}
         self._app_of_job: dict[str, str] = {}
         self._apps_seen = 0
@@ -281,6 +290,7 @@ class SlsRecorder:
                 full = full_queue_name(name)
                 self._queue_keys[name] = full
                 self.queues.append(name)
+                self._full_queues.append(full)
 
     def _refresh_jobs(self, rm: ResourceManager) -> None:
         apps = rm.ctx.apps
@@ -371,8 +381,7 @@ class SlsRecorder:
         available resources there and each leaf queue's allocation and
         pending asks there (`partition_values`), under `partition.<p>.`
         (nothing without labels)."""
-        queues = [self._queue_keys[name] for name in self.queues]
-        for p, values in partition_values(sched, queues):
+        for p, values in partition_values(sched, self._full_queues):
             for field, value in values.items():
                 gb = field.endswith("memory")
                 if field.startswith("queue."):

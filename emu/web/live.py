@@ -35,7 +35,6 @@ import trio
 
 from emu.metrics.sls import (
     TRACKED_JOB_FIELDS,
-    full_queue_name,
     partition_values,
     tracked_job_values,
 )
@@ -112,9 +111,7 @@ class LiveView:
         point = _history_point(snap)
         if self.track_jobs:
             point["jobs"] = self._job_point(rm)
-        sched = rm.ctx.scheduler
-        leaves = [full_queue_name(q) for q in sched.leaf_queues()]
-        partitions = partition_values(sched, leaves)
+        partitions = partition_values(rm.ctx.scheduler)
         if partitions:
             point["partitions"] = dict(partitions)
         self.history.append(point)
