@@ -5,13 +5,14 @@ root.default, or rejects the app when root.default is not a leaf."""
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 from pathlib import Path
 
 import pytest
 
-from tests.hadoop.conftest import CASES, emu, sls_case
+from tests.hadoop.conftest import CASES, sls_case
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("hadoop")]
 
@@ -50,17 +51,9 @@ def test_without_root_default_the_fallback_rejects_as_hadoop(tmp_path):
     d = _without_root_default(tmp_path / "case")
     runs = {}
     for impl in ("emu", "hadoop"):
-        done = emu(
-            "sls",
-            "--tracetype=SLS",
-            f"--tracelocation={d / 'trace.json'}",
-            f"--nodes={d / 'nodes.json'}",
-            f"--conf-dir={d / 'conf'}",
-            f"--output-dir={tmp_path / impl}",
-            f"--scheduler-impl={impl}",
-        )
-        assert done.returncode == 1, done.stderr[-2000:]
-        assert "3 of 4 jobs failed: " + REJECTED in done.stdout
-        runs[impl] = (tmp_path / impl / "jobruntime.csv").read_bytes()
+        out = sls_case(str(d), tmp_path / impl, f"--scheduler-impl={impl}", failed_jobs=True)
+        summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+        assert summary["failure_hint"].startswith("3 of 4 jobs failed: " + REJECTED)
+        runs[impl] = (out / "jobruntime.csv").read_bytes()
     assert runs["emu"] == runs["hadoop"]
     assert b"sci_1,4000,49050" in runs["emu"]  # the one user with a queue ran

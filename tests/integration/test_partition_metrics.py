@@ -12,7 +12,6 @@ import io
 import json
 from pathlib import Path
 
-import httpx
 import pytest
 
 from emu import sls
@@ -209,16 +208,7 @@ def labelled_live_run(tmp_path: Path, rate: float) -> Run:
 
 def test_the_live_history_holds_what_realtimetrack_json_records(tmp_path):
     run = labelled_live_run(tmp_path, rate=60)
-    run.watch.keep_serving = True
-    url = run.start()
-    try:
-        with httpx.Client(base_url=url) as http:
-            html = http.get("/track").text
-            done = run.join()
-            track = http.get("/ws/v1/emu/track").json()
-    finally:
-        assert run.watch.server is not None
-        run.watch.server.stop()
+    html, done, track = run.served_to_the_end()
     assert 'id="partition-charts"' in html
     recs = records(tmp_path / "out")
     history = track["history"]
