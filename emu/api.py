@@ -25,6 +25,7 @@ results in any order.
 
 from __future__ import annotations
 
+import json
 import tempfile
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -115,6 +116,75 @@ class Result:
         return rows
 
     @property
+    def partition_timeline(self) -> list[dict[str, Any]]:
+        """With node labels, one row per realtimetrack.json record (each
+        simulated second) and partition: t_s, partition ("" the default
+        one), memory_used, vcores_used, memory_total, vcores_total (MB and
+        vcores; total = the partition's nodes). Empty when the run had no
+        labelled node or wrote no realtimetrack.json."""
+        rows = []
+        for t_s, name, values in self._partition_records():
+            used_mb, used_vc = values["allocated.memory"], values["allocated.vcores"]
+            rows.append(
+                {
+                    "t_s": t_s,
+                    "partition": name,
+                    "memory_used": used_mb,
+                    "vcores_used": used_vc,
+                    "memory_total": used_mb + values["available.memory"],
+                    "vcores_total": used_vc + values["available.vcores"],
+                }
+            )
+        return rows
+
+    @property
+    def partition_queue_timeline(self) -> list[dict[str, Any]]:
+        """With node labels, one row per realtimetrack.json record, partition
+        and leaf queue: t_s, partition ("" the default one), queue (full
+        name), memory, vcores (allocated there), pending_memory,
+        pending_vcores (what its apps ask of the partition); MB and vcores."""
+        rows = []
+        for t_s, name, values in self._partition_records():
+            for key, mb in values.items():
+                if key.startswith("queue.") and key.endswith(".allocated.memory"):
+                    queue = key[len("queue.") : -len(".allocated.memory")]
+                    row = {"t_s": t_s, "partition": name, "queue": queue, "memory": mb}
+                    row["vcores"] = values[f"queue.{queue}.allocated.vcores"]
+                    row["pending_memory"] = values.get(f"queue.{queue}.pending.memory", 0)
+                    row["pending_vcores"] = values.get(f"queue.{queue}.pending.vcores", 0)
+                    rows.append(row)
+        return rows
+
+    def _partition_records(self) -> list[tuple[float, str, dict[str, int]]]:
+        """(t_s, partition, its `partition.<p>.` gauges in MB and vcores) per
+        realtimetrack.json record, from the run's start."""
+        from emu.metrics.sls import DEFAULT_PARTITION_KEY, GB
+
+        path = self.output_dir / "realtimetrack.json" if self.output_dir is not None else None
+        if path is None or not path.is_file():
+            return []
+        text = path.read_text(encoding="utf-8")
+        if '"partition.' not in text:
+            return []
+        records = json.loads(text)
+        t0 = records[0]["time"] if records else 0
+        out = []
+        for r in records:
+            by_partition: dict[str, dict[str, int]] = {}
+            for key, value in r.items():
+                if not key.startswith("partition."):
+                    continue
+                name, _, field = key[len("partition.") :].partition(".")
+                if field.startswith("cluster."):
+                    field = field[len("cluster.") :]
+                raw = round(value * GB) if field.endswith("memory") else int(value)
+                by_partition.setdefault(name, {})[field] = raw
+            t_s = (r["time"] - t0) / 1000
+            for name, values in by_partition.items():
+                out.append((t_s, "" if name == DEFAULT_PARTITION_KEY else name, values))
+        return out
+
+    @property
     def why_pending(self) -> dict[str, list[dict[str, Any]]]:
         """Per job id, the scheduler's recent decisions about its app:
         t_s, what it decided (e.g. "allocated", "queue at max capacity") and
@@ -142,10 +212,11 @@ class Result:
         }
 
     def to_pandas(self, table: str = "jobs") -> Any:
-        """`jobs`, `timeline`, or `queue_timeline` as a pandas DataFrame
-        (pandas is optional: `pip install 'emu[pandas]'`)."""
-        if table not in ("jobs", "timeline", "queue_timeline"):
-            raise ValueError(f"unknown table {table!r} (jobs, timeline or queue_timeline)")
+        """`jobs`, `timeline`, `queue_timeline`, `partition_timeline` or
+        `partition_queue_timeline` as a pandas DataFrame (pandas is
+        optional: `pip install 'emu[pandas]'`)."""
+        if table not in TABLES:
+            raise ValueError(f"unknown table {table!r} ({', '.join(TABLES)})")
         try:
             import pandas as pd  # type: ignore[import-untyped]
         except ImportError:
@@ -167,6 +238,8 @@ class Result:
                     counts[i] += 1
         return counts
 
+
+TABLES = ("jobs", "timeline", "queue_timeline", "partition_timeline", "partition_queue_timeline")
 
 _JOB_KEYS = (
     "job_id",

@@ -213,7 +213,8 @@ def _add_report_parser(sub: argparse._SubParsersAction) -> None:
         description="Draw one or more runs (emu output directories, or Hadoop SLS's "
         "realtimetrack.json) into one HTML file that works offline: utilization over time, "
         "per-queue allocation against fair share or guarantee, job turnaround CDF, wait per "
-        "queue, Jain's fairness index, and a side-by-side table. Given one sweep directory "
+        "queue, Jain's fairness index, and a side-by-side table; with node labels, each "
+        "partition's allocation over time and its queues' there. Given one sweep directory "
         "(emu sweep), draw its points against the cluster size and rank them by the "
         "spec's objective.",
     )

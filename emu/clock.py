@@ -22,6 +22,8 @@ from __future__ import annotations
 import heapq
 import math
 import random
+import signal
+import threading
 import time
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
@@ -205,9 +207,43 @@ def deterministic_scheduling() -> Iterator[None]:
 def run_deterministically(main: Callable[[], Awaitable[T]], clock: Clock) -> T:
     """`trio.run(main, clock=clock)` under `deterministic_scheduling`: how
     every replay in one process runs, so the same inputs and seed give the
-    same interleaving and two runs in one process do not disturb each other."""
+    same interleaving and two runs in one process do not disturb each other.
+    In the main thread, Ctrl-C stops the run as `_stop_on_sigint` says."""
     with deterministic_scheduling():
+        if threading.current_thread() is threading.main_thread():
+            return trio.run(_stop_on_sigint, main, clock=clock)
         return trio.run(main, clock=clock)
+
+
+async def _stop_on_sigint(main: Callable[[], Awaitable[T]]) -> T:
+    """`main()`, cancelled when SIGINT arrives and then ended with the
+    KeyboardInterrupt a Ctrl-C gives.
+
+    trio's own Ctrl-C handling raises KeyboardInterrupt from the signal
+    handler, wherever the interpreter runs it. In code compiled with mypyc
+    that may be inside an operation mypyc treats as unable to fail (a
+    multiplication of large integers checks for signals), and the process
+    aborts with "fatal: out of memory". Here the handler only wakes a
+    system task, which cancels the run at its checkpoints; the
+    KeyboardInterrupt is raised afterwards, in this task, where every
+    caller expects it (SIGTERM reaches here as SIGINT: see emu.cli)."""
+    with trio.open_signal_receiver(signal.SIGINT) as signals, trio.CancelScope() as scope:
+        trio.lowlevel.spawn_system_task(_cancel_on_signal, signals, scope)
+        try:
+            result = await main()
+        except BaseException as e:
+            if scope.cancel_called:
+                raise KeyboardInterrupt from e
+            raise
+    if scope.cancel_called:
+        raise KeyboardInterrupt
+    return result
+
+
+async def _cancel_on_signal(signals: Any, scope: trio.CancelScope) -> None:
+    async for _ in signals:
+        scope.cancel()
+        return
 
 
 # How many of the run loop's non-blocking I/O polls `poll_io_sparsely` skips

@@ -9,6 +9,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+import httpx
+
 from emu import sls
 from emu.watch import Watch
 from tests.reference import REFERENCE_DIR
@@ -67,6 +69,21 @@ class Run:
         while not what():
             assert time.monotonic() < deadline, "timed out"
             time.sleep(0.05)
+
+    def served_to_the_end(self) -> tuple[str, sls.SlsRun, dict[str, Any]]:
+        """Run it whole with `--keep-serving`: (the /track page as served
+        while it ran, the finished run, the whole run's /ws/v1/emu/track)."""
+        self.watch.keep_serving = True
+        url = self.start()
+        try:
+            with httpx.Client(base_url=url) as http:
+                html = http.get("/track").text
+                done = self.join()
+                track = http.get("/ws/v1/emu/track").json()
+        finally:
+            assert self.watch.server is not None
+            self.watch.server.stop()
+        return html, done, track
 
     def join(self) -> sls.SlsRun:
         self.thread.join(timeout=120)

@@ -156,6 +156,15 @@ _QUEUE_NOTES = {
 
 RULES: tuple[Rule, ...] = (
     # --- refused: Hadoop's scheduler acts on these, emu's port does not -------------------
+    Rule(
+        _CS + "<queue>.accessible-node-labels.<label>.<x>",
+        REFUSED,
+        CAPACITY,
+        feature="a node label's capacities in resources",
+        when=r"\s*\[",
+        optional=False,
+        instead="give the label's capacities in percent",
+    ),
     _e(_CS + "<queue>.accessible-node-labels.<label>.capacity", CAPACITY),
     _e(_CS + "<queue>.accessible-node-labels.<label>.maximum-capacity", CAPACITY),
     _r(
@@ -331,9 +340,17 @@ RULES: tuple[Rule, ...] = (
             "per-node-heartbeat.multiple-assignments-enabled",
             "per-node-heartbeat.maximum-container-assignments",
             "reservations-continue-look-all-nodes",
-            "queue-mappings",
             "queue-mappings-override.enable",
         )
+    ),
+    _e(
+        _CS + "queue-mappings",
+        CAPACITY,
+        note=(
+            "u:/g: rules; the first that matches the user decides: its queue, or root.default "
+            "when that queue is not a leaf and cannot be created (the app is rejected "
+            "without a root.default leaf)"
+        ),
     ),
     *(
         _e(_CS + "<queue>." + key, CAPACITY, note=_QUEUE_NOTES.get(key, ""))

@@ -22,15 +22,23 @@ What is written, per simulated second:
   wall milliseconds per call over the last second, 0 if none), and for each
   `--track-jobs` job `job.<id>.{live,reserved}.containers` and
   `job.<id>.{usage,demand}.{memory,vcores}` (usage = allocated, demand =
-  allocated + pending, as SLS's FairSchedulerMetrics; memory in GB). Every
-  record has the same keys: a queue created during the run (a FairScheduler
-  dynamic queue) reads 0 in the records before it existed.
+  allocated + pending, as SLS's FairSchedulerMetrics; memory in GB). With
+  node labels (and only then, so an unlabelled run's files are as before),
+  per partition `<p>` (`partition_key`: the label, `<DEFAULT_PARTITION>` for
+  unlabelled nodes) `partition.<p>.cluster.{allocated,available}.{memory,vcores}`
+  and per leaf `partition.<p>.queue.<leaf>.{allocated,pending}.{memory,vcores}`, from
+  the scheduler's `partition_usage` (SLS has no such gauges; the names
+  cannot collide with SLS's). Every record has the same keys: a queue
+  created during the run (a FairScheduler dynamic queue) reads 0 in the
+  records before it existed.
 - `metrics/<name>.csv`, header `time,value`, one row per
   `yarn.sls.metrics.record.interval.ms` (rounded up to whole seconds): the
   same series under SLS's metric-registry names
   (`variable.cluster.allocated.memory`, `counter.queue.<q>.allocated.memory`,
   `sampler.scheduler.operation.allocate.timecost`,
-  `variable.app.<job>.live.containers`, ...), in raw units (MB, vcores,
+  `variable.app.<job>.live.containers`,
+  `variable.partition.<p>.cluster.allocated.memory`,
+  `counter.partition.<p>.queue.<q>.allocated.cores`, ...), in raw units (MB, vcores,
   bytes, counts, milliseconds), plus cumulative operation counters
   (`counter.scheduler.operation.allocate`, `...handle.<EVENT>`).
 
@@ -78,6 +86,52 @@ TRACKED_JOB_FIELDS = (
     "demand.vcores",
 )
 _PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
+
+
+DEFAULT_PARTITION_KEY = "<DEFAULT_PARTITION>"
+"""The default (unlabelled) partition's name in gauge names: YARN's
+NodeLabel.DEFAULT_NODE_LABEL_PARTITION, which no label can be (a label is
+letters, digits, `-` and `_`), so the names cannot collide."""
+
+
+def partition_key(name: str) -> str:
+    """A partition's name in gauge names (`""` is the default partition)."""
+    return name or DEFAULT_PARTITION_KEY
+
+
+def partition_values(
+    sched: Scheduler, queues: list[str] | None = None
+) -> list[tuple[str, dict[str, int]]]:
+    """Per node-label partition (`partition_key`), in raw units (MB, vcores):
+    the cluster's `allocated.memory`, `allocated.vcores`,
+    `available.memory`, `available.vcores` there, then each of `queues`'
+    (full names; None: the scheduler's leaves) `queue.<q>.allocated.{memory,vcores}`
+    and `queue.<q>.pending.{memory,vcores}` (what its apps ask of the
+    partition). Empty without node labels. The recorder and the live pages
+    read the same values, so the page agrees with the files."""
+    usage = sched.partition_usage()
+    if not usage:
+        return []
+    if queues is None:
+        queues = [full_queue_name(q) for q in sched.leaf_queues()]
+    out = []
+    for p in usage:
+        used, total = p.used, p.total
+        values = {
+            "allocated.memory": used.memory,
+            "allocated.vcores": used.vcores,
+            "available.memory": total.memory - used.memory,
+            "available.vcores": total.vcores - used.vcores,
+        }
+        for q in queues:
+            r = p.queues.get(q)
+            values[f"queue.{q}.allocated.memory"] = r.memory if r is not None else 0
+            values[f"queue.{q}.allocated.vcores"] = r.vcores if r is not None else 0
+            r = p.pending.get(q)
+            values[f"queue.{q}.pending.memory"] = r.memory if r is not None else 0
+            values[f"queue.{q}.pending.vcores"] = r.vcores if r is not None else 0
+        out.append((partition_key(p.name), values))
+    return out
 
 
 def full_queue_name(name: str) -> str:
@@ -172,6 +226,8 @@ class SlsRecorder:
         self.first_alloc_delay_total_ms = 0
         self.queues: list[str] = []
         self._queue_keys: dict[str, str] = {}
+        self._full_queues: list[str] = []
+        """`queues`' full names, in the same order."""
         self._handled_last: dict[str, tuple[int, float]] = {}
         self._app_of_job: dict[str, str] = {}
         self._apps_seen = 0
@@ -238,6 +294,7 @@ class SlsRecorder:
                 full = full_queue_name(name)
                 self._queue_keys[name] = full
                 self.queues.append(name)
+                self._full_queues.append(full)
 
     def _refresh_jobs(self, rm: ResourceManager) -> None:
         apps = rm.ctx.apps
@@ -267,6 +324,7 @@ class SlsRecorder:
         raw: dict[str, float] = {}
         self._record_cluster(rm, rec, raw)
         self._record_queues(sched, rec, raw)
+        self._record_partitions(sched, rec, raw)
         self._record_timings(rm, rec, raw)
         for job in self.track_jobs:
             values = self._job_values(rm, job)
@@ -319,6 +377,24 @@ class SlsRecorder:
             raw[f"counter.queue.{full}.allocated.cores"] = alloc_vc
             raw[f"counter.queue.{full}.pending.memory"] = q.pending.memory if q is not None else 0
             raw[f"counter.queue.{full}.pending.cores"] = q.pending.vcores if q is not None else 0
+
+    def _record_partitions(
+        self, sched: Scheduler, rec: dict[str, Any], raw: dict[str, float]
+    ) -> None:
+        """With node labels, per partition: the cluster's allocated and
+        available resources there and each leaf queue's allocation and
+        pending asks there (`partition_values`), under `partition.<p>.`
+        (nothing without labels)."""
+        for p, values in partition_values(sched, self._full_queues):
+            for field, value in values.items():
+                gb = field.endswith("memory")
+                if field.startswith("queue."):
+                    rec[f"partition.{p}.{field}"] = value / GB if gb else value
+                    cores = field if gb else field[: -len("vcores")] + "cores"
+                    raw[f"counter.partition.{p}.{cores}"] = value
+                else:
+                    rec[f"partition.{p}.cluster.{field}"] = value / GB if gb else value
+                    raw[f"variable.partition.{p}.cluster.{field}"] = value
 
     def _record_timings(
         self, rm: ResourceManager, rec: dict[str, Any], raw: dict[str, float]

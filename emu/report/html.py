@@ -27,6 +27,34 @@ def _cell(value: Any) -> str:
     return "-" if value is None else html.escape(str(value))
 
 
+def _partition_section(runs: list[RunData]) -> str:
+    """With node labels (a run whose realtimetrack.json has partition
+    gauges): per run, each partition's memory allocated over time, and per
+    partition its queues' allocation against its size. Nothing otherwise,
+    so a report of unlabelled runs is as before."""
+    if not any(r.partitions for r in runs):
+        return ""
+    charts = []
+    for k, r in enumerate(runs):
+        if not r.partitions:
+            continue
+        name = html.escape(r.name)
+        charts.append(
+            f'<div class="chart"><h3>{name}: memory allocated per partition</h3>'
+            f'<canvas id="partition-util-{k}"></canvas></div>'
+        )
+        charts += [
+            f'<div class="chart"><h3>{name}: partition {html.escape(p)}, per queue '
+            f'(dashed: the partition\'s size)</h3><canvas id="partition-{k}-{j}"></canvas></div>'
+            for j, p in enumerate(r.partitions)
+        ]
+    body = "\n".join(charts)
+    return (
+        '<h2 id="partitions">Node-label partitions: allocation over time, and per queue</h2>\n'
+        f'<div class="grid">\n{body}\n</div>\n'
+    )
+
+
 def render(runs: list[RunData]) -> str:
     """The report for `runs` (overlaid in charts, one column set per run)."""
     rows = [r.stats() for r in runs]
@@ -48,6 +76,8 @@ def render(runs: list[RunData]) -> str:
                 "cdf": sorted(j["turnaround_s"] for j in r.jobs if j["turnaround_s"] is not None),
                 "wait_by_queue": r.wait_by_queue(),
                 "stats": row,
+                "partition_t_s": r.partition_t_s,
+                "partitions": r.partitions,
             }
             for r, row in zip(runs, rows, strict=True)
         ]
@@ -72,6 +102,7 @@ def render(runs: list[RunData]) -> str:
         for j in r.jobs
         if j["why"]
     )
+    partitions = _partition_section(runs)
     chart_js = _inline_js((STATIC / "chart.umd.js").read_text())
     report_js = _inline_js((STATIC / "report.js").read_text())
     return f"""<!doctype html>
@@ -111,7 +142,7 @@ over the dominant shares of the leaf queues that have applications, every sample
 <div class="grid">
 {per_run}
 </div>
-<script type="application/json" id="emu-report-data">{data}</script>
+{partitions}<script type="application/json" id="emu-report-data">{data}</script>
 <script>{report_js}</script>
 </body></html>
 """

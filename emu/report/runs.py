@@ -5,8 +5,10 @@ An emu output directory (`emu run -o`, `emu sls --output-dir`) has
 (utilization, per-queue allocation against fair share or guarantee, Jain's
 index; see `emu.metrics.timeline`). A directory from Hadoop's SLS, or a
 `realtimetrack.json` file itself, gives what SLS tracks: cluster and
-per-queue allocation per second, no jobs and no shares. Anything else is an
-input error naming the path.
+per-queue allocation per second, no jobs and no shares. A realtimetrack.json
+with node-label partitions (emu writes `partition.<p>.` gauges only for a
+labelled cluster) adds each partition's allocation over time and its
+queues' there. Anything else is an input error naming the path.
 """
 
 from __future__ import annotations
@@ -35,6 +37,12 @@ class RunData:
     jain: list[float | None] = field(default_factory=list)
     jobs: list[dict[str, Any]] = field(default_factory=list)
     summary: dict[str, Any] = field(default_factory=dict)
+    partition_t_s: list[float] = field(default_factory=list)
+    """The seconds of realtimetrack.json's records, which `partitions` follow."""
+    partitions: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """Per node-label partition (empty: the run had none): `memory_pct`,
+    `vcores_pct` (allocated / the partition's size), `allocated_gb`,
+    `size_gb`, and `queues`: each leaf's allocated GB there."""
 
     def stats(self) -> dict[str, Any]:
         """The side-by-side table's row."""
@@ -93,7 +101,10 @@ def load(path: str) -> RunData:
         raise InputError(path, None, "no such output directory or file")
     summary, track = p / "summary.json", p / "realtimetrack.json"
     if summary.is_file():
-        return _from_summary(summary, p.name)
+        run = _from_summary(summary, p.name)
+        if track.is_file():
+            _partitions_from(track, run)
+        return run
     if track.is_file():
         return _from_realtimetrack(track, p.name)
     raise InputError(path, None, "holds neither summary.json nor realtimetrack.json")
@@ -161,11 +172,9 @@ def _reasons(why: Any) -> list[str]:
     return seen
 
 
-def _from_realtimetrack(path: Path, name: str) -> RunData:
-    """Hadoop SLS's realtimetrack.json: a JSON array of per-second records
-    (memory in GB). SLS writes it while running, so an unfinished file
-    (no closing bracket) is read up to its last whole record."""
-    text = path.read_text(errors="replace").strip()
+def _read_records(path: Path, text: str) -> Any:
+    """realtimetrack.json's records. SLS writes the file while running, so
+    an unfinished one (no closing bracket) is read up to its last whole record."""
     try:
         records = json.loads(text)
     except json.JSONDecodeError:
@@ -175,6 +184,14 @@ def _from_realtimetrack(path: Path, name: str) -> RunData:
             raise InputError(str(path), f"line {e.lineno}", f"not JSON: {e.msg}") from None
     if not isinstance(records, list) or not records or not isinstance(records[0], dict):
         raise InputError(str(path), None, "not a realtimetrack.json (a JSON array of records)")
+    return records
+
+
+def _from_realtimetrack(path: Path, name: str) -> RunData:
+    """Hadoop SLS's realtimetrack.json (or emu's): a JSON array of
+    per-second records (memory in GB)."""
+    text = path.read_text(errors="replace").strip()
+    records = _read_records(path, text)
     run = RunData(name=name, source="sls realtimetrack.json")
     t0 = float(records[0].get("time", 0))
     queue_keys = sorted(
@@ -201,4 +218,66 @@ def _from_realtimetrack(path: Path, name: str) -> RunData:
             "allocated_gb": [float(r.get(key, 0)) for r in records],
             "share_gb": None,
         }
+    if PARTITION_MARK in text:
+        _partition_series(records, run)
     return run
+
+
+PARTITION_MARK = '"partition.'
+"""In a realtimetrack.json with node-label partitions (emu writes
+`partition.<p>.cluster.allocated.memory` and the like only then)."""
+
+
+def _partitions_from(path: Path, run: RunData) -> None:
+    """The per-partition series of an emu run's realtimetrack.json, if it has any."""
+    try:
+        text = path.read_text(errors="replace").strip()
+    except OSError as e:
+        raise InputError(str(path), None, f"cannot read: {e}") from None
+    if PARTITION_MARK in text:
+        _partition_series(_read_records(path, text), run)
+
+
+def _partition_series(records: list[dict[str, Any]], run: RunData) -> None:
+    """`run.partitions` from the records' `partition.<p>.` gauges (GB and vcores)."""
+    suffix = ".cluster.allocated.memory"
+    names = sorted(
+        {
+            k[len("partition.") : -len(suffix)]
+            for k in records[0]
+            if k.startswith("partition.") and k.endswith(suffix)
+        }
+    )
+    if not names:
+        return
+    t0 = float(records[0].get("time", 0))
+    run.partition_t_s = [(float(r.get("time", 0)) - t0) / 1000 for r in records]
+    for p in names:
+        base = f"partition.{p}."
+        alloc = [float(r.get(base + "cluster.allocated.memory", 0)) for r in records]
+        avail = [float(r.get(base + "cluster.available.memory", 0)) for r in records]
+        alloc_vc = [float(r.get(base + "cluster.allocated.vcores", 0)) for r in records]
+        avail_vc = [float(r.get(base + "cluster.available.vcores", 0)) for r in records]
+        queue_keys = [
+            k
+            for k in records[0]
+            if k.startswith(base + "queue.") and k.endswith(".allocated.memory")
+        ]
+        run.partitions[p] = {
+            "allocated_gb": alloc,
+            "size_gb": [a + b for a, b in zip(alloc, avail, strict=True)],
+            "memory_pct": [
+                _r(100 * a / (a + b), 3) if a + b else 0.0
+                for a, b in zip(alloc, avail, strict=True)
+            ],
+            "vcores_pct": [
+                _r(100 * a / (a + b), 3) if a + b else 0.0
+                for a, b in zip(alloc_vc, avail_vc, strict=True)
+            ],
+            "queues": {
+                k[len(base + "queue.") : -len(".allocated.memory")]: [
+                    float(r.get(k, 0)) for r in records
+                ]
+                for k in queue_keys
+            },
+        }

@@ -15,10 +15,11 @@ from __future__ import annotations
 import importlib
 from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
-from contextlib import AbstractAsyncContextManager, asynccontextmanager, suppress
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, replace
 from functools import partial
+from types import CoroutineType
 from typing import TYPE_CHECKING, Any, NoReturn, Protocol, TypeVar, cast
 
 import structlog
@@ -189,9 +190,12 @@ def handle_now(
         return None
     except BaseException:
         # A signal (Ctrl-C), maybe before the first step: an unstarted
-        # coroutine would otherwise warn "never awaited" on exit. (Closing
-        # one that ended is a no-op, but a compiled one may raise instead.)
-        with suppress(Exception):
+        # Python coroutine would otherwise warn "never awaited" on exit.
+        # A compiled (mypyc) one never warns, and closing one that a signal
+        # ended leaves an exception set inside the interpreter, which later
+        # surfaces as a stray AttributeError or aborts the process in
+        # compiled arithmetic ("fatal: out of memory"): leave it alone.
+        if isinstance(coro, CoroutineType):
             coro.close()
         raise
     else:

@@ -10,8 +10,11 @@ thread of its own), so the run is never slowed or reordered by a browser:
   reference is atomic, so no lock is needed.
 - the live pages' history: each published snapshot appends one point
   (`history`) — cluster and per-queue allocation, and each tracked job's
-  containers and resources (`track_jobs`, `emu sls --track-jobs`) — bounded
-  to `HISTORY` points.
+  containers and resources (`track_jobs`, `emu sls --track-jobs`), and with
+  node labels each partition's allocated and available resources and its
+  leaf queues' allocation there (`partitions`, under the names
+  realtimetrack.json's `partition.<p>.` gauges use) — bounded to `HISTORY`
+  points.
 - writes (kill, submit, move, new-application): the server hands the request
   to the run's own loop with `trio.from_thread.run`, where it goes through
   the RM's client service exactly as a client's message would
@@ -30,7 +33,11 @@ from typing import TYPE_CHECKING, Any
 import structlog
 import trio
 
-from emu.metrics.sls import TRACKED_JOB_FIELDS, tracked_job_values
+from emu.metrics.sls import (
+    TRACKED_JOB_FIELDS,
+    partition_values,
+    tracked_job_values,
+)
 from emu.metrics.timeline import share_memory
 from emu.msg.types import request
 from emu.web.view import Snapshot, snapshot
@@ -104,6 +111,9 @@ class LiveView:
         point = _history_point(snap)
         if self.track_jobs:
             point["jobs"] = self._job_point(rm)
+        partitions = partition_values(rm.ctx.scheduler)
+        if partitions:
+            point["partitions"] = dict(partitions)
         self.history.append(point)
         self.latest = snap
 

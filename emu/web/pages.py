@@ -6,9 +6,11 @@ The pages are static HTML plus `static/live.js`, which polls
 `static/` with its license so the pages work offline. `/ws/v1/emu/track`
 is emu's own endpoint: the run's recent history (one point per published
 snapshot: cluster and per-queue allocation, fair shares, running apps and
-containers, and each `--track-jobs` job's containers, usage and demand
-under SLS's tracked-app names) and the current per-queue and running-app
-tables.
+containers, each `--track-jobs` job's containers, usage and demand
+under SLS's tracked-app names, and with node labels each partition's
+figures as realtimetrack.json's `partition.<p>.` gauges) and the current
+per-queue and running-app tables. `/track` draws one chart per partition
+once the history has any.
 """
 
 from __future__ import annotations
@@ -56,6 +58,9 @@ _TRACK = """<h1>Tracking</h1>
 <canvas id="queues"></canvas></div>
 <div><h2>Queues</h2><div class="table-box"><table id="queue-table"></table></div></div>
 </div>
+<div id="partitions" hidden>
+<h2>Partitions (node labels): memory (GB), dashed: the partition's size</h2>
+<div class="grid" id="partition-charts"></div></div>
 <h2>Tracked jobs</h2>
 {jobs}
 <h2>Running applications</h2><div class="table-box"><table id="app-table"></table></div>"""

@@ -56,7 +56,7 @@ def sls_case(case: str, out: Path, *extra: str, failed_jobs: bool = False) -> Pa
     """`emu sls` on a fidelity case (its trace.json, nodes.json and conf/)
     with `extra` options, writing into `out`; the run must succeed (with
     `failed_jobs`, it may also end with exit 1: some job did not). Returns
-    `out`."""
+    `out`. `case` may also be a directory laid out as a case."""
     d = CASES / case
     done = emu(
         "sls",

@@ -1,11 +1,13 @@
 """Node labels changed at run time, by emu's CapacityScheduler and by
 Hadoop's (`--scheduler-impl hadoop`, whose RMNodeLabelsManager applies the
 changes and tells its scheduler): the same jobruntime.csv and
-containers.csv byte for byte on cap-node-label-changes, and the same
+containers.csv byte for byte on cap-node-label-changes, the same
+per-partition gauges (a label added without nodes included), and the same
 refusal, word for word, where Hadoop refuses a change."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -26,6 +28,19 @@ def test_emu_and_hadoop_follow_the_label_changes_alike(tmp_path: Path) -> None:
         assert (ours / name).read_bytes() == (theirs / name).read_bytes(), name
     # The changes matter: f_1 (asking for fast) runs on node5, which got fast.
     assert b",node5," in (ours / "containers.csv").read_bytes()
+    assert _partition_series(ours) == _partition_series(theirs)
+    series = _partition_series(ours)
+    # fast has no resource until node5 takes it (50 s); f_1 then fills it.
+    used = series["partition.fast.cluster.allocated.memory"]
+    assert not any(used[:50]) and max(used) == 8.0
+
+
+def _partition_series(out: Path) -> dict[str, list[float | None]]:
+    """realtimetrack.json's partition gauges, each a series over all the
+    records (None where a record lacks the gauge)."""
+    records = json.loads((out / "realtimetrack.json").read_text())
+    keys = sorted({k for r in records for k in r if k.startswith("partition.")})
+    return {k: [r.get(k) for r in records] for k in keys}
 
 
 def _refusal(tmp_path: Path, entry: str, *extra: str) -> str:

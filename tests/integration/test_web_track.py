@@ -76,16 +76,7 @@ def tracked_run(tmp_path: Path, rate: float) -> Run:
 
 def test_tracked_jobs_have_live_series_and_one_chart_each(tmp_path):
     run = tracked_run(tmp_path, rate=30)
-    run.watch.keep_serving = True  # to read the whole run's history after it
-    url = run.start()
-    try:
-        with httpx.Client(base_url=url) as http:
-            html = http.get("/track").text
-            done = run.join()
-            track = http.get("/ws/v1/emu/track").json()
-    finally:
-        assert run.watch.server is not None
-        run.watch.server.stop()
+    html, done, track = run.served_to_the_end()
     charts = re.findall(r'<canvas class="job-chart" id="job-\d+" data-job="([^"]+)">', html)
     assert charts == JOBS
     assert track["finished"]

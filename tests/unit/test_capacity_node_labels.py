@@ -81,6 +81,18 @@ def test_label_settings_are_inherited_and_made_absolute_along_the_path():
             Q + "root.nope.accessible-node-labels.gpu.capacity",
             "not defined",
         ),
+        (
+            # a queue in resources by default, in percent on a label (Hadoop's words)
+            {
+                Q + "root.eng.capacity": "[memory=10240,vcores=10]",
+                Q + "root.ops.capacity": "[memory=6144,vcores=6]",
+                Q + "root.eng.train.capacity": "[memory=5120,vcores=5]",
+                Q + "root.eng.dev.capacity": "[memory=5120,vcores=5]",
+            },
+            Q + "root.eng.accessible-node-labels.gpu.capacity",
+            "Queue 'root.eng' should use either percentage based capacity configuration "
+            "or absolute resource.",
+        ),
     ],
 )
 def test_a_bad_label_setting_names_its_property(extra, name, says):
@@ -213,3 +225,15 @@ async def test_the_rest_scheduler_info_has_a_partition_entry_per_label(autojump_
     assert usages == {"", "gpu", "spare"}
     (n2,) = [n for n in info.nodes if n["nodeHostName"] == "n2"]
     assert n2["nodeLabels"] == ["gpu"]
+
+
+def test_a_labels_capacity_in_resources_is_refused_by_name_not_misread():
+    """Hadoop takes `[memory=...]` for a label's capacities; emu's port does
+    not emulate it, and says so rather than "expected a number"."""
+    from emu.config import support
+
+    for prop in ("capacity", "maximum-capacity"):
+        name = Q + f"root.eng.accessible-node-labels.gpu.{prop}"
+        rule = support.refused_rule(name, "[memory=4096,vcores=4]", "capacity")
+        assert rule is not None and "label's capacities in resources" in rule.feature
+        assert support.refused_rule(name, "30", "capacity") is None

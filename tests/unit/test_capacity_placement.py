@@ -36,23 +36,66 @@ async def test_ambiguous_short_name_is_refused(autojump_clock) -> None:
     assert h.submit("root.ops.default", "u").queue == "root.ops.default"
 
 
-async def test_user_and_group_mappings_first_valid_wins(autojump_clock) -> None:
-    """TestUserGroupMappingPlacementRule: u:/g: rules left to right; %user and
-    %primary_group; a rule whose queue does not exist is skipped."""
+WITH_DEFAULT = {
+    Q + "root.queues": "eng,ops,default",
+    Q + "root.eng.capacity": 50,
+    Q + "root.ops.capacity": 30,
+    Q + "root.default.capacity": 20,
+    Q + "root.eng.queues": "alice,sales,dev",
+    Q + "root.eng.alice.capacity": 50,
+    Q + "root.eng.sales.capacity": 25,
+    Q + "root.eng.dev.capacity": 25,
+}
+
+
+async def test_the_first_matching_mapping_decides_else_root_default(autojump_clock) -> None:
+    """CSMappingPlacementRule with the converted legacy rules (checked against
+    Hadoop 3.4.2 on the fidelity case cap-queue-mapping-fallback): u:/g: rules
+    left to right; the first rule that matches the user or a group decides;
+    a queue it names that is not a leaf and cannot be created sends the app
+    to root.default (placeDefault), never to a later rule."""
     h = Harness(
         {
-            **TWO_LEVEL,
-            Q + "queue-mappings": "u:%user:%user,g:ops:ops,u:%user:%primary_group,u:bob:alice",
-            "hadoop.user.group.static.mapping.overrides": "carol=ops;dave=eng,x;bob=",
+            **WITH_DEFAULT,
+            Q + "queue-mappings": "g:ops:ops,u:%user:%user,u:bob:alice",
+            "hadoop.user.group.static.mapping.overrides": "carol=ops;dave=eng,x",
         }
     )
     assert h.submit("default", "alice").queue == "root.eng.alice"  # %user exists
     assert h.submit("default", "carol").queue == "root.ops"  # group rule
-    # dave's primary group names the parent queue eng: skipped, default stays
-    assert h.submit("default", "dave").queue == "root.eng.default"
-    assert h.submit("default", "bob").queue == "root.eng.alice"
+    assert h.submit("default", "bob").queue == "root.default"  # no queue bob
+    assert h.submit("default", "dave").queue == "root.default"
     # without override, an explicitly named queue is kept
     assert h.submit("ops", "alice").queue == "root.ops"
+
+
+async def test_mapping_variables_and_empty_parts_fall_back(autojump_clock) -> None:
+    """%primary_group is the first group; %secondary_group the first other
+    group naming a queue (under the path before it), else empty, and a path
+    with an empty part is not valid; dots in names become _dot_."""
+    h = Harness(
+        {
+            **WITH_DEFAULT,
+            Q + "queue-mappings": (
+                "u:erin:root.eng.%secondary_group,u:frank:%secondary_group,"
+                "u:gus:%primary_group,u:%user:%user"
+            ),
+            "hadoop.user.group.static.mapping.overrides": (
+                "erin=staff,nope,dev,sales;frank=staff;gus=my.team"
+            ),
+        }
+    )
+    assert h.submit("default", "erin").queue == "root.eng.dev"  # dev before sales
+    assert h.submit("default", "frank").queue == "root.default"  # no second group
+    assert h.submit("default", "gus").queue == "root.default"  # my_dot_team: none
+
+
+async def test_a_mapping_fallback_without_root_default_rejects(autojump_clock) -> None:
+    """placeToDefault: root.default is not a leaf queue here, so a mapping
+    that names no queue rejects the app in Hadoop's words."""
+    h = Harness({**TWO_LEVEL, Q + "queue-mappings": "u:%user:%user"})
+    assert h.submit("default", "alice").queue == "root.eng.alice"
+    assert "rejected by a mapping rule" in str(h.try_submit("default", "carol"))
 
 
 async def test_mapping_override_applies_to_named_queues(autojump_clock) -> None:

@@ -8,7 +8,9 @@ instead of a replay silently losing byte-for-byte reproducibility.
 
 from __future__ import annotations
 
+import inspect
 import random
+import signal
 
 import pytest
 import trio
@@ -20,6 +22,7 @@ from emu.clock import (
     ScaledWallClock,
     deterministic_scheduling,
     poll_io_sparsely,
+    run_deterministically,
     virtual_clock,
 )
 
@@ -208,3 +211,32 @@ def test_a_voided_timer_neither_rings_nor_stops_the_clock() -> None:
     ends, next_deadline = trio.run(main, clock=virtual_clock())
     assert ends == [3.0, 200.0]
     assert next_deadline == 200.0  # the void 100.0 entry was passed over
+
+
+def test_ctrl_c_during_a_run_cancels_it_and_never_raises_in_the_handler() -> None:
+    """During a run the SIGINT handler only asks for the run to stop: it
+    must not raise, because the interpreter may call it from inside compiled
+    arithmetic that cannot pass an exception on (the process would abort).
+    The run is cancelled at its next checkpoint and ends in KeyboardInterrupt."""
+    reached: list[str] = []
+
+    async def main() -> None:
+        handler = signal.getsignal(signal.SIGINT)
+        assert callable(handler)
+        handler(signal.SIGINT, inspect.currentframe())  # as the interpreter would
+        reached.append("handler returned")
+        await trio.sleep(3600)
+        reached.append("not cancelled")
+
+    with pytest.raises(KeyboardInterrupt):
+        run_deterministically(main, virtual_clock())
+    assert reached == ["handler returned"]
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def test_a_run_that_ends_before_any_signal_returns_its_value() -> None:
+    async def main() -> int:
+        await trio.sleep(5)
+        return 7
+
+    assert run_deterministically(main, virtual_clock()) == 7

@@ -89,6 +89,25 @@ class Allocation:
     preempt: list[str] = field(default_factory=list)
 
 
+DEFAULT_PARTITION = ""
+"""The partition of unlabelled nodes (YARN's RMNodeLabelsManager.NO_LABEL)."""
+
+
+@dataclass
+class PartitionUsage:
+    """One node-label partition as the run's per-partition gauges read it:
+    its nodes' resource, what is allocated there over all queues (the root
+    queue's usage in the partition), and each leaf queue's usage there and
+    what its apps ask of the partition (pending), by full queue name (a leaf
+    absent from `queues` / `pending` has none)."""
+
+    name: str
+    total: Resource
+    used: Resource
+    queues: dict[str, Resource]
+    pending: dict[str, Resource] = field(default_factory=dict)
+
+
 @mypyc_attr(allow_interpreted_subclasses=True)  # plugins subclass it: docs/plugins.md
 class Scheduler:
     """Shared scheduler machinery (Hadoop's AbstractYarnScheduler);
@@ -452,6 +471,14 @@ class Scheduler:
     def queue_info(self, name: str) -> list[dict[str, Any]]:
         names = [name] if name else sorted(self.queues)
         return [self.queues[n].to_dict() for n in names if n in self.queues]
+
+    def partition_usage(self) -> list[PartitionUsage]:
+        """Each node-label partition's size and usage, the default one
+        (`DEFAULT_PARTITION`) first, the labelled ones by name; empty while
+        no node has a label, so an unlabelled run records no partition
+        gauges. Read once per sampled second (`emu.metrics.sls`), never on
+        the scheduling path."""
+        return []
 
     # --- the AM's side ---------------------------------------------------------------
     def request_am_container(self, attempt_id: str, am_resource: Resource) -> None:

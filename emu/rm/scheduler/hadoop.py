@@ -38,6 +38,7 @@ from emu.rm.enums import AppEvent, ContainerEvent, NodeEvent
 from emu.rm.node_labels import split_node
 from emu.rm.scheduler.abstract_scheduler import (
     Allocation,
+    PartitionUsage,
     Scheduler,
 )
 from emu.rm.scheduler.app_scheduling_info import Ask
@@ -100,6 +101,8 @@ class HadoopScheduler(Scheduler):
         self._headroom = ZERO
         self._preempt: list[str] = []
         self._max: dict[str, Resource] = {}
+        self._labelled = False
+        """Whether a node with a label has registered (`partition_usage` asks Hadoop then)."""
 
     # --- calls into Hadoop --------------------------------------------------------------
     def _call(self, method: str, *args: Any) -> None:
@@ -205,6 +208,7 @@ class HadoopScheduler(Scheduler):
     # --- scheduler events ---------------------------------------------------------------
     def on_NODE_ADDED(self, node_id: str, rmnode: RMNode) -> None:
         super().on_NODE_ADDED(node_id, rmnode)
+        self._labelled = self._labelled or bool(rmnode.labels)
         names, values = self._extras(rmnode.resource)
         self._call(
             "addNode",
@@ -398,6 +402,7 @@ class HadoopScheduler(Scheduler):
             return bridge.java_message(e)
         if answer.startswith("E\t"):
             return answer[2:]
+        self._labelled = self._labelled or op != "remove"
         if answer:
             self._apply(answer)
         return None
@@ -487,6 +492,26 @@ class HadoopScheduler(Scheduler):
         preempt = sorted(cid for cid in self._preempt if cid in sapp.live)
         self._preempt = []
         return Allocation(containers, self._headroom, preempt)
+
+    def partition_usage(self) -> list[PartitionUsage]:
+        """The CapacityScheduler's own figures: the label manager's resource
+        of each partition and its queues' ResourceUsage there (the root's
+        used is the partition's allocated; the leaves' used and pending)."""
+        if not self._labelled or self.ctx.failure is not None:
+            return []
+        out: list[PartitionUsage] = []
+        for line in str(self.driver.partitionUsage()).split("\n"):
+            f = line.split("\t")
+            if f[0] == "N":
+                out.append(PartitionUsage(f[1], Resource(int(f[2]), int(f[3])), ZERO, {}))
+            elif f[0] == "U":
+                used = Resource(int(f[3]), int(f[4]))
+                if f[2] == "root":
+                    out[-1].used = used
+                else:
+                    out[-1].queues[f[2]] = used
+                    out[-1].pending[f[2]] = Resource(int(f[5]), int(f[6]))
+        return out
 
     def close(self) -> None:
         """Stop Hadoop's scheduler and its timers (the RM's end)."""

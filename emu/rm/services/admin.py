@@ -80,9 +80,14 @@ class AdminService(Service):
     def add_node_labels(self, msg: dict[str, Any]) -> dict[str, Any]:
         """addToClusterNodeLabels: `labels` as [name, exclusive] pairs."""
         labels = [(n, e) for n, e in _pairs(msg["labels"], "labels", str, bool)]
-        reason = self.ctx.scheduler.node_labels_admin("add", {"labels": labels})
+        ctx = self.ctx
+        reason = ctx.scheduler.node_labels_admin("add", {"labels": labels})
         if reason is None:
-            reason = self.ctx.node_labels.add(labels)
+            reason = ctx.node_labels.add(labels)
+        if reason is None:
+            # No node changes; the scheduler learns the labels (a partition
+            # of no resource), as Hadoop's label manager holds them.
+            ctx.dispatch("scheduler", SchedulerEvent.NODE_LABELS_UPDATE, "", {})
         return P.reply(msg, ok=reason is None, reason=reason)
 
     def remove_node_labels(self, msg: dict[str, Any]) -> dict[str, Any]:
@@ -94,7 +99,7 @@ class AdminService(Service):
         if reason is None:
             reason, changed = ctx.node_labels.remove(names, ctx.scheduler.queue_using_label)
             if reason is None:
-                self._relabel(changed)
+                self._relabel(changed, always=True)
         return P.reply(msg, ok=reason is None, reason=reason)
 
     def replace_labels_on_node(self, msg: dict[str, Any]) -> dict[str, Any]:
@@ -114,14 +119,15 @@ class AdminService(Service):
                 self._relabel(changed)
         return P.reply(msg, ok=reason is None, reason=reason)
 
-    def _relabel(self, changed: dict[str, str]) -> None:
+    def _relabel(self, changed: dict[str, str], always: bool = False) -> None:
         """The registered nodes whose label changed carry it, and the
-        scheduler hears of it (NodeLabelsUpdateSchedulerEvent)."""
+        scheduler hears of it (NodeLabelsUpdateSchedulerEvent; `always`:
+        even with no node changed, for the labels the cluster has)."""
         ctx = self.ctx
         changed = {n: label for n, label in changed.items() if n in ctx.nodes}
         for node_id, label in changed.items():
             ctx.nodes[node_id].labels = (label,) if label else ()
-        if changed:
+        if changed or always:
             ctx.dispatch("scheduler", SchedulerEvent.NODE_LABELS_UPDATE, "", changed)
 
 

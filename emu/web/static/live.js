@@ -3,6 +3,7 @@
 "use strict";
 const COLORS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b",
   "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"];
+const TOTAL = "#555";  // a partition's total lines, beside its queues' colours
 const charts = {};
 
 // One line chart over simulated seconds, with `scales` beside its x axis.
@@ -19,7 +20,7 @@ function chartOn(el, scales) {
 }
 
 function lineChart(id, yTitle) {
-  const el = document.getElementById(id);
+  const el = typeof id === "string" ? document.getElementById(id) : id;
   if (!el) return null;
   return chartOn(el, { y: { beginAtZero: true, title: { display: true, text: yTitle } } });
 }
@@ -73,6 +74,49 @@ function queueSeries(history) {
   return out;
 }
 
+// A node-label partition's chart: its allocated memory, its size (allocated +
+// available, dashed) and each leaf queue's allocation there, in GB.
+function partitionSeries(history, part) {
+  const at = (h, f) => ((h.partitions || {})[part] || {})[f] || 0;
+  const prefix = "queue.", suffix = ".allocated.memory";
+  const queues = [...new Set(history.flatMap(h => Object.keys((h.partitions || {})[part] || {})))]
+    .filter(k => k.startsWith(prefix) && k.endsWith(suffix)).sort();
+  // Queues first: Chart.js draws the first datasets on top, so a queue that
+  // holds the whole allocation stays visible over the total.
+  const out = queues.map((k, i) => ({
+    label: k.slice(prefix.length, -suffix.length), color: COLORS[i % COLORS.length],
+    data: pts(history, h => at(h, k) / 1024) }));
+  out.push(
+    { label: "allocated", color: TOTAL, data: pts(history, h => at(h, "allocated.memory") / 1024) },
+    { label: "size", color: TOTAL, dash: true,
+      data: pts(history, h => (at(h, "allocated.memory") + at(h, "available.memory")) / 1024) });
+  return out;
+}
+
+// One chart per partition the history names, created as partitions appear.
+function partitionCharts(history) {
+  const box = document.getElementById("partition-charts");
+  if (!box) return;
+  const names = [...new Set(history.flatMap(h => Object.keys(h.partitions || {})))];
+  charts.partitions = charts.partitions || {};
+  for (const name of names) {
+    if (!charts.partitions[name]) {
+      const div = document.createElement("div");
+      div.className = "chart";
+      const h2 = document.createElement("h2");
+      h2.textContent = name;
+      const canvas = document.createElement("canvas");
+      canvas.className = "partition-chart";
+      canvas.dataset.partition = name;
+      div.append(h2, canvas);
+      box.append(div);
+      charts.partitions[name] = lineChart(canvas, "GB");
+    }
+    setSeries(charts.partitions[name], partitionSeries(history, name));
+  }
+  if (names.length) document.getElementById("partitions").hidden = false;
+}
+
 function table(id, rows) {
   const el = document.getElementById(id);
   if (!el) return;
@@ -108,6 +152,7 @@ async function refresh() {
   ]);
   setSeries(charts.queues, queueSeries(h));
   for (const [job, chart] of Object.entries(charts.jobs || {})) setSeries(chart, jobSeries(h, job));
+  partitionCharts(h);
   table("queue-table", data.queues || []);
   table("app-table", data.apps || []);
   if (data.metrics) {

@@ -62,4 +62,22 @@
     });
     line("queues-" + k, "simulated seconds", "memory GB", sets);
   });
+
+  // Node-label partitions (only runs that had them): utilisation per
+  // partition, then each partition's queues against its size.
+  data.runs.forEach((r, k) => {
+    const parts = Object.entries(r.partitions || {});
+    if (!parts.length) return;
+    const t = r.partition_t_s;
+    line("partition-util-" + k, "simulated seconds", "memory allocated %",
+         parts.map(([p, s], i) => ({ label: p, color: color(i), data: xy(t, s.memory_pct) })), 100);
+    parts.forEach(([p, s], j) => {
+      // Queues first: Chart.js draws the first datasets on top.
+      const sets = Object.entries(s.queues).map(([q, gb], i) =>
+        ({ label: q, color: color(i), data: xy(t, gb) }));
+      sets.push({ label: "allocated", color: "#555", data: xy(t, s.allocated_gb) },
+                { label: "size", color: "#555", dash: true, data: xy(t, s.size_gb) });
+      line("partition-" + k + "-" + j, "simulated seconds", "memory GB", sets);
+    });
+  });
 })();

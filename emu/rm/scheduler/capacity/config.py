@@ -663,6 +663,8 @@ def _build(
             for r in child_mins.values():
                 children_min = children_min + r
     own = labels if parent is None else tuple(sorted((by_queue or {}).get(path, ())))
+    if parent is not None:
+        _check_one_mode_across_labels(conf, path, min_res is not None, own)
     accessible, label_capacity, default_label = _label_settings(conf, path, parent, own)
     q = QueueConf(
         path=path,
@@ -792,6 +794,23 @@ def _check_label_sums(conf: Configuration, queues: dict[str, QueueConf]) -> None
 def _capacity_of(q: QueueConf, label: str) -> float:
     c = q.label_capacity.get(label)
     return c[0] if c is not None else 0.0
+
+
+def _check_one_mode_across_labels(
+    conf: Configuration, path: str, absolute: bool, labels: tuple[str, ...]
+) -> None:
+    """AbstractCSQueue.updateCapacityConfigType in legacy queue mode: a
+    queue other than root gives its capacity in percent (or a weight) in
+    every partition it configures, or in resources in every one."""
+    for label in labels:
+        key = f"{PREFIX}{path}.{LABELS_KEY}.{label}.capacity"
+        if (conf.get_str(key, "").strip().startswith("[")) != absolute:
+            raise _fail(
+                conf,
+                key,
+                f"Queue '{path}' should use either percentage based capacity "
+                "configuration or absolute resource.",
+            )
 
 
 def _label_settings(

@@ -4,8 +4,10 @@ at submission: queue mappings, queue names, ACLs and queue state.
 - `queue-mappings` (`u:user:queue`, `g:group:queue`, with `%user`,
   `%primary_group` and `%secondary_group`) are tried left to right when the
   app was submitted to `default`, or always with
-  `queue-mappings-override.enable`; the first rule whose queue resolves to
-  an existing leaf wins, a rule that resolves to nothing is skipped.
+  `queue-mappings-override.enable`; the first rule that matches the user
+  (or one of their groups) decides: its queue if that is a leaf or can be
+  created, else root.default, the fallback of every legacy rule (the app
+  is rejected if root.default is not a leaf).
 - A queue is named by its full path (`root.a.b`) or, if no other queue has
   the same last segment, by that short name.
 - Users' groups come from Hadoop's static mapping property
@@ -57,43 +59,83 @@ def resolve(cs: CapacityConf, name: str) -> tuple[str | None, str]:
     return path, ""
 
 
-def _target(m: QueueMapping, user: str, groups: tuple[str, ...]) -> str | None:
-    if m.kind == "u" and m.source not in ("%user", user):
-        return None
-    if m.kind == "g" and m.source not in groups:
-        return None
-    queue = m.queue.replace("%user", user)
+FALLBACK_QUEUE = "root.default"
+"""Where a matching rule whose queue is not valid places the app: every
+legacy rule's fallback is placeDefault, and `%default` is root.default
+(CSMappingPlacementRule.createVariableContext)."""
+REJECTED_BY_MAPPING = (
+    "Application submission have been rejected by a mapping rule. Please see the logs for details"
+)
+
+
+def _clean(name: str) -> str:
+    """CSMappingPlacementRule.cleanName: a dot in a user or group name
+    would be a queue path separator."""
+    return name.replace(".", "_dot_")
+
+
+def _matches(m: QueueMapping, user: str, groups: tuple[str, ...]) -> bool:
+    if m.kind == "u":
+        return m.source in ("%user", user)
+    return m.source in groups
+
+
+def _exists(cs: CapacityConf, name: str) -> bool:
+    """CSQueueStore.get: a full path, or a short name only one queue has."""
+    return name in cs.queues or len(cs.by_short_name(name)) == 1
+
+
+def _target(cs: CapacityConf, m: QueueMapping, user: str, groups: tuple[str, ...]) -> str:
+    """The rule's queue with its variables replaced (VariableContext.replacePathVariables).
+    Without groups (the lookup failed) the group variables are undefined and
+    stay in the path as written. `%secondary_group` is the first group after
+    the primary one that names a queue (under the path before it, if any),
+    or empty."""
+    queue = m.queue.replace("%user", _clean(user))
     if not groups:
-        # The group lookup fails (CSMappingPlacementRule.createVariableContext
-        # catches it): the group variables stay undefined and the path keeps
-        # them literally, so a parent that creates queues creates one named
-        # %primary_group.
         return queue
-    queue = queue.replace("%primary_group", groups[0])
-    if "%secondary_group" in queue:
-        if len(groups) < 2:
-            return None
-        queue = queue.replace("%secondary_group", groups[1])
-    return queue
+    parts = queue.replace("%primary_group", _clean(groups[0])).split(".")
+    for i, part in enumerate(parts):
+        if part == "%secondary_group":
+            prefix = "".join(p + "." for p in parts[:i])
+            found = [g for g in map(_clean, groups[1:]) if _exists(cs, prefix + g)]
+            parts[i] = found[0] if found else ""
+    return ".".join(parts)
 
 
-def mapped_queue(cs: CapacityConf, queue: str, user: str) -> tuple[str, bool]:
+def _valid(cs: CapacityConf, target: str) -> str | None:
+    """The queue a rule's result names, normalized, or None when it is not
+    one an app can be placed in (validateAndNormalizeQueue): a path with an
+    empty part, a queue that does not exist and cannot be created, a parent."""
+    if not target or "" in target.split("."):
+        return None
+    if resolve(cs, target)[0] is not None:
+        return target
+    full = auto_queues.normalize(cs, target)
+    if resolve(cs, full)[0] is not None or auto_queues.creatable(cs, full):
+        return full
+    return None
+
+
+def mapped_queue(cs: CapacityConf, queue: str, user: str) -> tuple[str | None, bool]:
     """(the queue after applying queue mappings, whether a mapping placed
-    it); unchanged if none applies. A rule's queue that does not exist but
-    can be created under a parent that creates queues counts
-    (CSMappingPlacementRule: legacy rules may create)."""
+    it); unchanged if no rule matches the user. The first rule that matches
+    decides (CSMappingPlacementRule with the converted legacy rules): its
+    queue if valid, which includes one it may create under a parent that
+    creates queues, else its fallback, root.default; (None, True) when that
+    is not a leaf queue either: the app is rejected."""
     if not cs.mappings or not (cs.mappings_override or queue == DEFAULT_QUEUE):
         return queue, False
     groups = cs.groups_of(user)
     for m in cs.mappings:
-        target = _target(m, user, groups)
-        if target is None:
+        if not _matches(m, user, groups):
             continue
-        if resolve(cs, target)[0] is not None:
-            return target, True
-        full = auto_queues.normalize(cs, target)
-        if resolve(cs, full)[0] is not None or auto_queues.creatable(cs, full):
-            return full, True
+        valid = _valid(cs, _target(cs, m, user, groups))
+        if valid is not None:
+            return valid, True
+        if resolve(cs, FALLBACK_QUEUE)[0] == FALLBACK_QUEUE:
+            return FALLBACK_QUEUE, True
+        return None, True
     return queue, False
 
 
@@ -128,7 +170,10 @@ class Placement:
 def place(cs: CapacityConf, queue: str, user: str, app_id: str) -> Placement:
     """Where the app goes, or why not (CapacityScheduler.addApplication's
     checks before the queue's own)."""
-    queue, mapped = mapped_queue(cs, queue, user)
+    mapped_to, mapped = mapped_queue(cs, queue, user)
+    if mapped_to is None:
+        return Placement(None, REJECTED_BY_MAPPING)
+    queue = mapped_to
     path, problem = resolve(cs, queue)
     if path is None and problem == "unknown" and "." in queue and _may_create(cs, queue):
         # getOrCreateQueueFromPlacementContext: a missing queue with a parent

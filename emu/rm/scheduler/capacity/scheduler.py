@@ -47,7 +47,7 @@ from emu.rm.container import RMContainer
 from emu.rm.diagnostics import invalid_request
 from emu.rm.scheduler import activities as act
 from emu.rm.scheduler import javahash
-from emu.rm.scheduler.abstract_scheduler import Scheduler
+from emu.rm.scheduler.abstract_scheduler import DEFAULT_PARTITION, PartitionUsage, Scheduler
 from emu.rm.scheduler.app_scheduling_info import Ask
 from emu.rm.scheduler.capacity import allocator, auto_queues
 from emu.rm.scheduler.capacity import resource_math as rm
@@ -614,6 +614,9 @@ class CapacityScheduler(Scheduler):
         known = self.ctx.node_labels.exclusive
         for name, exclusive in known.items():
             self.exclusive[name] = exclusive
+            # RMNodeLabelsManager holds every cluster label, of no resource
+            # until a node has it.
+            self.partition_resource.setdefault(name, ZERO)
         for node_id, new in sorted(changed.items()):
             node = self.nodes.get(node_id)
             if node is None:
@@ -639,7 +642,8 @@ class CapacityScheduler(Scheduler):
         gone = [n for n, r in self.partition_resource.items() if n not in known and r.is_zero()]
         for name in gone:
             del self.partition_resource[name]
-        self._cluster_changed(True)
+        if changed:
+            self._cluster_changed(True)
 
     def _partition_updated(self, c: RMContainer, sapp: SchedulerApp, old: str, new: str) -> None:
         """FiCaSchedulerApp.nodePartitionUpdated for one running container."""
@@ -1194,6 +1198,48 @@ class CapacityScheduler(Scheduler):
         info["default_label_expression"] = c.default_label
         info["used_total"] = total.to_wire()
         info["partitions"] = partitions
+
+    def partition_usage(self) -> list[PartitionUsage]:
+        """Per partition: its nodes' resource (the default one's is what no
+        label holds, as `_labels_changed`), the root's usage there and each
+        leaf's (`used` is the default partition's, `used_in` a label's; both
+        count reservations, as Hadoop's ResourceUsage.getUsed), and each
+        leaf's pending asks in the partition its apps ask for
+        (ResourceUsage.getPending)."""
+        if not self.partition_resource:
+            return []
+        leaves = [q for q in self.tree.values() if isinstance(q, LeafQueue)]
+        pending: dict[str, dict[str, Resource]] = {}
+        for sapp in self.apps.values():
+            asked = sapp.pending
+            leaf = self.app_leaf.get(sapp.app_id)
+            if leaf is None or asked.is_zero():
+                continue
+            by_leaf = pending.setdefault(self.app_label.get(sapp.app_id, ""), {})
+            by_leaf[leaf.path] = by_leaf.get(leaf.path, ZERO) + asked
+        labelled = ZERO
+        for total in self.partition_resource.values():
+            labelled = labelled + total
+        out = [
+            PartitionUsage(
+                DEFAULT_PARTITION,
+                self.cluster - labelled,
+                self.root.used,
+                {q.path: q.used for q in leaves},
+                pending.get(DEFAULT_PARTITION, {}),
+            )
+        ]
+        for label in sorted(self.partition_resource):
+            out.append(
+                PartitionUsage(
+                    label,
+                    self.partition_resource[label],
+                    self.root.used_in.get(label, ZERO),
+                    {q.path: q.used_in[label] for q in leaves if label in q.used_in},
+                    pending.get(label, {}),
+                )
+            )
+        return out
 
     # --- periodic work and refresh ------------------------------------------------
     def update(self) -> None:

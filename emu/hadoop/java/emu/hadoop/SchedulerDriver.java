@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.metrics2.lib.DefaultMetricsSystem;
@@ -827,6 +828,49 @@ public final class SchedulerDriver {
       capacityPreemption.editSchedule();
     }
     return drain();
+  }
+
+  /**
+   * Each node-label partition as the CapacityScheduler sees it, for emu's per-partition gauges:
+   * a line `N partition memory vcores` (the label manager's resource of the partition, "" the
+   * default one) followed by `U partition queue memory vcores pending-memory pending-vcores` for
+   * the root and every leaf queue (its ResourceUsage.getUsed and getPending in the partition). Empty unless the scheduler is the
+   * CapacityScheduler and some node has a label.
+   */
+  public String partitionUsage() {
+    if (!(scheduler instanceof CapacityScheduler) || labels.getClusterNodeLabelNames().isEmpty()) {
+      return "";
+    }
+    List<String> partitions = new ArrayList<>();
+    partitions.add(RMNodeLabelsManager.NO_LABEL);
+    partitions.addAll(new TreeSet<>(labels.getClusterNodeLabelNames()));
+    Resource cluster = scheduler.getClusterResource();
+    CSQueue root = ((CapacityScheduler) scheduler).getRootQueue();
+    StringBuilder b = new StringBuilder();
+    for (String p : partitions) {
+      Resource total = labels.getResourceByLabel(p, cluster);
+      b.append("N\t").append(p).append('\t').append(total.getMemorySize()).append('\t')
+          .append(total.getVirtualCores()).append('\n');
+      queueUsage(b, p, root);
+    }
+    return b.toString();
+  }
+
+  private static void queueUsage(StringBuilder b, String partition, CSQueue q) {
+    List<CSQueue> children = q.getChildQueues();
+    boolean leaf = children == null || children.isEmpty();
+    if (leaf || q.getParent() == null) {
+      Resource used = q.getQueueResourceUsage().getUsed(partition);
+      Resource pending = q.getQueueResourceUsage().getPending(partition);
+      b.append("U\t").append(partition).append('\t').append(q.getQueuePath()).append('\t')
+          .append(used.getMemorySize()).append('\t').append(used.getVirtualCores()).append('\t')
+          .append(pending.getMemorySize()).append('\t').append(pending.getVirtualCores()).append('\n');
+    }
+    if (!leaf) {
+      for (CSQueue child : children) {
+        queueUsage(b, partition, child);
+      }
+    }
   }
 
   public String maximumAllocation(String queue) {
