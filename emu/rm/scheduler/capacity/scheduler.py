@@ -53,7 +53,7 @@ from emu.rm.scheduler.capacity import resource_math as rm
 from emu.rm.scheduler.capacity.config import LEGACY, PREFIX, CapacityConf, parse, queue_paths
 from emu.rm.scheduler.capacity.intra_preemption import IntraLeaf, all_users_limit
 from emu.rm.scheduler.capacity.placement import may_submit, place
-from emu.rm.scheduler.capacity.preemption import PreemptionPolicy, TempQueue
+from emu.rm.scheduler.capacity.preemption import PreemptionPolicy, TempQueue, container_id_key
 from emu.rm.scheduler.capacity.queues import (
     Env,
     LeafQueue,
@@ -1168,16 +1168,45 @@ class CapacityScheduler(Scheduler):
             self._delete_idle_queues()
 
     def preemption_snapshot(self) -> TempQueue:
-        """The queue tree as the preemption policy sees it this round. With
-        node labels, the round is for the default partition alone: the
-        queues' guarantees in its resource, their usage and pending asks
-        there, and its nodes' containers (labelled partitions are not
-        preempted for, unlike Hadoop's per-partition rounds)."""
-        intra_on = self.cs.preemption.intra_queue_enabled
+        """The queue tree as the preemption policy sees it this round, in
+        the default partition. With node labels its root also holds the
+        tree in each labelled partition (ProportionalCapacityPreemptionPolicy
+        clones the queues once per partition), the nodes' partitions and,
+        per leaf, the containers default-partition asks got on labelled
+        nodes by ignoring exclusivity."""
         env = self.default_env
+        root = self._temp_queue(self.root, env, self.cs.preemption.intra_queue_enabled)
+        if self.labelled:
+            root.total = env.cluster
+            root.node_partition = self.node_partition
+            for name in sorted(self.partition_resource):
+                penv = self._env(name, False)
+                if not penv.cluster.is_zero():
+                    proot = self._temp_queue(self.root, penv, False)
+                    proot.total = penv.cluster
+                    root.partitions.append(proot)
+            self._ignore_exclusivity(root)
+        return root
 
-        def clone(q: Queue) -> TempQueue:
-            guaranteed, maximum = q.exact_sizes(env)
+    def _temp_queue(self, q: Queue, env: Env, intra_on: bool) -> TempQueue:
+        """TempQueuePerPartition of `q` and its subtree in `env`'s partition.
+        In a non-exclusive partition a queue that has no capacities there
+        may use all of it (cloneQueues raises its maximum capacity to 1)."""
+        p = env.partition
+        guaranteed, maximum = q.exact_sizes(env)
+        if p:
+            if not self.exclusive.get(p, True) and p not in q.conf.label_capacity:
+                maximum = env.cluster
+            t = TempQueue(
+                name=q.path,
+                guaranteed=guaranteed,
+                maximum=maximum,
+                used=q.used_in.get(p, ZERO),
+                reserved=q.reserved_in.get(p, ZERO),
+                preemption_disabled=q.conf.preemption_disabled,
+                partition=p,
+            )
+        else:
             t = TempQueue(
                 name=q.path,
                 guaranteed=guaranteed,
@@ -1186,26 +1215,47 @@ class CapacityScheduler(Scheduler):
                 reserved=q.reserved,
                 preemption_disabled=q.conf.preemption_disabled,
             )
-            if isinstance(q, LeafQueue):
-                t.pending = q.pending_considering_user_limit(env, deduct_reserved=False)
-                t.pending_deduct_reserved = q.pending_considering_user_limit(env, True)
-                if q.conf.ordering_policy == "fifo":
-                    t.apps = list(q.active)
-                else:
-                    t.apps = sorted(q.active, key=self._fair_key(q, seen=True))
-                t.max_am_resource = rm.multiply(guaranteed, q.conf.maximum_am_percent)
-                if intra_on:
-                    t.intra = self._intra_leaf(q)
+        if isinstance(q, LeafQueue):
+            t.pending = q.pending_considering_user_limit(env, deduct_reserved=False)
+            t.pending_deduct_reserved = q.pending_considering_user_limit(env, True)
+            if p:
+                return t  # what is taken is chosen from the default partition's leaves
+            if q.conf.ordering_policy == "fifo":
+                t.apps = list(q.active)
             else:
-                assert isinstance(q, ParentQueue)
-                for c in q.children:
-                    t.add_child(clone(c))
-            return t
+                t.apps = sorted(q.active, key=self._fair_key(q, seen=True))
+            if self.labelled:
+                # FifoCandidatesSelector: the whole cluster's share, not the partition's
+                am_share = rm.multiply(self.cluster, q.absolute_capacity)
+            else:
+                am_share = guaranteed
+            t.max_am_resource = rm.multiply(am_share, q.conf.maximum_am_percent)
+            if intra_on:
+                t.intra = self._intra_leaf(q)
+        else:
+            assert isinstance(q, ParentQueue)
+            for c in q.children:
+                t.add_child(self._temp_queue(c, env, intra_on))
+        return t
 
-        root = clone(self.root)
-        if self.labelled:
-            root.labelled_nodes = frozenset(self.node_partition)
-        return root
+    def _ignore_exclusivity(self, root: TempQueue) -> None:
+        """Each leaf's containers of apps without a label on labelled
+        nodes (the asks that got them ignored exclusivity), by partition,
+        in container order (the TreeSet of RMContainers)."""
+        where = self.node_partition
+        labels = self.app_label
+        for leaf in root.leaves():
+            found: dict[str, list[RMContainer]] = {}
+            for sapp in leaf.apps:
+                if labels.get(sapp.app_id, ""):
+                    continue
+                for c in sapp.live.values():
+                    p = where.get(c.node_id, "")
+                    if p:
+                        found.setdefault(p, []).append(c)
+            for cs in found.values():
+                cs.sort(key=container_id_key)
+            leaf.ignore_exclusivity = found
 
     def _intra_leaf(self, q: LeafQueue) -> IntraLeaf:
         """What IntraQueueCandidatesSelector reads of a leaf this round."""
