@@ -27,11 +27,22 @@ selected `max_wait_before_kill` later, the policy dispatches
 `KILL_PREEMPTED`. Marks left unselected for twice that long are dropped.
 With `observe_only` nothing is marked or killed.
 
+With node labels every labelled partition gets its own tree
+(TempQueuePerPartition): the queues' guarantees and maximums in the
+partition's resource (a queue with no capacities in a non-exclusive
+partition may take all of it), their usage and pending asks there. The
+ideal allocation runs on each tree as on the default one, every one
+scaled against the same allowance; a leaf then gives up, per partition,
+what its trees say, each container counting for its node's partition,
+starting with the containers its default-partition asks got on
+non-exclusive nodes (newest first, AM containers too), with one budget for
+the round across partitions.
+
 With `intra-queue-preemption.enabled`, IntraQueueCandidatesSelector
 (`intra_preemption`) runs next in the same round, over the leaves the ideal
-allocation found wanting more (in the order it found them), with what the
-round may still preempt; the containers it selects are marked and killed
-the same way.
+allocation of the default partition found wanting more (in the order it
+found them), with what the round may still preempt; the containers it
+selects are marked and killed the same way.
 """
 
 from __future__ import annotations
