@@ -14,6 +14,10 @@ replays them with Hadoop's CapacityScheduler and compares).
 - reclaim-order: of a's two jobs on spare, the containers the later one
   got there go first (newest first), though the later job comes first in
   a's scheduling order.
+- intra-queue: alice's high-priority gpu job takes her low-priority gpu
+  job's containers (on the gpu nodes only) with intra-queue preemption on.
+- intra-userlimit: bob in gpu and dave in the default partition each take
+  back what alice holds above the user limit in their partition.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ import pytest
 from tests.integration.conftest import sls_case
 
 MONITOR_OFF = "yarn.resourcemanager.scheduler.monitor.enable=false"
+INTRA_OFF = "yarn.resourcemanager.monitor.capacity.preemption.intra-queue-preemption.enabled=false"
 
 CASES = {
     "cap-partition-preemption": (
@@ -69,6 +74,34 @@ def test_preemption_acts_in_the_partition_the_guarantee_is_in(tmp_path, capsys, 
     assert len(preempted) == 7
     assert {r["node"] for r in preempted} == nodes
     ends_off, none = _run(case, tmp_path / "off", "-D", MONITOR_OFF)
+    assert ends_off == off
+    assert none == []
+
+
+INTRA = {
+    "cap-partition-intra-queue": (
+        {"low": 364490, "plain": 107050, "high": 162970},
+        {"low": 209490, "plain": 107050, "high": 267970},
+        {"node1": 4, "node2": 5},
+    ),
+    "cap-partition-intra-userlimit": (
+        {"alice": 317050, "alice_gpu": 335490, "bob_gpu": 133970, "dave": 110530},
+        {"alice": 209050, "alice_gpu": 209490, "bob_gpu": 227970, "dave": 227530},
+        {"node1": 3, "node2": 3, "node3": 3, "node4": 3},
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(INTRA))
+def test_intra_queue_preemption_acts_in_each_partition(tmp_path, capsys, case):
+    on, off, per_node = INTRA[case]
+    ends, preempted = _run(case, tmp_path / "on")
+    assert ends == on
+    nodes: dict[str, int] = {}
+    for r in preempted:
+        nodes[r["node"]] = nodes.get(r["node"], 0) + 1
+    assert nodes == per_node
+    ends_off, none = _run(case, tmp_path / "off", "-D", INTRA_OFF)
     assert ends_off == off
     assert none == []
 

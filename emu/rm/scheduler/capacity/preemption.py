@@ -39,9 +39,9 @@ non-exclusive nodes (newest first, AM containers too), with one budget for
 the round across partitions.
 
 With `intra-queue-preemption.enabled`, IntraQueueCandidatesSelector
-(`intra_preemption`) runs next in the same round, over the leaves the ideal
-allocation of the default partition found wanting more (in the order it
-found them), with what the round may still preempt; the containers it
+(`intra_preemption`) runs next in the same round, partition by partition,
+over the leaves the ideal allocation there found wanting more (in the order
+it found them), with what the round may still preempt; the containers it
 selects are marked and killed the same way.
 """
 
@@ -126,6 +126,9 @@ class TempQueue:
     allowance (a share of the whole cluster), as Hadoop does per partition."""
     node_partition: dict[str, str] = field(default_factory=dict)
     """The default partition's root only: each labelled node's partition."""
+    underserved: list[TempQueue] = field(default_factory=list)
+    """A labelled partition's root only: its queues that wanted more, as
+    the default partition's go to `compute_ideal_allocation`'s list."""
     ignore_exclusivity: dict[str, list[RMContainer]] = field(default_factory=dict)
     """A default-partition leaf's only: per labelled partition, the
     containers its default-partition asks got there by ignoring
@@ -309,7 +312,7 @@ def compute_ideal_allocation(
         total = cluster if r.total.is_zero() else r.total
         r.update_preemptable_extras(calc, total)
         r.ideal_assigned = r.guaranteed
-        wanting = underserved if underserved is not None and r is root else []
+        wanting = r.underserved if r is not root else underserved if underserved is not None else []
         _recurse(calc, r, total_allowed, wanting)
     for r in (root, *root.partitions):
         for leaf in r.leaves():
@@ -430,22 +433,29 @@ def select_candidates(
 def _select_intra(
     calc: ResourceCalculator,
     cluster: Resource,
+    root: TempQueue,
     underserved: list[TempQueue],
     selected: dict[str, list[RMContainer]],
     budget: list[Resource],
     conf: PreemptionConf,
 ) -> dict[str, list[RMContainer]]:
-    """IntraQueueCandidatesSelector over the under-served leaves, each once
-    (a LinkedHashSet of queue names in Hadoop)."""
-    seen: set[str] = set()
+    """IntraQueueCandidatesSelector over the under-served leaves of each
+    partition (the HashSet of partition names, then a LinkedHashSet of
+    queue names per partition), each leaf once per partition."""
+    wanting: dict[str, list[TempQueue]] = {"": underserved}
+    for r in root.partitions:
+        wanting[r.partition] = r.underserved
+    names = javahash.hash_order(list(wanting), javahash.string_hash, len(wanting))
     leaves: list[tuple[intra_preemption.IntraLeaf, Resource, Resource, Resource]] = []
-    for q in underserved:
-        if q.name in seen or q.intra is None:
-            continue
-        seen.add(q.name)
-        leaves.append((q.intra, q.used, q.guaranteed, q.actually_to_be_preempted))
+    for name in names:
+        seen: set[str] = set()
+        for q in wanting[name]:
+            if q.name in seen or q.intra is None:
+                continue
+            seen.add(q.name)
+            leaves.append((q.intra, q.used, q.guaranteed, q.actually_to_be_preempted))
     return intra_preemption.select_candidates(
-        calc, cluster, leaves, selected, budget, conf, container_order_key
+        calc, cluster, leaves, selected, budget, conf, container_order_key, root.node_partition
     )
 
 
@@ -470,7 +480,9 @@ class PreemptionPolicy:
         selected, unreserve = select_candidates(calc, cluster, root, total_allowed, budget)
         rounds = [selected]
         if self.conf.intra_queue_enabled:
-            rounds.append(_select_intra(calc, cluster, underserved, selected, budget, self.conf))
+            rounds.append(
+                _select_intra(calc, cluster, root, underserved, selected, budget, self.conf)
+            )
         if self.conf.observe_only:
             return
         for c in unreserve:

@@ -1182,7 +1182,9 @@ class CapacityScheduler(Scheduler):
             for name in sorted(self.partition_resource):
                 penv = self._env(name, False)
                 if not penv.cluster.is_zero():
-                    proot = self._temp_queue(self.root, penv, False)
+                    proot = self._temp_queue(
+                        self.root, penv, self.cs.preemption.intra_queue_enabled
+                    )
                     proot.total = penv.cluster
                     root.partitions.append(proot)
             self._ignore_exclusivity(root)
@@ -1219,7 +1221,10 @@ class CapacityScheduler(Scheduler):
             t.pending = q.pending_considering_user_limit(env, deduct_reserved=False)
             t.pending_deduct_reserved = q.pending_considering_user_limit(env, True)
             if p:
-                return t  # what is taken is chosen from the default partition's leaves
+                # what is taken is chosen from the default partition's leaves
+                if intra_on:
+                    t.intra = self._intra_leaf(q, env)
+                return t
             if q.conf.ordering_policy == "fifo":
                 t.apps = list(q.active)
             else:
@@ -1231,7 +1236,7 @@ class CapacityScheduler(Scheduler):
                 am_share = guaranteed
             t.max_am_resource = rm.multiply(am_share, q.conf.maximum_am_percent)
             if intra_on:
-                t.intra = self._intra_leaf(q)
+                t.intra = self._intra_leaf(q, env)
         else:
             assert isinstance(q, ParentQueue)
             for c in q.children:
@@ -1257,31 +1262,55 @@ class CapacityScheduler(Scheduler):
                 cs.sort(key=container_id_key)
             leaf.ignore_exclusivity = found
 
-    def _intra_leaf(self, q: LeafQueue) -> IntraLeaf:
-        """What IntraQueueCandidatesSelector reads of a leaf this round."""
+    def _intra_leaf(self, q: LeafQueue, env: Env) -> IntraLeaf:
+        """What IntraQueueCandidatesSelector reads of a leaf this round, in
+        `env`'s partition: with node labels, the users' usage there, the
+        user limit over the partition's resource, and each app's usage,
+        running AM and pending asks there."""
         c = q.conf
-        used = {name: u.used for name, u in q.users.items()}
+        p = env.partition
+        used = {name: u.used_of(p) for name, u in q.users.items()}
         limit = all_users_limit(
             self.calc,
-            self.cluster,
+            env.cluster,
             self.minimum,
-            q.guaranteed(self),
+            q.guaranteed(env),
             list(used.values()),
             c.user_limit_percent,
             c.user_limit_factor,
-            q.max_resource(self),
+            q.max_resource(env),
         )
-        return IntraLeaf(
-            all_apps=list(q.pending) + list(q.active),
+        all_apps = list(q.pending) + list(q.active)
+        leaf = IntraLeaf(
+            all_apps=all_apps,
             active=list(q.active),
             user_used=used,
             user_limit=limit,
-            used_capacity=q.used_capacity(self),
+            used_capacity=q.used_capacity(env),
             disabled=c.intra_preemption_disabled,
             fair=c.ordering_policy == "fair",
             fair_key=self._fair_key(q, seen=True),
             minimum=self.minimum,
         )
+        if self.labelled:
+            where = self.node_partition
+            usage: dict[str, tuple[Resource, Resource, Resource]] = {}
+            for sapp in all_apps:
+                label = self.app_label.get(sapp.app_id, "")
+                if label:
+                    leaf.app_partition[sapp.attempt_id] = label
+                here = ZERO
+                for held in sapp.live.values():
+                    if where.get(held.node_id, "") == p:
+                        here = here + held.resource
+                if label == p:
+                    am = sapp.am_resource if sapp.am_running else ZERO
+                    usage[sapp.attempt_id] = (here, am, sapp.pending)
+                else:
+                    usage[sapp.attempt_id] = (here, ZERO, ZERO)
+            leaf.partition = p
+            leaf.usage = usage
+        return leaf
 
     def refresh(self, properties: Mapping[str, object]) -> str | None:
         """Apply `properties` over the running configuration; refuse (and keep
