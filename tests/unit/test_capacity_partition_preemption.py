@@ -5,16 +5,22 @@ guaranteed half of each partition; node n1 (100) is partition x, node n2
 (100) the default one. app1 (a) uses 80 on n1, app2 (a) 20 on n2, app3 (b)
 20 on n1, app4 (b) 80 on n2; both queues ask 50 more in each partition.
 Each partition gives back what it holds above its owner's guarantee there:
-30 from app1 on n1 and 30 from app4 on n2."""
+30 from app1 on n1 and 30 from app4 on n2. Intra-queue preemption in a
+partition takes only containers on that partition's nodes."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from emu.resources import ZERO, Resource, ResourceCalculator
 from emu.rm.container import RMContainer
-from emu.rm.scheduler.capacity.config import PreemptionConf
+from emu.rm.scheduler.capacity import intra_preemption
+from emu.rm.scheduler.capacity.config import PRIORITY_FIRST, PreemptionConf
+from emu.rm.scheduler.capacity.intra_preemption import IntraLeaf
 from emu.rm.scheduler.capacity.preemption import (
     TempQueue,
     compute_ideal_allocation,
+    container_order_key,
     select_candidates,
 )
 from emu.rm.scheduler.scheduler_app import SchedulerApp
@@ -121,3 +127,47 @@ def test_borrowed_containers_go_first_and_newest_first() -> None:
 
 def _id(c: RMContainer) -> str:
     return c.container_id
+
+
+def _intra_leaf(low: SchedulerApp, high: SchedulerApp) -> IntraLeaf:
+    """One user's leaf in partition x: low (priority 1) holds 60 there,
+    high (priority 5) 20 and asks 40 more there."""
+    return IntraLeaf(
+        all_apps=[low, high],
+        active=[low, high],
+        user_used={"u": R(80)},
+        user_limit=R(100),
+        used_capacity=0.8,
+        disabled=False,
+        fair=False,
+        fair_key=lambda a: (0.0, a.order),
+        minimum=R(1),
+        partition="x",
+        usage={low.attempt_id: (R(60), ZERO, ZERO), high.attempt_id: (R(20), ZERO, R(40))},
+        app_partition={low.attempt_id: "x", high.attempt_id: "x"},
+    )
+
+
+def test_intra_queue_preemption_takes_only_the_partition_s_containers() -> None:
+    low, high = _app(1, "n1", 60), _app(2, "n1", 20)
+    low.priority, high.priority = 1, 5
+    # low's newest containers are on the default partition's node n2
+    for c in _app(1, "n2", 90).live.values():
+        if c.container_id not in low.live:
+            low.live[c.container_id] = c
+    conf = replace(CONF, intra_queue_enabled=True, intra_order_policy=PRIORITY_FIRST)
+    leaf = _intra_leaf(low, high)
+    chosen = intra_preemption.select_candidates(
+        CALC,
+        CLUSTER,
+        [(leaf, R(80), R(100), ZERO)],
+        {},
+        [CLUSTER],
+        conf,
+        container_order_key,
+        {"n1": "x"},
+    )
+    taken = chosen[low.attempt_id]
+    # max-allowable-limit 0.2 of the guarantee there: 20, all on n1, newest first
+    assert len(taken) == 20 and {c.node_id for c in taken} == {"n1"}
+    assert [_id(c) for c in taken] == sorted((_id(c) for c in taken), reverse=True)
