@@ -55,7 +55,11 @@ each queue's capacities and usage there; a non-exclusive node left idle
 by them serves default-partition asks (IGNORE_PARTITION_EXCLUSIVITY, no
 AM containers, once an ask has missed one scheduling opportunity per
 node), each queue up to the whole partition. AM limits count per
-partition. Preemption acts on the default partition only.
+partition. Preemption works per partition, as Hadoop's does: each
+partition's guarantees, usage and asks decide what is taken back on its
+nodes (default-partition containers on a non-exclusive node first), and
+intra-queue preemption weighs apps and users by their usage and asks in
+the partition.
 
 Reservable queues (`reservable`) are built as Hadoop builds them even
 without a reservation system: the leaf becomes a plan (a parent) whose one
@@ -72,10 +76,9 @@ created on an app's first submission (`auto_queues`). Node labels
 per-partition queue capacities and usage.
 
 Not emulated: per-label queue settings other than capacity and
-maximum-capacity, preemption within labelled partitions,
-QueueManagementDynamicEditPolicy (legacy auto-created queues keep the
-guarantee they were created with), reservations themselves (plan followers,
-reservation queues other than the default one); their
+maximum-capacity, QueueManagementDynamicEditPolicy (legacy auto-created
+queues keep the guarantee they were created with), reservations themselves
+(plan followers, reservation queues other than the default one); their
 properties are refused or accepted without effect as `emu.config.support`
 decides (docs/configuration.md).
 

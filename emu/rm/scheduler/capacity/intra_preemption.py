@@ -34,6 +34,12 @@ demand), in that order, and whose used capacity reaches
 
 A queue whose `intra-queue-preemption.disable_preemption` (or, unset, its
 parent's) is true, or with cross-queue preemption disabled, gives nothing.
+
+With node labels a leaf is looked at once per partition it is under-served
+in (`IntraLeaf.partition`): its apps' usage, running AMs and pending asks
+there, its users' usage there and the user limit over the partition's
+resource; only containers on that partition's nodes are taken, and what
+earlier selectors took counts for the partition of its node.
 """
 
 from __future__ import annotations
@@ -115,6 +121,18 @@ class IntraLeaf:
     apps: list[TempApp] = field(default_factory=list)
     """Lowest priority first, once the demand is computed."""
     users: dict[str, TempUser] = field(default_factory=dict)
+    partition: str = ""
+    """The node partition these figures are for ("" the default one)."""
+    usage: dict[str, tuple[Resource, Resource, Resource]] | None = None
+    """With node labels: each attempt's usage, running AM and pending asks
+    in `partition` (unset: the attempt's own, all in one partition)."""
+    app_partition: dict[str, str] = field(default_factory=dict)
+    """With node labels: the partition each labelled attempt asks for."""
+
+    def asks_here(self, attempt_id: str) -> bool:
+        """Whether an attempt's asks (and so its containers' label) are
+        for this partition."""
+        return self.usage is None or self.app_partition.get(attempt_id, "") == self.partition
 
 
 def all_users_limit(
@@ -226,6 +244,8 @@ def compute_demand(
     am_by_user: dict[str, Resource] = {}
     am_total = ZERO
     for sapp in leaf.active:
+        if not leaf.asks_here(sapp.attempt_id):
+            continue  # its AM is another partition's (getAMResource(partition))
         am_by_user[sapp.user] = am_by_user.get(sapp.user, ZERO) + sapp.am_resource
         am_total = am_total + sapp.am_resource
     reassignable = used - queue_to_preempt - am_total
@@ -239,8 +259,12 @@ def compute_demand(
             user = leaf.users[sapp.user] = TempUser(
                 sapp.user, leaf.user_used.get(sapp.user, ZERO), am, leaf.user_limit - am
             )
-        am_used = sapp.am_resource if sapp.am_running else ZERO
-        temp.append(TempApp(sapp, user, sapp.used, am_used, sapp.pending))
+        if leaf.usage is None:
+            am_used = sapp.am_resource if sapp.am_running else ZERO
+            temp.append(TempApp(sapp, user, sapp.used, am_used, sapp.pending))
+        else:
+            used, am_used, pending = leaf.usage[sapp.attempt_id]
+            temp.append(TempApp(sapp, user, used, am_used, pending))
     fair = leaf.fair and ul_first
     ordered = _ordered(calc, cluster, leaf, temp, fair)
 
@@ -251,7 +275,8 @@ def compute_demand(
         ):
             continue
         tu = ta.user
-        ta.selected = _selected_of(selected, ta.sapp.attempt_id)
+        if leaf.asks_here(ta.sapp.attempt_id):
+            ta.selected = _selected_of(selected, ta.sapp.attempt_id)
         tu.selected = tu.selected + ta.selected
         wanted = ta.used - ta.am_used + ta.pending - ta.selected
         if not rm.lt(calc, cluster, tu.ideal_assigned, tu.user_limit):
@@ -365,12 +390,15 @@ def select_candidates(
     allowed: list[Resource],
     conf: PreemptionConf,
     order_key: Callable[[RMContainer], tuple[int, tuple[int, ...]]],
+    where: dict[str, str] | None = None,
 ) -> dict[str, list[RMContainer]]:
     """IntraQueueCandidatesSelector.selectCandidates over the under-served
     leaves (each with its usage, guarantee and what cross-queue preemption
-    takes from it), given what earlier selectors chose this round and the
-    round's remaining budget (`allowed`, shared, decreased here). Returns
-    the containers this selector chose, per attempt."""
+    takes from it, per partition), given what earlier selectors chose this
+    round and the round's remaining budget (`allowed`, shared, decreased
+    here). `where` is each labelled node's partition: a leaf's figures for
+    one partition are met only by containers on its nodes. Returns the
+    containers this selector chose, per attempt."""
     for leaf, used, guaranteed, to_preempt in leaves:
         if leaf.used_capacity < conf.intra_minimum_threshold:
             continue
@@ -381,15 +409,18 @@ def select_candidates(
     # deductPreemptableResourcesBasedSelectedCandidates: what earlier
     # selectors took from a queue is taken from each of its apps' share
     # (the queue's own figure is not read again this round).
-    owner: dict[str, IntraLeaf] = {}
+    # With node labels, what was taken on a node counts for the leaf's
+    # figures in the node's partition.
+    nodes = where or {}
+    owner: dict[tuple[str, str], IntraLeaf] = {}
     for leaf, _, _, _ in leaves:
         for sapp in leaf.all_apps:
-            owner[sapp.attempt_id] = leaf
+            owner[(leaf.partition, sapp.attempt_id)] = leaf
     for attempt_id, containers in selected.items():
-        found = owner.get(attempt_id)
-        if found is None:
-            continue
         for c in containers:
+            found = owner.get((nodes.get(c.node_id, "") if nodes else "", attempt_id))
+            if found is None:
+                continue
             for ta in found.apps:
                 ta.deduct(calc, cluster, c.resource)
 
@@ -414,6 +445,8 @@ def select_candidates(
                     break
                 if c.container_id in chosen or c.is_am:
                     continue
+                if nodes and nodes.get(c.node_id, "") != leaf.partition:
+                    continue  # another partition's: nothing is wanted there
                 usage = rolling.get(user, ZERO)
                 if ul_first and rm.le(calc, cluster, usage - c.resource, limit):
                     break

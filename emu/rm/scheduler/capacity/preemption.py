@@ -27,11 +27,22 @@ selected `max_wait_before_kill` later, the policy dispatches
 `KILL_PREEMPTED`. Marks left unselected for twice that long are dropped.
 With `observe_only` nothing is marked or killed.
 
+With node labels every labelled partition gets its own tree
+(TempQueuePerPartition): the queues' guarantees and maximums in the
+partition's resource (a queue with no capacities in a non-exclusive
+partition may take all of it), their usage and pending asks there. The
+ideal allocation runs on each tree as on the default one, every one
+scaled against the same allowance; a leaf then gives up, per partition,
+what its trees say, each container counting for its node's partition,
+starting with the containers its default-partition asks got on
+non-exclusive nodes (newest first, AM containers too), with one budget for
+the round across partitions.
+
 With `intra-queue-preemption.enabled`, IntraQueueCandidatesSelector
-(`intra_preemption`) runs next in the same round, over the leaves the ideal
-allocation found wanting more (in the order it found them), with what the
-round may still preempt; the containers it selects are marked and killed
-the same way.
+(`intra_preemption`) runs next in the same round, partition by partition,
+over the leaves the ideal allocation there found wanting more (in the order
+it found them), with what the round may still preempt; the containers it
+selects are marked and killed the same way.
 """
 
 from __future__ import annotations
@@ -40,6 +51,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from emu.resources import ZERO, Resource, ResourceCalculator
+from emu.rm.container import RMContainer  # named by TempQueue at run time
 from emu.rm.scheduler import javahash
 from emu.rm.scheduler.capacity import intra_preemption
 from emu.rm.scheduler.capacity import resource_math as rm
@@ -48,7 +60,6 @@ from emu.rm.scheduler.events import SchedulerEvent
 from emu.rm.scheduler.scheduler_app import SchedulerApp  # named by TempQueue at run time
 
 if TYPE_CHECKING:
-    from emu.rm.container import RMContainer
     from emu.rm.scheduler.scheduler_node import SchedulerNode
 
 
@@ -104,10 +115,25 @@ class TempQueue:
     normalized_guarantee: dict[str, float] = field(default_factory=dict)
     intra: intra_preemption.IntraLeaf | None = None
     """A leaf's apps and users, when intra-queue preemption is on."""
-    labelled_nodes: frozenset[str] = frozenset()
-    """The root's only: nodes of labelled partitions, whose containers a
-    round for the default partition leaves alone. The round's allowance
-    is still a share of the whole cluster, as in Hadoop."""
+    partition: str = ""
+    """The node partition this is the queue's state in ("" the default one)."""
+    total: Resource = ZERO
+    """A root's only, with node labels: its partition's resource, which
+    its comparisons are made over (unset: the whole cluster)."""
+    partitions: list[TempQueue] = field(default_factory=list)
+    """The default partition's root only: the roots of the labelled
+    partitions, each preempted for in the same round with the same
+    allowance (a share of the whole cluster), as Hadoop does per partition."""
+    node_partition: dict[str, str] = field(default_factory=dict)
+    """The default partition's root only: each labelled node's partition."""
+    underserved: list[TempQueue] = field(default_factory=list)
+    """A labelled partition's root only: its queues that wanted more, as
+    the default partition's go to `compute_ideal_allocation`'s list."""
+    ignore_exclusivity: dict[str, list[RMContainer]] = field(default_factory=dict)
+    """A default-partition leaf's only: per labelled partition, the
+    containers its default-partition asks got there by ignoring
+    exclusivity, oldest first (LeafQueue.getIgnoreExclusivityRMContainers);
+    they are taken before any other."""
 
     def add_child(self, q: TempQueue) -> None:
         self.children.append(q)
@@ -277,22 +303,29 @@ def compute_ideal_allocation(
     conf: PreemptionConf,
     underserved: list[TempQueue] | None = None,
 ) -> None:
-    """Sets `actually_to_be_preempted` on every leaf; lists the queues that
-    wanted more in `underserved`, as IntraQueueCandidatesSelector visits them."""
-    root.update_preemptable_extras(calc, cluster)
-    root.ideal_assigned = root.guaranteed
-    _recurse(calc, root, total_allowed, underserved if underserved is not None else [])
-    for leaf in root.leaves():
-        if leaf.preemption_disabled:
-            continue
-        dead_zone = rm.multiply(leaf.guaranteed, 1.0 + conf.max_ignored_over_capacity)
-        if rm.gt(calc, cluster, leaf.used, dead_zone):
-            res = leaf.to_be_preempted
-            if rm.positive(calc, cluster, res):
-                res = rm.multiply_up(calc, res, conf.natural_termination_factor, UNIT)
-            leaf.actually_to_be_preempted = res
-        else:
-            leaf.actually_to_be_preempted = ZERO
+    """Sets `actually_to_be_preempted` on every leaf, in every partition
+    (PreemptableResourceCalculator.computeIdealAllocation: each partition's
+    tree on its own, each scaled against the same allowance); lists the
+    default partition's queues that wanted more in `underserved`, as
+    IntraQueueCandidatesSelector visits them."""
+    for r in (root, *root.partitions):
+        total = cluster if r.total.is_zero() else r.total
+        r.update_preemptable_extras(calc, total)
+        r.ideal_assigned = r.guaranteed
+        wanting = r.underserved if r is not root else underserved if underserved is not None else []
+        _recurse(calc, r, total_allowed, wanting)
+    for r in (root, *root.partitions):
+        for leaf in r.leaves():
+            if leaf.preemption_disabled:
+                continue
+            dead_zone = rm.multiply(leaf.guaranteed, 1.0 + conf.max_ignored_over_capacity)
+            if rm.gt(calc, cluster, leaf.used, dead_zone):
+                res = leaf.to_be_preempted
+                if rm.positive(calc, cluster, res):
+                    res = rm.multiply_up(calc, res, conf.natural_termination_factor, UNIT)
+                leaf.actually_to_be_preempted = res
+            else:
+                leaf.actually_to_be_preempted = ZERO
 
 
 # --- victims (FifoCandidatesSelector) -----------------------------------------
@@ -300,6 +333,11 @@ def container_order_key(c: RMContainer) -> tuple[int, tuple[int, ...]]:
     """Sort key putting the lowest priority (largest number) and the newest
     container first, as FifoCandidatesSelector.sortContainers does."""
     return (-c.priority, tuple(-int(p) for p in c.container_id.split("_")[1:] if p.isdigit()))
+
+
+def container_id_key(c: RMContainer) -> tuple[int, ...]:
+    """ContainerId order: by application attempt, then container number."""
+    return tuple(int(p) for p in c.container_id.split("_")[1:] if p.isdigit())
 
 
 def select_candidates(
@@ -312,46 +350,70 @@ def select_candidates(
     """Containers selected per attempt (reserved ones included, as YARN
     counts them), and the reservations the selector visited, which are
     dropped at once. `budget` (one value: what the round may still
-    preempt) is shared with the selectors that run after this one."""
+    preempt) is shared with the selectors that run after this one.
+
+    Each leaf gives up, per partition, what the ideal allocation there
+    says (resToObtainByPartition); a container counts for the partition of
+    its node, and is passed over once its partition has given enough."""
     selected: dict[str, list[RMContainer]] = {}
     chosen: set[str] = set()
     unreserve: list[RMContainer] = []
     allowed = budget if budget is not None else [total_allowed]
-    labelled = root.labelled_nodes
+    where = root.node_partition
+    elsewhere: dict[str, list[TempQueue]] = {}
+    for r in root.partitions:
+        for leaf in r.leaves():
+            elsewhere.setdefault(leaf.name, []).append(leaf)
 
-    def take(c: RMContainer, want: list[Resource]) -> bool:
+    def take(c: RMContainer, want: dict[str, Resource]) -> bool:
         """tryPreemptContainerAndDeductResToObtain."""
         if c.container_id in chosen:
             return False
-        if not rm.positive(calc, cluster, want[0]) or not rm.fits(calc, c.resource, allowed[0]):
+        p = where.get(c.node_id, "") if where else ""
+        need = want.get(p)
+        if need is None or not rm.fits(calc, c.resource, allowed[0]):
             return False
-        want[0] = want[0] - c.resource
+        need = need - c.resource
         allowed[0] = allowed[0] - c.resource
+        if rm.positive(calc, cluster, need):
+            want[p] = need
+        else:
+            del want[p]
         chosen.add(c.container_id)
         selected.setdefault(c.attempt_id, []).append(c)
         return True
 
     for leaf in root.leaves():
-        want = [leaf.actually_to_be_preempted]
-        if leaf.preemption_disabled or not rm.positive(calc, cluster, want[0]):
+        if leaf.preemption_disabled:
             continue
+        want: dict[str, Resource] = {}
+        if rm.positive(calc, cluster, leaf.actually_to_be_preempted):
+            want[""] = leaf.actually_to_be_preempted
+        for other in elsewhere.get(leaf.name, ()):
+            if rm.positive(calc, cluster, other.actually_to_be_preempted):
+                want[other.partition] = other.actually_to_be_preempted
+        if not want:
+            continue
+        if leaf.ignore_exclusivity:
+            order = javahash.hash_order(list(want), javahash.string_hash, len(want))
+            for p in order:
+                for c in reversed(leaf.ignore_exclusivity.get(p, [])):
+                    take(c, want)
         skipped_am: list[RMContainer] = []
         skipped_am_size = ZERO
         for sapp in reversed(leaf.apps):
-            if not rm.positive(calc, cluster, want[0]):
+            if not want:
                 break
             for node_id in sorted(sapp.reservations):
-                if not rm.positive(calc, cluster, want[0]):
+                if not want:
                     break
-                if node_id in labelled:
-                    continue
                 c = sapp.reservations[node_id]
                 take(c, want)
                 unreserve.append(c)
             for c in sorted(sapp.live.values(), key=container_order_key):
-                if not rm.positive(calc, cluster, want[0]):
+                if not want:
                     break
-                if c.container_id in chosen or c.node_id in labelled:
+                if c.container_id in chosen:
                     continue
                 if c.is_am:
                     skipped_am.append(c)
@@ -359,7 +421,7 @@ def select_candidates(
                     continue
                 take(c, want)
         for c in skipped_am:
-            if not rm.positive(calc, cluster, want[0]):
+            if not want:
                 break
             if rm.le(calc, cluster, skipped_am_size, leaf.max_am_resource):
                 break
@@ -371,22 +433,29 @@ def select_candidates(
 def _select_intra(
     calc: ResourceCalculator,
     cluster: Resource,
+    root: TempQueue,
     underserved: list[TempQueue],
     selected: dict[str, list[RMContainer]],
     budget: list[Resource],
     conf: PreemptionConf,
 ) -> dict[str, list[RMContainer]]:
-    """IntraQueueCandidatesSelector over the under-served leaves, each once
-    (a LinkedHashSet of queue names in Hadoop)."""
-    seen: set[str] = set()
+    """IntraQueueCandidatesSelector over the under-served leaves of each
+    partition (the HashSet of partition names, then a LinkedHashSet of
+    queue names per partition), each leaf once per partition."""
+    wanting: dict[str, list[TempQueue]] = {"": underserved}
+    for r in root.partitions:
+        wanting[r.partition] = r.underserved
+    names = javahash.hash_order(list(wanting), javahash.string_hash, len(wanting))
     leaves: list[tuple[intra_preemption.IntraLeaf, Resource, Resource, Resource]] = []
-    for q in underserved:
-        if q.name in seen or q.intra is None:
-            continue
-        seen.add(q.name)
-        leaves.append((q.intra, q.used, q.guaranteed, q.actually_to_be_preempted))
+    for name in names:
+        seen: set[str] = set()
+        for q in wanting[name]:
+            if q.name in seen or q.intra is None:
+                continue
+            seen.add(q.name)
+            leaves.append((q.intra, q.used, q.guaranteed, q.actually_to_be_preempted))
     return intra_preemption.select_candidates(
-        calc, cluster, leaves, selected, budget, conf, container_order_key
+        calc, cluster, leaves, selected, budget, conf, container_order_key, root.node_partition
     )
 
 
@@ -411,7 +480,9 @@ class PreemptionPolicy:
         selected, unreserve = select_candidates(calc, cluster, root, total_allowed, budget)
         rounds = [selected]
         if self.conf.intra_queue_enabled:
-            rounds.append(_select_intra(calc, cluster, underserved, selected, budget, self.conf))
+            rounds.append(
+                _select_intra(calc, cluster, root, underserved, selected, budget, self.conf)
+            )
         if self.conf.observe_only:
             return
         for c in unreserve:

@@ -632,12 +632,13 @@ class LeafQueue(Queue):
         room: dict[str, Resource] = {}
         total = ZERO
         labelled = self.am_partition
+        p = _partition(env)
         for sapp in self.active:
-            if labelled and labelled.get(sapp.attempt_id, "") != _partition(env):
+            if (labelled or p) and labelled.get(sapp.attempt_id, "") != p:
                 continue  # its asks are for another partition
             if sapp.user not in room:
                 u = self.users.get(sapp.user)
-                used = u.used if u is not None else ZERO
+                used = u.used_of(p) if u is not None else ZERO
                 room[sapp.user] = rm.non_negative(self.user_limit_for(env, sapp.user) - used)
             pending = sapp.pending
             if deduct_reserved:

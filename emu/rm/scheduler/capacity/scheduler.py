@@ -54,7 +54,7 @@ from emu.rm.scheduler.capacity import resource_math as rm
 from emu.rm.scheduler.capacity.config import LEGACY, PREFIX, CapacityConf, parse, queue_paths
 from emu.rm.scheduler.capacity.intra_preemption import IntraLeaf, all_users_limit
 from emu.rm.scheduler.capacity.placement import may_submit, place
-from emu.rm.scheduler.capacity.preemption import PreemptionPolicy, TempQueue
+from emu.rm.scheduler.capacity.preemption import PreemptionPolicy, TempQueue, container_id_key
 from emu.rm.scheduler.capacity.queues import (
     Env,
     LeafQueue,
@@ -1254,16 +1254,47 @@ class CapacityScheduler(Scheduler):
             self._delete_idle_queues()
 
     def preemption_snapshot(self) -> TempQueue:
-        """The queue tree as the preemption policy sees it this round. With
-        node labels, the round is for the default partition alone: the
-        queues' guarantees in its resource, their usage and pending asks
-        there, and its nodes' containers (labelled partitions are not
-        preempted for, unlike Hadoop's per-partition rounds)."""
-        intra_on = self.cs.preemption.intra_queue_enabled
+        """The queue tree as the preemption policy sees it this round, in
+        the default partition. With node labels its root also holds the
+        tree in each labelled partition (ProportionalCapacityPreemptionPolicy
+        clones the queues once per partition), the nodes' partitions and,
+        per leaf, the containers default-partition asks got on labelled
+        nodes by ignoring exclusivity."""
         env = self.default_env
+        root = self._temp_queue(self.root, env, self.cs.preemption.intra_queue_enabled)
+        if self.labelled:
+            root.total = env.cluster
+            root.node_partition = self.node_partition
+            for name in sorted(self.partition_resource):
+                penv = self._env(name, False)
+                if not penv.cluster.is_zero():
+                    proot = self._temp_queue(
+                        self.root, penv, self.cs.preemption.intra_queue_enabled
+                    )
+                    proot.total = penv.cluster
+                    root.partitions.append(proot)
+            self._ignore_exclusivity(root)
+        return root
 
-        def clone(q: Queue) -> TempQueue:
-            guaranteed, maximum = q.exact_sizes(env)
+    def _temp_queue(self, q: Queue, env: Env, intra_on: bool) -> TempQueue:
+        """TempQueuePerPartition of `q` and its subtree in `env`'s partition.
+        In a non-exclusive partition a queue that has no capacities there
+        may use all of it (cloneQueues raises its maximum capacity to 1)."""
+        p = env.partition
+        guaranteed, maximum = q.exact_sizes(env)
+        if p:
+            if not self.exclusive.get(p, True) and p not in q.conf.label_capacity:
+                maximum = env.cluster
+            t = TempQueue(
+                name=q.path,
+                guaranteed=guaranteed,
+                maximum=maximum,
+                used=q.used_in.get(p, ZERO),
+                reserved=q.reserved_in.get(p, ZERO),
+                preemption_disabled=q.conf.preemption_disabled,
+                partition=p,
+            )
+        else:
             t = TempQueue(
                 name=q.path,
                 guaranteed=guaranteed,
@@ -1272,52 +1303,100 @@ class CapacityScheduler(Scheduler):
                 reserved=q.reserved,
                 preemption_disabled=q.conf.preemption_disabled,
             )
-            if isinstance(q, LeafQueue):
-                t.pending = q.pending_considering_user_limit(env, deduct_reserved=False)
-                t.pending_deduct_reserved = q.pending_considering_user_limit(env, True)
-                if q.conf.ordering_policy == "fifo":
-                    t.apps = list(q.active)
-                else:
-                    t.apps = sorted(q.active, key=self._fair_key(q, seen=True))
-                t.max_am_resource = rm.multiply(guaranteed, q.conf.maximum_am_percent)
+        if isinstance(q, LeafQueue):
+            t.pending = q.pending_considering_user_limit(env, deduct_reserved=False)
+            t.pending_deduct_reserved = q.pending_considering_user_limit(env, True)
+            if p:
+                # what is taken is chosen from the default partition's leaves
                 if intra_on:
-                    t.intra = self._intra_leaf(q)
+                    t.intra = self._intra_leaf(q, env)
+                return t
+            if q.conf.ordering_policy == "fifo":
+                t.apps = list(q.active)
             else:
-                assert isinstance(q, ParentQueue)
-                for c in q.children:
-                    t.add_child(clone(c))
-            return t
+                t.apps = sorted(q.active, key=self._fair_key(q, seen=True))
+            if self.labelled:
+                # FifoCandidatesSelector: the whole cluster's share, not the partition's
+                am_share = rm.multiply(self.cluster, q.absolute_capacity)
+            else:
+                am_share = guaranteed
+            t.max_am_resource = rm.multiply(am_share, q.conf.maximum_am_percent)
+            if intra_on:
+                t.intra = self._intra_leaf(q, env)
+        else:
+            assert isinstance(q, ParentQueue)
+            for c in q.children:
+                t.add_child(self._temp_queue(c, env, intra_on))
+        return t
 
-        root = clone(self.root)
-        if self.labelled:
-            root.labelled_nodes = frozenset(self.node_partition)
-        return root
+    def _ignore_exclusivity(self, root: TempQueue) -> None:
+        """Each leaf's containers of apps without a label on labelled
+        nodes (the asks that got them ignored exclusivity), by partition,
+        in container order (the TreeSet of RMContainers)."""
+        where = self.node_partition
+        labels = self.app_label
+        for leaf in root.leaves():
+            found: dict[str, list[RMContainer]] = {}
+            for sapp in leaf.apps:
+                if labels.get(sapp.app_id, ""):
+                    continue
+                for c in sapp.live.values():
+                    p = where.get(c.node_id, "")
+                    if p:
+                        found.setdefault(p, []).append(c)
+            for cs in found.values():
+                cs.sort(key=container_id_key)
+            leaf.ignore_exclusivity = found
 
-    def _intra_leaf(self, q: LeafQueue) -> IntraLeaf:
-        """What IntraQueueCandidatesSelector reads of a leaf this round."""
+    def _intra_leaf(self, q: LeafQueue, env: Env) -> IntraLeaf:
+        """What IntraQueueCandidatesSelector reads of a leaf this round, in
+        `env`'s partition: with node labels, the users' usage there, the
+        user limit over the partition's resource, and each app's usage,
+        running AM and pending asks there."""
         c = q.conf
-        used = {name: u.used for name, u in q.users.items()}
+        p = env.partition
+        used = {name: u.used_of(p) for name, u in q.users.items()}
         limit = all_users_limit(
             self.calc,
-            self.cluster,
+            env.cluster,
             self.minimum,
-            q.guaranteed(self),
+            q.guaranteed(env),
             list(used.values()),
             c.user_limit_percent,
             c.user_limit_factor,
-            q.max_resource(self),
+            q.max_resource(env),
         )
-        return IntraLeaf(
-            all_apps=list(q.pending) + list(q.active),
+        all_apps = list(q.pending) + list(q.active)
+        leaf = IntraLeaf(
+            all_apps=all_apps,
             active=list(q.active),
             user_used=used,
             user_limit=limit,
-            used_capacity=q.used_capacity(self),
+            used_capacity=q.used_capacity(env),
             disabled=c.intra_preemption_disabled,
             fair=c.ordering_policy == "fair",
             fair_key=self._fair_key(q, seen=True),
             minimum=self.minimum,
         )
+        if self.labelled:
+            where = self.node_partition
+            usage: dict[str, tuple[Resource, Resource, Resource]] = {}
+            for sapp in all_apps:
+                label = self.app_label.get(sapp.app_id, "")
+                if label:
+                    leaf.app_partition[sapp.attempt_id] = label
+                here = ZERO
+                for held in sapp.live.values():
+                    if where.get(held.node_id, "") == p:
+                        here = here + held.resource
+                if label == p:
+                    am = sapp.am_resource if sapp.am_running else ZERO
+                    usage[sapp.attempt_id] = (here, am, sapp.pending)
+                else:
+                    usage[sapp.attempt_id] = (here, ZERO, ZERO)
+            leaf.partition = p
+            leaf.usage = usage
+        return leaf
 
     def refresh(self, properties: Mapping[str, object]) -> str | None:
         """Apply `properties` over the running configuration; refuse (and keep
