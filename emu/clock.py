@@ -227,20 +227,28 @@ async def _stop_on_sigint(main: Callable[[], Awaitable[T]]) -> T:
     system task, which cancels the run at its checkpoints; the
     KeyboardInterrupt is raised afterwards, in this task, where every
     caller expects it (SIGTERM reaches here as SIGINT: see emu.cli)."""
+    ended: list[bool] = []
     with trio.open_signal_receiver(signal.SIGINT) as signals, trio.CancelScope() as scope:
-        trio.lowlevel.spawn_system_task(_cancel_on_signal, signals, scope)
+        trio.lowlevel.spawn_system_task(_cancel_on_signal, signals, scope, ended)
         try:
             result = await main()
         except BaseException as e:
             if scope.cancel_called:
                 raise KeyboardInterrupt from e
             raise
+        finally:
+            ended.append(True)
     if scope.cancel_called:
         raise KeyboardInterrupt
     return result
 
 
-async def _cancel_on_signal(signals: Any, scope: trio.CancelScope) -> None:
+async def _cancel_on_signal(signals: Any, scope: trio.CancelScope, ended: list[bool]) -> None:
+    """Cancel `scope` at the first SIGINT. A run that ended before this
+    task first ran has closed its receiver: there is nothing to wait for
+    (iterating a closed receiver is an error that would crash the run)."""
+    if ended:
+        return
     async for _ in signals:
         scope.cancel()
         return

@@ -85,8 +85,22 @@ def reference_options(case: str, out: Path, bench: Path) -> SlsOptions:
     )
 
 
+WALL_METRICS = ("sampler.", "variable.jvm.")
+"""metrics/ CSVs of wall-clock timings and the JVM-compatible memory figures."""
+
+
 def comparable_outputs(out: Path) -> dict[str, bytes]:
-    """A replay's output files as bytes, less `WALL_FIELDS`."""
+    """A replay's output files as bytes, less `WALL_FIELDS`; and, as
+    `metrics.csv`, its metrics/ CSVs but `WALL_METRICS`, each after a
+    `# name` line (so the compiled and pure-Python forms are held to the
+    same numbers there too)."""
     files = {name: (out / name).read_bytes() for name in OUTPUT_FILES}
     files["realtimetrack.json"] = WALL_FIELDS.sub(b"", files["realtimetrack.json"])
+    metrics = out / "metrics"
+    if metrics.is_dir():
+        files["metrics.csv"] = b"".join(
+            b"# " + p.name.encode() + b"\n" + p.read_bytes()
+            for p in sorted(metrics.iterdir())
+            if not p.name.startswith(WALL_METRICS)
+        )
     return files

@@ -85,6 +85,10 @@ TRACKED_JOB_FIELDS = (
     "demand.memory",
     "demand.vcores",
 )
+RawValues = dict[str, int | float]
+"""metrics/ CSV values by name. Counts and resources stay ints, written as
+SLS's counters are ("3072"); a plain `float` annotation would make compiled
+code write them as floats ("3072.0") where pure Python writes ints."""
 _PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 
 
@@ -321,7 +325,7 @@ class SlsRecorder:
         self._refresh_queues(sched)
         self._refresh_jobs(rm)
         rec: dict[str, Any] = {"time": self.epoch_ms + now}
-        raw: dict[str, float] = {}
+        raw: RawValues = {}
         self._record_cluster(rm, rec, raw)
         self._record_queues(sched, rec, raw)
         self._record_partitions(sched, rec, raw)
@@ -335,9 +339,7 @@ class SlsRecorder:
         if self._ticks % self.record_every_s == 0:
             self._write_csv(self.epoch_ms + now, raw)
 
-    def _record_cluster(
-        self, rm: ResourceManager, rec: dict[str, Any], raw: dict[str, float]
-    ) -> None:
+    def _record_cluster(self, rm: ResourceManager, rec: dict[str, Any], raw: RawValues) -> None:
         """Memory of this process (SLS's JVM figures) and the cluster's totals."""
         sched = rm.ctx.scheduler
         rss, peak = process_memory()
@@ -364,7 +366,7 @@ class SlsRecorder:
         raw["variable.cluster.available.memory"] = avail_mb
         raw["variable.cluster.available.vcores"] = avail_vc
 
-    def _record_queues(self, sched: Scheduler, rec: dict[str, Any], raw: dict[str, float]) -> None:
+    def _record_queues(self, sched: Scheduler, rec: dict[str, Any], raw: RawValues) -> None:
         """Each queue's allocated and pending resources."""
         for name in self.queues:
             full = self._queue_keys[name]
@@ -378,9 +380,7 @@ class SlsRecorder:
             raw[f"counter.queue.{full}.pending.memory"] = q.pending.memory if q is not None else 0
             raw[f"counter.queue.{full}.pending.cores"] = q.pending.vcores if q is not None else 0
 
-    def _record_partitions(
-        self, sched: Scheduler, rec: dict[str, Any], raw: dict[str, float]
-    ) -> None:
+    def _record_partitions(self, sched: Scheduler, rec: dict[str, Any], raw: RawValues) -> None:
         """With node labels, per partition: the cluster's allocated and
         available resources there and each leaf queue's allocation and
         pending asks there (`partition_values`), under `partition.<p>.`
@@ -396,9 +396,7 @@ class SlsRecorder:
                     rec[f"partition.{p}.cluster.{field}"] = value / GB if gb else value
                     raw[f"variable.partition.{p}.cluster.{field}"] = value
 
-    def _record_timings(
-        self, rm: ResourceManager, rec: dict[str, Any], raw: dict[str, float]
-    ) -> None:
+    def _record_timings(self, rm: ResourceManager, rec: dict[str, Any], raw: RawValues) -> None:
         """The scheduler's allocate and per-event handling time since the last
         sample, and its call counters."""
         allocate_ms = self.allocate_timing.mean_ms_since_last()
@@ -442,7 +440,7 @@ class SlsRecorder:
     def _job_values(self, rm: ResourceManager, job: str) -> tuple[int, ...]:
         return tracked_job_values(rm, self._app_of_job.get(job))
 
-    def _write_csv(self, t: int, raw: dict[str, float]) -> None:
+    def _write_csv(self, t: int, raw: RawValues) -> None:
         assert self.directory is not None
         for name, value in raw.items():
             f = self._csv.get(name)

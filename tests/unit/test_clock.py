@@ -240,3 +240,14 @@ def test_a_run_that_ends_before_any_signal_returns_its_value() -> None:
         return 7
 
     assert run_deterministically(main, virtual_clock()) == 7
+
+
+def test_a_run_that_fails_before_its_first_checkpoint_raises_its_own_error() -> None:
+    """The signal watcher may not have run yet when the run ends: the run's
+    own exception comes out, not an internal error of trio's."""
+
+    async def main() -> None:
+        raise ValueError("bad input")
+
+    with pytest.raises(ValueError, match="bad input"):
+        run_deterministically(main, virtual_clock())
