@@ -188,3 +188,24 @@ async def test_the_queue_info_reports_the_derived_capacities(autojump_clock):
     assert gpu["capacity"] == pytest.approx(100 * 5 / 16)
     assert gpu["maximum_capacity"] == pytest.approx(50.0)
     assert gpu["absolute_capacity"] == pytest.approx(100 * 5 / 16)
+
+
+def test_siblings_mixing_kinds_are_named_in_each_label():
+    """The parent looks at each child in each of its labels, the default
+    one first (Hadoop's message, less its trailing space)."""
+    e = _refusal(
+        {
+            Q + "root.eng.dev.capacity": "50",
+            GPU.format("dev.", "capacity"): "30",
+            GPU.format("dev.", "maximum-capacity"): "50",
+        }
+    )
+    assert e.where == Q + "root.eng.queues"
+    assert e.message == (
+        "Parent queue 'root.eng' have children queue used mixed of  weight mode, percentage "
+        "and absolute mode, it is not allowed, please double check, details:"
+        "{Queue=root.eng.train, label= uses absolute mode}. "
+        "{Queue=root.eng.train, label=gpu uses absolute mode}. "
+        "{Queue=root.eng.dev, label= uses percentage mode}. "
+        "{Queue=root.eng.dev, label=gpu uses percentage mode}."
+    )

@@ -42,6 +42,7 @@ from emu.config import support
 from emu.config.configuration import Configuration
 from emu.errors import InputError
 from emu.resources import ZERO, Resource, calculator
+from emu.rm.scheduler import javahash
 
 PREFIX = "yarn.scheduler.capacity."
 ROOT = "root"
@@ -665,15 +666,17 @@ def _build(
     child_caps: dict[str, float] = {}
     child_mins: dict[str, Resource] = {}
     children_min: Resource | None = None
+    own = labels if parent is None else tuple(sorted((by_queue or {}).get(path, ())))
     if plan:
         child_caps[f"{path}.{kids[0]}"] = 100.0
     elif kids:
-        child_caps, child_mins = _child_capacities(conf, path, capacity, min_res, kids, calc_name)
+        child_caps, child_mins = _child_capacities(
+            conf, path, capacity, min_res, kids, calc_name, own, by_queue or {}
+        )
         if child_mins:
             children_min = ZERO
             for r in child_mins.values():
                 children_min = children_min + r
-    own = labels if parent is None else tuple(sorted((by_queue or {}).get(path, ())))
     if parent is not None:
         _check_one_mode_across_labels(conf, path, min_res is not None, own)
     accessible, label_capacity, default_label, label_res = _label_settings(
@@ -1131,6 +1134,8 @@ def _child_capacities(
     parent_min: Resource | None,
     kids: list[str],
     calc_name: str,
+    labels: tuple[str, ...] = (),
+    by_queue: dict[str, frozenset[str]] | None = None,
 ) -> tuple[dict[str, float], dict[str, Resource]]:
     """Children's capacities (percent of the parent), validated to sum to 100,
     and the configured minimums of those given in resources.
@@ -1146,7 +1151,14 @@ def _child_capacities(
     absolutes = {k: v for k, v in values.items() if isinstance(v, Resource)}
     queues_key = f"{PREFIX}{parent_path}.queues"
     if absolutes or parent_min is not None:
-        _check_absolute_mix(conf, parent_path, parent_min is not None, values)
+        if labels:
+            # Hadoop builds each child, checking its one mode across its
+            # labels, before its parent checks the children together.
+            for k in kids:
+                q = f"{parent_path}.{k}"
+                own = tuple(sorted((by_queue or {}).get(q, ())))
+                _check_one_mode_across_labels(conf, q, isinstance(values[k], Resource), own)
+        _check_absolute_mix(conf, parent_path, parent_min is not None, values, labels)
         mins = {f"{parent_path}.{k}": r for k, r in absolutes.items()}
         caps = {
             f"{parent_path}.{k}": 0.0 if isinstance(v, Resource) else float(v)
@@ -1201,6 +1213,7 @@ def _check_absolute_mix(
     parent_path: str,
     parent_absolute: bool,
     values: dict[str, float | str | Resource],
+    labels: tuple[str, ...] = (),
 ) -> None:
     """Refuse resources mixed with percentages or weights, among the
     children of `parent_path` or between it and them, as Hadoop's legacy queue
@@ -1210,22 +1223,30 @@ def _check_absolute_mix(
     resources (getCapacityConfigurationTypeForQueues), so it lets
     `a=50, b=[...]` through while refusing `a=[...], b=50`; so does emu.
     The queue in percent then keeps its share (of its parent's derived one),
-    outside the children's sum of resources."""
+    outside the children's sum of resources.
+
+    With node labels (`labels`, the parent's), each child is looked at in
+    each of them as well, in the order Hadoop's HashSet of the parent's
+    labels gives."""
     pct = weight = absolute = False
     details = []
+    names = javahash.hash_order(["", *labels], javahash.string_hash, len(labels) + 1)
     for k, v in values.items():
         q = f"{parent_path}.{k}"
-        if isinstance(v, float) and v > 0:
-            pct = True
-        if isinstance(v, str):
-            weight = True
-            details.append(f"{{Queue={q}, label= uses weight mode}}. ")
-        if isinstance(v, Resource):
-            absolute = True
-            pct = False
-            details.append(f"{{Queue={q}, label= uses absolute mode}}. ")
-        if pct:
-            details.append(f"{{Queue={q}, label= uses percentage mode}}. ")
+        for label in names:
+            if label:
+                v = _label_capacity_kind(conf, f"{PREFIX}{q}.{LABELS_KEY}.{label}.capacity")
+            if isinstance(v, float) and v > 0:
+                pct = True
+            if isinstance(v, str):
+                weight = True
+                details.append(f"{{Queue={q}, label={label} uses weight mode}}. ")
+            if isinstance(v, Resource):
+                absolute = True
+                pct = False
+                details.append(f"{{Queue={q}, label={label} uses absolute mode}}. ")
+            if pct:
+                details.append(f"{{Queue={q}, label={label} uses percentage mode}}. ")
     queues_key = f"{PREFIX}{parent_path}.queues"
     if pct + weight + absolute > 1:
         raise _fail(
@@ -1243,6 +1264,20 @@ def _check_absolute_mix(
             f"Parent={parent_path}: When absolute minResource is used, we must make sure both "
             "parent and child all use absolute minResource",
         )
+
+
+def _label_capacity_kind(conf: Configuration, key: str) -> float | str | Resource:
+    """A label capacity as the mix check sees it: resources (ZERO stands for
+    any), a weight, or a percentage (0 when unset or unreadable)."""
+    raw = conf.get_str(key, "").strip()
+    if raw.startswith("["):
+        return ZERO
+    if raw.endswith("w"):
+        return raw
+    try:
+        return float(raw) if raw else 0.0
+    except ValueError:
+        return 0.0
 
 
 def _ordering_policy(conf: Configuration, key: str, raw: str, leaf: bool) -> str:
