@@ -209,3 +209,15 @@ def test_siblings_mixing_kinds_are_named_in_each_label():
         "{Queue=root.eng.dev, label= uses percentage mode}. "
         "{Queue=root.eng.dev, label=gpu uses percentage mode}."
     )
+
+
+async def test_a_node_relabelled_into_the_partition_recomputes_them(autojump_clock):
+    """A default node taking gpu at run time (updateNodeLabelsAndQueueResource)
+    grows the partition to cover the minimums: no more scaling; losing it
+    shrinks the partition again."""
+    h = _harness(1)
+    h.ctx.node_labels.exclusive.setdefault("gpu", True)
+    h.sched.on_NODE_LABELS_UPDATE("replace", {"d0": "gpu"})
+    assert _gpu(h, "root.eng.train")[:2] == (Resource(11264, 11), Resource(16384, 16))
+    h.sched.on_NODE_LABELS_UPDATE("replace", {"d0": ""})
+    assert _gpu(h, "root.eng.train")[:2] == (Resource(5632, 5), Resource(8192, 8))
