@@ -26,7 +26,8 @@ utilization or priority-utilization), `priority` and `reservable` (a
 reservable leaf becomes a plan queue with its default reservation queue,
 as CapacitySchedulerQueueManager builds it), and node labels:
 `accessible-node-labels`, `accessible-node-labels.<label>.capacity` and
-`.maximum-capacity`, `default-node-label-expression`. A queue with
+`.maximum-capacity` (percent, or resources for a queue in resources),
+`default-node-label-expression`. A queue with
 `auto-create-child-queue.enabled` or `auto-queue-creation-v2.enabled` is a
 parent even without children (`auto_queues` creates them). What is not
 emulated (other per-label settings, ...) is decided by `emu.config.support`: such a
