@@ -221,3 +221,12 @@ async def test_a_node_relabelled_into_the_partition_recomputes_them(autojump_clo
     assert _gpu(h, "root.eng.train")[:2] == (Resource(11264, 11), Resource(16384, 16))
     h.sched.on_NODE_LABELS_UPDATE("replace", {"d0": ""})
     assert _gpu(h, "root.eng.train")[:2] == (Resource(5632, 5), Resource(8192, 8))
+
+
+async def test_a_refresh_derives_them_again(autojump_clock):
+    h = _harness(2)
+    assert (
+        h.sched.refresh({GPU.format("dev.", "maximum-capacity"): "[memory=6144,vcores=6]"}) is None
+    )
+    assert _gpu(h, "root.eng.dev")[1] == Resource(6144, 6)
+    assert _gpu(h, "root.eng.dev")[3] == pytest.approx(6 / 16)

@@ -702,7 +702,7 @@ def build(
         else:
             q = old if isinstance(old, LeafQueue) else LeafQueue(qc, parent, metrics_for(path))
         q.conf, q.parent = qc, parent
-        if q.label_sizes:
+        if q.label_sizes or q.eff_in:
             q.label_sizes, q.eff_in, q._sized_in = {}, {}, {}
         q.absolute_capacity = qc.absolute_capacity
         q.absolute_maximum_capacity = qc.absolute_maximum_capacity
