@@ -156,17 +156,23 @@ _QUEUE_NOTES = {
 
 RULES: tuple[Rule, ...] = (
     # --- refused: Hadoop's scheduler acts on these, emu's port does not -------------------
-    Rule(
-        _CS + "<queue>.accessible-node-labels.<label>.<x>",
-        REFUSED,
+    _e(
+        _CS + "<queue>.accessible-node-labels.<label>.capacity",
         CAPACITY,
-        feature="a node label's capacities in resources",
-        when=r"\s*\[",
-        optional=False,
-        instead="give the label's capacities in percent",
+        note=(
+            "percent, or resources ([memory=...,vcores=...]) for a queue whose capacity is "
+            "in resources: the guarantee in the partition follows the partition's size, "
+            "scaled down when the parent's there cannot cover its children's"
+        ),
     ),
-    _e(_CS + "<queue>.accessible-node-labels.<label>.capacity", CAPACITY),
-    _e(_CS + "<queue>.accessible-node-labels.<label>.maximum-capacity", CAPACITY),
+    _e(
+        _CS + "<queue>.accessible-node-labels.<label>.maximum-capacity",
+        CAPACITY,
+        note=(
+            "percent, or resources for a queue whose label capacity is in resources "
+            "(a queue in percent reads resources here as 100 %)"
+        ),
+    ),
     _r(
         _CS + "<queue>.accessible-node-labels.<label>.*",
         "per-label queue settings besides capacity and maximum-capacity",

@@ -227,13 +227,18 @@ async def test_the_rest_scheduler_info_has_a_partition_entry_per_label(autojump_
     assert n2["nodeLabels"] == ["gpu"]
 
 
-def test_a_labels_capacity_in_resources_is_refused_by_name_not_misread():
-    """Hadoop takes `[memory=...]` for a label's capacities; emu's port does
-    not emulate it, and says so rather than "expected a number"."""
-    from emu.config import support
-
-    for prop in ("capacity", "maximum-capacity"):
-        name = Q + f"root.eng.accessible-node-labels.gpu.{prop}"
-        rule = support.refused_rule(name, "[memory=4096,vcores=4]", "capacity")
-        assert rule is not None and "label's capacities in resources" in rule.feature
-        assert support.refused_rule(name, "30", "capacity") is None
+def test_a_labels_capacity_in_resources_is_read_as_resources_not_misread():
+    """Hadoop takes `[memory=...]` for a label's capacities; so does emu,
+    rather than saying "expected a number"."""
+    cs = _parse(
+        {
+            Q + "root.queues": "a",
+            Q + "root.a.capacity": "[memory=8192,vcores=8]",
+            Q + "root.a.accessible-node-labels.gpu.capacity": "[memory=4096,vcores=4]",
+            Q + "root.a.accessible-node-labels.gpu.maximum-capacity": "[memory=8192,vcores=8]",
+        }
+    )
+    assert cs.queues["root.a"].label_resources["gpu"] == (
+        Resource(4096, 4),
+        Resource(8192, 8),
+    )

@@ -68,7 +68,9 @@ resource percent is 0, so it runs one app at a time (ReservationQueue).
 
 Capacities in resources (`[memory=...,vcores=...]`) are emulated as
 Hadoop's legacy queue mode computes them: effective resources from the root
-down whenever the cluster changes (`queues.update_absolute`). User weights
+down whenever the cluster changes (`queues.update_absolute`), and per node
+label from the partition's resource whenever it changes
+(`queues.update_absolute_labels`). User weights
 scale each user's user limit and split it among active users by weight.
 Auto-created queues (legacy managed parents and flexible/v2 parents) are
 created on an app's first submission (`auto_queues`). Node labels

@@ -26,7 +26,8 @@ utilization or priority-utilization), `priority` and `reservable` (a
 reservable leaf becomes a plan queue with its default reservation queue,
 as CapacitySchedulerQueueManager builds it), and node labels:
 `accessible-node-labels`, `accessible-node-labels.<label>.capacity` and
-`.maximum-capacity`, `default-node-label-expression`. A queue with
+`.maximum-capacity` (percent, or resources for a queue in resources),
+`default-node-label-expression`. A queue with
 `auto-create-child-queue.enabled` or `auto-queue-creation-v2.enabled` is a
 parent even without children (`auto_queues` creates them). What is not
 emulated (other per-label settings, ...) is decided by `emu.config.support`: such a
@@ -42,6 +43,7 @@ from emu.config import support
 from emu.config.configuration import Configuration
 from emu.errors import InputError
 from emu.resources import ZERO, Resource, calculator
+from emu.rm.scheduler import javahash
 
 PREFIX = "yarn.scheduler.capacity."
 ROOT = "root"
@@ -202,6 +204,12 @@ class QueueConf:
     default_label: str = ""
     """`default-node-label-expression`: the partition of the asks of an app
     that names none (inherited as QueueNodeLabelsSettings does)."""
+    label_resources: dict[str, tuple[Resource, Resource | None]] = field(default_factory=dict)
+    """A queue in resources, per configured label: its configured minimum
+    and maximum there (the maximum inherited from the parent's when unset,
+    None when neither sets one), as QueueResourceQuotas holds them per
+    partition. Its capacities there (`label_capacity`) are placeholders
+    until the scheduler derives them from the partition's resource."""
 
     def can_access(self, label: str) -> bool:
         """QueueNodeLabelsSettings.isAccessibleToPartition."""
@@ -289,6 +297,10 @@ class CapacityConf:
     labels: frozenset[str] = frozenset()
     """Every node label the queues configure (ConfiguredNodeLabels): those
     named in `accessible-node-labels` lists and label capacities."""
+    label_absolute: frozenset[str] = frozenset()
+    """The labels in which some queue's capacity is in resources: their
+    queues' effective capacities follow the partition's size
+    (`queues.update_absolute_labels`)."""
 
     def max_parallel_apps_for_user(self, user: str) -> int:
         """CapacitySchedulerConfiguration.getMaxParallelAppsForUser."""
@@ -332,7 +344,7 @@ def parse(conf: Configuration, minimum: Resource, maximum: Resource) -> Capacity
         labels=labels,
         by_queue=by_queue,
     )
-    _check_label_sums(conf, queues)
+    _check_label_sums(conf, queues, calc.name)
 
     offswitch = conf.get_int(PREFIX + "per-node-heartbeat.maximum-offswitch-assignments", 1)
     if offswitch < 1:
@@ -373,6 +385,7 @@ def parse(conf: Configuration, minimum: Resource, maximum: Resource) -> Capacity
         auto_deletion=_monitor_policy(conf, DELETION_POLICY),
         auto_expiry_ms=_expiry_ms(conf),
         labels=frozenset(labels),
+        label_absolute=frozenset(lb for q in queues.values() for lb in q.label_resources),
     )
     _check_mappings(conf, cs)
     return cs
@@ -654,18 +667,22 @@ def _build(
     child_caps: dict[str, float] = {}
     child_mins: dict[str, Resource] = {}
     children_min: Resource | None = None
+    own = labels if parent is None else tuple(sorted((by_queue or {}).get(path, ())))
     if plan:
         child_caps[f"{path}.{kids[0]}"] = 100.0
     elif kids:
-        child_caps, child_mins = _child_capacities(conf, path, capacity, min_res, kids, calc_name)
+        child_caps, child_mins = _child_capacities(
+            conf, path, capacity, min_res, kids, calc_name, own, by_queue or {}
+        )
         if child_mins:
             children_min = ZERO
             for r in child_mins.values():
                 children_min = children_min + r
-    own = labels if parent is None else tuple(sorted((by_queue or {}).get(path, ())))
     if parent is not None:
         _check_one_mode_across_labels(conf, path, min_res is not None, own)
-    accessible, label_capacity, default_label = _label_settings(conf, path, parent, own)
+    accessible, label_capacity, default_label, label_res = _label_settings(
+        conf, path, parent, own, min_res is not None, calc_name
+    )
     q = QueueConf(
         path=path,
         parent=parent.path if parent else None,
@@ -699,6 +716,7 @@ def _build(
         accessible_labels=accessible,
         label_capacity=label_capacity,
         default_label=default_label,
+        label_resources=label_res,
     )
     capacities.update(child_caps)
     mins.update(child_mins)
@@ -765,12 +783,29 @@ def _configured_labels(
     return {path: frozenset(labels) for path, labels in found.items()}
 
 
-def _check_label_sums(conf: Configuration, queues: dict[str, QueueConf]) -> None:
-    """AbstractParentQueue.setChildQueues, per label: the children's
-    capacities sum to 100, or to 0 under a parent with none there; a parent
-    with none there has children with none."""
+def _check_label_sums(conf: Configuration, queues: dict[str, QueueConf], calc_name: str) -> None:
+    """AbstractParentQueue.setChildQueues, per label: children in percent
+    have capacities summing to 100, or to 0 under a parent with none there,
+    and a parent with none there has children with none; children in
+    resources need no more than their parent's minimum there."""
     for q in queues.values():
         if not q.children or q.plan:
+            continue
+        kids = [queues[c] for c in q.children]
+        if any(k.min_resource is not None or k.label_resources for k in kids):
+            for label, (parent_min, _) in q.label_resources.items():
+                wanted = ZERO
+                for k in kids:
+                    r = k.label_resources.get(label)
+                    if r is not None:
+                        wanted = wanted + r[0]
+                if _greater(calc_name, wanted, parent_min):
+                    raise _fail(
+                        conf,
+                        f"{PREFIX}{q.path}.queues",
+                        f"Parent Queues capacity: {_text(parent_min)} is less than to "
+                        f"its children:{_text(wanted)} for queue:{q.name}",
+                    )
             continue
         for label, (own, *_) in q.label_capacity.items():
             total = sum(_capacity_of(queues[c], label) for c in q.children)
@@ -814,13 +849,25 @@ def _check_one_mode_across_labels(
 
 
 def _label_settings(
-    conf: Configuration, path: str, parent: QueueConf | None, labels: tuple[str, ...]
-) -> tuple[frozenset[str], dict[str, tuple[float, float, float, float]], str]:
+    conf: Configuration,
+    path: str,
+    parent: QueueConf | None,
+    labels: tuple[str, ...],
+    absolute: bool,
+    calc_name: str,
+) -> tuple[
+    frozenset[str],
+    dict[str, tuple[float, float, float, float]],
+    str,
+    dict[str, tuple[Resource, Resource | None]],
+]:
     """The queue's node-label settings (QueueNodeLabelsSettings, and its
     per-label QueueCapacities): accessible labels, inherited when unset and
     `*` for root; per label, capacity (default 0, root 100) and maximum
     capacity (default 100), made absolute along the path; the default label
-    expression, inherited from a parent whose labels it can all access."""
+    expression, inherited from a parent whose labels it can all access.
+    A queue in resources (`absolute`) has, per label, its configured
+    minimum and maximum resources instead (updateConfigurableResourceLimits)."""
     p = f"{PREFIX}{path}."
     raw = conf.get(p + LABELS_KEY)
     accessible: frozenset[str]
@@ -832,10 +879,22 @@ def _label_settings(
         names = {n.strip() for n in raw.split(",") if n.strip()}
         accessible = frozenset({ANY_LABEL}) if ANY_LABEL in names else frozenset(names)
     capacities: dict[str, tuple[float, float, float, float]] = {}
+    resources: dict[str, tuple[Resource, Resource | None]] = {}
     for label in labels:
         lp = f"{p}{LABELS_KEY}.{label}."
+        if absolute and parent is not None:
+            resources[label] = _label_resources(conf, path, parent, label, calc_name)
+            capacities[label] = (0.0, 100.0, 0.0, 0.0)
+            continue
+        max_key = lp + "maximum-capacity"
+        raw_max = conf.get(max_key)
+        if raw_max is not None and raw_max.startswith("["):
+            # A queue in percent reads a maximum in resources as 100 %
+            # (internalGetLabeledQueueCapacity).
+            parse_resources(conf, max_key, raw_max)
+            raw_max = None
         cap = 100.0 if parent is None else conf.get_float(lp + "capacity", 0.0)
-        max_cap = 100.0 if parent is None else conf.get_float(lp + "maximum-capacity", 100.0)
+        max_cap = 100.0 if parent is None or raw_max is None else conf.get_float(max_key, 100.0)
         for key, value in ((lp + "capacity", cap), (lp + "maximum-capacity", max_cap)):
             if not 0 <= value <= 100:
                 raise _fail(conf, key, f"must be in [0, 100], got {value:g}")
@@ -851,7 +910,46 @@ def _label_settings(
         and (raw is None or accessible >= parent.accessible_labels)
     ):
         default = parent.default_label
-    return accessible, capacities, default
+    return accessible, capacities, default, resources
+
+
+def _label_resources(
+    conf: Configuration, path: str, parent: QueueConf, label: str, calc_name: str
+) -> tuple[Resource, Resource | None]:
+    """(configured minimum, configured maximum) of a queue in resources in
+    `label`'s partition, checked as updateConfigurableResourceLimits does:
+    a maximum no larger than the parent's there, which it inherits when
+    unset; a minimum no larger than the maximum."""
+    lp = f"{PREFIX}{path}.{LABELS_KEY}.{label}."
+    min_key, max_key = lp + "capacity", lp + "maximum-capacity"
+    min_res = parse_resources(conf, min_key, conf.get_str(min_key, ""))
+    raw_max = conf.get(max_key)
+    max_res: Resource | None = None
+    if raw_max is not None and raw_max.startswith("["):
+        max_res = parse_resources(conf, max_key, raw_max)
+    elif raw_max is not None:
+        value = conf.get_float(max_key, 100.0)
+        if not 0 <= value <= 100:
+            raise _fail(conf, max_key, f"must be in [0, 100], got {value:g}")
+    inherited = parent.label_resources.get(label)
+    parent_max = inherited[1] if inherited is not None else None
+    if max_res is not None and parent_max is not None and _greater(calc_name, max_res, parent_max):
+        raise _fail(
+            conf,
+            max_key,
+            f"Max resource configuration {_text(max_res)} is greater than parents max "
+            f"value:{_text(parent_max)} in queue:{path}",
+        )
+    if max_res is None:
+        max_res = parent_max
+    if max_res is not None and _greater(calc_name, min_res, max_res):
+        raise _fail(
+            conf,
+            min_key,
+            f"Min resource configuration {_text(min_res)} is greater than its max "
+            f"value:{_text(max_res)} in queue:{path}",
+        )
+    return min_res, max_res
 
 
 def _capacity_limits(
@@ -1037,6 +1135,8 @@ def _child_capacities(
     parent_min: Resource | None,
     kids: list[str],
     calc_name: str,
+    labels: tuple[str, ...] = (),
+    by_queue: dict[str, frozenset[str]] | None = None,
 ) -> tuple[dict[str, float], dict[str, Resource]]:
     """Children's capacities (percent of the parent), validated to sum to 100,
     and the configured minimums of those given in resources.
@@ -1052,7 +1152,14 @@ def _child_capacities(
     absolutes = {k: v for k, v in values.items() if isinstance(v, Resource)}
     queues_key = f"{PREFIX}{parent_path}.queues"
     if absolutes or parent_min is not None:
-        _check_absolute_mix(conf, parent_path, parent_min is not None, values)
+        if labels:
+            # Hadoop builds each child, checking its one mode across its
+            # labels, before its parent checks the children together.
+            for k in kids:
+                q = f"{parent_path}.{k}"
+                own = tuple(sorted((by_queue or {}).get(q, ())))
+                _check_one_mode_across_labels(conf, q, isinstance(values[k], Resource), own)
+        _check_absolute_mix(conf, parent_path, parent_min is not None, values, labels)
         mins = {f"{parent_path}.{k}": r for k, r in absolutes.items()}
         caps = {
             f"{parent_path}.{k}": 0.0 if isinstance(v, Resource) else float(v)
@@ -1107,6 +1214,7 @@ def _check_absolute_mix(
     parent_path: str,
     parent_absolute: bool,
     values: dict[str, float | str | Resource],
+    labels: tuple[str, ...] = (),
 ) -> None:
     """Refuse resources mixed with percentages or weights, among the
     children of `parent_path` or between it and them, as Hadoop's legacy queue
@@ -1116,22 +1224,30 @@ def _check_absolute_mix(
     resources (getCapacityConfigurationTypeForQueues), so it lets
     `a=50, b=[...]` through while refusing `a=[...], b=50`; so does emu.
     The queue in percent then keeps its share (of its parent's derived one),
-    outside the children's sum of resources."""
+    outside the children's sum of resources.
+
+    With node labels (`labels`, the parent's), each child is looked at in
+    each of them as well, in the order Hadoop's HashSet of the parent's
+    labels gives."""
     pct = weight = absolute = False
     details = []
+    names = javahash.hash_order(["", *labels], javahash.string_hash, len(labels) + 1)
     for k, v in values.items():
         q = f"{parent_path}.{k}"
-        if isinstance(v, float) and v > 0:
-            pct = True
-        if isinstance(v, str):
-            weight = True
-            details.append(f"{{Queue={q}, label= uses weight mode}}. ")
-        if isinstance(v, Resource):
-            absolute = True
-            pct = False
-            details.append(f"{{Queue={q}, label= uses absolute mode}}. ")
-        if pct:
-            details.append(f"{{Queue={q}, label= uses percentage mode}}. ")
+        for label in names:
+            if label:
+                v = _label_capacity_kind(conf, f"{PREFIX}{q}.{LABELS_KEY}.{label}.capacity")
+            if isinstance(v, float) and v > 0:
+                pct = True
+            if isinstance(v, str):
+                weight = True
+                details.append(f"{{Queue={q}, label={label} uses weight mode}}. ")
+            if isinstance(v, Resource):
+                absolute = True
+                pct = False
+                details.append(f"{{Queue={q}, label={label} uses absolute mode}}. ")
+            if pct:
+                details.append(f"{{Queue={q}, label={label} uses percentage mode}}. ")
     queues_key = f"{PREFIX}{parent_path}.queues"
     if pct + weight + absolute > 1:
         raise _fail(
@@ -1149,6 +1265,20 @@ def _check_absolute_mix(
             f"Parent={parent_path}: When absolute minResource is used, we must make sure both "
             "parent and child all use absolute minResource",
         )
+
+
+def _label_capacity_kind(conf: Configuration, key: str) -> float | str | Resource:
+    """A label capacity as the mix check sees it: resources (ZERO stands for
+    any), a weight, or a percentage (0 when unset or unreadable)."""
+    raw = conf.get_str(key, "").strip()
+    if raw.startswith("["):
+        return ZERO
+    if raw.endswith("w"):
+        return raw
+    try:
+        return float(raw) if raw else 0.0
+    except ValueError:
+        return 0.0
 
 
 def _ordering_policy(conf: Configuration, key: str, raw: str, leaf: bool) -> str:

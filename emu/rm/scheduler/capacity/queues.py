@@ -135,6 +135,25 @@ class Queue:
         self._sized_in: dict[
             str, tuple[Resource, QueueConf, Resource, Resource, Resource, Resource]
         ] = {}
+        self.label_sizes: dict[str, tuple[float, float, float, float]] = {}
+        """Per label whose capacities follow the partition's size (a queue
+        in resources there, or one in percent below one): (capacity %,
+        maximum capacity %, absolute capacity, absolute maximum capacity),
+        derived by `update_absolute_labels`; other labels keep the
+        configured ones (`QueueConf.label_capacity`)."""
+        self.eff_in: dict[str, tuple[Resource, Resource]] = {}
+        """A queue in resources, per label: its effective minimum and
+        maximum resources there."""
+
+    def absolute_in(self, label: str) -> tuple[float, float]:
+        """(absolute capacity, absolute maximum capacity) in a partition,
+        derived from the partition's size where the queue's capacities
+        there are in resources."""
+        if self.label_sizes:
+            d = self.label_sizes.get(label)
+            if d is not None:
+                return d[2], d[3]
+        return self.conf.absolute_in(label)
 
     def used_of(self, partition: str) -> Resource:
         return self.used if not partition else self.used_in.get(partition, ZERO)
@@ -194,7 +213,20 @@ class Queue:
         s = self._sized_in.get(env.partition)
         if s is None or s[1] is not self.conf or (s[0] is not env.cluster and s[0] != env.cluster):
             c = self.conf
-            cap, max_cap = c.absolute_in(env.partition)
+            e = self.eff_in.get(env.partition) if self.eff_in else None
+            if e is not None:
+                # In resources there: the effective resources themselves
+                # (getEffectiveCapacity, getEffectiveMaxCapacityDown).
+                s = self._sized_in[env.partition] = (
+                    env.cluster,
+                    c,
+                    e[0],
+                    rm.round_down(e[1], env.minimum),
+                    e[0],
+                    e[1],
+                )
+                return s
+            cap, max_cap = self.absolute_in(env.partition)
             s = self._sized_in[env.partition] = (
                 env.cluster,
                 c,
@@ -286,8 +318,7 @@ class ParentQueue(Queue):
         keyed = []
         p = _partition(env)
         for i, q in enumerate(self.children):
-            c = q.conf
-            cap = q.absolute_capacity if not p else c.absolute_in(p)[0]
+            cap = q.absolute_capacity if not p else q.absolute_in(p)[0]
             used = q.absolute_used_capacity(env) if cap <= 0 else q.used_capacity(env)
             keyed.append((cap <= 0, used, -cap, i, q))
         keyed.sort()  # the index is unique: queues themselves are never compared
@@ -671,6 +702,8 @@ def build(
         else:
             q = old if isinstance(old, LeafQueue) else LeafQueue(qc, parent, metrics_for(path))
         q.conf, q.parent = qc, parent
+        if q.label_sizes or q.eff_in:
+            q.label_sizes, q.eff_in, q._sized_in = {}, {}, {}
         q.absolute_capacity = qc.absolute_capacity
         q.absolute_maximum_capacity = qc.absolute_maximum_capacity
         queues[path] = q
@@ -738,6 +771,120 @@ def _update_children(parent: ParentQueue, cs: CapacityConf, env: Env) -> None:
         elif isinstance(child, LeafQueue):
             child.update_max_applications(cs)
             child.touch()
+
+
+def update_absolute_labels(
+    root: ParentQueue,
+    cs: CapacityConf,
+    calc: ResourceCalculator,
+    cluster: Resource,
+    resources: dict[str, Resource],
+) -> None:
+    """`update_absolute` in each labelled partition where queues have
+    capacities in resources (calculateEffectiveResourcesAndCapacity per
+    label): root's effective resources there are the partition's
+    (`resources`, by label), and from it down each such queue's effective
+    minimum is scaled per resource type when its parent's there cannot
+    cover its siblings' configured minimums, its effective maximum is the
+    smaller of its own and its parent's, and its capacities there are
+    derived from both; queues in percent below one follow their parent's
+    derived capacities (updateAbsoluteCapacitiesByNodeLabels)."""
+    for label in sorted(cs.label_absolute):
+        total = resources.get(label, ZERO)
+        root.eff_in[label] = (total, total)
+        root._sized_in.pop(label, None)
+        _update_label_children(root, label, calc, cluster, total)
+
+
+def _update_label_children(
+    parent: ParentQueue, label: str, calc: ResourceCalculator, cluster: Resource, total: Resource
+) -> None:
+    have_min, have_max = parent.eff_in[label]
+    wanted = ZERO
+    for child in parent.children:
+        r = child.conf.label_resources.get(label)
+        if r is not None:
+            wanted = wanted + r[0]
+    ratio: dict[str, float] | None = None
+    if parent.parent is None:
+        if not total.is_zero() and rm.lt(calc, cluster, total, wanted):
+            ratio = _ratio(total, wanted)
+    elif rm.lt(calc, cluster, have_min, wanted):
+        ratio = _ratio(have_min, wanted)
+    parent_conf = parent.conf.label_resources.get(label)
+    parent_max = parent_conf[1] if parent_conf is not None else None
+    if parent_max is None:
+        parent_max = have_max
+    parent_abs, parent_abs_max = parent.absolute_in(label)
+    derived = label in parent.label_sizes
+    for child in parent.children:
+        c = child.conf
+        r = c.label_resources.get(label)
+        if r is not None:
+            eff_min = _scaled(r[0], ratio)
+            own = r[1]
+            eff_max = parent_max if own is None else rm.rmin(calc, total, own, parent_max)
+            cap = _f32_divide(calc, cluster, eff_min, have_min)
+            max_cap = _f32_divide(calc, cluster, eff_max, have_max)
+            child.eff_in[label] = (eff_min, eff_max)
+            child.label_sizes[label] = (
+                cap * 100,
+                max_cap * 100,
+                rm.f32(cap * rm.f32(parent_abs)),
+                rm.f32(max_cap * rm.f32(parent_abs_max)),
+            )
+        elif derived:
+            rel = c.label_capacity.get(label)
+            if rel is None:
+                continue
+            child.label_sizes[label] = (
+                rel[0],
+                rel[1],
+                rm.f32(rm.f32(rel[0] / 100) * rm.f32(parent_abs)),
+                rm.f32(rm.f32(rel[1] / 100) * rm.f32(parent_abs_max)),
+            )
+        else:
+            continue
+        child._sized_in.pop(label, None)
+        if isinstance(child, ParentQueue):
+            if r is not None:
+                _update_label_children(child, label, calc, cluster, total)
+            else:
+                _update_percent_below(child, label)
+        elif isinstance(child, LeafQueue):
+            child.touch()
+
+
+def _update_percent_below(parent: ParentQueue, label: str) -> None:
+    """Queues in percent below a derived one: shares of its capacities."""
+    parent_abs, parent_abs_max = parent.absolute_in(label)
+    for child in parent.children:
+        rel = child.conf.label_capacity.get(label)
+        if rel is None:
+            continue
+        child.label_sizes[label] = (
+            rel[0],
+            rel[1],
+            rm.f32(rm.f32(rel[0] / 100) * rm.f32(parent_abs)),
+            rm.f32(rm.f32(rel[1] / 100) * rm.f32(parent_abs_max)),
+        )
+        child._sized_in.pop(label, None)
+        if isinstance(child, ParentQueue):
+            _update_percent_below(child, label)
+        elif isinstance(child, LeafQueue):
+            child.touch()
+
+
+def _ratio(have: Resource, want: Resource) -> dict[str, float]:
+    """getEffectiveMinRatio: per resource type the wanted amount is
+    non-zero for, have / want as a Java float."""
+    out: dict[str, float] = {}
+    wanted = want.to_wire()
+    for name, n in have.to_wire().items():
+        d = wanted.get(name, 0)
+        if d:
+            out[name] = rm.f32(rm.f32(n) / rm.f32(d))
+    return out
 
 
 def _min_ratio(parent: ParentQueue, env: Env) -> dict[str, float] | None:

@@ -63,6 +63,7 @@ from emu.rm.scheduler.capacity.queues import (
     Queue,
     build,
     update_absolute,
+    update_absolute_labels,
 )
 from emu.rm.scheduler.locality import OFF_SWITCH
 from emu.rm.scheduler.queue_metrics import QueueMetrics
@@ -177,6 +178,8 @@ class CapacityScheduler(Scheduler):
         self._marked_for_deletion: set[str] = set()
         if cs.absolute:
             update_absolute(self.root, cs, self)
+        if cs.label_absolute:
+            update_absolute_labels(self.root, cs, self.calc, self.cluster, self.partition_resource)
         self.track_fair = _tracks_fair(cs)
         """A preemption policy runs over a queue with the fair ordering
         policy: it reads that policy's cached order (`LeafQueue.fair_seen`)."""
@@ -584,6 +587,10 @@ class CapacityScheduler(Scheduler):
             assert node is not None
             self.partition_resource[name] = self.partition_resource[name] - node.total
             self._labels_changed()
+            if self.cs.label_absolute:
+                update_absolute_labels(
+                    self.root, self.cs, self.calc, self.cluster, self.partition_resource
+                )
             self._activate_all()
 
     def node_added(self, node: SchedulerNode) -> None:
@@ -696,6 +703,10 @@ class CapacityScheduler(Scheduler):
             self._labels_changed()
         if self.cs.absolute:
             update_absolute(self.root, self.cs, self)
+        if self.cs.label_absolute:
+            update_absolute_labels(
+                self.root, self.cs, self.calc, self.cluster, self.partition_resource
+            )
         self._activate_all()
 
     # --- usage accounting ---------------------------------------------------------
@@ -1176,8 +1187,8 @@ class CapacityScheduler(Scheduler):
         partitions = []
         for label in labels:
             env = self._env(label, False)
-            rel = c.label_capacity.get(label)
-            absolute, absolute_max = c.absolute_in(label)
+            rel = q.label_sizes.get(label) or c.label_capacity.get(label)
+            absolute, absolute_max = q.absolute_in(label)
             used = q.used_in.get(label, ZERO)
             total = total + used
             entry: dict[str, Any] = {
@@ -1444,6 +1455,8 @@ class CapacityScheduler(Scheduler):
         self.tree, self.root = build(cs, self._leaf_metrics, self.tree)
         if cs.absolute:
             update_absolute(self.root, cs, self)
+        if cs.label_absolute:
+            update_absolute_labels(self.root, cs, self.calc, self.cluster, self.partition_resource)
         for path in [p for p in self.queues if p in cs.queues and not cs.queues[p].is_leaf]:
             del self.queues[path]
         self._recount()
