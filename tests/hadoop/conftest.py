@@ -72,6 +72,27 @@ def sls_case(case: str, out: Path, *extra: str, failed_jobs: bool = False) -> Pa
     return out
 
 
+def runtime_and_containers(case: str, out: Path, *extra: str) -> tuple[bytes, bytes]:
+    """`sls_case` with `--container-log`: its jobruntime.csv and containers.csv."""
+    sls_case(case, out, "--container-log", *extra)
+    return (out / "jobruntime.csv").read_bytes(), (out / "containers.csv").read_bytes()
+
+
+def by_millisecond(log: bytes) -> list[list[bytes]]:
+    """containers.csv's events, grouped by time and sorted within a time
+    (Hadoop's preemption selectors kill in an order that varies from run to
+    run within one round)."""
+    groups: list[list[bytes]] = []
+    last = b""
+    for line in log.splitlines():
+        at = line.split(b",", 1)[0]
+        if not groups or at != last:
+            groups.append([])
+            last = at
+        groups[-1].append(line)
+    return [sorted(g) for g in groups]
+
+
 def emu(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     """`emu ARGS` in a process of its own."""
     return subprocess.run(

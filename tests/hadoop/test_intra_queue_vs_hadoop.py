@@ -13,34 +13,14 @@ order from one run to the next."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-from tests.hadoop.conftest import sls_case
+from tests.hadoop.conftest import by_millisecond, runtime_and_containers
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("hadoop")]
 
 INTRA = "yarn.resourcemanager.monitor.capacity.preemption.intra-queue-preemption."
 QUEUE_OFF = "yarn.scheduler.capacity.root.default.intra-queue-preemption.disable_preemption=true"
-
-
-def _sls(case: str, out: Path, *extra: str) -> tuple[bytes, bytes]:
-    sls_case(case, out, "--container-log", *extra)
-    return (out / "jobruntime.csv").read_bytes(), (out / "containers.csv").read_bytes()
-
-
-def _by_millisecond(log: bytes) -> list[list[bytes]]:
-    """containers.csv's events, grouped by time and sorted within a time."""
-    groups: list[list[bytes]] = []
-    last = b""
-    for line in log.splitlines():
-        at = line.split(b",", 1)[0]
-        if not groups or at != last:
-            groups.append([])
-            last = at
-        groups[-1].append(line)
-    return [sorted(g) for g in groups]
 
 
 @pytest.mark.parametrize(
@@ -63,7 +43,9 @@ def _by_millisecond(log: bytes) -> list[list[bytes]]:
     ],
 )
 def test_emu_and_hadoop_preempt_the_same_containers(case, props, tmp_path):
-    ours = _sls(case, tmp_path / "emu", *props)
-    hadoops = _sls(case, tmp_path / "hadoop", "--scheduler-impl", "hadoop", *props)
+    ours = runtime_and_containers(case, tmp_path / "emu", *props)
+    hadoops = runtime_and_containers(
+        case, tmp_path / "hadoop", "--scheduler-impl", "hadoop", *props
+    )
     assert ours[0] == hadoops[0]
-    assert _by_millisecond(ours[1]) == _by_millisecond(hadoops[1])
+    assert by_millisecond(ours[1]) == by_millisecond(hadoops[1])

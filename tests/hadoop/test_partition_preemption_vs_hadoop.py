@@ -13,31 +13,11 @@ run (a HashMap keyed by the selector objects)."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-from tests.hadoop.conftest import sls_case
+from tests.hadoop.conftest import by_millisecond, runtime_and_containers
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("hadoop")]
-
-
-def _sls(case: str, out: Path, *extra: str) -> tuple[bytes, bytes]:
-    sls_case(case, out, "--container-log", *extra)
-    return (out / "jobruntime.csv").read_bytes(), (out / "containers.csv").read_bytes()
-
-
-def _by_millisecond(log: bytes) -> list[list[bytes]]:
-    """containers.csv's events, grouped by time and sorted within a time."""
-    groups: list[list[bytes]] = []
-    last = b""
-    for line in log.splitlines():
-        at = line.split(b",", 1)[0]
-        if not groups or at != last:
-            groups.append([])
-            last = at
-        groups[-1].append(line)
-    return [sorted(g) for g in groups]
 
 
 @pytest.mark.parametrize(
@@ -52,8 +32,8 @@ def _by_millisecond(log: bytes) -> list[list[bytes]]:
     ],
 )
 def test_emu_and_hadoop_preempt_the_same_containers(case, tmp_path):
-    ours = _sls(case, tmp_path / "emu")
-    hadoops = _sls(case, tmp_path / "hadoop", "--scheduler-impl", "hadoop")
+    ours = runtime_and_containers(case, tmp_path / "emu")
+    hadoops = runtime_and_containers(case, tmp_path / "hadoop", "--scheduler-impl", "hadoop")
     assert b"preempted" in hadoops[1]
     assert ours[0] == hadoops[0]
-    assert _by_millisecond(ours[1]) == _by_millisecond(hadoops[1])
+    assert by_millisecond(ours[1]) == by_millisecond(hadoops[1])
