@@ -933,13 +933,7 @@ def _label_resources(
             raise _fail(conf, max_key, f"must be in [0, 100], got {value:g}")
     inherited = parent.label_resources.get(label)
     parent_max = inherited[1] if inherited is not None else None
-    if max_res is not None and parent_max is not None and _greater(calc_name, max_res, parent_max):
-        raise _fail(
-            conf,
-            max_key,
-            f"Max resource configuration {_text(max_res)} is greater than parents max "
-            f"value:{_text(parent_max)} in queue:{path}",
-        )
+    _check_max_within_parent(conf, max_key, calc_name, path, max_res, parent_max)
     if max_res is None:
         max_res = parent_max
     if max_res is not None and _greater(calc_name, min_res, max_res):
@@ -1006,13 +1000,7 @@ def _absolute_limits(
         if not 0 < max_cap <= 100:
             raise _fail(conf, max_key, f"must be in (0, 100] or -1, got {max_cap:g}")
     parent_max = parent.max_resource
-    if max_res is not None and parent_max is not None and _greater(calc_name, max_res, parent_max):
-        raise _fail(
-            conf,
-            max_key,
-            f"Max resource configuration {_text(max_res)} is greater than parents max "
-            f"value:{_text(parent_max)} in queue:{path}",
-        )
+    _check_max_within_parent(conf, max_key, calc_name, path, max_res, parent_max)
     if max_res is None and parent_max is not None:
         max_res = parent_max
     if max_res is not None and _greater(calc_name, min_res, max_res):
@@ -1207,6 +1195,25 @@ def _child_capacities(
             f"not 100 ({listing})",
         )
     return out, {}
+
+
+def _check_max_within_parent(
+    conf: Configuration,
+    max_key: str,
+    calc_name: str,
+    path: str,
+    max_res: Resource | None,
+    parent_max: Resource | None,
+) -> None:
+    """AbstractCSQueue.updateConfigurableResourceLimits: a maximum in
+    resources above the parent's (in the same partition) is refused."""
+    if max_res is not None and parent_max is not None and _greater(calc_name, max_res, parent_max):
+        raise _fail(
+            conf,
+            max_key,
+            f"Max resource configuration {_text(max_res)} is greater than parents max "
+            f"value:{_text(parent_max)} in queue:{path}",
+        )
 
 
 def _check_absolute_mix(

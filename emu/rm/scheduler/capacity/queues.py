@@ -837,12 +837,7 @@ def _update_label_children(
             rel = c.label_capacity.get(label)
             if rel is None:
                 continue
-            child.label_sizes[label] = (
-                rel[0],
-                rel[1],
-                rm.f32(rm.f32(rel[0] / 100) * rm.f32(parent_abs)),
-                rm.f32(rm.f32(rel[1] / 100) * rm.f32(parent_abs_max)),
-            )
+            child.label_sizes[label] = _percent_share(rel, parent_abs, parent_abs_max)
         else:
             continue
         child._sized_in.pop(label, None)
@@ -855,6 +850,19 @@ def _update_label_children(
             child.touch()
 
 
+def _percent_share(
+    rel: tuple[float, float, float, float], parent_abs: float, parent_abs_max: float
+) -> tuple[float, float, float, float]:
+    """A queue in percent under a derived parent, in one label: its configured
+    capacity and maximum, and their shares of the parent's absolute ones."""
+    return (
+        rel[0],
+        rel[1],
+        rm.f32(rm.f32(rel[0] / 100) * rm.f32(parent_abs)),
+        rm.f32(rm.f32(rel[1] / 100) * rm.f32(parent_abs_max)),
+    )
+
+
 def _update_percent_below(parent: ParentQueue, label: str) -> None:
     """Queues in percent below a derived one: shares of its capacities."""
     parent_abs, parent_abs_max = parent.absolute_in(label)
@@ -862,12 +870,7 @@ def _update_percent_below(parent: ParentQueue, label: str) -> None:
         rel = child.conf.label_capacity.get(label)
         if rel is None:
             continue
-        child.label_sizes[label] = (
-            rel[0],
-            rel[1],
-            rm.f32(rm.f32(rel[0] / 100) * rm.f32(parent_abs)),
-            rm.f32(rm.f32(rel[1] / 100) * rm.f32(parent_abs_max)),
-        )
+        child.label_sizes[label] = _percent_share(rel, parent_abs, parent_abs_max)
         child._sized_in.pop(label, None)
         if isinstance(child, ParentQueue):
             _update_percent_below(child, label)
