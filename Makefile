@@ -3,42 +3,65 @@ PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
+TOOLS  := $(VENV)/.installed-tools
 
+.PHONY: hadoop install compile run test test-quick test-oracle regold bench bench-quick fidelity fidelity-ci fuzz soak lint format docs clean screenshots
+
+# Everything: the test tools, the compiled hot modules, Hadoop's schedulers.
 install: compile
 	@if command -v javac >/dev/null 2>&1 && command -v mvn >/dev/null 2>&1; then $(MAKE) --no-print-directory hadoop; \
 	 else echo "make: no Java/Maven: the real-scheduler backend (--scheduler-impl hadoop) is unavailable"; fi
 
-.PHONY: hadoop install compile run test regold bench bench-quick fidelity fidelity-ci fuzz soak lint format docs clean screenshots
-
+# emu and what it needs to run (seconds): all `make run` waits for.
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[test]'
+	$(PY) -m pip install --quiet -e .
 	touch $(STAMP)
 
+# The test, lint and compile tools, JPype, pandas and Dask (pyproject's `test` extra).
+$(TOOLS): $(STAMP)
+	$(PY) -m pip install --quiet -e '.[test]'
+	touch $(TOOLS)
+
 # The hot modules compiled with mypyc (emu/native.py says which and why);
-# a no-op when no source changed since the last build. Should it fail (no C
-# compiler), emu runs as pure Python: same outputs, about half the speed.
-compile: $(STAMP)
+# a no-op when no source changed since the last build. About 7 minutes on
+# 2 cores, so no first run waits for it: emu runs as pure Python until then
+# (same outputs, about half the speed). Should it fail (no C compiler), emu
+# stays pure Python.
+compile: $(TOOLS)
 	@PYTHONPATH=$(CURDIR) EMU_PURE_PYTHON=1 $(PY) -m emu.compile || echo "make: compiling failed; emu runs as pure Python (slower)"
 
 # Apache Hadoop's schedulers for --scheduler-impl hadoop: Maven fetches the
 # release pinned in emu/hadoop/pom.xml (about 105 MB into ~/.m2, once) and
 # javac compiles emu's driver against it (into ~/.cache/emu/hadoop).
-hadoop: $(STAMP)
+hadoop: $(TOOLS)
 	$(PY) -m emu.hadoop
 
-run: compile
+run: $(STAMP)
 	$(VENV)/bin/emu run scenarios/three-jobs.toml --output-dir out/three-jobs
 
 # One worker per core; a test file's tests stay on one worker (its
 # module fixtures are built once, its processes do not race each other).
-test: compile
-	$(VENV)/bin/pytest -q -n auto --dist loadfile
+# The suite runs whichever form is built (pure Python on a fresh clone;
+# .ci/run compiles first, and tests/integration/test_native.py holds both
+# forms to the same outputs). Tiers (tests/conftest.py): `make test` runs all
+# but `oracle`, which asks real Hadoop and SLS again (`make test-oracle`);
+# `make test-quick`, the edit loop, leaves out what needs a JVM, processes
+# of its own or many seconds.
+PYTEST := $(VENV)/bin/pytest -q -n auto --dist loadfile
+test: $(TOOLS)
+	$(PYTEST) -m "not oracle"
+
+test-quick: $(TOOLS)
+	$(PYTEST) -m "not (jvm or processes or slow or oracle)"
+
+test-oracle: hadoop
+	$(PYTEST) -m oracle
 
 # Rewrite tests/data/golden/ from the reference replays, for a change meant to
 # alter outputs; the golden test itself only compares.
-regold: $(STAMP)
+regold: $(TOOLS)
 	$(PY) -m tests.regold
 
 bench: compile
@@ -66,16 +89,16 @@ HOURS ?= 24
 soak: compile
 	$(PY) -m emu.soak --hours $(HOURS)
 
-lint: $(STAMP)
+lint: $(TOOLS)
 	$(VENV)/bin/ruff check emu tests
 	$(VENV)/bin/ruff format --check emu tests
 	$(VENV)/bin/mypy emu
 
-format: $(STAMP)
+format: $(TOOLS)
 	$(VENV)/bin/ruff format emu tests
 	$(VENV)/bin/ruff check --fix emu tests
 
-docs: compile
+docs: $(TOOLS)
 	$(PY) -m emu.docs
 
 clean:
@@ -87,7 +110,7 @@ clean:
 SHOTS    := out/screenshots
 CHROMIUM ?= chromium --headless --no-sandbox --disable-gpu --hide-scrollbars
 WEB_PORT ?= 18188
-screenshots: $(STAMP)
+screenshots: $(TOOLS)
 	rm -rf $(SHOTS) && mkdir -p $(SHOTS) docs/img
 	for s in fifo capacity fair; do \
 	  $(VENV)/bin/emu run scenarios/compare-schedulers.toml --progress never \

@@ -5,7 +5,9 @@ The layout, one entry per module or package, from what every part shares
 checks and watches them; docs/architecture.md explains how they fit.
 
 Messages and plain data
-- `msg/`         the messages: one class per message (`types`), the
+- `msg/`         the messages (`types`): the four sent every heartbeat
+                 (node heartbeats, allocate, and their replies) as classes
+                 with fields, every other one as its catalogue map; the
                  catalogue of who sends what with which fields (`catalogue`),
                  msgpack encoding and validation (`codec`). Imports nothing
                  else from emu.
@@ -48,6 +50,8 @@ The actors
   - `settings`         RMSettings: the RM's Hadoop properties, including
                        `emu.scheduler.shortcuts`.
   - `monitors`         NM, AM and container-allocation expiry.
+  - `node_labels`      the cluster's node labels (partitions), which node
+                       has which, and Hadoop's refusals of label changes.
   - `retention`        the finished apps the RM keeps, as YARN does.
   - `recovery`         the RM's state store (work-preserving restart).
   - `stall`            telling a run that can make no progress from a slow one.

@@ -19,6 +19,12 @@ How it is used:
   build would run old code), the listed modules are loaded from their `.py`
   files instead, the last case with one line on stderr saying how to rebuild.
 - `emu --version` says which form runs.
+- A replay that runs pure Python for want of a build, and is long enough for
+  the difference to matter, says once how to compile and what it gains
+  (`CompileHint`); one forced pure by `EMU_PURE_PYTHON` says nothing.
+
+Compiling is not on the first run's path: a fresh checkout answers at once in
+pure Python, and `make compile` is a separate step, taken when replays grow.
 """
 
 from __future__ import annotations
@@ -30,8 +36,10 @@ import importlib.util
 import json
 import os
 import sys
+import time
 from pathlib import Path
 from types import ModuleType
+from typing import IO, Any
 
 PACKAGE = Path(__file__).resolve().parent
 ROOT = PACKAGE.parent
@@ -173,3 +181,40 @@ def activate() -> str:
             )
     _active = kind
     return kind
+
+
+# --- the hint to compile ----------------------------------------------------------------------
+
+COMPILE_HINT = (
+    "emu: this replay runs as pure Python (emu's hot modules are not compiled); "
+    "`make compile` (or `python -m emu.compile`: about 7 minutes on 2 cores, once, "
+    "needs mypy and a C compiler) makes replays like it about twice as fast"
+)
+_hinted = False
+
+
+class CompileHint:
+    """An observer of a replay (called every simulated second) that writes
+    `COMPILE_HINT` to `stream` once the replay has taken `after_s` wall
+    seconds, at most once per process: short replays, the common first
+    ones, stay quiet, and a sweep of many says it once."""
+
+    def __init__(self, after_s: float = 15.0, stream: IO[str] | None = None) -> None:
+        self.due = time.monotonic() + after_s
+        self.stream = stream
+
+    @classmethod
+    def wanted(cls) -> CompileHint | None:
+        """A hint when this process runs pure Python for want of a build
+        (not when EMU_PURE_PYTHON asked for it, nor when the build is stale:
+        `activate` said so already)."""
+        if _hinted or activate() != "pure" or status()[1] == "EMU_PURE_PYTHON is set":
+            return None
+        return cls()
+
+    def tick(self, rm: Any) -> None:
+        global _hinted
+        if _hinted or time.monotonic() < self.due:
+            return
+        _hinted = True
+        print(COMPILE_HINT, file=self.stream if self.stream is not None else sys.stderr)

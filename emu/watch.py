@@ -3,7 +3,9 @@
 `emu run` and `emu sls` add the options (`add_options`) and wrap their run
 in a `Watch`: `start(workload, epoch_ms)` starts what was asked for and
 returns the observer to call every simulated second (None when nothing
-watches, so the run is assembled exactly as before); `stop()` clears the
+watches, so the run is assembled exactly as before; a replay in pure Python
+for want of a build is watched by `native.CompileHint`, which says once how
+to compile); `stop()` clears the
 progress line, publishes the final snapshot and stops the server. Every
 observer only reads the RM, so outputs are the same with or without them.
 
@@ -24,6 +26,7 @@ from typing import TYPE_CHECKING
 
 from emu.errors import InputError
 from emu.metrics.progress import MODES, Progress
+from emu.native import CompileHint
 
 if TYPE_CHECKING:
     from emu.rm.actor import ResourceManager
@@ -108,6 +111,9 @@ class Watch:
         """Start what was asked for; `track_jobs` (trace job ids) get a chart
         each on /track."""
         observers: list[Observer] = []
+        hint = CompileHint.wanted()
+        if hint is not None:
+            observers.append(hint.tick)
         self.progress = Progress.for_mode(self.progress_mode, workload)
         if self.progress is not None:
             observers.append(self.progress.tick)

@@ -5,7 +5,10 @@ must come back from emu with the same name and JSON type.
 Needs a JDK and Maven (or an already fetched MiniYARNCluster classpath); the
 first run starts one JVM for the three schedulers (about a minute) and caches
 its answers, later runs read the cache. Skips without them unless
-EMU_REQUIRE_HADOOP is set."""
+EMU_REQUIRE_HADOOP is set. An `oracle` test (`make test-oracle`): the rest
+of the suite compares emu with the answers recorded in tests/data/rest_schema
+(tests/integration/test_rest_fields_as_yarn.py), and this file also holds
+that recording to what the real RM answers."""
 
 from __future__ import annotations
 
@@ -18,8 +21,10 @@ import pytest
 from emu.errors import InputError
 from emu.fidelity import rest_schema as rs
 from emu.hadoop import classpath as hcp
+from tests.integration.test_rest_fields_as_yarn import recorded
 
 SCHEDULERS = ("fifo", "capacity", "fair")
+pytestmark = pytest.mark.oracle
 
 
 def _missing() -> str | None:
@@ -59,3 +64,11 @@ def test_a_second_look_reads_the_cache_without_starting_java(yarn, monkeypatch):
 
     monkeypatch.setattr(subprocess, "run", no_java)
     assert rs.yarn_responses(SCHEDULERS) == yarn
+
+
+@pytest.mark.parametrize("scheduler", SCHEDULERS)
+def test_the_recorded_answers_have_the_fields_a_real_rm_gives(yarn, scheduler):
+    """The recording the rest of the suite compares against is still what the
+    pinned Hadoop answers: the same paths, fields and JSON types."""
+    result = rs.compare_all(scheduler, yarn[scheduler], recorded(scheduler))
+    assert result.ok, rs.markdown([result])

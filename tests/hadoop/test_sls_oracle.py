@@ -17,6 +17,8 @@ from emu.fidelity.compare import read_jobruntime
 from emu.fidelity.suite import SCHEDULER, Case
 from tests.hadoop.conftest import TEST_RES
 
+pytestmark = pytest.mark.oracle
+
 CAPACITY = "org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacityScheduler"
 
 
