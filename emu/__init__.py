@@ -55,7 +55,9 @@ The actors
   - `retention`        the finished apps the RM keeps, as YARN does.
   - `recovery`         the RM's state store (work-preserving restart).
   - `stall`            telling a run that can make no progress from a slow one.
-  - `diagnostics`      YARN's own messages for refused requests and apps.
+  - `diagnostics`      YARN's own messages for refused requests and apps,
+                       and why an app waits on a label its queue has no
+                       capacity in.
   - `scheduler/`       `registry` (scheduler and Fair policy names ->
                        implementations), `events`, the common layer as
                        Hadoop splits it (`abstract_scheduler`,
@@ -65,7 +67,8 @@ The actors
                        `javahash` (Java's HashMap order where Hadoop walks
                        one), and the schedulers: `fifo`; `capacity/`
                        (`scheduler`, `queues`, `allocator`, `config`,
-                       `placement`, `preemption`, `resource_math`); `fair/`
+                       `placement`, `preemption`, `resource_math`,
+                       `label_waits`); `fair/`
                        (`scheduler`, `fs_queue`, `fs_parent_queue`,
                        `fs_leaf_queue`, `queue_manager`, `app`, `policies`,
                        `shares`, `orderings` (its speed indexes: kept orders
@@ -84,6 +87,10 @@ Inputs, runs and outputs
                  `rumen2sls`.
 - `simulation`   a whole cluster in one process on the virtual clock, with
                  its faults and what-if changes (`scenario.native.Change`).
+- `preflight`    what every run does first (`emu sls`, `emu run`, the API,
+                 `emu rm`, `emu cluster up`): the configuration directory
+                 read, the scheduler chosen and built once, `support`'s
+                 refusals and warnings, node labels and refreshes checked.
 - `scenario_run` one replay of an emu scenario file (`emu run`, the API).
 - `api`          emu from Python: `replay`, `run_scenario`, results as data.
 - `plugins`      loading scheduler and Fair policy plugins (docs/plugins.md).

@@ -11,8 +11,9 @@
     print(result.makespan_s, result.jobs[0]["turnaround_s"])
 
 Both entry points go through the same code as `emu run` and `emu sls`
-(`emu.scenario_run`, `emu.sls`): the same checks and errors
-(`emu.errors.InputError` names the file and the key), the same files in
+(`emu.scenario_run`, `emu.sls`, and before either `emu.preflight`): the
+same checks and errors (`emu.errors.InputError` names the file and the
+key), the same files in
 `output_dir`, and the same summary data, which `Result` lays out as rows.
 
 Each call is one simulation on its own virtual clock. Nothing a run sets
@@ -277,14 +278,12 @@ def run_scenario(
     emulate (docs/configuration.md) raises `emu.errors.InputError`, as a bad
     scenario or configuration does, unless `allow_unsupported`: then the run
     goes without it and `summary["unsupported"]` lists it."""
-    from emu.rm.settings import RMSettings
     from emu.scenario import native
     from emu.scenario_run import run_scenario as run
 
     scenario = native.load(
         path, _overrides(properties, scheduler, impl, "properties", allow_unsupported)
     )
-    RMSettings.from_conf(scenario.conf)
     done = run(scenario, scenario.seed if seed is None else seed, output_dir)
     return Result(done.summary, done.output_dir)
 

@@ -32,7 +32,6 @@ EXIT_INPUT = 2
 def _cmd_run(args: argparse.Namespace) -> int:
     from emu.metrics import outputs
     from emu.metrics.cluster_invariants import ClusterInvariantBroken
-    from emu.rm.settings import RMSettings
     from emu.scenario import native
     from emu.scenario_run import run_scenario
     from emu.watch import Watch
@@ -41,7 +40,6 @@ def _cmd_run(args: argparse.Namespace) -> int:
         raise InputError("--rate", str(args.rate), "must be a positive number")
     scenario = native.load(args.scenario, _impl_overrides(args))
     _apply_defines(scenario.conf, args.define)
-    RMSettings.from_conf(scenario.conf)
     seed = scenario.seed if args.seed is None else args.seed
     watch = Watch.from_args(args)
     try:

@@ -11,13 +11,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from emu import outdir
+from emu import outdir, preflight
 from emu.config import support
 from emu.errors import InputError, SchedulerFailed, find_in_group
 from emu.metrics import outputs
 from emu.metrics.progress import trace_span_ms
 from emu.metrics.timeline import Timeline, sample_every_s
-from emu.rm.settings import RMSettings
 from emu.scenario.native import Scenario
 from emu.simulation import RunResult, Simulation, run_virtual
 from emu.watch import Watch, chain
@@ -44,27 +43,21 @@ def run_scenario(
     """Replay `scenario` with `seed`; with `output_dir`, write events.jsonl,
     jobruntime.csv and summary.json there (a failed run leaves no
     half-written result, but keeps Hadoop's failure.json when Hadoop's
-    scheduler stopped it). Raises InputError for a property emu's scheduler
-    does not emulate (`emu.config.support`), and ClusterInvariantBroken when
-    asked to check the RM's state and it breaks."""
-    scheduler = RMSettings.from_conf(scenario.conf).scheduler
-    unsupported = support.check(scenario.conf, scheduler)
-    unsupported += support.check_changes(
-        scenario.conf,
-        scheduler,
-        [(c.where, c.properties) for c in scenario.changes if c.properties],
-    )
+    scheduler stopped it). Raises InputError for a configuration or input
+    `emu.preflight` refuses (as `emu sls` and `emu rm` refuse it), and
+    ClusterInvariantBroken when asked to check the RM's state and it breaks."""
+    checked = preflight.check_configuration(scenario.conf)
     source = scenario.path or scenario.name
-    labelled = [n.host for n in scenario.nodes if n.labels]
-    if labelled:
-        unsupported += support.check_labels(
-            scenario.conf, scheduler, source, f"node {labelled[0]}", "labels"
-        )
-    expressions = [j.job_id for j in scenario.workload.jobs if j.params.get("label_expression")]
-    if expressions:
-        unsupported += support.check_labels(
-            scenario.conf, scheduler, source, f"job {expressions[0]}", "label"
-        )
+    preflight.check_inputs(
+        checked,
+        scenario.conf,
+        nodes_source=source,
+        nodes=scenario.nodes,
+        jobs_source=source,
+        jobs=scenario.workload.jobs,
+        fields=preflight.SCENARIO_FIELDS,
+        refreshes=[(c.where, c.properties) for c in scenario.changes if c.properties],
+    )
     watch = watch if watch is not None else Watch("never")
     timeline = Timeline(sample_every_s(trace_span_ms(scenario.workload)))
     watching = watch.start(scenario.workload)
@@ -110,7 +103,7 @@ def run_scenario(
     )
     data["timeline"] = timeline.to_json()
     outputs.add_why_pending(data, result.why_pending)
-    support.add_to_summary(data, unsupported)
+    support.add_to_summary(data, checked.unsupported)
     if out is not None:
         outputs.write_jobruntime(out / "jobruntime.csv", result.jobs)
         outputs.write_summary(out / "summary.json", data)

@@ -41,14 +41,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import IO, Any
 
-import trio
-
-from emu import outdir
+from emu import outdir, preflight
 from emu.clock import ScaledWallClock, run_deterministically, virtual_clock
 from emu.config import sls_runner as S
 from emu.config import support
 from emu.config.configuration import Configuration
-from emu.config.hadoop_xml import ALLOCATION_FILE_KEY, fair_allocation_file, load_conf_dir
 from emu.config.sls_runner import SlsSettings
 from emu.errors import InputError, SchedulerFailed, find_in_group, warn_input
 from emu.metrics import invariants as inv
@@ -56,7 +53,7 @@ from emu.metrics import outputs
 from emu.metrics.progress import trace_span_ms
 from emu.metrics.sls import SlsRecorder
 from emu.metrics.timeline import Timeline, sample_every_s
-from emu.rm.settings import SCHEDULER_CLASS, RMSettings
+from emu.rm.settings import RMSettings
 from emu.scenario import read_trace
 from emu.scenario.native import Change, load_changes
 from emu.scenario.topology import read_nodes_file
@@ -117,30 +114,6 @@ class Prepared:
 
 
 # --- configuration ---------------------------------------------------------------------
-def load_configuration(
-    conf_dir: str | None, overrides: dict[str, str]
-) -> tuple[Configuration, set[str]]:
-    """The merged configuration, and the names yarn-site or -D set (those win
-    over the SLS-derived defaults)."""
-    conf = Configuration()
-    explicit: set[str] = set()
-    if conf_dir:
-        files = load_conf_dir(conf_dir)
-        for name in ("sls-runner.xml", "capacity-scheduler.xml", "yarn-site.xml"):
-            if name in files:
-                conf.update(files[name])
-        yarn_site = files.get("yarn-site.xml")
-        if yarn_site is not None:
-            explicit.update(yarn_site)
-        alloc = fair_allocation_file(conf_dir, yarn_site)
-        if alloc is not None:
-            conf.set(ALLOCATION_FILE_KEY, str(alloc.resolve()), str(alloc))
-    for name, value in overrides.items():
-        conf.set(name, value, "-D")
-        explicit.add(name)
-    return conf, explicit
-
-
 def _configured_invariants(conf: Configuration, conf_dir: str | None) -> list[inv.Invariant]:
     """Hadoop's own way to ask for ongoing checks: the MetricsInvariantChecker
     scheduling-monitor policy with an invariants file."""
@@ -155,42 +128,21 @@ def _configured_invariants(conf: Configuration, conf_dir: str | None) -> list[in
     return inv.load(path)
 
 
-def check_scheduler(conf: Configuration) -> None:
-    """Build the RM once, off the run, so a scheduler that is missing or
-    refuses its configuration is reported before any output is made."""
-    from emu.rm.actor import ResourceManager, RMAddresses
-
-    async def build() -> None:
-        ResourceManager(conf, RMAddresses.in_memory("preflight"))
-
-    try:
-        trio.run(build, clock=virtual_clock())
-    except ValueError as e:
-        if SCHEDULER_CLASS in conf:
-            raise InputError(conf.sources[SCHEDULER_CLASS], SCHEDULER_CLASS, str(e)) from None
-        raise InputError(
-            "configuration",
-            f"{SCHEDULER_CLASS} (not set: YARN's default is the CapacityScheduler)",
-            f"{e}; set it in yarn-site.xml or with -D {SCHEDULER_CLASS}=fifo",
-        ) from None
-
-
 # --- preparation -------------------------------------------------------------------------
 def prepare(opts: SlsOptions) -> Prepared:
     """Read every input and check it; raises InputError on the first problem."""
-    conf_dir = opts.conf_dir if opts.conf_dir is not None else os.environ.get("HADOOP_CONF_DIR")
-    conf, explicit = load_configuration(conf_dir or None, opts.overrides)
+    read = preflight.read_configuration(opts.conf_dir, opts.overrides)
+    conf, conf_dir = read.conf, read.conf_dir
     rm_settings = RMSettings.from_conf(conf)
     settings = SlsSettings.from_conf(conf, rm_settings.resource_types)
-    if NM_HEARTBEAT not in explicit:
+    if NM_HEARTBEAT not in read.explicit:
         conf.set(
             NM_HEARTBEAT,
             settings.nm_heartbeat_interval_ms,
             conf.sources.get(S.NM_HEARTBEAT_INTERVAL_MS, "default"),
         )
-        rm_settings = RMSettings.from_conf(conf)
-    unsupported = support.check(conf, rm_settings.scheduler)
-    check_scheduler(conf)
+    checked = preflight.check_configuration(conf)
+    rm_settings = checked.rm_settings
 
     ongoing = _configured_invariants(conf, conf_dir)
     for path in opts.invariants:
@@ -224,24 +176,6 @@ def prepare(opts: SlsOptions) -> Prepared:
     for job in opts.track_jobs:
         if job not in job_ids:
             raise InputError("--track-jobs", job, "no job with this id in the trace")
-    labelled = [n.host for n in nodes if n.labels]
-    if labelled:
-        unsupported += support.check_labels(
-            conf,
-            rm_settings.scheduler,
-            opts.nodes_file or ",".join(opts.traces),
-            f"node {labelled[0]}",
-            "labels",
-        )
-    expressions = [j.job_id for j in workload.jobs if j.params.get("label_expression")]
-    if expressions:
-        unsupported += support.check_labels(
-            conf,
-            rm_settings.scheduler,
-            ",".join(opts.traces),
-            f"job {expressions[0]}",
-            "job.label.expression",
-        )
     ignored, no_effect = support.classify(conf, rm_settings.scheduler)
     if rm_settings.scheduler == "fair" and not support.hadoop_decides(conf):
         from emu.rm.scheduler.fair.settings import allocation_file_path
@@ -249,12 +183,20 @@ def prepare(opts: SlsOptions) -> Prepared:
         allocation_file, _ = allocation_file_path(conf)
         if allocation_file is not None:
             no_effect += support.allocation_file_notes(allocation_file)
-    _warn_defaults_and_hosts(conf_dir or None, opts, workload, nodes)
+    _warn_defaults_and_hosts(conf_dir, opts, workload, nodes)
     changes = (
         load_changes(opts.changes_file, nodes, settings.nm_resource) if opts.changes_file else []
     )
-    unsupported += support.check_changes(
-        conf, rm_settings.scheduler, [(c.where, c.properties) for c in changes if c.properties]
+    traces = ",".join(opts.traces)
+    preflight.check_inputs(
+        checked,
+        conf,
+        nodes_source=opts.nodes_file or traces,
+        nodes=nodes,
+        jobs_source=traces,
+        jobs=workload.jobs,
+        fields=preflight.SLS_FIELDS,
+        refreshes=[(c.where, c.properties) for c in changes if c.properties],
     )
     return Prepared(
         conf=conf,
@@ -268,7 +210,7 @@ def prepare(opts: SlsOptions) -> Prepared:
         ignored=ignored,
         no_effect=no_effect,
         changes=changes,
-        unsupported=unsupported,
+        unsupported=checked.unsupported,
     )
 
 

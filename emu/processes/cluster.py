@@ -512,14 +512,11 @@ def _uniform_shape(path: str, nodes: list[Any]) -> dict[str, int]:
 
 
 def _check_rm_configuration(args: argparse.Namespace) -> None:
-    """Read the RM's configuration and build its scheduler here first, so a
-    bad file is one `emu: error:` line (exit 2) before any process starts."""
-    from emu.rm.settings import RMSettings
-    from emu.sls import check_scheduler
+    """Check the RM's configuration here first, as `emu rm` will, so a bad
+    file is one `emu: error:` line (exit 2) before any process starts."""
+    from emu.preflight import check_configuration
 
-    conf = C.load_configuration(args.conf_dir, C.parse_overrides(args.conf))
-    RMSettings.from_conf(conf)
-    check_scheduler(conf)
+    check_configuration(C.load_configuration(args.conf_dir, C.parse_overrides(args.conf)))
 
 
 def _last_error(log: Path) -> str | None:

@@ -131,13 +131,15 @@ def environment_overrides() -> dict[str, str]:
 
 def load_configuration(conf_dir: str | None, overrides: dict[str, str]) -> Configuration:
     """sls-runner.xml, capacity-scheduler.xml, yarn-site.xml (later wins) from
-    `conf_dir` (default $HADOOP_CONF_DIR, if set), then the overrides -- as
-    `emu sls` reads them."""
-    from emu.sls import load_configuration as merge
+    `conf_dir` (default $HADOOP_CONF_DIR, if set), then the `--conf`
+    overrides over those of the environment, as every run reads them
+    (`emu.preflight.read_configuration`)."""
+    from emu.preflight import read_configuration
 
-    if conf_dir is None:
-        conf_dir = os.environ.get("HADOOP_CONF_DIR") or None
-    conf, _ = merge(conf_dir, {**environment_overrides(), **overrides})
+    conf = read_configuration(conf_dir, overrides, "--conf").conf
+    for name, value in environment_overrides().items():
+        if name not in overrides:
+            conf.set(name, value, "environment")
     return conf
 
 

@@ -13,16 +13,14 @@ from typing import Any
 
 import trio
 
-from emu import security
+from emu import preflight, security
 from emu.clock import ScaledWallClock
-from emu.config import support
 from emu.config.configuration import Configuration
 from emu.errors import InputError
 from emu.metrics.eventlog import EventLog
 from emu.processes import common as C
 from emu.rm import recovery as rec
 from emu.rm.actor import ResourceManager, RMAddresses
-from emu.rm.settings import RMSettings
 from emu.transport import MAX_MESSAGE_BYTES
 
 HELP = """Run the ResourceManager on YARN's ports: 8030 (AM protocol), 8031
@@ -149,9 +147,8 @@ def main(args: argparse.Namespace) -> int:
         raise InputError("--rate", str(args.rate), "must be a positive number")
     overrides = C.parse_overrides(args.conf)
     conf = C.load_configuration(args.conf_dir, overrides)
-    # What emu's scheduler does not emulate is refused here as in `emu sls`
-    # (or, with emu.allow-unsupported=true, warned about).
-    support.check(conf, RMSettings.from_conf(conf).scheduler)
+    # Refused or warned about as every run is, before any port is bound.
+    preflight.check_configuration(conf)
     keys = _secure(args)
     addresses = RMAddresses.tcp(args.host, _ports(args))
     clock = _cluster_clock(conf, args.rate)

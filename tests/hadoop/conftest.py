@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.fidelity_runs import sls_argv
 from tests.reference import REFERENCE_DIR
 
 TEST_RES = REFERENCE_DIR / "test-resources"
@@ -49,24 +50,12 @@ def hadoop() -> None:
         pytest.skip(f"Hadoop's schedulers cannot run here: {why}")
 
 
-CASES = ROOT / "scenarios" / "fidelity" / "cases"
-
-
 def sls_case(case: str, out: Path, *extra: str, failed_jobs: bool = False) -> Path:
-    """`emu sls` on a fidelity case (its trace.json, nodes.json and conf/)
-    with `extra` options, writing into `out`; the run must succeed (with
+    """`emu sls` on a fidelity case (`tests.fidelity_runs.sls_argv`) with
+    `extra` options, writing into `out`; the run must succeed (with
     `failed_jobs`, it may also end with exit 1: some job did not). Returns
     `out`. `case` may also be a directory laid out as a case."""
-    d = CASES / case
-    done = emu(
-        "sls",
-        "--tracetype=SLS",
-        f"--tracelocation={d / 'trace.json'}",
-        f"--nodes={d / 'nodes.json'}",
-        f"--conf-dir={d / 'conf'}",
-        f"--output-dir={out}",
-        *extra,
-    )
+    done = emu(*sls_argv(case, out, *extra))
     assert done.returncode in ((0, 1) if failed_jobs else (0,)), done.stderr[-2000:]
     assert "Traceback" not in done.stderr, done.stderr[-2000:]
     return out

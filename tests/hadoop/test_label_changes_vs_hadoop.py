@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.hadoop.conftest import CASES, emu, sls_case
+from tests.fidelity_runs import CASES, sls_argv
+from tests.hadoop.conftest import emu, sls_case
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("hadoop")]
 CASE = "cap-node-label-changes"
@@ -47,17 +48,7 @@ def _refusal(tmp_path: Path, entry: str, *extra: str) -> str:
     tmp_path.mkdir(parents=True)
     changes = tmp_path / "changes.toml"
     changes.write_text(f"[[changes]]\nat_ms = 1000\n{entry}\n")
-    d = CASES / CASE
-    done = emu(
-        "sls",
-        "--tracetype=SLS",
-        f"--tracelocation={d / 'trace.json'}",
-        f"--nodes={d / 'nodes.json'}",
-        f"--conf-dir={d / 'conf'}",
-        f"--output-dir={tmp_path / 'out'}",
-        f"--changes={changes}",
-        *extra,
-    )
+    done = emu(*sls_argv(CASE, tmp_path / "out", f"--changes={changes}", *extra))
     assert done.returncode == 2, done.stderr[-2000:]
     errors = [line for line in done.stderr.splitlines() if line.startswith("emu: error:")]
     assert len(errors) == 1, done.stderr[-2000:]

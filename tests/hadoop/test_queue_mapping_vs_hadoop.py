@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.hadoop.conftest import CASES, sls_case
+from tests.fidelity_runs import CASES
+from tests.hadoop.conftest import sls_case
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("hadoop")]
 

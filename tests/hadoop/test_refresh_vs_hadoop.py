@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.hadoop.conftest import CASES, emu, sls_case
+from tests.fidelity_runs import CASES, sls_argv
+from tests.hadoop.conftest import emu, sls_case
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("hadoop")]
 
@@ -55,17 +56,14 @@ def test_a_refresh_hadoop_refuses_stops_the_run_with_its_reason(tmp_path: Path) 
         '[[changes]]\nat_ms = 1000\nkind = "refresh_queues"\n'
         'properties = { "yarn.scheduler.capacity.root.a.capacity" = 90 }\n'
     )
-    d = CASES / "cap-max-capacity"
     done = emu(
-        "sls",
-        "--tracetype=SLS",
-        f"--tracelocation={d / 'trace.json'}",
-        f"--nodes={d / 'nodes.json'}",
-        f"--conf-dir={d / 'conf'}",
-        f"--output-dir={tmp_path / 'out'}",
-        f"--changes={changes}",
-        "--scheduler-impl",
-        "hadoop",
+        *sls_argv(
+            "cap-max-capacity",
+            tmp_path / "out",
+            f"--changes={changes}",
+            "--scheduler-impl",
+            "hadoop",
+        )
     )
     assert done.returncode != 0
     errors = [line for line in done.stderr.splitlines() if line.startswith("emu: error:")]

@@ -70,9 +70,12 @@ def test_two_jobs_through_sls(tmp_path: Path, sls_available: None) -> None:
             "sls_queue_3",
             2000,
             8000,
-            [_task("/rack1/node1", 3000, 6000), _task("/rack1/node2", 3000, 5000)],
+            # `container.count` is no resource type: SLS leaves it out, as emu's
+            # reader does (tests/integration/test_sls_replay.py), and runs the task.
+            [{**_task("/rack1/node1", 3000, 6000), "container.count": 3},
+             _task("/rack1/node2", 3000, 5000)],
         ),
-    ]
+    ]  # fmt: skip
     trace.write_text("\n".join(json.dumps(j, indent=1) for j in jobs) + "\n")
     nodes = tmp_path / "nodes.json"
     nodes.write_text(json.dumps({"rack": "rack1", "nodes": [{"node": "node1"}, {"node": "node2"}]}))

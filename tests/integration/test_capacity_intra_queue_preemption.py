@@ -26,8 +26,8 @@ from pathlib import Path
 import pytest
 
 from emu.cli import main
+from tests.fidelity_runs import sls_argv
 
-CASES = Path(__file__).resolve().parents[2] / "scenarios" / "fidelity" / "cases"
 INTRA = "yarn.resourcemanager.monitor.capacity.preemption.intra-queue-preemption."
 QUEUE = "yarn.scheduler.capacity.root.default."
 
@@ -42,18 +42,8 @@ FAIR_OFF = {"a1": 205050, "a2": 353050, "b1": 262530, "c1": 201970, "b2": 236050
 
 
 def _ends(case: str, out: Path, **props: str) -> dict[str, int]:
-    d = CASES / case
-    args = [
-        "sls",
-        "--tracetype=SLS",
-        f"--tracelocation={d / 'trace.json'}",
-        f"--nodes={d / 'nodes.json'}",
-        f"--conf-dir={d / 'conf'}",
-        f"--output-dir={out}",
-    ]
-    for name, value in props.items():
-        args += ["-D", f"{name}={value}"]
-    assert main(args) == 0
+    defines = [f"-D{name}={value}" for name, value in props.items()]
+    assert main(sls_argv(case, out, *defines)) == 0
     with (out / "jobruntime.csv").open() as f:
         return {r["JobID"]: int(r["simulate_end_time"]) for r in csv.DictReader(f)}
 
@@ -103,18 +93,13 @@ def test_a_queue_below_the_minimum_threshold_is_not_looked_at(tmp_path, capsys):
 
 
 def test_a_bad_order_policy_is_one_error(tmp_path, capsys):
-    d = CASES / "cap-intra-queue-userlimit"
     code = main(
-        [
-            "sls",
-            "--tracetype=SLS",
-            f"--tracelocation={d / 'trace.json'}",
-            f"--nodes={d / 'nodes.json'}",
-            f"--conf-dir={d / 'conf'}",
-            f"--output-dir={tmp_path}",
+        sls_argv(
+            "cap-intra-queue-userlimit",
+            tmp_path,
             "-D",
             INTRA + "preemption-order-policy=newest_first",
-        ]
+        )
     )
     assert code == 2
     err = capsys.readouterr().err

@@ -22,14 +22,9 @@ from emu.rm.scheduler.locality import ANY
 from emu.scenario.native import load_changes
 from emu.testing.cluster import ask
 from emu.testing.rm import RMHarness
+from tests.fidelity_runs import case_dir, replay_inputs
 
-CASE = (
-    Path(__file__).resolve().parents[2]
-    / "scenarios"
-    / "fidelity"
-    / "cases"
-    / "cap-node-label-changes"
-)
+CASE = case_dir("cap-node-label-changes")
 CS = "yarn.scheduler.capacity."
 
 
@@ -47,9 +42,7 @@ def _allocations(result: api.Result) -> list[tuple[int, str, str]]:
 
 def _replay(tmp_path: Path, changes: Path) -> api.Result:
     return api.replay(
-        CASE / "trace.json",
-        nodes=CASE / "nodes.json",
-        conf_dir=CASE / "conf",
+        **replay_inputs(CASE),
         output_dir=tmp_path / "out",
         container_log=True,
         changes=changes,

@@ -13,10 +13,10 @@ import pytest
 
 from emu import api
 from emu.errors import InputError
+from tests.fidelity_runs import replay_inputs
 
 CS = "yarn.scheduler.capacity."
 LABELS_ON = "yarn.node-labels.enabled"
-CASE = Path(__file__).resolve().parents[2] / "scenarios" / "fidelity" / "cases" / "cap-node-labels"
 
 
 def _xml(props: dict[str, str]) -> str:
@@ -104,11 +104,7 @@ def test_the_fidelity_case_keeps_each_partition_to_its_asks(tmp_path):
     jobs never there but also on the idle non-exclusive node3, and the job
     asking for spare only on node3."""
     result = api.replay(
-        CASE / "trace.json",
-        nodes=CASE / "nodes.json",
-        conf_dir=CASE / "conf",
-        output_dir=tmp_path / "out",
-        container_log=True,
+        **replay_inputs("cap-node-labels"), output_dir=tmp_path / "out", container_log=True
     )
     assert result.complete
     where = _placements(result)
@@ -189,6 +185,27 @@ def test_a_label_the_queue_cannot_access_rejects_the_job(tmp_path):
     assert states["jb"][0] == "FAILED"
     assert "doesn't have permission to access all labels" in states["jb"][1]
     assert states["ja"][0] == "FINISHED"
+
+
+def test_a_job_waiting_on_a_label_its_queue_has_no_capacity_in_is_told_what_to_set(tmp_path):
+    """Queue b may use gpu (it inherits root's `*`) but configures nothing
+    for it: as in Hadoop (checked with --scheduler-impl hadoop) its maximum
+    there is 0 and its gpu job waits for ever. The why-pending line leads
+    with Hadoop's activity diagnostic and names the label and the property;
+    setting that property, even to 0, lets the job run on idle gpu nodes."""
+    jobs = [_job("jb", "b", 0, 2, "gpu"), _job("ja", "a", 0, 2)]
+    nodes = [{"node": "node1", "labels": "gpu"}, {"node": "node2"}]
+    result, _ = _run(tmp_path / "unset", jobs, nodes, TWO_QUEUES)
+    assert not result.complete
+    assert {j["job_id"]: j["state"] for j in result.jobs}["ja"] == "FINISHED"
+    assert {e["why"] for e in result.why_pending["jb"]} == {
+        "Queue hits max-capacity limit in partition gpu: root.b has no capacity there; "
+        "set yarn.scheduler.capacity.root.b.accessible-node-labels.gpu.capacity"
+    }
+    props = {**TWO_QUEUES, CS + "root.b.accessible-node-labels.gpu.capacity": "0"}
+    result, where = _run(tmp_path / "set", jobs, nodes, props)
+    assert result.complete
+    assert where["jb"] == {"node1"}
 
 
 def test_preemption_reclaims_the_default_partition_and_leaves_labelled_nodes_alone(tmp_path):

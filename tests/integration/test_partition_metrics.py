@@ -17,24 +17,18 @@ import pytest
 from emu import sls
 from emu.api import Result
 from emu.cli import main
+from tests.fidelity_runs import case_dir, sls_options
 from tests.headless import CHROMIUM, Browser
 from tests.integration.test_web_track import OVERFLOW
 from tests.web_harness import Run
 
-CASE = Path("scenarios/fidelity/cases/cap-node-labels")
+CASE = case_dir("cap-node-labels")
 PARTITIONS = ["<DEFAULT_PARTITION>", "gpu", "spare"]
 QUEUES = ["root.a", "root.b"]
 
 
 def labelled_options(out: Path, **extra: object) -> sls.SlsOptions:
-    return sls.SlsOptions(
-        tracetype="SLS",
-        traces=[str(CASE / "trace.json")],
-        output_dir=out,
-        nodes_file=str(CASE / "nodes.json"),
-        conf_dir=str(CASE / "conf"),
-        **extra,  # type: ignore[arg-type]
-    )
+    return sls_options(CASE, out, **extra)
 
 
 @pytest.fixture(scope="module")

@@ -15,9 +15,11 @@ from pathlib import Path
 
 import pytest
 
+from tests.fidelity_runs import sls_argv
+
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "emu-sjf"
-CASE = ROOT / "scenarios" / "fidelity" / "cases" / "cap-max-capacity"
+CASE = "cap-max-capacity"
 
 
 @pytest.fixture(scope="module")
@@ -64,13 +66,8 @@ def test_the_example_package_passes_its_own_tests_installed(venv: Path, tmp_path
 
 
 def _sls(python: Path, out: Path, *props: str) -> subprocess.CompletedProcess[str]:
-    args = [
-        "sls", "--tracetype=SLS", f"--tracelocation={CASE / 'trace.json'}",
-        f"--nodes={CASE / 'nodes.json'}", f"--output-dir={out}",
-    ]  # fmt: skip
-    for p in props:
-        args += ["-D", p]
-    return _emu(python, *args, cwd=out.parent)
+    defines = [f"-D{p}" for p in props]
+    return _emu(python, *sls_argv(CASE, out, *defines, conf=False), cwd=out.parent)
 
 
 def test_an_unloadable_plugin_is_refused_before_the_run(venv: Path, tmp_path: Path) -> None:
@@ -99,9 +96,9 @@ def test_a_plugin_that_raises_fails_the_run_naming_it(venv: Path, tmp_path: Path
     env_python = venv
     out = tmp_path / "out"
     done = subprocess.run(
-        [str(env_python), "-m", "emu", "sls", "--tracetype=SLS",
-         f"--tracelocation={CASE / 'trace.json'}", f"--nodes={CASE / 'nodes.json'}",
-         f"--output-dir={out}", "-D", "yarn.resourcemanager.scheduler.class=broken_plugin:Broken"],
+        [str(env_python), "-m", "emu",
+         *sls_argv(CASE, out, "-Dyarn.resourcemanager.scheduler.class=broken_plugin:Broken",
+                   conf=False)],
         capture_output=True, text=True, cwd=tmp_path,
         env={**{k: v for k, v in os.environ.items() if k != "PYTHONPATH"},
              "PYTHONPATH": str(tmp_path)},

@@ -13,14 +13,15 @@ import pytest
 
 from emu.api import replay, run_scenario
 from emu.errors import InputError
+from tests.fidelity_runs import case_dir, replay_inputs
 
 ROOT = Path(__file__).resolve().parents[2]
-CASE = ROOT / "scenarios" / "fidelity" / "cases" / "cap-max-capacity"
+CASE = case_dir("cap-max-capacity")
 THREE_JOBS = ROOT / "scenarios" / "three-jobs.toml"
 
 
 def _case(**kw):  # type: ignore[no-untyped-def]
-    return replay(CASE / "trace.json", nodes=CASE / "nodes.json", conf_dir=CASE / "conf", **kw)
+    return replay(**replay_inputs(CASE), **kw)
 
 
 def test_a_replay_gives_rows_that_match_its_files(tmp_path: Path) -> None:

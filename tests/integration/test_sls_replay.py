@@ -408,3 +408,28 @@ def test_jobs_whose_am_gave_up_are_counted_as_failed_final_status(conf_dir, tmp_
     assert sls(conf_dir, tmp_path / "out", *trace, *FIFO, *small_max) == 1
     out = capsys.readouterr().out
     assert "jobs 2 finished (2 with final status FAILED), 0 failed, 0 killed" in out
+
+
+def test_a_task_key_that_is_no_resource_type_is_read_as_slsrunner_reads_it(
+    conf_dir, tmp_path, capsys
+):
+    """Hadoop's SLS (AMDefinitionSLS) takes a task's number of containers
+    from `count` and its resources only from `container.<type>` for the
+    types ResourceUtils knows (memory-mb, vcores, yarn.resource-types), so
+    `container.count` changes nothing: the job runs its `count` containers
+    of the default size, and emu says once which key it left out."""
+    task = {"count": 2, "container.count": 5, "container.duration.ms": 4000}
+    job = {"job.id": "j", "job.queue.name": "sls_queue_1", "job.tasks": [task]}
+    trace = tmp_path / "trace.json"
+    trace.write_text(json.dumps(job))
+    out = tmp_path / "out"
+    args = ["sls", f"--conf-dir={conf_dir}", f"--input-sls={trace}", f"--output-dir={out}"]
+    assert main([*args, *FIFO, f"--nodes={TEST_RES / 'nodes.json'}", "--container-log"]) == 0
+    warnings = [line for line in capsys.readouterr().err.splitlines() if "container.count" in line]
+    assert len(warnings) == 1 and "not a declared resource type" in warnings[0]
+    with (out / "containers.csv").open() as f:
+        allocated = [r for r in csv.DictReader(f) if r["event"] == "allocated"]
+    assert len(allocated) == 3  # the AM and two tasks
+    assert {(r["memory_mb"], r["vcores"]) for r in allocated} == {("1024", "1")}
+    summary = json.loads((out / "summary.json").read_text())
+    assert [j["state"] for j in summary["jobs"]] == ["FINISHED"]

@@ -6,6 +6,8 @@ warning each and lists it in summary.json, likely typos are named, and
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -18,6 +20,8 @@ from emu.config.hadoop_names import NAMES
 from emu.docs import DOCS
 from emu.errors import InputError
 from tests.reference import REFERENCE_DIR
+
+ROOT = Path(__file__).resolve().parents[2]
 
 TEST_RES = REFERENCE_DIR / "test-resources"
 TRACE = TEST_RES / "inputsls.json"
@@ -307,3 +311,40 @@ def test_a_job_label_expression_in_the_trace_is_refused_by_the_fair_scheduler(tm
         f"emu: error: {trace}: job job_1: job.label.expression: emu's FairScheduler "
         "does not emulate node labels"
     )
+
+
+ASYNC = CS + "schedule-asynchronously.enable"
+ASYNC_REFUSED = (
+    f"{ASYNC}: emu's CapacityScheduler does not emulate asynchronous scheduling; run Hadoop's "
+    "own scheduler with --scheduler-impl hadoop, or pass --allow-unsupported to run without it"
+)
+
+
+def test_every_entry_point_refuses_in_the_same_words(tmp_path, capsys):
+    """`emu sls`, `emu run`, the Python API, `emu rm` and `emu cluster up`
+    share one preflight (`emu.preflight`): each refuses what emu does not
+    emulate in the same words, naming where the property was set."""
+    conf = conf_dir(tmp_path, {})
+    scenario = ROOT / "scenarios" / "capacity-preemption.toml"
+    sls_argv = ["sls", f"--tracelocation={TRACE}", "--tracetype=SLS", f"--conf-dir={conf}"]
+    for argv in (
+        [*sls_argv, f"--output-dir={tmp_path / 'out'}", "-D", f"{ASYNC}=true"],
+        ["run", str(scenario), "-D", f"{ASYNC}=true"],
+    ):
+        assert main(argv) == 2
+        assert error_lines(capsys.readouterr().err) == [f"emu: error: -D: {ASYNC_REFUSED}"]
+    with pytest.raises(InputError) as replayed:
+        api.replay(TRACE, conf_dir=conf, properties={ASYNC: True}, output_dir=tmp_path / "o")
+    with pytest.raises(InputError) as ran:
+        api.run_scenario(scenario, properties={ASYNC: True})
+    assert [str(replayed.value), str(ran.value)] == [
+        f"-D: {ASYNC_REFUSED}",
+        f"properties: {ASYNC_REFUSED}",
+    ]
+    for command in (["rm", "--web-port=-1", "--port-base=1"], ["cluster", "up", "--nodes=1"]):
+        argv = [*command, f"--conf-dir={conf}", "--conf", f"{ASYNC}=true"]
+        done = subprocess.run(
+            [sys.executable, "-m", "emu", *argv], capture_output=True, text=True, check=False
+        )
+        assert done.returncode == 2, done.stderr
+        assert error_lines(done.stderr) == [f"emu: error: --conf: {ASYNC_REFUSED}"]

@@ -12,10 +12,10 @@ import pytest
 
 from emu.api import replay, run_scenario
 from emu.errors import InputError
+from tests.fidelity_runs import case_dir, replay_inputs
 
 ROOT = Path(__file__).resolve().parents[2]
 THREE_JOBS = (ROOT / "scenarios" / "three-jobs.toml").read_text()
-CASES = ROOT / "scenarios" / "fidelity" / "cases"
 
 
 def _scenario(tmp_path: Path, changes: str, name: str = "s.toml") -> Path:
@@ -53,15 +53,14 @@ def test_nodes_added_or_removed_mid_trace(
 
 
 def test_a_capacity_refresh_mid_trace_changes_what_follows(tmp_path: Path) -> None:
-    case = CASES / "cap-max-capacity"
     changes = tmp_path / "changes.toml"
     changes.write_text(
         '[[changes]]\nat_ms = 20000\nkind = "refresh_queues"\n'
         'properties = { "yarn.scheduler.capacity.root.a.maximum-capacity" = 100 }\n'
     )
-    kw = {"nodes": case / "nodes.json", "conf_dir": case / "conf"}
-    base = replay(case / "trace.json", output_dir=tmp_path / "base", **kw)
-    branch = replay(case / "trace.json", output_dir=tmp_path / "branch", changes=changes, **kw)
+    kw = replay_inputs("cap-max-capacity")
+    base = replay(output_dir=tmp_path / "base", **kw)
+    branch = replay(output_dir=tmp_path / "branch", changes=changes, **kw)
     assert base.jobs != branch.jobs
     before = [j for j in base.jobs if j["finish_s"] < 20]
     assert [j for j in branch.jobs if j["job_id"] in {b["job_id"] for b in before}] == before
@@ -69,7 +68,7 @@ def test_a_capacity_refresh_mid_trace_changes_what_follows(tmp_path: Path) -> No
 
 
 def test_a_fair_refresh_from_an_allocation_file(tmp_path: Path) -> None:
-    case = CASES / "fair-weights"
+    case = case_dir("fair-weights")
     flipped = (case / "conf" / "fair-scheduler.xml").read_text()
     flipped = flipped.replace("<weight>3.0</weight>", "<weight>W</weight>")
     flipped = flipped.replace("<weight>1.0</weight>", "<weight>3.0</weight>")
@@ -78,9 +77,9 @@ def test_a_fair_refresh_from_an_allocation_file(tmp_path: Path) -> None:
     )
     changes = tmp_path / "changes.toml"
     changes.write_text('[[changes]]\nat_ms = 5000\nkind = "refresh_queues"\nfile = "flipped.xml"\n')
-    kw = {"nodes": case / "nodes.json", "conf_dir": case / "conf"}
-    base = replay(case / "trace.json", output_dir=tmp_path / "base", **kw)
-    branch = replay(case / "trace.json", output_dir=tmp_path / "branch", changes=changes, **kw)
+    kw = replay_inputs(case)
+    base = replay(output_dir=tmp_path / "base", **kw)
+    branch = replay(output_dir=tmp_path / "branch", changes=changes, **kw)
 
     def by_queue(r):  # type: ignore[no-untyped-def]
         return {

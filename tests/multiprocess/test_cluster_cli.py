@@ -51,7 +51,7 @@ def test_cluster_up_with_bad_configuration_prints_the_rms_error(tmp_path) -> Non
         ),
         2,
     )
-    assert line.startswith("emu: error: -D: yarn.scheduler.capacity.root.queues: capacities")
+    assert line.startswith("emu: error: --conf: yarn.scheduler.capacity.root.queues: capacities")
     assert list((tmp_path / "tmp").iterdir()) == []
 
 

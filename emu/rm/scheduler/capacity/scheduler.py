@@ -49,7 +49,7 @@ from emu.rm.scheduler import activities as act
 from emu.rm.scheduler import javahash
 from emu.rm.scheduler.abstract_scheduler import DEFAULT_PARTITION, PartitionUsage, Scheduler
 from emu.rm.scheduler.app_scheduling_info import Ask
-from emu.rm.scheduler.capacity import allocator, auto_queues
+from emu.rm.scheduler.capacity import allocator, auto_queues, label_waits
 from emu.rm.scheduler.capacity import resource_math as rm
 from emu.rm.scheduler.capacity.config import LEGACY, PREFIX, CapacityConf, parse, queue_paths
 from emu.rm.scheduler.capacity.intra_preemption import IntraLeaf, all_users_limit
@@ -1024,7 +1024,8 @@ class CapacityScheduler(Scheduler):
                     # Why-pending goes to the first app that waits for something.
                     waiting = next((a for a in order[i:] if a.info.priorities), None)
                     if waiting is not None:
-                        record(waiting.app_id, act.QUEUE_MAX, node.node_id)
+                        why = label_waits.queue_max(leaf, "" if env.ignore else partition)
+                        record(waiting.app_id, why, node.node_id)
                     return NOTHING
                 check_queue = looking and not reserved.is_zero()
                 if labelled:
