@@ -28,7 +28,9 @@ from emu.simulation import Simulation
 from emu.workload import JobSpec, NodeSpec, TaskSpec, Workload
 
 SCENARIOS = Path(__file__).resolve().parents[2] / "scenarios"
-"""The scenario files of emu's source tree."""
+"""The scenario files of emu's source tree: where `scenario_simulation`
+looks up a bare name. An installed emu has no source tree; there the
+scenario is given by its path."""
 
 
 def run_on_virtual_clock(test: Callable[[], Any]) -> Any:
@@ -99,9 +101,16 @@ def fifo_conf(props: dict[str, object] | None = None) -> Configuration:
 
 
 def scenario_simulation(scenario: str | Path | native.Scenario, **kw: Any) -> Simulation:
-    """The simulation of a scenario (a file name under `scenarios/`, a path,
-    or one already loaded), with the RM's invariants checked as it runs."""
-    sc = scenario if isinstance(scenario, native.Scenario) else native.load(SCENARIOS / scenario)
+    """The simulation of a scenario (a path, the name of one of the source
+    tree's `scenarios/`, or one already loaded), with the RM's invariants
+    checked as it runs."""
+    if isinstance(scenario, native.Scenario):
+        sc = scenario
+    else:
+        path = Path(scenario)
+        if not path.is_file() and (SCENARIOS / path).is_file():
+            path = SCENARIOS / path
+        sc = native.load(path)
     kw.setdefault("check_invariants", True)
     return Simulation.of_scenario(sc, **kw)
 
