@@ -680,6 +680,14 @@ class LeafQueue(Queue):
         return total
 
 
+def leaves_under(q: Queue) -> list[LeafQueue]:
+    """The leaves of `q`'s subtree, in tree order."""
+    if isinstance(q, LeafQueue):
+        return [q]
+    assert isinstance(q, ParentQueue)
+    return [leaf for c in q.children for leaf in leaves_under(c)]
+
+
 def build(
     cs: CapacityConf,
     metrics_for: Callable[[str], QueueMetrics],

@@ -41,7 +41,6 @@ from typing import TYPE_CHECKING, Any
 from mypy_extensions import mypyc_attr
 
 from emu.config.configuration import Configuration
-from emu.errors import InputError
 from emu.resources import ZERO, Resource, calculator, component_min
 from emu.rm.container import RMContainer
 from emu.rm.diagnostics import invalid_request
@@ -49,12 +48,14 @@ from emu.rm.scheduler import activities as act
 from emu.rm.scheduler import javahash
 from emu.rm.scheduler.abstract_scheduler import DEFAULT_PARTITION, PartitionUsage, Scheduler
 from emu.rm.scheduler.app_scheduling_info import Ask
-from emu.rm.scheduler.capacity import allocator, auto_queues
+from emu.rm.scheduler.capacity import allocator
 from emu.rm.scheduler.capacity import resource_math as rm
-from emu.rm.scheduler.capacity.config import LEGACY, PREFIX, CapacityConf, parse, queue_paths
+from emu.rm.scheduler.capacity.config import CapacityConf, parse
 from emu.rm.scheduler.capacity.intra_preemption import IntraLeaf, all_users_limit
-from emu.rm.scheduler.capacity.placement import may_submit, place
+from emu.rm.scheduler.capacity.max_running_apps import MaxRunningAppsEnforcer
+from emu.rm.scheduler.capacity.placement import place
 from emu.rm.scheduler.capacity.preemption import PreemptionPolicy, TempQueue, container_id_key
+from emu.rm.scheduler.capacity.queue_manager import QueueManager
 from emu.rm.scheduler.capacity.queues import (
     Env,
     LeafQueue,
@@ -62,6 +63,7 @@ from emu.rm.scheduler.capacity.queues import (
     Partition,
     Queue,
     build,
+    leaves_under,
     update_absolute,
     update_absolute_labels,
 )
@@ -133,22 +135,16 @@ class CapacityScheduler(Scheduler):
         """The labelled partition each app's asks name (its
         `job.label.expression`, else its queue's default-node-label-expression)."""
         self.conf = ctx.conf
-        self.auto_conf = ctx.conf
-        """The configuration with the properties auto-created queues got
-        from templates, as Hadoop writes them into its own."""
         self.cs = cs
-        self.tree, self.root = build(cs, self._leaf_metrics)
+        self.tree, self.root = build(cs, self.leaf_metrics)
+        self.queue_manager = QueueManager(self, ctx.conf)
         self.app_leaf: dict[str, LeafQueue] = {}
         self._max_allocation: dict[str, tuple[Resource, Resource, Resource]] = {}
         """Per leaf queue: (its configured maximum, the scheduler's maximum,
         their component-wise minimum), for `max_allocation`."""
         self.demanding: set[str] = set()
         self.demand: dict[str, int] = dict.fromkeys(self.tree, 0)
-        # CSMaxRunningAppsEnforcer's bookkeeping: the runnable attempts, each
-        # user's count of them, and each user's non-runnable ones, oldest first.
-        self.runnable: set[str] = set()
-        self.user_runnable: dict[str, int] = {}
-        self.user_waiting: dict[str, list[SchedulerApp]] = {}
+        self.max_running = MaxRunningAppsEnforcer(self)
         self.alloc = allocator.AllocatorState(
             self.calc,
             cs,
@@ -175,7 +171,6 @@ class CapacityScheduler(Scheduler):
         # The monitor policies' next runs (SchedulingMonitor, one per policy).
         self._next_preemption = 0
         self._next_deletion = 0
-        self._marked_for_deletion: set[str] = set()
         if cs.absolute:
             update_absolute(self.root, cs, self)
         if cs.label_absolute:
@@ -184,7 +179,7 @@ class CapacityScheduler(Scheduler):
         """A preemption policy runs over a queue with the fair ordering
         policy: it reads that policy's cached order (`LeafQueue.fair_seen`)."""
 
-    def _leaf_metrics(self, path: str) -> QueueMetrics:
+    def leaf_metrics(self, path: str) -> QueueMetrics:
         q = self.queues.get(path)
         if q is None:
             q = self.queues[path] = QueueMetrics(path)
@@ -197,25 +192,14 @@ class CapacityScheduler(Scheduler):
         if path is None:
             return where.reason
         if where.create:
-            refusal = self._create_queue(path, app, where.mapped)
+            refusal = self.queue_manager.create(path, app, where.mapped)
             if refusal is not None:
                 return refusal
         leaf = self.tree[path]
         assert isinstance(leaf, LeafQueue)
-        parent_conf = self.cs.queues[leaf.conf.parent or ""] if leaf.conf.dynamic else None
-        if parent_conf is not None and parent_conf.auto_create == LEGACY:
-            # An AutoCreatedLeafQueue takes apps only through a mapping, and
-            # has no maximum-applications limits.
-            if not where.mapped:
-                return (
-                    f"Application {app.app_id} submission by user : {app.user} to specified "
-                    f"queue : {app.queue}  is prohibited. Verify automatic queue mapping for "
-                    f"user exists in {PREFIX}queue-mappings"
-                )
-        else:
-            refusal = leaf.submission_refusal(app.user, app.app_id)
-            if refusal is not None:
-                return refusal
+        refusal = self.queue_manager.submission_refusal(leaf, app, where.mapped)
+        if refusal is not None:
+            return refusal
         refusal = invalid_request(
             app.am_resource,
             component_min(leaf.conf.maximum_allocation, self.maximum),
@@ -242,91 +226,6 @@ class CapacityScheduler(Scheduler):
         leaf.user(app.user).apps += 1
         return None
 
-    # --- auto-created queues -------------------------------------------------------
-    def _create_queue(self, path: str, app: RMApp, mapped: bool) -> str | None:
-        """CapacitySchedulerQueueManager.createQueue for an app's queue; the
-        rejection reason if it cannot be created."""
-        s = self.ctx.settings
-        try:
-            conf, cs, created = auto_queues.create(
-                self.auto_conf, self.cs, path, s.minimum_allocation, s.maximum_allocation
-            )
-        except (auto_queues.CreationError, InputError) as e:
-            if not mapped:
-                return (
-                    f"Application {app.app_id} submitted by user {app.user} "
-                    f"to unknown queue: {path}"
-                )
-            return (
-                f"Application {app.app_id} submission by user : {app.user} to  queue : "
-                f"{path} failed : {e}"
-            )
-        if not may_submit(cs, path, app.user):
-            # RMAppManager checks a dynamic queue's permissions (its
-            # template's ACLs and its ancestors') before it is created.
-            return (
-                f"User {app.user} does not have permission to submit {app.app_id} to queue {path}"
-            )
-        self._resize_tree(conf, cs, created[0].rsplit(".", 1)[0])
-        now = self.ctx.now_ms()
-        for p in created[:-1]:
-            # ParentQueue.addDynamicChildQueue stamps the parent it grows.
-            self.tree[p].last_submitted_ms = now
-        parent = self.tree[self.cs.queues[path].parent or ""]
-        if parent.conf.dynamic:
-            parent.last_submitted_ms = now
-        return None
-
-    def _resize_tree(self, conf: Configuration, cs: CapacityConf, *parents: str) -> None:
-        """Run with queue settings `cs` that differ from the current ones
-        only by queues created or removed under `parents` and the shares
-        they change: the live queues keep their apps and usage. `conf` is
-        the configuration with the created queues' properties. The leaves
-        under those parents may activate apps (each parent's
-        updateClusterResource)."""
-        self.auto_conf, self.cs = conf, cs
-        self.alloc.cs = cs
-        self.tree, self.root = build(cs, self._leaf_metrics, self.tree)
-        for path in cs.queues:
-            self.demand.setdefault(path, 0)
-        for path in [p for p in self.demand if p not in cs.queues]:
-            del self.demand[path]
-        for parent in dict.fromkeys(parents):
-            if parent in self.tree:
-                for leaf in self._leaves_under(self.tree[parent]):
-                    self._activate(leaf)
-
-    def _delete_idle_queues(self) -> None:
-        """AutoCreatedQueueDeletionPolicy.editSchedule: queues eligible in
-        two passes in a row are removed if idle longer than the expiry."""
-        cs, now = self.cs, self.ctx.now_ms()
-        eligible = [p for p in cs.queues if self._eligible_for_deletion(p)]
-        due = [p for p in eligible if p in self._marked_for_deletion]
-        self._marked_for_deletion = {p for p in eligible if p not in due}
-        removed: list[str] = []
-        for path in due:
-            q = self.tree.get(path)
-            if q is None or not self._eligible_for_deletion(path):
-                continue
-            if (now - q.last_submitted_ms) // 1000 <= cs.auto_expiry_ms // 1000:
-                continue
-            cs = auto_queues.remove(cs, path)
-            self.cs = cs
-            self.queues.pop(path, None)
-            removed.append(path.rsplit(".", 1)[0])
-        if removed:
-            self._resize_tree(self.auto_conf, cs, *removed)
-
-    def _eligible_for_deletion(self, path: str) -> bool:
-        """isEligibleForAutoDeletion: a dynamic leaf without apps or a
-        dynamic parent without children, with queue-auto-removal enabled."""
-        qc = self.cs.queues.get(path)
-        if qc is None or not qc.dynamic or qc.auto_create == LEGACY:
-            return False
-        q = self.tree[path]
-        empty = q.num_apps == 0 if isinstance(q, LeafQueue) else not qc.children
-        return empty and auto_queues.removal_enabled(self.auto_conf, path)
-
     def app_removed(self, app_id: str, queue: str) -> None:
         leaf = self.app_leaf.pop(app_id, None)
         if leaf is None:
@@ -351,134 +250,26 @@ class CapacityScheduler(Scheduler):
         exceed a max-parallel-apps limit waits as non-runnable
         (CSMaxRunningAppsEnforcer.checkRunnabilityWithUpdate, trackApp)."""
         sapp.priority = min(sapp.priority, self.cs.max_application_priority)
-        leaf = self._leaf(sapp)
-        if self._can_run(sapp, leaf):
-            self._make_runnable(sapp, leaf)
-        else:
-            leaf.non_runnable.append(sapp)
-            self.user_waiting.setdefault(sapp.user, []).append(sapp)
+        self.max_running.track(sapp, self.leaf_of(sapp))
 
     def attempt_removed(self, sapp: SchedulerApp) -> None:
         """CapacityScheduler.doneApplicationAttempt: the queue forgets the
         attempt, then the enforcer untracks it and, if it was runnable, lets
         waiting attempts run (updateRunnabilityOnAppRemoval)."""
-        leaf = self._leaf(sapp)
+        leaf = self.leaf_of(sapp)
         self._set_demand(sapp, leaf, False)
         leaf.remove_attempt(sapp)
         self.alloc.forget(sapp.attempt_id)
-        self._activate(leaf)
-        if sapp.attempt_id in self.runnable:
-            self.runnable.discard(sapp.attempt_id)
-            n = self.user_runnable[sapp.user] - 1
-            if n:
-                self.user_runnable[sapp.user] = n
-            else:
-                del self.user_runnable[sapp.user]
-            q = leaf.parent
-            while q is not None:
-                q.runnable_apps -= 1
-                q = q.parent
-            self._runnable_after_removal(sapp, leaf)
-        else:
-            waiting = self.user_waiting.get(sapp.user)
-            if waiting is not None and sapp in waiting:
-                waiting.remove(sapp)
-
-    # --- max-parallel-apps (CSMaxRunningAppsEnforcer) -------------------------------
-    def _can_run(self, sapp: SchedulerApp, leaf: LeafQueue) -> bool:
-        """checkRunnabilityWithUpdate: the user and the leaf and every
-        ancestor are below their max-parallel-apps."""
-        if self.user_runnable.get(sapp.user, 0) >= self.cs.max_parallel_apps_for_user(sapp.user):
-            return False
-        q: Queue | None = leaf
-        while q is not None:
-            if q.num_runnable() >= q.conf.max_parallel_apps:
-                return False
-            q = q.parent
-        return True
-
-    def _make_runnable(self, sapp: SchedulerApp, leaf: LeafQueue) -> None:
-        """trackRunnableApp, then LeafQueue.submitApplicationAttempt."""
-        self.runnable.add(sapp.attempt_id)
-        self.user_runnable[sapp.user] = self.user_runnable.get(sapp.user, 0) + 1
-        q = leaf.parent
-        while q is not None:
-            q.runnable_apps += 1
-            q = q.parent
-        leaf.add_attempt(sapp)
-        self._activate(leaf)
-
-    def _runnable_after_removal(self, sapp: SchedulerApp, leaf: LeafQueue) -> None:
-        """updateRunnabilityOnAppRemoval: only a queue that was at its limit
-        before the removal (the highest such ancestor) and the user, if at
-        theirs, can have attempts that may now run."""
-        highest: Queue | None = (
-            leaf if leaf.num_runnable() == leaf.conf.max_parallel_apps - 1 else None
-        )
-        q = leaf.parent
-        while q is not None:
-            if q.num_runnable() == q.conf.max_parallel_apps - 1:
-                highest = q
-            q = q.parent
-        lists: list[list[SchedulerApp]] = []
-        if highest is not None:
-            self._gather_waiting(highest, lists)
-        user = sapp.user
-        if self.user_runnable.get(user, 0) == self.cs.max_parallel_apps_for_user(user) - 1:
-            lists.append(list(self.user_waiting.get(user, ())))
-        self._update_runnability(lists, len(lists))
-
-    def _gather_waiting(self, q: Queue, lists: list[list[SchedulerApp]]) -> None:
-        """gatherPossiblyRunnableAppLists: non-runnable lists of the leaves
-        under `q`, skipping subtrees at their limit."""
-        if q.num_runnable() >= q.conf.max_parallel_apps:
-            return
-        if isinstance(q, LeafQueue):
-            lists.append(list(q.non_runnable))
-        else:
-            assert isinstance(q, ParentQueue)
-            for c in q.children:
-                self._gather_waiting(c, lists)
-
-    def _update_runnability(self, lists: list[list[SchedulerApp]], most: int) -> None:
-        """updateAppsRunnability: visit the waiting attempts oldest first
-        (MultiListStartTimeIterator), make runnable each that now fits, and
-        stop after `most` of them; Hadoop passes the number of lists
-        gathered, not of attempts, when an app is removed."""
-        heads = [0] * len(lists)
-        prev: SchedulerApp | None = None
-        done: list[SchedulerApp] = []
-        while True:
-            best = -1
-            for i, lst in enumerate(lists):
-                if heads[i] < len(lst) and (
-                    best < 0 or lst[heads[i]].order < lists[best][heads[best]].order
-                ):
-                    best = i
-            if best < 0:
-                break
-            nxt = lists[best][heads[best]]
-            heads[best] += 1
-            if nxt is prev:
-                continue
-            leaf = self._leaf(nxt)
-            if self._can_run(nxt, leaf):
-                self._make_runnable(nxt, leaf)
-                done.append(nxt)
-                if len(done) >= most:
-                    break
-            prev = nxt
-        for sapp in done:
-            self._leaf(sapp).non_runnable.remove(sapp)
-            self.user_waiting[sapp.user].remove(sapp)
+        self.activate(leaf)
+        self.max_running.untrack(sapp, leaf)
 
     def demand_changed(self, sapp: SchedulerApp) -> None:
-        leaf = self._leaf(sapp)
+        leaf = self.leaf_of(sapp)
         has = sapp.info.has_pending()
         leaf.set_demanding(sapp, has)
         self._set_demand(sapp, leaf, has and sapp in leaf.active)
 
-    def _leaf(self, sapp: SchedulerApp) -> LeafQueue:
+    def leaf_of(self, sapp: SchedulerApp) -> LeafQueue:
         leaf = self.tree[sapp.queue]
         assert isinstance(leaf, LeafQueue)
         return leaf
@@ -497,7 +288,7 @@ class CapacityScheduler(Scheduler):
             self.demand[q.path] += delta
             q = q.parent
 
-    def _activate(self, leaf: LeafQueue) -> None:
+    def activate(self, leaf: LeafQueue) -> None:
         if self.cluster.is_zero():
             return
         if self.labelled:
@@ -515,7 +306,7 @@ class CapacityScheduler(Scheduler):
     def _activate_all(self) -> None:
         for q in self.tree.values():
             if isinstance(q, LeafQueue):
-                self._activate(q)
+                self.activate(q)
 
     def _pending_in(self, leaf: LeafQueue, partition: str) -> bool:
         """Whether an app of the leaf asks for `partition` (its pending
@@ -874,7 +665,7 @@ class CapacityScheduler(Scheduler):
         alloc = self.alloc
         p = alloc.node_partition
         env = self._env(p, alloc.ignore_exclusivity)
-        q: Queue | None = self._leaf(sapp)
+        q: Queue | None = self.leaf_of(sapp)
         while q is not None:
             limit = env.cluster if env.ignore else q.effective_max(env)
             if not rm.fits(self.calc, q.used_in.get(p, ZERO) + capability, limit):
@@ -1099,7 +890,7 @@ class CapacityScheduler(Scheduler):
 
     # --- what AMs and clients see -------------------------------------------------
     def headroom(self, sapp: SchedulerApp) -> Resource:
-        leaf = self._leaf(sapp)
+        leaf = self.leaf_of(sapp)
         env = self.default_env
         return leaf.headroom(env, sapp.user, self.current_limit(leaf, env), self.root.used)
 
@@ -1117,15 +908,9 @@ class CapacityScheduler(Scheduler):
         if isinstance(queue, LeafQueue):
             return queue.metrics
         total = QueueMetrics(path)
-        for leaf in self._leaves_under(queue):
+        for leaf in leaves_under(queue):
             _add_metrics(total, leaf.metrics)
         return total
-
-    def _leaves_under(self, q: Queue) -> list[LeafQueue]:
-        if isinstance(q, LeafQueue):
-            return [q]
-        assert isinstance(q, ParentQueue)
-        return [leaf for c in q.children for leaf in self._leaves_under(c)]
 
     def queue_info(self, name: str) -> list[dict[str, Any]]:
         if name:
@@ -1262,7 +1047,7 @@ class CapacityScheduler(Scheduler):
             self.preemption.edit_schedule(self)
         if self.cs.auto_deletion and now + slack >= self._next_deletion:
             self._next_deletion = now + self.cs.auto_expiry_ms
-            self._delete_idle_queues()
+            self.queue_manager.delete_idle_queues()
 
     def preemption_snapshot(self) -> TempQueue:
         """The queue tree as the preemption policy sees it this round, in
@@ -1416,43 +1201,22 @@ class CapacityScheduler(Scheduler):
         conf.update(self.conf)
         for k, v in sorted(properties.items()):
             conf.set(k, str(v).lower() if isinstance(v, bool) else v, "refresh_queues")
-        s = self.ctx.settings
-        try:
-            paths = queue_paths(conf)
-            for path in self.tree:
-                if path not in paths and not self.cs.queues[path].dynamic:
-                    return f"queue {path} cannot be removed by a refresh"
-            cs = parse(conf, s.minimum_allocation, s.maximum_allocation)
-            auto_conf = conf
-            for path, qc in self.cs.queues.items():
-                # Auto-created leaves survive a refresh, sized afresh.
-                if qc.dynamic and qc.is_leaf and path not in cs.queues:
-                    auto_conf, cs, _ = auto_queues.create(
-                        auto_conf, cs, path, s.minimum_allocation, s.maximum_allocation
-                    )
-        except InputError as e:
-            return str(e)
-        except auto_queues.CreationError as e:
-            return str(e)
-        for path, old in self.tree.items():
-            new = cs.queues.get(path)
-            if new is None:
-                continue
-            if isinstance(old, LeafQueue) and not new.is_leaf and old.num_apps:
-                return f"leaf queue {path} has applications and cannot become a parent queue"
+        checked = self.queue_manager.reinitialize(conf)
+        if isinstance(checked, str):
+            return checked
+        cs, auto_conf = checked
         self._apply(conf, cs)
-        self.auto_conf = auto_conf
+        self.queue_manager.conf = auto_conf
         return None
 
     def _apply(self, conf: Configuration, cs: CapacityConf) -> None:
         self.conf, self.cs = conf, cs
-        self.auto_conf = conf
         self.calc = calculator(cs.calculator)
         self.limits = rm.limits_for(self.calc, self.cluster, self.minimum)
         self.alloc.calc, self.alloc.cs = self.calc, cs
         if self.labelled:
             self._labels_changed()
-        self.tree, self.root = build(cs, self._leaf_metrics, self.tree)
+        self.tree, self.root = build(cs, self.leaf_metrics, self.tree)
         if cs.absolute:
             update_absolute(self.root, cs, self)
         if cs.label_absolute:
@@ -1466,10 +1230,7 @@ class CapacityScheduler(Scheduler):
                 self.preemption = None
         self.track_fair = _tracks_fair(cs)
         self._activate_all()
-        # CSMaxRunningAppsEnforcer.updateRunnabilityOnReload
-        lists: list[list[SchedulerApp]] = []
-        self._gather_waiting(self.root, lists)
-        self._update_runnability(lists, 2147483647)
+        self.max_running.update_on_reload()
 
     def _recount(self) -> None:
         """Recompute parents' usage, app counts and demand from the leaves."""
