@@ -39,7 +39,7 @@ def snapshot(sched: CapacityScheduler) -> TempQueue:
         root.total = env.cluster
         root.node_partition = sched.node_partition
         for name in sorted(sched.partition_resource):
-            penv = sched._env(name, False)
+            penv = sched.env_for(name, False)
             if not penv.cluster.is_zero():
                 proot = _temp_queue(
                     sched, sched.root, penv, sched.cs.preemption.intra_queue_enabled

@@ -24,6 +24,8 @@ if TYPE_CHECKING:
 
 
 def queue_metrics(sched: CapacityScheduler, name: str) -> QueueMetrics:
+    """The metrics of the queue with path or short name `name` (empty ones
+    for an unknown queue)."""
     q = sched.queues.get(name)
     if q is not None:
         return q
@@ -43,6 +45,8 @@ def queue_metrics(sched: CapacityScheduler, name: str) -> QueueMetrics:
 
 
 def queue_info(sched: CapacityScheduler, name: str) -> list[dict[str, Any]]:
+    """The report of the queue with path or short name `name`, or of every
+    queue for ""."""
     if name:
         path = name if name in sched.tree else None
         if path is None:
@@ -105,7 +109,7 @@ def _partition_info(
     total = q.used
     partitions = []
     for label in labels:
-        env = sched._env(label, False)
+        env = sched.env_for(label, False)
         rel = q.label_sizes.get(label) or c.label_capacity.get(label)
         absolute, absolute_max = q.absolute_in(label)
         used = q.used_in.get(label, ZERO)
@@ -132,7 +136,7 @@ def _partition_info(
 
 def partition_usage(sched: CapacityScheduler) -> list[PartitionUsage]:
     """Per partition: its nodes' resource (the default one's is what no
-    label holds, as `_labels_changed`), the root's usage there and each
+    label holds), the root's usage there and each
     leaf's (`used` is the default partition's, `used_in` a label's; both
     count reservations, as Hadoop's ResourceUsage.getUsed), and each
     leaf's pending asks in the partition its apps ask for

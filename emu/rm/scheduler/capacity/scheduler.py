@@ -27,9 +27,16 @@ scheduler is its own `Env` and none of this runs.
 
 `headroom` is what the AMs see in allocate responses: min(user limit -
 user usage, queue limit - queue usage), capped by the free cluster.
-`refresh` applies an admin refresh; `update` runs the preemption policy.
-The queue tree, users and limits are in `queues`, placement rules in
-`placement`, configuration parsing in `config`.
+`refresh` applies an admin refresh; `update` runs the monitor's policies
+(preemption, removal of idle auto-created queues).
+
+The scheduler holds the live queue tree, usage and partitions and walks the
+tree; the parts that only read or maintain them are beside it: the queue
+tree, users and limits in `queues`, placement rules in `placement`,
+configuration parsing in `config`, max-parallel-apps in `max_running_apps`,
+queues created, removed or refreshed in `queue_manager`, relabelled nodes in
+`node_labels`, what the preemption policy sees in `preemption_snapshot`, and
+queue reports in `queue_reports`.
 """
 
 from __future__ import annotations
@@ -323,10 +330,10 @@ class CapacityScheduler(Scheduler):
     def _am_env(self, sapp: SchedulerApp) -> Env:
         """The `Env` of the partition an attempt's AM asks for."""
         label = self.app_label.get(sapp.app_id, "") if self.app_label else ""
-        return self._env(label, False) if label else self.default_env
+        return self.env_for(label, False) if label else self.default_env
 
     # --- node labels ----------------------------------------------------------------
-    def _env(self, partition: str, ignore: bool) -> Env:
+    def env_for(self, partition: str, ignore: bool) -> Env:
         """The `Env` of a labelled partition, in RESPECT (or, `ignore`,
         IGNORE) partition-exclusivity mode."""
         env = self.envs.get((partition, ignore))
@@ -565,13 +572,13 @@ class CapacityScheduler(Scheduler):
         if not partition:
             env = self.default_env
             return self._assign(self.root, node, env.cluster, env)
-        env = self._env(partition, False)
+        env = self.env_for(partition, False)
         a = self._assign(self.root, node, env.cluster, env)
         if a.assigned or self.exclusive.get(partition, True):
             return a
         alloc.ignore_exclusivity = True
         try:
-            env = self._env(partition, True)
+            env = self.env_for(partition, True)
             return self._assign(self.root, node, self.default_env.cluster, env)
         finally:
             alloc.ignore_exclusivity = False
@@ -584,7 +591,7 @@ class CapacityScheduler(Scheduler):
         then, whose other children use the partition too."""
         alloc = self.alloc
         p = alloc.node_partition
-        env = self._env(p, alloc.ignore_exclusivity)
+        env = self.env_for(p, alloc.ignore_exclusivity)
         q: Queue | None = self.leaf_of(sapp)
         while q is not None:
             limit = env.cluster if env.ignore else q.effective_max(env)
@@ -814,8 +821,7 @@ class CapacityScheduler(Scheduler):
             self.queue_manager.delete_idle_queues()
 
     def preemption_snapshot(self) -> TempQueue:
-        """The queue tree as the preemption policy sees it this round
-        (`preemption_snapshot.snapshot`)."""
+        """The queue tree as the preemption policy sees it this round."""
         return preemption_snapshot.snapshot(self)
 
     def refresh(self, properties: Mapping[str, object]) -> str | None:
