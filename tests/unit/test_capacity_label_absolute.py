@@ -142,7 +142,7 @@ def _gpu(h: Harness, path: str) -> tuple[Resource, Resource, float, float]:
     """(effective minimum, effective maximum, absolute capacity, absolute
     maximum capacity) of `path` in the gpu partition."""
     q = h.sched.tree[path]
-    env = h.sched._env("gpu", False)
+    env = h.sched.env_for("gpu", False)
     lo, hi = q.exact_sizes(env)
     return lo, hi, *q.absolute_in("gpu")
 
@@ -157,7 +157,7 @@ async def test_effective_resources_and_capacities_in_a_partition_that_covers_the
     assert (lo, hi) == (Resource(5120, 5), Resource(8192, 8))
     assert cap == pytest.approx(5 / 16) and max_cap == pytest.approx(0.5)
     dev = h.sched.tree["root.eng.dev"]
-    env = h.sched._env("gpu", False)
+    env = h.sched.env_for("gpu", False)
     assert dev.guaranteed(env) == Resource(5120, 5)
     assert dev.max_resource(env) == Resource(8192, 8)
 

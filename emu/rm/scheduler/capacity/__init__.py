@@ -84,14 +84,23 @@ queues keep the guarantee they were created with), reservations themselves
 properties are refused or accepted without effect as `emu.config.support`
 decides (docs/configuration.md).
 
-- `config`         capacity-scheduler.xml -> validated, immutable queue settings
-- `placement`      which leaf an app joins: mappings, names, ACLs, state
-- `auto_queues`    queues created for an app, and removed when idle
-- `queues`         the live queue tree: usage, users, user/AM limits, ordering
-- `allocator`      one app's turn on a node: locality delay, reservations
-- `scheduler`      CapacityScheduler: node updates, headroom, refresh
-- `preemption`     ProportionalCapacityPreemptionPolicy
-- `resource_math`  Hadoop's `Resources` helpers with calculator semantics
+- `config`               capacity-scheduler.xml -> validated, immutable queue settings
+- `placement`            which leaf an app joins: mappings, names, ACLs, state
+- `auto_queues`          the settings with a queue created for an app, or removed
+- `queue_manager`        queues created, removed when idle, or refreshed, in the
+                         live tree (CapacitySchedulerQueueManager,
+                         AutoCreatedQueueDeletionPolicy)
+- `queues`               the live queue tree: usage, users, user/AM limits, ordering
+- `max_running_apps`     max-parallel-apps (CSMaxRunningAppsEnforcer)
+- `allocator`            one app's turn on a node: locality delay, reservations
+- `scheduler`            CapacityScheduler: node updates, the assignment walk,
+                         usage, headroom, refresh
+- `node_labels`          a node's partition, and what relabelling nodes moves
+- `queue_reports`        queue metrics and info, usage per partition
+- `preemption_snapshot`  the queue tree as the preemption policy sees it
+- `preemption`           ProportionalCapacityPreemptionPolicy
+- `intra_preemption`     IntraQueueCandidatesSelector
+- `resource_math`        Hadoop's `Resources` helpers with calculator semantics
 """
 
 from emu.rm.scheduler.capacity.scheduler import CapacityScheduler

@@ -551,6 +551,26 @@ class LeafQueue(Queue):
         if self.conf.ordering_policy == "fifo":
             self.active.sort(key=lambda a: (-a.priority, a.order))
 
+    def fair_key(self, seen: bool = False) -> Callable[[SchedulerApp], tuple[float, int]]:
+        """FairOrderingPolicy: least used memory first (divided by
+        log2(1 + demand) with size-based weight), then submission order.
+        With `seen`, by the usage the policy last sorted by (`fair_seen`),
+        as the preemption policy reads the order."""
+        sized = self.conf.fair_size_based_weight
+        kept = self.fair_seen if seen else None
+
+        def key(a: SchedulerApp) -> tuple[float, int]:
+            used_r, pending_r = a.used, a.pending
+            if kept is not None:
+                used_r, pending_r = kept.get(a.attempt_id, (ZERO, ZERO))
+            used = float(used_r.memory)
+            if sized:
+                weight = math.log1p((used_r + pending_r).memory) / math.log(2)
+                used = used / weight if weight else used
+            return (used, a.order)
+
+        return key
+
     def am_limit(self, env: Env, current_limit: Resource) -> Resource:
         """calculateAndGetAMResourceLimit: the AM percent of the larger of the
         queue's guarantee and its current limit."""
@@ -680,6 +700,14 @@ class LeafQueue(Queue):
         return total
 
 
+def leaves_under(q: Queue) -> list[LeafQueue]:
+    """The leaves of `q`'s subtree, in tree order."""
+    if isinstance(q, LeafQueue):
+        return [q]
+    assert isinstance(q, ParentQueue)
+    return [leaf for c in q.children for leaf in leaves_under(c)]
+
+
 def build(
     cs: CapacityConf,
     metrics_for: Callable[[str], QueueMetrics],
@@ -717,6 +745,29 @@ def build(
             q.resort()
     assert root is not None
     return queues, root
+
+
+def recount_parents(tree: dict[str, Queue], labelled: bool) -> None:
+    """Each parent's usage, reservations and app counts from its children's,
+    from the bottom up (per labelled partition too, with `labelled`)."""
+    for q in reversed(list(tree.values())):
+        if not isinstance(q, ParentQueue):
+            continue
+        q.used = q.reserved = ZERO
+        q.num_apps = q.runnable_apps = 0
+        for c in q.children:
+            q.used, q.reserved = q.used + c.used, q.reserved + c.reserved
+            q.num_apps += c.num_apps
+            q.runnable_apps += c.num_runnable()
+        if labelled:
+            used: dict[str, Resource] = {}
+            reserved: dict[str, Resource] = {}
+            for c in q.children:
+                for p, r in c.used_in.items():
+                    used[p] = used.get(p, ZERO) + r
+                for p, r in c.reserved_in.items():
+                    reserved[p] = reserved.get(p, ZERO) + r
+            q.used_in, q.reserved_in = used, reserved
 
 
 def update_absolute(root: ParentQueue, cs: CapacityConf, env: Env) -> None:

@@ -27,34 +27,45 @@ scheduler is its own `Env` and none of this runs.
 
 `headroom` is what the AMs see in allocate responses: min(user limit -
 user usage, queue limit - queue usage), capped by the free cluster.
-`refresh` applies an admin refresh; `update` runs the preemption policy.
-The queue tree, users and limits are in `queues`, placement rules in
-`placement`, configuration parsing in `config`.
+`refresh` applies an admin refresh; `update` runs the monitor's policies
+(preemption, removal of idle auto-created queues).
+
+The scheduler holds the live queue tree, usage and partitions and walks the
+tree; the parts that only read or maintain them are beside it: the queue
+tree, users and limits in `queues`, placement rules in `placement`,
+configuration parsing in `config`, max-parallel-apps in `max_running_apps`,
+queues created, removed or refreshed in `queue_manager`, relabelled nodes in
+`node_labels`, what the preemption policy sees in `preemption_snapshot`, and
+queue reports in `queue_reports`.
 """
 
 from __future__ import annotations
 
-import math
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from mypy_extensions import mypyc_attr
 
 from emu.config.configuration import Configuration
-from emu.errors import InputError
 from emu.resources import ZERO, Resource, calculator, component_min
 from emu.rm.container import RMContainer
 from emu.rm.diagnostics import invalid_request
 from emu.rm.scheduler import activities as act
-from emu.rm.scheduler import javahash
-from emu.rm.scheduler.abstract_scheduler import DEFAULT_PARTITION, PartitionUsage, Scheduler
+from emu.rm.scheduler.abstract_scheduler import PartitionUsage, Scheduler
 from emu.rm.scheduler.app_scheduling_info import Ask
-from emu.rm.scheduler.capacity import allocator, auto_queues, label_waits
+from emu.rm.scheduler.capacity import (
+    allocator,
+    label_waits,
+    node_labels,
+    preemption_snapshot,
+    queue_reports,
+)
 from emu.rm.scheduler.capacity import resource_math as rm
-from emu.rm.scheduler.capacity.config import LEGACY, PREFIX, CapacityConf, parse, queue_paths
-from emu.rm.scheduler.capacity.intra_preemption import IntraLeaf, all_users_limit
-from emu.rm.scheduler.capacity.placement import may_submit, place
-from emu.rm.scheduler.capacity.preemption import PreemptionPolicy, TempQueue, container_id_key
+from emu.rm.scheduler.capacity.config import CapacityConf, parse
+from emu.rm.scheduler.capacity.max_running_apps import MaxRunningAppsEnforcer
+from emu.rm.scheduler.capacity.placement import place
+from emu.rm.scheduler.capacity.preemption import PreemptionPolicy, TempQueue
+from emu.rm.scheduler.capacity.queue_manager import QueueManager
 from emu.rm.scheduler.capacity.queues import (
     Env,
     LeafQueue,
@@ -62,6 +73,7 @@ from emu.rm.scheduler.capacity.queues import (
     Partition,
     Queue,
     build,
+    recount_parents,
     update_absolute,
     update_absolute_labels,
 )
@@ -133,22 +145,16 @@ class CapacityScheduler(Scheduler):
         """The labelled partition each app's asks name (its
         `job.label.expression`, else its queue's default-node-label-expression)."""
         self.conf = ctx.conf
-        self.auto_conf = ctx.conf
-        """The configuration with the properties auto-created queues got
-        from templates, as Hadoop writes them into its own."""
         self.cs = cs
-        self.tree, self.root = build(cs, self._leaf_metrics)
+        self.tree, self.root = build(cs, self.leaf_metrics)
+        self.queue_manager = QueueManager(self, ctx.conf)
         self.app_leaf: dict[str, LeafQueue] = {}
         self._max_allocation: dict[str, tuple[Resource, Resource, Resource]] = {}
         """Per leaf queue: (its configured maximum, the scheduler's maximum,
         their component-wise minimum), for `max_allocation`."""
         self.demanding: set[str] = set()
         self.demand: dict[str, int] = dict.fromkeys(self.tree, 0)
-        # CSMaxRunningAppsEnforcer's bookkeeping: the runnable attempts, each
-        # user's count of them, and each user's non-runnable ones, oldest first.
-        self.runnable: set[str] = set()
-        self.user_runnable: dict[str, int] = {}
-        self.user_waiting: dict[str, list[SchedulerApp]] = {}
+        self.max_running = MaxRunningAppsEnforcer(self)
         self.alloc = allocator.AllocatorState(
             self.calc,
             cs,
@@ -175,7 +181,6 @@ class CapacityScheduler(Scheduler):
         # The monitor policies' next runs (SchedulingMonitor, one per policy).
         self._next_preemption = 0
         self._next_deletion = 0
-        self._marked_for_deletion: set[str] = set()
         if cs.absolute:
             update_absolute(self.root, cs, self)
         if cs.label_absolute:
@@ -184,7 +189,7 @@ class CapacityScheduler(Scheduler):
         """A preemption policy runs over a queue with the fair ordering
         policy: it reads that policy's cached order (`LeafQueue.fair_seen`)."""
 
-    def _leaf_metrics(self, path: str) -> QueueMetrics:
+    def leaf_metrics(self, path: str) -> QueueMetrics:
         q = self.queues.get(path)
         if q is None:
             q = self.queues[path] = QueueMetrics(path)
@@ -197,25 +202,14 @@ class CapacityScheduler(Scheduler):
         if path is None:
             return where.reason
         if where.create:
-            refusal = self._create_queue(path, app, where.mapped)
+            refusal = self.queue_manager.create(path, app, where.mapped)
             if refusal is not None:
                 return refusal
         leaf = self.tree[path]
         assert isinstance(leaf, LeafQueue)
-        parent_conf = self.cs.queues[leaf.conf.parent or ""] if leaf.conf.dynamic else None
-        if parent_conf is not None and parent_conf.auto_create == LEGACY:
-            # An AutoCreatedLeafQueue takes apps only through a mapping, and
-            # has no maximum-applications limits.
-            if not where.mapped:
-                return (
-                    f"Application {app.app_id} submission by user : {app.user} to specified "
-                    f"queue : {app.queue}  is prohibited. Verify automatic queue mapping for "
-                    f"user exists in {PREFIX}queue-mappings"
-                )
-        else:
-            refusal = leaf.submission_refusal(app.user, app.app_id)
-            if refusal is not None:
-                return refusal
+        refusal = self.queue_manager.submission_refusal(leaf, app, where.mapped)
+        if refusal is not None:
+            return refusal
         refusal = invalid_request(
             app.am_resource,
             component_min(leaf.conf.maximum_allocation, self.maximum),
@@ -242,91 +236,6 @@ class CapacityScheduler(Scheduler):
         leaf.user(app.user).apps += 1
         return None
 
-    # --- auto-created queues -------------------------------------------------------
-    def _create_queue(self, path: str, app: RMApp, mapped: bool) -> str | None:
-        """CapacitySchedulerQueueManager.createQueue for an app's queue; the
-        rejection reason if it cannot be created."""
-        s = self.ctx.settings
-        try:
-            conf, cs, created = auto_queues.create(
-                self.auto_conf, self.cs, path, s.minimum_allocation, s.maximum_allocation
-            )
-        except (auto_queues.CreationError, InputError) as e:
-            if not mapped:
-                return (
-                    f"Application {app.app_id} submitted by user {app.user} "
-                    f"to unknown queue: {path}"
-                )
-            return (
-                f"Application {app.app_id} submission by user : {app.user} to  queue : "
-                f"{path} failed : {e}"
-            )
-        if not may_submit(cs, path, app.user):
-            # RMAppManager checks a dynamic queue's permissions (its
-            # template's ACLs and its ancestors') before it is created.
-            return (
-                f"User {app.user} does not have permission to submit {app.app_id} to queue {path}"
-            )
-        self._resize_tree(conf, cs, created[0].rsplit(".", 1)[0])
-        now = self.ctx.now_ms()
-        for p in created[:-1]:
-            # ParentQueue.addDynamicChildQueue stamps the parent it grows.
-            self.tree[p].last_submitted_ms = now
-        parent = self.tree[self.cs.queues[path].parent or ""]
-        if parent.conf.dynamic:
-            parent.last_submitted_ms = now
-        return None
-
-    def _resize_tree(self, conf: Configuration, cs: CapacityConf, *parents: str) -> None:
-        """Run with queue settings `cs` that differ from the current ones
-        only by queues created or removed under `parents` and the shares
-        they change: the live queues keep their apps and usage. `conf` is
-        the configuration with the created queues' properties. The leaves
-        under those parents may activate apps (each parent's
-        updateClusterResource)."""
-        self.auto_conf, self.cs = conf, cs
-        self.alloc.cs = cs
-        self.tree, self.root = build(cs, self._leaf_metrics, self.tree)
-        for path in cs.queues:
-            self.demand.setdefault(path, 0)
-        for path in [p for p in self.demand if p not in cs.queues]:
-            del self.demand[path]
-        for parent in dict.fromkeys(parents):
-            if parent in self.tree:
-                for leaf in self._leaves_under(self.tree[parent]):
-                    self._activate(leaf)
-
-    def _delete_idle_queues(self) -> None:
-        """AutoCreatedQueueDeletionPolicy.editSchedule: queues eligible in
-        two passes in a row are removed if idle longer than the expiry."""
-        cs, now = self.cs, self.ctx.now_ms()
-        eligible = [p for p in cs.queues if self._eligible_for_deletion(p)]
-        due = [p for p in eligible if p in self._marked_for_deletion]
-        self._marked_for_deletion = {p for p in eligible if p not in due}
-        removed: list[str] = []
-        for path in due:
-            q = self.tree.get(path)
-            if q is None or not self._eligible_for_deletion(path):
-                continue
-            if (now - q.last_submitted_ms) // 1000 <= cs.auto_expiry_ms // 1000:
-                continue
-            cs = auto_queues.remove(cs, path)
-            self.cs = cs
-            self.queues.pop(path, None)
-            removed.append(path.rsplit(".", 1)[0])
-        if removed:
-            self._resize_tree(self.auto_conf, cs, *removed)
-
-    def _eligible_for_deletion(self, path: str) -> bool:
-        """isEligibleForAutoDeletion: a dynamic leaf without apps or a
-        dynamic parent without children, with queue-auto-removal enabled."""
-        qc = self.cs.queues.get(path)
-        if qc is None or not qc.dynamic or qc.auto_create == LEGACY:
-            return False
-        q = self.tree[path]
-        empty = q.num_apps == 0 if isinstance(q, LeafQueue) else not qc.children
-        return empty and auto_queues.removal_enabled(self.auto_conf, path)
-
     def app_removed(self, app_id: str, queue: str) -> None:
         leaf = self.app_leaf.pop(app_id, None)
         if leaf is None:
@@ -351,134 +260,26 @@ class CapacityScheduler(Scheduler):
         exceed a max-parallel-apps limit waits as non-runnable
         (CSMaxRunningAppsEnforcer.checkRunnabilityWithUpdate, trackApp)."""
         sapp.priority = min(sapp.priority, self.cs.max_application_priority)
-        leaf = self._leaf(sapp)
-        if self._can_run(sapp, leaf):
-            self._make_runnable(sapp, leaf)
-        else:
-            leaf.non_runnable.append(sapp)
-            self.user_waiting.setdefault(sapp.user, []).append(sapp)
+        self.max_running.track(sapp, self.leaf_of(sapp))
 
     def attempt_removed(self, sapp: SchedulerApp) -> None:
         """CapacityScheduler.doneApplicationAttempt: the queue forgets the
         attempt, then the enforcer untracks it and, if it was runnable, lets
         waiting attempts run (updateRunnabilityOnAppRemoval)."""
-        leaf = self._leaf(sapp)
+        leaf = self.leaf_of(sapp)
         self._set_demand(sapp, leaf, False)
         leaf.remove_attempt(sapp)
         self.alloc.forget(sapp.attempt_id)
-        self._activate(leaf)
-        if sapp.attempt_id in self.runnable:
-            self.runnable.discard(sapp.attempt_id)
-            n = self.user_runnable[sapp.user] - 1
-            if n:
-                self.user_runnable[sapp.user] = n
-            else:
-                del self.user_runnable[sapp.user]
-            q = leaf.parent
-            while q is not None:
-                q.runnable_apps -= 1
-                q = q.parent
-            self._runnable_after_removal(sapp, leaf)
-        else:
-            waiting = self.user_waiting.get(sapp.user)
-            if waiting is not None and sapp in waiting:
-                waiting.remove(sapp)
-
-    # --- max-parallel-apps (CSMaxRunningAppsEnforcer) -------------------------------
-    def _can_run(self, sapp: SchedulerApp, leaf: LeafQueue) -> bool:
-        """checkRunnabilityWithUpdate: the user and the leaf and every
-        ancestor are below their max-parallel-apps."""
-        if self.user_runnable.get(sapp.user, 0) >= self.cs.max_parallel_apps_for_user(sapp.user):
-            return False
-        q: Queue | None = leaf
-        while q is not None:
-            if q.num_runnable() >= q.conf.max_parallel_apps:
-                return False
-            q = q.parent
-        return True
-
-    def _make_runnable(self, sapp: SchedulerApp, leaf: LeafQueue) -> None:
-        """trackRunnableApp, then LeafQueue.submitApplicationAttempt."""
-        self.runnable.add(sapp.attempt_id)
-        self.user_runnable[sapp.user] = self.user_runnable.get(sapp.user, 0) + 1
-        q = leaf.parent
-        while q is not None:
-            q.runnable_apps += 1
-            q = q.parent
-        leaf.add_attempt(sapp)
-        self._activate(leaf)
-
-    def _runnable_after_removal(self, sapp: SchedulerApp, leaf: LeafQueue) -> None:
-        """updateRunnabilityOnAppRemoval: only a queue that was at its limit
-        before the removal (the highest such ancestor) and the user, if at
-        theirs, can have attempts that may now run."""
-        highest: Queue | None = (
-            leaf if leaf.num_runnable() == leaf.conf.max_parallel_apps - 1 else None
-        )
-        q = leaf.parent
-        while q is not None:
-            if q.num_runnable() == q.conf.max_parallel_apps - 1:
-                highest = q
-            q = q.parent
-        lists: list[list[SchedulerApp]] = []
-        if highest is not None:
-            self._gather_waiting(highest, lists)
-        user = sapp.user
-        if self.user_runnable.get(user, 0) == self.cs.max_parallel_apps_for_user(user) - 1:
-            lists.append(list(self.user_waiting.get(user, ())))
-        self._update_runnability(lists, len(lists))
-
-    def _gather_waiting(self, q: Queue, lists: list[list[SchedulerApp]]) -> None:
-        """gatherPossiblyRunnableAppLists: non-runnable lists of the leaves
-        under `q`, skipping subtrees at their limit."""
-        if q.num_runnable() >= q.conf.max_parallel_apps:
-            return
-        if isinstance(q, LeafQueue):
-            lists.append(list(q.non_runnable))
-        else:
-            assert isinstance(q, ParentQueue)
-            for c in q.children:
-                self._gather_waiting(c, lists)
-
-    def _update_runnability(self, lists: list[list[SchedulerApp]], most: int) -> None:
-        """updateAppsRunnability: visit the waiting attempts oldest first
-        (MultiListStartTimeIterator), make runnable each that now fits, and
-        stop after `most` of them; Hadoop passes the number of lists
-        gathered, not of attempts, when an app is removed."""
-        heads = [0] * len(lists)
-        prev: SchedulerApp | None = None
-        done: list[SchedulerApp] = []
-        while True:
-            best = -1
-            for i, lst in enumerate(lists):
-                if heads[i] < len(lst) and (
-                    best < 0 or lst[heads[i]].order < lists[best][heads[best]].order
-                ):
-                    best = i
-            if best < 0:
-                break
-            nxt = lists[best][heads[best]]
-            heads[best] += 1
-            if nxt is prev:
-                continue
-            leaf = self._leaf(nxt)
-            if self._can_run(nxt, leaf):
-                self._make_runnable(nxt, leaf)
-                done.append(nxt)
-                if len(done) >= most:
-                    break
-            prev = nxt
-        for sapp in done:
-            self._leaf(sapp).non_runnable.remove(sapp)
-            self.user_waiting[sapp.user].remove(sapp)
+        self.activate(leaf)
+        self.max_running.untrack(sapp, leaf)
 
     def demand_changed(self, sapp: SchedulerApp) -> None:
-        leaf = self._leaf(sapp)
+        leaf = self.leaf_of(sapp)
         has = sapp.info.has_pending()
         leaf.set_demanding(sapp, has)
         self._set_demand(sapp, leaf, has and sapp in leaf.active)
 
-    def _leaf(self, sapp: SchedulerApp) -> LeafQueue:
+    def leaf_of(self, sapp: SchedulerApp) -> LeafQueue:
         leaf = self.tree[sapp.queue]
         assert isinstance(leaf, LeafQueue)
         return leaf
@@ -497,7 +298,7 @@ class CapacityScheduler(Scheduler):
             self.demand[q.path] += delta
             q = q.parent
 
-    def _activate(self, leaf: LeafQueue) -> None:
+    def activate(self, leaf: LeafQueue) -> None:
         if self.cluster.is_zero():
             return
         if self.labelled:
@@ -515,7 +316,7 @@ class CapacityScheduler(Scheduler):
     def _activate_all(self) -> None:
         for q in self.tree.values():
             if isinstance(q, LeafQueue):
-                self._activate(q)
+                self.activate(q)
 
     def _pending_in(self, leaf: LeafQueue, partition: str) -> bool:
         """Whether an app of the leaf asks for `partition` (its pending
@@ -530,10 +331,10 @@ class CapacityScheduler(Scheduler):
     def _am_env(self, sapp: SchedulerApp) -> Env:
         """The `Env` of the partition an attempt's AM asks for."""
         label = self.app_label.get(sapp.app_id, "") if self.app_label else ""
-        return self._env(label, False) if label else self.default_env
+        return self.env_for(label, False) if label else self.default_env
 
     # --- node labels ----------------------------------------------------------------
-    def _env(self, partition: str, ignore: bool) -> Env:
+    def env_for(self, partition: str, ignore: bool) -> Env:
         """The `Env` of a labelled partition, in RESPECT (or, `ignore`,
         IGNORE) partition-exclusivity mode."""
         env = self.envs.get((partition, ignore))
@@ -563,20 +364,9 @@ class CapacityScheduler(Scheduler):
         self.default_env = Partition("", self.calc, self.cluster - labelled, self.minimum)
 
     def on_NODE_ADDED(self, node_id: str, rmnode: RMNode) -> None:
-        """A node's first label is its partition (YARN allows one); a label
-        the cluster does not know yet is added with the node's exclusivity
-        (`name(exclusive=false)`), as addToClusterNodeLabels."""
+        """A node's first label is its partition (`node_labels.node_added`)."""
         if rmnode.labels:
-            spec = rmnode.labels[0]
-            name = spec.split("(", 1)[0].strip()
-            if name not in self.exclusive:
-                self.exclusive[name] = self.ctx.node_labels.exclusive.get(
-                    name, "exclusive=false" not in spec.replace(" ", "").lower()
-                )
-            self.node_partition[node_id] = name
-            self.partition_resource[name] = (
-                self.partition_resource.get(name, ZERO) + rmnode.resource
-            )
+            node_labels.node_added(self, node_id, rmnode.labels[0], rmnode.resource)
         super().on_NODE_ADDED(node_id, rmnode)
 
     def on_NODE_REMOVED(self, node_id: str, rmnode: RMNode) -> None:
@@ -611,87 +401,16 @@ class CapacityScheduler(Scheduler):
         self._cluster_changed()
 
     def on_NODE_LABELS_UPDATE(self, target: str, changed: dict[str, str]) -> None:
-        """CapacityScheduler.updateNodeLabelsAndQueueResource: each node
-        takes its new partition (updateLabelsOnNode) with the usage of the
-        containers running on it (FiCaSchedulerApp.nodePartitionUpdated:
-        app, user and queues up the tree, and the AM's usage if the AM runs
-        there), a reservation on it is given up, and the partitions'
-        resources and the queues' capacities follow (root
-        updateClusterResource); waiting apps may start."""
-        known = self.ctx.node_labels.exclusive
-        for name, exclusive in known.items():
-            self.exclusive[name] = exclusive
-            # RMNodeLabelsManager holds every cluster label, of no resource
-            # until a node has it.
-            self.partition_resource.setdefault(name, ZERO)
-        for node_id, new in sorted(changed.items()):
-            node = self.nodes.get(node_id)
-            if node is None:
-                continue
-            old = self.node_partition.get(node_id, "")
-            if old == new:
-                continue
-            for cid in sorted(node.containers):
-                if cid in self.held_on_node:
-                    continue
-                c = node.containers[cid]
-                sapp = self.apps.get(c.attempt_id)
-                if sapp is not None:
-                    self._partition_updated(c, sapp, old, new)
-            if node.reserved is not None:
-                self.unreserve(self.apps.get(node.reserved.attempt_id), node)
-            if old:
-                self.partition_resource[old] = self.partition_resource[old] - node.total
-                del self.node_partition[node_id]
-            if new:
-                self.partition_resource[new] = self.partition_resource.get(new, ZERO) + node.total
-                self.node_partition[node_id] = new
-        gone = [n for n, r in self.partition_resource.items() if n not in known and r.is_zero()]
-        for name in gone:
-            del self.partition_resource[name]
+        """CapacityScheduler.updateNodeLabelsAndQueueResource: the nodes take
+        their new partitions with their containers' usage (`node_labels`),
+        the queues' capacities follow (root updateClusterResource) and
+        waiting apps may start."""
+        node_labels.relabel(self, changed)
         if changed:
             self._cluster_changed(True)
 
-    def _partition_updated(self, c: RMContainer, sapp: SchedulerApp, old: str, new: str) -> None:
-        """FiCaSchedulerApp.nodePartitionUpdated for one running container."""
-        leaf = self.app_leaf.get(c.app_id)
-        if leaf is None:
-            return
-        r = c.resource
-        for partition, delta in ((old, ZERO - r), (new, r)):
-            u = leaf.user(sapp.user)
-            if partition:
-                leaf.charge_in(partition, delta, ZERO)
-                u.used_in[partition] = u.used_in.get(partition, ZERO) + delta
-            else:
-                leaf.charge(delta, ZERO)
-                u.used = u.used + delta
-        leaf.touch()
-        if c.is_am and sapp in leaf.active:
-            am = sapp.am_resource
-            u = leaf.user(sapp.user)
-            was = leaf.am_partition.pop(sapp.attempt_id, "")
-            if was:
-                leaf.am_used_in[was] = leaf.am_used_in.get(was, ZERO) - am
-                u.am_used_in[was] = u.am_used_in.get(was, ZERO) - am
-            else:
-                leaf.am_used = leaf.am_used - am
-                u.am_used = u.am_used - am
-            if new:
-                leaf.am_partition[sapp.attempt_id] = new
-                leaf.am_used_in[new] = leaf.am_used_in.get(new, ZERO) + am
-                u.am_used_in[new] = u.am_used_in.get(new, ZERO) + am
-            else:
-                leaf.am_used = leaf.am_used + am
-                u.am_used = u.am_used + am
-
     def queue_using_label(self, label: str) -> str | None:
-        """The queue Hadoop's RMNodeLabelsManager names first (its map of
-        queue paths to accessible labels, in HashMap order)."""
-        using = [p for p, q in self.cs.queues.items() if label in q.accessible_labels]
-        if not using:
-            return None
-        return javahash.hash_order(using, javahash.string_hash, len(self.cs.queues))[0]
+        return node_labels.queue_using_label(self.cs, label)
 
     def _cluster_changed(self, labels: bool = False) -> None:
         """The cluster's size changed: the limit arithmetic may change, the
@@ -854,13 +573,13 @@ class CapacityScheduler(Scheduler):
         if not partition:
             env = self.default_env
             return self._assign(self.root, node, env.cluster, env)
-        env = self._env(partition, False)
+        env = self.env_for(partition, False)
         a = self._assign(self.root, node, env.cluster, env)
         if a.assigned or self.exclusive.get(partition, True):
             return a
         alloc.ignore_exclusivity = True
         try:
-            env = self._env(partition, True)
+            env = self.env_for(partition, True)
             return self._assign(self.root, node, self.default_env.cluster, env)
         finally:
             alloc.ignore_exclusivity = False
@@ -873,8 +592,8 @@ class CapacityScheduler(Scheduler):
         then, whose other children use the partition too."""
         alloc = self.alloc
         p = alloc.node_partition
-        env = self._env(p, alloc.ignore_exclusivity)
-        q: Queue | None = self._leaf(sapp)
+        env = self.env_for(p, alloc.ignore_exclusivity)
+        q: Queue | None = self.leaf_of(sapp)
         while q is not None:
             limit = env.cluster if env.ignore else q.effective_max(env)
             if not rm.fits(self.calc, q.used_in.get(p, ZERO) + capability, limit):
@@ -1074,184 +793,22 @@ class CapacityScheduler(Scheduler):
                 if a is not None:
                     leaf.fair_seen[attempt_id] = (a.used, a.pending)
             leaf.fair_changed.clear()
-        return sorted(leaf.active, key=self._fair_key(leaf))
-
-    def _fair_key(
-        self, leaf: LeafQueue, seen: bool = False
-    ) -> Callable[[SchedulerApp], tuple[float, int]]:
-        """FairOrderingPolicy: least used memory first (divided by
-        log2(1 + demand) with size-based weight), then submission order.
-        With `seen`, by the usage the policy last sorted by
-        (`LeafQueue.fair_seen`), as the preemption policy reads the order."""
-        sized = leaf.conf.fair_size_based_weight
-        kept = leaf.fair_seen if seen else None
-
-        def key(a: SchedulerApp) -> tuple[float, int]:
-            used_r, pending_r = a.used, a.pending
-            if kept is not None:
-                used_r, pending_r = kept.get(a.attempt_id, (ZERO, ZERO))
-            used = float(used_r.memory)
-            if sized:
-                weight = math.log1p((used_r + pending_r).memory) / math.log(2)
-                used = used / weight if weight else used
-            return (used, a.order)
-
-        return key
+        return sorted(leaf.active, key=leaf.fair_key())
 
     # --- what AMs and clients see -------------------------------------------------
     def headroom(self, sapp: SchedulerApp) -> Resource:
-        leaf = self._leaf(sapp)
+        leaf = self.leaf_of(sapp)
         env = self.default_env
         return leaf.headroom(env, sapp.user, self.current_limit(leaf, env), self.root.used)
 
     def queue_metrics(self, name: str) -> QueueMetrics:
-        q = self.queues.get(name)
-        if q is not None:
-            return q
-        path = name if name in self.tree else None
-        if path is None:
-            found = self.cs.by_short_name(name)
-            path = found[0] if len(found) == 1 else None
-        if path is None:
-            return QueueMetrics(name)
-        queue = self.tree[path]
-        if isinstance(queue, LeafQueue):
-            return queue.metrics
-        total = QueueMetrics(path)
-        for leaf in self._leaves_under(queue):
-            _add_metrics(total, leaf.metrics)
-        return total
-
-    def _leaves_under(self, q: Queue) -> list[LeafQueue]:
-        if isinstance(q, LeafQueue):
-            return [q]
-        assert isinstance(q, ParentQueue)
-        return [leaf for c in q.children for leaf in self._leaves_under(c)]
+        return queue_reports.queue_metrics(self, name)
 
     def queue_info(self, name: str) -> list[dict[str, Any]]:
-        if name:
-            path = name if name in self.tree else None
-            if path is None:
-                found = self.cs.by_short_name(name)
-                path = found[0] if len(found) == 1 else None
-            paths = [path] if path is not None else []
-        else:
-            paths = list(self.tree)
-        return [self._info(self.tree[p]) for p in paths]
-
-    def _info(self, q: Queue) -> dict[str, Any]:
-        info = self.queue_metrics(q.path).to_dict()
-        c = q.conf
-        info.update(
-            {
-                "name": q.path,
-                "type": "leaf" if isinstance(q, LeafQueue) else "parent",
-                "state": c.state,
-                "capacity": c.capacity,
-                "maximum_capacity": c.maximum_capacity,
-                "absolute_capacity": q.absolute_capacity * 100,
-                "absolute_maximum_capacity": q.absolute_maximum_capacity * 100,
-                "used_capacity": (
-                    q.used_capacity(self.default_env) * 100 if not self.cluster.is_zero() else 0.0
-                ),
-                "absolute_used_capacity": q.absolute_used_capacity(self.default_env) * 100,
-                "used": q.used.to_wire(),
-                "num_applications": q.num_apps,
-            }
-        )
-        if isinstance(q, ParentQueue):
-            info["children"] = [child.path for child in q.children]
-        else:
-            assert isinstance(q, LeafQueue)
-            info.update(
-                {
-                    "active_applications": len(q.active),
-                    "pending_applications": len(q.pending),
-                    "active_users": len(q.active_users()),
-                    "user_limit_percent": c.user_limit_percent,
-                    "user_limit_factor": c.user_limit_factor,
-                    "am_used": q.am_used.to_wire(),
-                    "max_applications": q.max_applications,
-                }
-            )
-        labels = sorted(set(self.cs.labels) | set(self.partition_resource))
-        if labels:
-            self._partition_info(q, labels, info)
-        return info
-
-    def _partition_info(self, q: Queue, labels: list[str], info: dict[str, Any]) -> None:
-        """With node labels: the labels the queue may use, its usage over all
-        partitions (`used_total`), and per label its capacities and usage
-        (QueueCapacities and ResourceUsage by partition)."""
-        c = q.conf
-        total = q.used
-        partitions = []
-        for label in labels:
-            env = self._env(label, False)
-            rel = q.label_sizes.get(label) or c.label_capacity.get(label)
-            absolute, absolute_max = q.absolute_in(label)
-            used = q.used_in.get(label, ZERO)
-            total = total + used
-            entry: dict[str, Any] = {
-                "partition": label,
-                "capacity": rel[0] if rel is not None else 0.0,
-                "maximum_capacity": rel[1] if rel is not None else 100.0,
-                "absolute_capacity": absolute * 100,
-                "absolute_maximum_capacity": absolute_max * 100,
-                "used_capacity": (q.used_capacity(env) * 100 if not env.cluster.is_zero() else 0.0),
-                "absolute_used_capacity": q.absolute_used_capacity(env) * 100,
-                "used": used.to_wire(),
-                "reserved": q.reserved_in.get(label, ZERO).to_wire(),
-            }
-            if isinstance(q, LeafQueue):
-                entry["am_used"] = q.am_used_in.get(label, ZERO).to_wire()
-            partitions.append(entry)
-        info["accessible_labels"] = sorted(c.accessible_labels)
-        info["default_label_expression"] = c.default_label
-        info["used_total"] = total.to_wire()
-        info["partitions"] = partitions
+        return queue_reports.queue_info(self, name)
 
     def partition_usage(self) -> list[PartitionUsage]:
-        """Per partition: its nodes' resource (the default one's is what no
-        label holds, as `_labels_changed`), the root's usage there and each
-        leaf's (`used` is the default partition's, `used_in` a label's; both
-        count reservations, as Hadoop's ResourceUsage.getUsed), and each
-        leaf's pending asks in the partition its apps ask for
-        (ResourceUsage.getPending)."""
-        if not self.partition_resource:
-            return []
-        leaves = [q for q in self.tree.values() if isinstance(q, LeafQueue)]
-        pending: dict[str, dict[str, Resource]] = {}
-        for sapp in self.apps.values():
-            asked = sapp.pending
-            leaf = self.app_leaf.get(sapp.app_id)
-            if leaf is None or asked.is_zero():
-                continue
-            by_leaf = pending.setdefault(self.app_label.get(sapp.app_id, ""), {})
-            by_leaf[leaf.path] = by_leaf.get(leaf.path, ZERO) + asked
-        labelled = ZERO
-        for total in self.partition_resource.values():
-            labelled = labelled + total
-        out = [
-            PartitionUsage(
-                DEFAULT_PARTITION,
-                self.cluster - labelled,
-                self.root.used,
-                {q.path: q.used for q in leaves},
-                pending.get(DEFAULT_PARTITION, {}),
-            )
-        ]
-        for label in sorted(self.partition_resource):
-            out.append(
-                PartitionUsage(
-                    label,
-                    self.partition_resource[label],
-                    self.root.used_in.get(label, ZERO),
-                    {q.path: q.used_in[label] for q in leaves if label in q.used_in},
-                    pending.get(label, {}),
-                )
-            )
-        return out
+        return queue_reports.partition_usage(self)
 
     # --- periodic work and refresh ------------------------------------------------
     def update(self) -> None:
@@ -1263,152 +820,11 @@ class CapacityScheduler(Scheduler):
             self.preemption.edit_schedule(self)
         if self.cs.auto_deletion and now + slack >= self._next_deletion:
             self._next_deletion = now + self.cs.auto_expiry_ms
-            self._delete_idle_queues()
+            self.queue_manager.delete_idle_queues()
 
     def preemption_snapshot(self) -> TempQueue:
-        """The queue tree as the preemption policy sees it this round, in
-        the default partition. With node labels its root also holds the
-        tree in each labelled partition (ProportionalCapacityPreemptionPolicy
-        clones the queues once per partition), the nodes' partitions and,
-        per leaf, the containers default-partition asks got on labelled
-        nodes by ignoring exclusivity."""
-        env = self.default_env
-        root = self._temp_queue(self.root, env, self.cs.preemption.intra_queue_enabled)
-        if self.labelled:
-            root.total = env.cluster
-            root.node_partition = self.node_partition
-            for name in sorted(self.partition_resource):
-                penv = self._env(name, False)
-                if not penv.cluster.is_zero():
-                    proot = self._temp_queue(
-                        self.root, penv, self.cs.preemption.intra_queue_enabled
-                    )
-                    proot.total = penv.cluster
-                    root.partitions.append(proot)
-            self._ignore_exclusivity(root)
-        return root
-
-    def _temp_queue(self, q: Queue, env: Env, intra_on: bool) -> TempQueue:
-        """TempQueuePerPartition of `q` and its subtree in `env`'s partition.
-        In a non-exclusive partition a queue that has no capacities there
-        may use all of it (cloneQueues raises its maximum capacity to 1)."""
-        p = env.partition
-        guaranteed, maximum = q.exact_sizes(env)
-        if p:
-            if not self.exclusive.get(p, True) and p not in q.conf.label_capacity:
-                maximum = env.cluster
-            t = TempQueue(
-                name=q.path,
-                guaranteed=guaranteed,
-                maximum=maximum,
-                used=q.used_in.get(p, ZERO),
-                reserved=q.reserved_in.get(p, ZERO),
-                preemption_disabled=q.conf.preemption_disabled,
-                partition=p,
-            )
-        else:
-            t = TempQueue(
-                name=q.path,
-                guaranteed=guaranteed,
-                maximum=maximum,
-                used=q.used,
-                reserved=q.reserved,
-                preemption_disabled=q.conf.preemption_disabled,
-            )
-        if isinstance(q, LeafQueue):
-            t.pending = q.pending_considering_user_limit(env, deduct_reserved=False)
-            t.pending_deduct_reserved = q.pending_considering_user_limit(env, True)
-            if p:
-                # what is taken is chosen from the default partition's leaves
-                if intra_on:
-                    t.intra = self._intra_leaf(q, env)
-                return t
-            if q.conf.ordering_policy == "fifo":
-                t.apps = list(q.active)
-            else:
-                t.apps = sorted(q.active, key=self._fair_key(q, seen=True))
-            if self.labelled:
-                # FifoCandidatesSelector: the whole cluster's share, not the partition's
-                am_share = rm.multiply(self.cluster, q.absolute_capacity)
-            else:
-                am_share = guaranteed
-            t.max_am_resource = rm.multiply(am_share, q.conf.maximum_am_percent)
-            if intra_on:
-                t.intra = self._intra_leaf(q, env)
-        else:
-            assert isinstance(q, ParentQueue)
-            for c in q.children:
-                t.add_child(self._temp_queue(c, env, intra_on))
-        return t
-
-    def _ignore_exclusivity(self, root: TempQueue) -> None:
-        """Each leaf's containers of apps without a label on labelled
-        nodes (the asks that got them ignored exclusivity), by partition,
-        in container order (the TreeSet of RMContainers)."""
-        where = self.node_partition
-        labels = self.app_label
-        for leaf in root.leaves():
-            found: dict[str, list[RMContainer]] = {}
-            for sapp in leaf.apps:
-                if labels.get(sapp.app_id, ""):
-                    continue
-                for c in sapp.live.values():
-                    p = where.get(c.node_id, "")
-                    if p:
-                        found.setdefault(p, []).append(c)
-            for cs in found.values():
-                cs.sort(key=container_id_key)
-            leaf.ignore_exclusivity = found
-
-    def _intra_leaf(self, q: LeafQueue, env: Env) -> IntraLeaf:
-        """What IntraQueueCandidatesSelector reads of a leaf this round, in
-        `env`'s partition: with node labels, the users' usage there, the
-        user limit over the partition's resource, and each app's usage,
-        running AM and pending asks there."""
-        c = q.conf
-        p = env.partition
-        used = {name: u.used_of(p) for name, u in q.users.items()}
-        limit = all_users_limit(
-            self.calc,
-            env.cluster,
-            self.minimum,
-            q.guaranteed(env),
-            list(used.values()),
-            c.user_limit_percent,
-            c.user_limit_factor,
-            q.max_resource(env),
-        )
-        all_apps = list(q.pending) + list(q.active)
-        leaf = IntraLeaf(
-            all_apps=all_apps,
-            active=list(q.active),
-            user_used=used,
-            user_limit=limit,
-            used_capacity=q.used_capacity(env),
-            disabled=c.intra_preemption_disabled,
-            fair=c.ordering_policy == "fair",
-            fair_key=self._fair_key(q, seen=True),
-            minimum=self.minimum,
-        )
-        if self.labelled:
-            where = self.node_partition
-            usage: dict[str, tuple[Resource, Resource, Resource]] = {}
-            for sapp in all_apps:
-                label = self.app_label.get(sapp.app_id, "")
-                if label:
-                    leaf.app_partition[sapp.attempt_id] = label
-                here = ZERO
-                for held in sapp.live.values():
-                    if where.get(held.node_id, "") == p:
-                        here = here + held.resource
-                if label == p:
-                    am = sapp.am_resource if sapp.am_running else ZERO
-                    usage[sapp.attempt_id] = (here, am, sapp.pending)
-                else:
-                    usage[sapp.attempt_id] = (here, ZERO, ZERO)
-            leaf.partition = p
-            leaf.usage = usage
-        return leaf
+        """The queue tree as the preemption policy sees it this round."""
+        return preemption_snapshot.snapshot(self)
 
     def refresh(self, properties: Mapping[str, object]) -> str | None:
         """Apply `properties` over the running configuration; refuse (and keep
@@ -1417,43 +833,22 @@ class CapacityScheduler(Scheduler):
         conf.update(self.conf)
         for k, v in sorted(properties.items()):
             conf.set(k, str(v).lower() if isinstance(v, bool) else v, "refresh_queues")
-        s = self.ctx.settings
-        try:
-            paths = queue_paths(conf)
-            for path in self.tree:
-                if path not in paths and not self.cs.queues[path].dynamic:
-                    return f"queue {path} cannot be removed by a refresh"
-            cs = parse(conf, s.minimum_allocation, s.maximum_allocation)
-            auto_conf = conf
-            for path, qc in self.cs.queues.items():
-                # Auto-created leaves survive a refresh, sized afresh.
-                if qc.dynamic and qc.is_leaf and path not in cs.queues:
-                    auto_conf, cs, _ = auto_queues.create(
-                        auto_conf, cs, path, s.minimum_allocation, s.maximum_allocation
-                    )
-        except InputError as e:
-            return str(e)
-        except auto_queues.CreationError as e:
-            return str(e)
-        for path, old in self.tree.items():
-            new = cs.queues.get(path)
-            if new is None:
-                continue
-            if isinstance(old, LeafQueue) and not new.is_leaf and old.num_apps:
-                return f"leaf queue {path} has applications and cannot become a parent queue"
+        checked = self.queue_manager.reinitialize(conf)
+        if isinstance(checked, str):
+            return checked
+        cs, auto_conf = checked
         self._apply(conf, cs)
-        self.auto_conf = auto_conf
+        self.queue_manager.conf = auto_conf
         return None
 
     def _apply(self, conf: Configuration, cs: CapacityConf) -> None:
         self.conf, self.cs = conf, cs
-        self.auto_conf = conf
         self.calc = calculator(cs.calculator)
         self.limits = rm.limits_for(self.calc, self.cluster, self.minimum)
         self.alloc.calc, self.alloc.cs = self.calc, cs
         if self.labelled:
             self._labels_changed()
-        self.tree, self.root = build(cs, self._leaf_metrics, self.tree)
+        self.tree, self.root = build(cs, self.leaf_metrics, self.tree)
         if cs.absolute:
             update_absolute(self.root, cs, self)
         if cs.label_absolute:
@@ -1467,25 +862,13 @@ class CapacityScheduler(Scheduler):
                 self.preemption = None
         self.track_fair = _tracks_fair(cs)
         self._activate_all()
-        # CSMaxRunningAppsEnforcer.updateRunnabilityOnReload
-        lists: list[list[SchedulerApp]] = []
-        self._gather_waiting(self.root, lists)
-        self._update_runnability(lists, 2147483647)
+        self.max_running.update_on_reload()
 
     def _recount(self) -> None:
         """Recompute parents' usage, app counts and demand from the leaves."""
         self.demand = dict.fromkeys(self.tree, 0)
         self.demanding = set()
-        for q in reversed(list(self.tree.values())):
-            if isinstance(q, ParentQueue):
-                q.used = q.reserved = ZERO
-                q.num_apps = q.runnable_apps = 0
-                for c in q.children:
-                    q.used, q.reserved = q.used + c.used, q.reserved + c.reserved
-                    q.num_apps += c.num_apps
-                    q.runnable_apps += c.num_runnable()
-                if self.labelled:
-                    q.used_in, q.reserved_in = _sum_by_partition(q.children)
+        recount_parents(self.tree, self.labelled)
         for q in self.tree.values():
             if isinstance(q, LeafQueue):
                 for sapp in q.active:
@@ -1496,42 +879,6 @@ def _tracks_fair(cs: CapacityConf) -> bool:
     return cs.preemption.enabled and any(
         q.ordering_policy == "fair" for q in cs.queues.values() if q.is_leaf
     )
-
-
-def _sum_by_partition(
-    children: list[Queue],
-) -> tuple[dict[str, Resource], dict[str, Resource]]:
-    """A parent's usage and reservations per labelled partition, from its children's."""
-    used: dict[str, Resource] = {}
-    reserved: dict[str, Resource] = {}
-    for c in children:
-        for p, r in c.used_in.items():
-            used[p] = used.get(p, ZERO) + r
-        for p, r in c.reserved_in.items():
-            reserved[p] = reserved.get(p, ZERO) + r
-    return used, reserved
-
-
-def _add_metrics(total: QueueMetrics, m: QueueMetrics) -> None:
-    for name in (
-        "allocated",
-        "pending",
-        "reserved",
-    ):
-        setattr(total, name, getattr(total, name) + getattr(m, name))
-    for name in (
-        "allocated_containers",
-        "apps_submitted",
-        "apps_running",
-        "apps_pending",
-        "apps_completed",
-        "apps_failed",
-        "apps_killed",
-        "containers_allocated_total",
-        "containers_released_total",
-        "preempted_containers",
-    ):
-        setattr(total, name, getattr(total, name) + getattr(m, name))
 
 
 def _label_expression(app: RMApp) -> str:
