@@ -66,9 +66,13 @@ The actors
                        `activities` (why apps wait),
                        `javahash` (Java's HashMap order where Hadoop walks
                        one), and the schedulers: `fifo`; `capacity/`
-                       (`scheduler`, `queues`, `allocator`, `config`,
-                       `placement`, `preemption`, `resource_math`,
-                       `label_waits`); `fair/`
+                       (`scheduler`, the coordinator; `queues`,
+                       `allocator`, `config`, `placement`,
+                       `max_running_apps`, `queue_manager` (auto-created
+                       queues' lifecycle; `auto_queues` their settings),
+                       `node_labels`, `label_waits`, `queue_reports`,
+                       `preemption` with `preemption_snapshot` and
+                       `intra_preemption`, `resource_math`); `fair/`
                        (`scheduler`, `fs_queue`, `fs_parent_queue`,
                        `fs_leaf_queue`, `queue_manager`, `app`, `policies`,
                        `shares`, `orderings` (its speed indexes: kept orders
