@@ -5,9 +5,10 @@ In order: `--hadoop-classpath` (the `emu.hadoop.classpath` property), then
 `EMU_HADOOP_CLASSPATH`, then `HADOOP_HOME` (an installed Hadoop's
 `share/hadoop` jars), then the release pinned in `pom.xml`, whose classpath
 Maven resolves once (`make hadoop`, or the first run that needs it) and emu
-keeps in its cache. The driver (`java/emu/hadoop/SchedulerDriver.java`) is
-compiled with `javac` against whichever classpath is used, once per
-classpath, so a user's patched scheduler build runs unchanged.
+keeps in its cache. The driver (`java/emu/hadoop/SchedulerDriver.java`, and
+the interface it implements, `SchedulerBackend.java`) is compiled with
+`javac` against whichever classpath is used, once per classpath, so a
+user's patched scheduler build runs unchanged.
 """
 
 from __future__ import annotations
@@ -34,7 +35,10 @@ on one release."""
 CLASSPATH_PROPERTY = "emu.hadoop.classpath"
 HERE = Path(__file__).resolve().parent
 POM = HERE / "pom.xml"
-DRIVER_SOURCE = HERE / "java" / "emu" / "hadoop" / "SchedulerDriver.java"
+JAVA = HERE / "java" / "emu" / "hadoop"
+CONTRACT_SOURCE = JAVA / "SchedulerBackend.java"
+"""The contract's Java side (`emu.hadoop.contract` is its Python side)."""
+DRIVER_SOURCES = (CONTRACT_SOURCE, JAVA / "SchedulerDriver.java")
 LOG4J = HERE / "log4j.properties"
 
 
@@ -219,9 +223,10 @@ def java_home_tool(name: str) -> str | None:
 
 def driver_classes(cp: Classpath) -> Path:
     """The driver compiled against `cp` (once per classpath and driver source)."""
-    key = hashlib.sha256(DRIVER_SOURCE.read_bytes() + cp.text().encode()).hexdigest()[:16]
+    sources = b"".join(p.read_bytes() for p in DRIVER_SOURCES)
+    key = hashlib.sha256(sources + cp.text().encode()).hexdigest()[:16]
     try:
-        return javac([DRIVER_SOURCE], cp.text(), cache_dir() / "driver" / key)
+        return javac(DRIVER_SOURCES, cp.text(), cache_dir() / "driver" / key)
     except JavaBuildError as e:
         if e.no_tool:
             raise InputError("--scheduler-impl hadoop", None, str(e)) from None
