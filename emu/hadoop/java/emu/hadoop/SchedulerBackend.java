@@ -142,7 +142,7 @@ public interface SchedulerBackend {
 
     public String[] preempt;
 
-    /** Records as they come; `reply()` turns them into columns. */
+    /** Records as they come; `reply()` turns them into columns. One builder per reply. */
     static final class Builder {
       private final StringBuilder order = new StringBuilder();
       private final List<String> placedContainer = new ArrayList<>();
@@ -225,7 +225,7 @@ public interface SchedulerBackend {
         preempt.add(container);
       }
 
-      /** The records so far as a Reply (null when there are none), and an empty builder. */
+      /** The records so far as a Reply; null when there are none. */
       Reply reply() {
         if (isEmpty()) {
           return null;
@@ -257,34 +257,7 @@ public interface SchedulerBackend {
         r.headroomMemory = headroomMemory;
         r.headroomVcores = headroomVcores;
         r.preempt = strings(preempt);
-        clear();
         return r;
-      }
-
-      private void clear() {
-        order.setLength(0);
-        placedContainer.clear();
-        placedAttempt.clear();
-        placedNode.clear();
-        placedMemory.clear();
-        placedVcores.clear();
-        placedExtraNames = new String[0];
-        placedExtraValues.clear();
-        placedPriority.clear();
-        placedLocality.clear();
-        placedAm.clear();
-        finishedContainer.clear();
-        finishedExitStatus.clear();
-        finishedDiagnostics.clear();
-        cleanupNode.clear();
-        cleanupContainer.clear();
-        acceptedApp.clear();
-        acceptedQueue.clear();
-        rejectedApp.clear();
-        rejectedMessage.clear();
-        headroomMemory = 0;
-        headroomVcores = 0;
-        preempt.clear();
       }
     }
 

@@ -218,7 +218,7 @@ public final class SchedulerDriver implements SchedulerBackend {
   /** One entry per CONTAINER_ALLOCATED event (an attempt once per container), in the order the
    *  scheduler placed them. */
   private final List<ApplicationAttemptId> allocatedTo = new ArrayList<>();
-  private final Reply.Builder out = new Reply.Builder();
+  private Reply.Builder out = new Reply.Builder();
   private final Map<ApplicationId, RMApp> rmApps;
   private ProportionalCapacityPreemptionPolicy capacityPreemption;
   private AutoCreatedQueueDeletionPolicy queueDeletion;
@@ -806,7 +806,7 @@ public final class SchedulerDriver implements SchedulerBackend {
     for (String c : preempt.keySet()) {
       out.preempt(c);
     }
-    return out.reply();
+    return answer();
   }
 
   @Override
@@ -916,22 +916,12 @@ public final class SchedulerDriver implements SchedulerBackend {
 
   /** The names of a resource's types beyond memory and vcores. */
   private static String[] extraNames(Resource r) {
-    ResourceInformation[] infos = r.getResources();
-    String[] names = new String[Math.max(0, infos.length - 2)];
-    for (int i = 2; i < infos.length; i++) {
-      names[i - 2] = infos[i].getName();
-    }
-    return names;
+    return Arrays.stream(r.getResources()).skip(2).map(ResourceInformation::getName).toArray(String[]::new);
   }
 
   /** The values of a resource's types beyond memory and vcores, as extraNames orders them. */
   private static long[] extraValues(Resource r) {
-    ResourceInformation[] infos = r.getResources();
-    long[] values = new long[Math.max(0, infos.length - 2)];
-    for (int i = 2; i < infos.length; i++) {
-      values[i - 2] = infos[i].getValue();
-    }
-    return values;
+    return Arrays.stream(r.getResources()).skip(2).mapToLong(ResourceInformation::getValue).toArray();
   }
 
   @Override
@@ -949,7 +939,16 @@ public final class SchedulerDriver implements SchedulerBackend {
   /** What the scheduler did since the last answer; null when nothing. */
   private Reply drain() {
     settle();
-    return out.reply();
+    return answer();
+  }
+
+  /** The records so far as the call's answer, and a fresh builder for the next call. */
+  private Reply answer() {
+    Reply r = out.reply();
+    if (r != null) {
+      out = new Reply.Builder();
+    }
+    return r;
   }
 
   /** Handle the events of a call and those they lead to, recording what the scheduler did. */
