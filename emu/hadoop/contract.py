@@ -1,15 +1,18 @@
 """The contract between emu's Python scheduler and the Java driver around a
 Hadoop scheduler (`--scheduler-impl hadoop`), on the Python side.
 
-`java/emu/hadoop/SchedulerBackend.java` declares it for Java: the methods
-the driver answers, and the classes of its answers (`Reply`, `Partitions`,
-`Capability`). This module declares the same for Python, as Protocols:
-mypy holds emu/rm/scheduler/hadoop.py to them (a call to a method or field
-they lack, or with the wrong arguments, fails `mypy emu`), javac holds
-SchedulerDriver to the Java interface, and tests/unit/test_hadoop_contract.py
-reads the Java file and fails when the two declarations differ in a method,
-a parameter or a field. Names are Java's on both sides (camelCase), so the
-comparison needs no table of renamings.
+`java/emu/hadoop/SchedulerBackend.java` is the declaration: the methods the
+driver answers, and the classes of its answers (`Reply`, `Partitions`,
+`Capability`). This module mirrors it for Python, as Protocols, because
+mypy cannot read Java: mypy holds emu/rm/scheduler/hadoop.py to them (a
+call to a method or field they lack, or with the wrong arguments, fails
+`mypy emu`), javac holds SchedulerDriver to the Java interface, and
+tests/unit/test_hadoop_contract.py reads the Java file and fails when the
+mirror differs from it in a method, a parameter or a field. Names are
+Java's on both sides (camelCase), so the comparison needs no table of
+renamings. A mirror checked by a test rather than one generated from the
+other: both stay ordinary source that javac, mypy and mypyc read without a
+build step, and the test says exactly where they part.
 
 An answer crosses the bridge as columns, one Java array per field; `decode`
 turns it into frozen records with named fields (`Placed`, `Finished`, ...)

@@ -5,12 +5,12 @@ import java.util.List;
 
 /**
  * What emu's Python scheduler (emu/rm/scheduler/hadoop.py) may ask of the
- * Java driver around a Hadoop scheduler, and the shape of every answer. It
- * is one of the two declarations of that contract: emu/hadoop/contract.py
- * declares the same methods as a typing.Protocol, which mypy holds the
- * Python caller to, and tests/unit/test_hadoop_contract.py reads this file
- * and fails when the two differ in a method, a parameter or a reply field.
- * javac holds SchedulerDriver to this side.
+ * Java driver around a Hadoop scheduler, and the shape of every answer: the
+ * declaration of that contract. javac holds SchedulerDriver to it;
+ * emu/hadoop/contract.py mirrors it as typing.Protocols, which mypy holds
+ * the Python caller to, and tests/unit/test_hadoop_contract.py reads this
+ * file and fails when the mirror differs in a method, a parameter or a
+ * reply field.
  *
  * Every method that lets the scheduler act takes `now`, emu's simulated
  * time in milliseconds, and answers with a Reply: what the scheduler did
