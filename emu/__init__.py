@@ -112,10 +112,14 @@ Inputs, runs and outputs
                  a thread of their own), fed by `live` snapshots of `view`.
 - `report/`      `emu report`: run outputs -> one self-contained HTML file.
 - `sweep/`       `emu sweep`: a grid of replays, locally or on Dask.
-- `hadoop/`      Hadoop's jars (`classpath`, Maven), the JVM through JPype
-                 (`bridge`), the Java driver and probes.
+- `hadoop/`      Hadoop's jars (`classpath`: every Maven classpath emu
+                 uses, in one cache), the JVM through JPype (`bridge`), the
+                 Java driver and the contract with it (`contract`, mirrored
+                 by `java/.../SchedulerBackend.java`).
 - `fidelity/`    `make fidelity`: emu's schedulers against Hadoop's and SLS,
-                 decision by decision; writes docs/fidelity.md.
+                 decision by decision; writes docs/fidelity.md. The Java of
+                 its witnesses beside it: `sls/` (the SLS launcher),
+                 `java/` (the REST probe).
 - `bench/`       `make bench`: the benchmark inputs (`workload`), the
                  figures beside their targets (`figures`), the machine's
                  speed (`calibrate`), memory (`memory`), quiet heartbeats

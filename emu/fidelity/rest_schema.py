@@ -10,9 +10,9 @@ path YARN returns (through objects and the first element of arrays), emu
 must return the same name with the same JSON type. Values may differ, and
 emu may give fields YARN does not.
 
-The real RM is Hadoop's MiniYARNCluster (`emu/hadoop/minicluster/pom.xml`,
+The real RM is Hadoop's MiniYARNCluster (`emu/fidelity/minicluster/pom.xml`,
 the same pinned release as the scheduler backend), driven by
-`emu/hadoop/java/emu/hadoop/RestProbe.java` in a JVM of its own. Starting it
+`emu/fidelity/java/emu/fidelity/RestProbe.java` in a JVM of its own. Starting it
 takes tens of seconds, so its answers are cached per Hadoop version and
 scheduler (and probe source) in emu's cache; emu's side is a short replay on
 the virtual clock whose mid-run snapshot is served by emu's own web server.
@@ -51,8 +51,9 @@ PATHS = (
 )
 """What RestProbe.java fetches, `{id}` standing for the running app's id."""
 
-MINICLUSTER_POM = hcp.HERE / "minicluster" / "pom.xml"
-PROBE_SOURCE = hcp.HERE / "java" / "emu" / "hadoop" / "RestProbe.java"
+HERE = Path(__file__).resolve().parent
+MINICLUSTER_POM = HERE / "minicluster" / "pom.xml"
+PROBE_SOURCE = HERE / "java" / "emu" / "fidelity" / "RestProbe.java"
 PROBE_TIMEOUT_S = 300
 """The whole probe JVM's limit: about 30 s for the first cluster, 15 s for
 each next one on an idle machine; generous for a loaded one."""
@@ -188,32 +189,20 @@ def compare_all(scheduler: str, yarn: dict[str, Any], emu: dict[str, Any]) -> Sc
 
 
 # --- the real ResourceManager ------------------------------------------------------------
-def _minicluster_listing() -> Path:
-    """Keyed by the pom's content too, so editing its dependencies re-resolves."""
-    pom = hashlib.sha256(MINICLUSTER_POM.read_bytes()).hexdigest()[:12]
-    return hcp.cache_dir() / f"minicluster-classpath-{hcp.HADOOP_VERSION}-{pom}.txt"
-
-
 def minicluster_classpath(fetch: bool = True) -> hcp.Classpath:
     """MiniYARNCluster's classpath, resolved by Maven once (downloading on
-    first use) and kept in emu's cache, as the scheduler backend's is."""
-    listing = _minicluster_listing()
-    present = listing.is_file() and all(
-        Path(p).exists() for p in listing.read_text().strip().split(os.pathsep) if p
-    )
-    if not present:
-        if not fetch:
-            raise InputError("MiniYARNCluster", None, "not fetched yet")
-        try:
-            hcp.maven_classpath(MINICLUSTER_POM, listing)
-        except hcp.JavaBuildError as e:
-            why = (
-                "needs Maven to fetch Hadoop's MiniYARNCluster"
-                if e.no_tool
-                else (f"Maven could not fetch Hadoop {hcp.HADOOP_VERSION}'s MiniYARNCluster ({e})")
-            )
-            raise InputError("the REST schema check", None, why) from None
-    entries = listing.read_text().strip().split(os.pathsep)
+    first use) and kept in emu's cache, beside the scheduler backend's."""
+    try:
+        entries = hcp.cached_classpath(MINICLUSTER_POM, "minicluster-classpath", fetch)
+    except hcp.JavaBuildError as e:
+        why = (
+            "needs Maven to fetch Hadoop's MiniYARNCluster"
+            if e.no_tool
+            else (f"Maven could not fetch Hadoop {hcp.HADOOP_VERSION}'s MiniYARNCluster ({e})")
+        )
+        raise InputError("the REST schema check", None, why) from None
+    if entries is None:
+        raise InputError("MiniYARNCluster", None, "not fetched yet")
     return hcp.Classpath(
         tuple(entries), f"Apache Hadoop {hcp.HADOOP_VERSION} MiniYARNCluster from Maven Central"
     )
@@ -275,7 +264,7 @@ def yarn_responses(schedulers: Sequence[str], refresh: bool = False) -> dict[str
             done = subprocess.run(
                 [java, *JAVA_OPENS, f"-Dlog4j.configuration={hcp.LOG4J.as_uri()}",
                  f"-Demu.hadoop.log.level={level}", "-cp", f"{classes}{os.pathsep}{cp.text()}",
-                 "emu.hadoop.RestProbe", str(PROBE_TIMEOUT_S),
+                 "emu.fidelity.RestProbe", str(PROBE_TIMEOUT_S),
                  *(SCHEDULER_CLASSES[s] for s in todo)],
                 cwd=work, capture_output=True, text=True, check=False,
                 timeout=PROBE_TIMEOUT_S + 30,

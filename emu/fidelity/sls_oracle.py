@@ -12,7 +12,7 @@ case's properties are written into a copy of its conf directory). What
 differs from the stock script is what 3.4.2 needs to replay the case as
 earlier releases did and as emu does; each run lists it in `notes`:
 
-- the main class is `emu.hadoop.sls.SlsLauncher` (emu/hadoop/sls/), which
+- the main class is `emu.fidelity.sls.SlsLauncher` (emu/fidelity/sls/), which
   calls SLSRunner as Hadoop's own tests do: the stock `SLSRunner.main`
   builds the RM's configuration from `new Configuration(false)`, never reads
   yarn-site.xml and fails on `Class.forName(null)` in RMRunner.startRM;
@@ -43,8 +43,9 @@ runner's start (`sls-start-ms`) and each trace job's application id
 file, with trace job ids and simulated milliseconds from the runner's start,
 comparable with emu's jobruntime.csv.
 
-The classpath (emu/hadoop/sls/pom.xml) is resolved with Maven once and kept
-in emu's cache, as emu.hadoop.classpath does for the schedulers.
+The classpath (emu/fidelity/sls/pom.xml) is resolved with Maven once and
+kept in emu's cache (emu.hadoop.classpath.cached_classpath, the cache of the
+schedulers' classpath too).
 """
 
 from __future__ import annotations
@@ -68,10 +69,10 @@ from emu.fidelity.compare import JobDeltas, JobTimes
 from emu.fidelity.suite import Case
 from emu.hadoop import classpath as hcp
 
-SLS_DIR = hcp.HERE / "sls"
+SLS_DIR = Path(__file__).resolve().parent / "sls"
 POM = SLS_DIR / "pom.xml"
 JAVA_SOURCES = (SLS_DIR / "SlsLauncher.java", SLS_DIR / "SlsTraceJobs.java")
-MAIN_CLASS = "emu.hadoop.sls.SlsLauncher"
+MAIN_CLASS = "emu.fidelity.sls.SlsLauncher"
 JAVA_OPTS = (
     # Guice (the RM's web app) defines classes reflectively.
     "--add-opens=java.base/java.lang=ALL-UNNAMED",
@@ -99,7 +100,7 @@ FIXES = (
       Iterator<Map<String, String>> jobIter = mapper.readValues(
           jsonF.createParser(input), type);""",
         """      Iterator<Map<String, String>> jobIter =
-          emu.hadoop.sls.SlsTraceJobs.read(mapper, jsonF.createParser(input));""",
+          emu.fidelity.sls.SlsTraceJobs.read(mapper, jsonF.createParser(input));""",
         "AMRunner's SLS trace reader fixed (3.4.2 drops every job)",
     ),
     _Fix(
@@ -121,7 +122,7 @@ FIXES = (
         "SYNTH",
         "            .withBaseLineTimeMs(0)",
         "            .withBaseLineTimeMs(\n"
-        "                emu.hadoop.sls.SlsTraceJobs.synthBaseline(job.getSubmissionTime()))",
+        "                emu.fidelity.sls.SlsTraceJobs.synthBaseline(job.getSubmissionTime()))",
         "SYNTH jobs offset from the first job's submission (3.4.2 starts every job at 0)",
         "org/apache/hadoop/yarn/sls/AMDefinitionFactory.java",
     ),
@@ -214,31 +215,11 @@ class SlsUnavailable(Exception):
 # --- classpath and launcher -----------------------------------------------------
 
 
-def _classpath_file() -> Path:
-    """Named by the pom's content, so that editing the pom resolves again."""
-    key = hashlib.sha256(POM.read_bytes()).hexdigest()[:12]
-    return hcp.cache_dir() / f"sls-classpath-{hcp.HADOOP_VERSION}-{key}.txt"
-
-
 def classpath(fetch: bool = True) -> tuple[list[str], Path]:
     """SLS's runtime jars and hadoop-sls's sources jar, resolved by Maven
-    from emu/hadoop/sls/pom.xml once and listed in emu's cache."""
-    listing = _classpath_file()
-    entries = listing.read_text().strip().split(os.pathsep) if listing.is_file() else []
-    if not entries or not all(Path(p).exists() for p in entries):
-        if not fetch:
-            raise SlsUnavailable(f"hadoop-sls {hcp.HADOOP_VERSION} is not fetched yet")
-        _fetch(listing)
-        entries = listing.read_text().strip().split(os.pathsep)
-    sources = [p for p in entries if p.endswith("-sources.jar")]
-    if not sources:
-        raise SlsUnavailable(f"{POM} resolved without hadoop-sls's sources jar")
-    return [p for p in entries if not p.endswith("-sources.jar")], Path(sources[0])
-
-
-def _fetch(listing: Path) -> None:
+    from emu/fidelity/sls/pom.xml once and listed in emu's cache."""
     try:
-        hcp.maven_classpath(POM, listing)
+        entries = hcp.cached_classpath(POM, "sls-classpath", fetch)
     except hcp.JavaBuildError as e:
         if e.no_tool:
             raise SlsUnavailable(
@@ -247,9 +228,12 @@ def _fetch(listing: Path) -> None:
         raise SlsUnavailable(
             f"Maven could not fetch hadoop-sls {hcp.HADOOP_VERSION} ({e})"
         ) from None
-    for old in listing.parent.glob("sls-classpath-*.txt"):
-        if old != listing:
-            old.unlink(missing_ok=True)
+    if entries is None:
+        raise SlsUnavailable(f"hadoop-sls {hcp.HADOOP_VERSION} is not fetched yet")
+    sources = [p for p in entries if p.endswith("-sources.jar")]
+    if not sources:
+        raise SlsUnavailable(f"{POM} resolved without hadoop-sls's sources jar")
+    return [p for p in entries if not p.endswith("-sources.jar")], Path(sources[0])
 
 
 def launcher_classes(jars: list[str], sources_jar: Path, tracetype: str = "") -> Path:

@@ -13,10 +13,13 @@ import contextlib
 import logging
 import os
 import sys
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from emu.errors import InputError, SchedulerFailed
 from emu.hadoop import classpath as hcp
+
+if TYPE_CHECKING:
+    from emu.hadoop.contract import SchedulerBackend
 
 _started: hcp.Classpath | None = None
 
@@ -145,16 +148,17 @@ def new_driver(
     cluster_timestamp: int,
     explicit_classpath: str | None = None,
     source: str = "configuration",
-) -> Any:
+) -> SchedulerBackend:
     """A driver around a new instance of `scheduler_class`, configured with
     `properties`; a configuration the scheduler refuses is an InputError
-    with the scheduler's own message."""
+    with the scheduler's own message. The driver implements the Java
+    interface SchedulerBackend, which `emu.hadoop.contract` mirrors."""
     cls = start(explicit_classpath)
     import jpype
 
     keys = sorted(properties)
     try:
-        return cls(
+        driver: SchedulerBackend = cls(
             scheduler_class,
             jpype.JArray(jpype.JString)(keys),
             jpype.JArray(jpype.JString)([properties[k] for k in keys]),
@@ -162,3 +166,4 @@ def new_driver(
         )
     except jpype.JException as e:
         raise InputError(source, None, f"{scheduler_class} refused: {java_message(e)}") from None
+    return driver

@@ -5,9 +5,10 @@ In order: `--hadoop-classpath` (the `emu.hadoop.classpath` property), then
 `EMU_HADOOP_CLASSPATH`, then `HADOOP_HOME` (an installed Hadoop's
 `share/hadoop` jars), then the release pinned in `pom.xml`, whose classpath
 Maven resolves once (`make hadoop`, or the first run that needs it) and emu
-keeps in its cache. The driver (`java/emu/hadoop/SchedulerDriver.java`) is
-compiled with `javac` against whichever classpath is used, once per
-classpath, so a user's patched scheduler build runs unchanged.
+keeps in its cache. The driver (`java/emu/hadoop/SchedulerDriver.java`, and
+the interface it implements, `SchedulerBackend.java`) is compiled with
+`javac` against whichever classpath is used, once per classpath, so a
+user's patched scheduler build runs unchanged.
 """
 
 from __future__ import annotations
@@ -34,7 +35,10 @@ on one release."""
 CLASSPATH_PROPERTY = "emu.hadoop.classpath"
 HERE = Path(__file__).resolve().parent
 POM = HERE / "pom.xml"
-DRIVER_SOURCE = HERE / "java" / "emu" / "hadoop" / "SchedulerDriver.java"
+JAVA = HERE / "java" / "emu" / "hadoop"
+CONTRACT_SOURCE = JAVA / "SchedulerBackend.java"
+"""The contract's Java side (`emu.hadoop.contract` is its Python side)."""
+DRIVER_SOURCES = (CONTRACT_SOURCE, JAVA / "SchedulerDriver.java")
 LOG4J = HERE / "log4j.properties"
 
 
@@ -54,8 +58,49 @@ def cache_dir() -> Path:
     return (root if os.environ.get("EMU_CACHE_DIR") else root / "emu") / "hadoop"
 
 
-def _pinned_file() -> Path:
-    return cache_dir() / f"classpath-{HADOOP_VERSION}.txt"
+PINNED_STEM = "classpath"
+"""The pinned release's listing in the cache: classpath-VERSION-KEY.txt."""
+
+
+def listing_file(pom: Path, stem: str) -> Path:
+    """Where `pom`'s classpath is listed in emu's cache: named by `stem`, the
+    pinned release and the pom's content, so that editing the pom resolves
+    again."""
+    key = hashlib.sha256(pom.read_bytes()).hexdigest()[:12]
+    return cache_dir() / f"{stem}-{HADOOP_VERSION}-{key}.txt"
+
+
+def cached_classpath(
+    pom: Path, stem: str, fetch: bool = True, quiet: bool = True
+) -> list[str] | None:
+    """`pom`'s dependency classpath (its jars, in order), resolved by Maven
+    once and listed in emu's cache (`listing_file`). The one cache of every
+    Maven classpath emu uses: the schedulers' (pom.xml here), SLS's and
+    MiniYARNCluster's (emu/fidelity). Resolved again when the listing is
+    missing or names a jar that is gone; then None when not `fetch`.
+    Maven's failures raise JavaBuildError; each caller says them in its
+    own terms."""
+    listing = listing_file(pom, stem)
+    entries = _listed(listing)
+    if entries is not None:
+        return entries
+    if not fetch:
+        return None
+    entries = maven_classpath(pom, listing, quiet)
+    for old in listing.parent.glob(f"{stem}-*.txt"):
+        if old != listing:
+            old.unlink(missing_ok=True)
+    return entries
+
+
+def _listed(listing: Path) -> list[str] | None:
+    """The jars `listing` names, or None when it is missing or one is gone."""
+    if not listing.is_file():
+        return None
+    entries = [p for p in listing.read_text().strip().split(os.pathsep) if p]
+    if not entries or not all(Path(p).exists() for p in entries):
+        return None
+    return entries
 
 
 def describe(explicit: str | None = None) -> str:
@@ -64,7 +109,8 @@ def describe(explicit: str | None = None) -> str:
         cp = resolve(explicit, fetch=False)
     except InputError as e:
         return f"Hadoop schedulers: {e.message}"
-    where = f"classpath listed in {_pinned_file()}" if cp.source.startswith("Apache") else ""
+    pinned = listing_file(POM, PINNED_STEM)
+    where = f"classpath listed in {pinned}" if cp.source.startswith("Apache") else ""
     first = next((e for e in cp.entries if "resourcemanager" in e), cp.entries[0])
     return (
         f"Hadoop schedulers (--scheduler-impl hadoop): {cp.source}, {len(cp.entries)} "
@@ -93,15 +139,12 @@ def resolve(explicit: str | None = None, fetch: bool = True) -> Classpath:
                 "HADOOP_HOME", home, "has no share/hadoop/*/*.jar: not a Hadoop install"
             )
         return Classpath(tuple(jars), f"HADOOP_HOME {home}")
-    pinned = _pinned_file()
-    if not pinned.is_file() or not _all_present(pinned):
-        if not fetch:
-            raise InputError(
-                "Hadoop " + HADOOP_VERSION, None, "not fetched yet (make hadoop fetches it)"
-            )
-        fetch_pinned()
-    entries = pinned.read_text().strip().split(os.pathsep)
-    return Classpath(tuple(entries), f"Apache Hadoop {HADOOP_VERSION} from Maven Central")
+    pinned = fetch_pinned() if fetch else cached_classpath(POM, PINNED_STEM, fetch=False)
+    if pinned is None:
+        raise InputError(
+            "Hadoop " + HADOOP_VERSION, None, "not fetched yet (make hadoop fetches it)"
+        )
+    return Classpath(tuple(pinned), f"Apache Hadoop {HADOOP_VERSION} from Maven Central")
 
 
 def _expand(text: str) -> list[str]:
@@ -114,10 +157,6 @@ def _expand(text: str) -> list[str]:
         elif Path(part).exists():
             out.append(str(Path(part).resolve()))
     return out
-
-
-def _all_present(listing: Path) -> bool:
-    return all(Path(p).exists() for p in listing.read_text().strip().split(os.pathsep) if p)
 
 
 class JavaBuildError(Exception):
@@ -183,12 +222,11 @@ def javac(sources: Sequence[Path], classpath: str, out: Path) -> Path:
     return out
 
 
-def fetch_pinned(quiet: bool = True) -> Path:
-    """Resolve the pinned release with Maven (downloading on first use) and
-    record its classpath in the cache."""
-    out = _pinned_file()
+def fetch_pinned(quiet: bool = True) -> list[str]:
+    """The pinned release's classpath, resolved with Maven (downloading on
+    first use) unless the cache lists it already."""
     try:
-        maven_classpath(POM, out, quiet)
+        entries = cached_classpath(POM, PINNED_STEM, fetch=True, quiet=quiet)
     except JavaBuildError as e:
         if e.no_tool:
             raise InputError(
@@ -205,7 +243,8 @@ def fetch_pinned(quiet: bool = True) -> Path:
             "with network access run `make hadoop`, or point --hadoop-classpath or "
             "HADOOP_HOME at an installed Hadoop",
         ) from None
-    return out
+    assert entries is not None  # with fetch, resolved or raised
+    return entries
 
 
 def java_home_tool(name: str) -> str | None:
@@ -219,9 +258,10 @@ def java_home_tool(name: str) -> str | None:
 
 def driver_classes(cp: Classpath) -> Path:
     """The driver compiled against `cp` (once per classpath and driver source)."""
-    key = hashlib.sha256(DRIVER_SOURCE.read_bytes() + cp.text().encode()).hexdigest()[:16]
+    sources = b"".join(p.read_bytes() for p in DRIVER_SOURCES)
+    key = hashlib.sha256(sources + cp.text().encode()).hexdigest()[:16]
     try:
-        return javac([DRIVER_SOURCE], cp.text(), cache_dir() / "driver" / key)
+        return javac(DRIVER_SOURCES, cp.text(), cache_dir() / "driver" / key)
     except JavaBuildError as e:
         if e.no_tool:
             raise InputError("--scheduler-impl hadoop", None, str(e)) from None

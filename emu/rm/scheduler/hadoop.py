@@ -10,7 +10,9 @@ real FifoScheduler, CapacityScheduler, FairScheduler or the user's class,
 and the driver answers with what that scheduler did: containers placed,
 containers it ended (with YARN's exit status and diagnostics), stop orders
 for NMs, apps accepted (in which queue) or rejected (with YARN's message),
-the headroom and the preemption requests for an AM.
+the headroom and the preemption requests for an AM. The calls and the
+answers are the contract in `emu.hadoop.contract` (mypy checks every call
+here against it).
 
 The scheduler's threads never run: `update()` calls, on emu's clock, what
 Fair's update thread does every `yarn.scheduler.fair.update-interval-ms`
@@ -26,11 +28,26 @@ difference.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec
 
 from emu.hadoop import bridge
+from emu.hadoop.contract import (
+    Accepted,
+    CleanUp,
+    Finished,
+    Headroom,
+    Placed,
+    Preempt,
+    Record,
+    Refused,
+    Rejected,
+    Reply,
+    decode,
+    decode_capability,
+    decode_partitions,
+)
 from emu.msg.types import EXIT_PREEMPTED
 from emu.resources import ZERO, Resource, ResourceCalculator
 from emu.rm.container import RMContainer
@@ -44,6 +61,7 @@ from emu.rm.scheduler.abstract_scheduler import (
 from emu.rm.scheduler.app_scheduling_info import Ask
 
 if TYPE_CHECKING:
+    from emu.hadoop.contract import SchedulerBackend
     from emu.rm.app import RMApp
     from emu.rm.attempt import RMAppAttempt
     from emu.rm.context import RMContext
@@ -56,6 +74,8 @@ CAPACITY_DEFAULTS = {
     "yarn.scheduler.capacity.root.default.capacity": "100",
 }
 PREEMPTION_INTERVAL = "yarn.resourcemanager.monitor.capacity.preemption.monitoring_interval"
+
+P = ParamSpec("P")
 
 
 class HadoopScheduler(Scheduler):
@@ -80,7 +100,7 @@ class HadoopScheduler(Scheduler):
                 props[ALLOCATION_FILE] = str(path.resolve())
         self._explicit_classpath = conf.get("emu.hadoop.classpath") or None
         self.java_class = ctx.settings.java_class
-        self.driver = bridge.new_driver(
+        self.driver: SchedulerBackend = bridge.new_driver(
             self.java_class,
             props,
             ctx.cluster_timestamp,
@@ -105,16 +125,24 @@ class HadoopScheduler(Scheduler):
         """Whether a node with a label has registered (`partition_usage` asks Hadoop then)."""
 
     # --- calls into Hadoop --------------------------------------------------------------
-    def _call(self, method: str, *args: Any) -> None:
+    def _call(
+        self,
+        method: Callable[Concatenate[int, P], Reply | None],
+        *args: P.args,
+        **kwargs: P.kwargs,
+    ) -> None:
+        """`method` (one of `self.driver`'s) at emu's time, and what Hadoop did
+        applied. A bound method rather than a name, so that mypy checks the
+        call against the contract."""
         if self.ctx.failure is not None:
             return  # the RM is stopping: Hadoop's scheduler is not asked again
         try:
-            answer = getattr(self.driver, method)(self.ctx.now_ms(), *args)
+            reply = method(self.ctx.now_ms(), *args, **kwargs)
         except _java_exception() as e:
             self.ctx.fail(bridge.HadoopSchedulerFailed(bridge.java_message(e), self.ctx.now_ms()))
             return
-        if answer:
-            self._apply(answer)
+        if reply is not None:
+            self._apply(decode(reply))
 
     def _extras(self, r: Resource) -> tuple[list[str] | None, list[int] | None]:
         if not self._types:
@@ -122,56 +150,46 @@ class HadoopScheduler(Scheduler):
         extra = dict(r.extra)
         return list(self._types), [extra.get(t, 0) for t in self._types]
 
-    def _apply(self, answer: str) -> None:
-        """What Hadoop did, applied to emu's entities (line kinds: the driver's docstring)."""
+    def _apply(self, records: list[Record]) -> None:
+        """What Hadoop did, applied to emu's entities in the order Hadoop did it."""
         ctx = self.ctx
-        for line in answer.split("\n"):
-            if not line:
-                continue
-            f = line.split("\t")
-            kind = f[0]
-            if kind == "P":
-                self._placed(f)
-            elif kind == "F":
-                c = ctx.containers.get(f[1])
+        for r in records:
+            if isinstance(r, Placed):
+                self._placed(r)
+            elif isinstance(r, Finished):
+                c = ctx.containers.get(r.container_id)
                 if c is None:
                     continue
-                exit_status = int(f[2])
                 event = self._ending.pop(c.container_id, ContainerEvent.KILL)
-                if exit_status == EXIT_PREEMPTED:
+                if r.exit_status == EXIT_PREEMPTED:
                     queue = self._queue_of(c)
                     if queue is not None:
                         self.queue_metrics(queue).preempted_containers += 1
-                self.complete_container(c, exit_status, f[3], event, cleanup=False)
-            elif kind == "C":
-                if f[1] in ctx.nodes:
-                    ctx.dispatch("node", NodeEvent.CLEANUP_CONTAINER, f[1], f[2])
-            elif kind == "A":
-                self._accepted(f[1], f[2])
-            elif kind == "R":
-                ctx.dispatch("app", AppEvent.APP_REJECTED, f[1], f[2])
-            elif kind == "H":
-                self._headroom = Resource(int(f[1]), int(f[2]))
-            elif kind == "X":
-                self._preempt.append(f[1])
+                self.complete_container(c, r.exit_status, r.diagnostics, event, cleanup=False)
+            elif isinstance(r, CleanUp):
+                if r.node_id in ctx.nodes:
+                    ctx.dispatch("node", NodeEvent.CLEANUP_CONTAINER, r.node_id, r.container_id)
+            elif isinstance(r, Accepted):
+                self._accepted(r.app_id, r.queue)
+            elif isinstance(r, Rejected):
+                ctx.dispatch("app", AppEvent.APP_REJECTED, r.app_id, r.message)
+            elif isinstance(r, Headroom):
+                self._headroom = Resource(r.memory, r.vcores)
+            elif isinstance(r, Preempt):
+                self._preempt.append(r.container_id)
 
-    def _placed(self, f: list[str]) -> None:
-        cid, attempt_id, node_id = f[1], f[2], f[3]
+    def _placed(self, p: Placed) -> None:
+        attempt_id, node_id = p.attempt_id, p.node_id
         sapp = self.apps.get(attempt_id)
         node = self.nodes.get(node_id)
         if sapp is None or node is None:
             return
-        extra = {}
-        if f[6]:
-            for pair in f[6].split(","):
-                k, _, v = pair.partition("=")
-                if int(v):
-                    extra[k] = int(v)
-        resource = Resource(int(f[4]), int(f[5]), extra)
-        priority, locality, is_am = int(f[7]), f[8], f[9] == "1"
+        extra = {k: v for k, v in p.extras.items() if v}
+        resource = Resource(p.memory, p.vcores, extra)
+        priority, locality, is_am = p.priority, p.locality, p.is_am
         self._account_usage()
         c = RMContainer(
-            cid,
+            p.container_id,
             attempt_id,
             sapp.app_id,
             node_id,
@@ -211,7 +229,7 @@ class HadoopScheduler(Scheduler):
         self._labelled = self._labelled or bool(rmnode.labels)
         names, values = self._extras(rmnode.resource)
         self._call(
-            "addNode",
+            self.driver.addNode,
             node_id,
             rmnode.host,
             0,
@@ -224,14 +242,14 @@ class HadoopScheduler(Scheduler):
         )
 
     def on_NODE_REMOVED(self, node_id: str, rmnode: RMNode) -> None:
-        self._call("removeNode", node_id)
+        self._call(self.driver.removeNode, node_id)
         super().on_NODE_REMOVED(node_id, rmnode)
 
     def on_NODE_RESOURCE_UPDATE(self, node_id: str, rmnode: RMNode) -> None:
         super().on_NODE_RESOURCE_UPDATE(node_id, rmnode)
         names, values = self._extras(rmnode.resource)
         self._call(
-            "updateNodeResource",
+            self.driver.updateNodeResource,
             node_id,
             rmnode.resource.memory,
             rmnode.resource.vcores,
@@ -274,14 +292,14 @@ class HadoopScheduler(Scheduler):
         if node_id in self.nodes and self.watcher is not None:
             self.watcher.scheduling_pass(node_id)
         if done_ids is None:
-            self._call("nodeUpdate", node_id, known_launched, None, None, None)
+            self._call(self.driver.nodeUpdate, node_id, known_launched, None, None, None)
         else:
-            self._call("nodeUpdate", node_id, known_launched, done_ids, exits, diags)
+            self._call(self.driver.nodeUpdate, node_id, known_launched, done_ids, exits, diags)
 
     def on_APP_ADDED(self, app_id: str, app: RMApp) -> None:
         names, values = self._extras(app.am_resource)
         self._call(
-            "addApp",
+            self.driver.addApp,
             app_id,
             app.queue,
             app.user,
@@ -294,38 +312,31 @@ class HadoopScheduler(Scheduler):
         )
 
     def on_APP_ATTEMPT_ADDED(self, attempt_id: str, attempt: RMAppAttempt) -> None:
-        self._call("addAttempt", attempt_id)
+        self._call(self.driver.addAttempt, attempt_id)
         super().on_APP_ATTEMPT_ADDED(attempt_id, attempt)
         sapp = self.apps[attempt_id]
         try:
-            text = str(self.driver.maximumAllocation(sapp.queue))
+            largest = decode_capability(self.driver.maximumAllocation(sapp.queue))
         except _java_exception():
-            text = ""
-        if text:
-            # memory, vcores, then the other resource types as name=value,...
-            mem, vcores, *rest = text.split("\t")
-            extra = {}
-            for pair in filter(None, (rest[0] if rest else "").split(",")):
-                name, _, value = pair.partition("=")
-                extra[name] = int(value)
-            self._max[attempt_id] = Resource(int(mem), int(vcores), extra)
+            return
+        self._max[attempt_id] = Resource(largest.memory, largest.vcores, dict(largest.extras))
 
     def on_APP_ATTEMPT_REMOVED(self, attempt_id: str, attempt: RMAppAttempt) -> None:
         state = attempt.state if attempt.state in ("FINISHED", "FAILED", "KILLED") else "FAILED"
         if attempt_id in self.apps:
-            self._call("removeAttempt", attempt_id, state)
+            self._call(self.driver.removeAttempt, attempt_id, state)
         self._max.pop(attempt_id, None)
         super().on_APP_ATTEMPT_REMOVED(attempt_id, attempt)
 
     def on_APP_REMOVED(self, app_id: str, final: str) -> None:
         state = final if final in ("FINISHED", "FAILED", "KILLED") else "FAILED"
-        self._call("removeApp", app_id, state)
+        self._call(self.driver.removeApp, app_id, state)
         super().on_APP_REMOVED(app_id, final)
 
     def on_CONTAINER_EXPIRED(self, container_id: str, data: Any) -> None:
         if container_id in self.ctx.containers:
             self._ending[container_id] = ContainerEvent.EXPIRE
-            self._call("expireContainer", container_id)
+            self._call(self.driver.expireContainer, container_id)
 
     def schedule(self, node: SchedulerNode) -> None:
         """Never called: node updates go to Hadoop's scheduler whole."""
@@ -334,15 +345,15 @@ class HadoopScheduler(Scheduler):
         now = self.ctx.now_ms()
         if self._update_ms and now >= self._next_update:
             self._next_update = now + self._update_ms
-            self._call("update")
+            self._call(self.driver.update)
         if self._preempt_ms and now >= self._next_preempt:
             self._next_preempt = now + self._preempt_ms
-            self._call("editSchedule")
+            self._call(self.driver.editSchedule)
         # AutoCreatedQueueDeletionPolicy on the tick nearest its interval,
         # as emu's CapacityScheduler runs it.
         if self._delete_ms and now + (self.update_interval_ms or 0) // 2 >= self._next_delete:
             self._next_delete = now + self._delete_ms
-            self._call("deleteExpiredQueues")
+            self._call(self.driver.deleteExpiredQueues)
 
     # --- the AM's side ------------------------------------------------------------------
     def refresh(self, properties: Mapping[str, object]) -> str | None:
@@ -361,15 +372,14 @@ class HadoopScheduler(Scheduler):
             str(v).lower() if isinstance(v, bool) else str(v) for v in (properties[k] for k in keys)
         ]
         try:
-            answer = str(
+            records = decode(
                 self.driver.refreshQueues(self.ctx.now_ms(), keys, values, allocation_file)
             )
         except _java_exception() as e:
             return bridge.java_message(e)
-        if answer.startswith("E\t"):
-            return answer[2:]
-        if answer:
-            self._apply(answer)
+        if records and isinstance(records[0], Refused):
+            return records[0].message
+        self._apply(records)
         return None
 
     def node_labels_admin(self, op: str, args: dict[str, Any]) -> str | None:
@@ -395,21 +405,20 @@ class HadoopScheduler(Scheduler):
                 ports.append(port)
                 values.append(str(label))
         try:
-            answer = str(
+            records = decode(
                 self.driver.nodeLabels(self.ctx.now_ms(), op, names, exclusive, ports, values)
             )
         except _java_exception() as e:
             return bridge.java_message(e)
-        if answer.startswith("E\t"):
-            return answer[2:]
+        if records and isinstance(records[0], Refused):
+            return records[0].message
         self._labelled = self._labelled or op != "remove"
-        if answer:
-            self._apply(answer)
+        self._apply(records)
         return None
 
     def request_am_container(self, attempt_id: str, am_resource: Resource) -> None:
         super().request_am_container(attempt_id, am_resource)
-        self._call("requestAm", attempt_id)
+        self._call(self.driver.requestAm, attempt_id)
 
     def max_allocation(self, sapp: Any) -> tuple[Resource, str]:
         found = self._max.get(sapp.attempt_id)
@@ -469,7 +478,7 @@ class HadoopScheduler(Scheduler):
                 self._ending[cid] = ContainerEvent.RELEASED
         self._preempt = []
         self._call(
-            "allocate",
+            self.driver.allocate,
             attempt_id,
             priorities,
             names if priorities else None,
@@ -500,17 +509,16 @@ class HadoopScheduler(Scheduler):
         if not self._labelled or self.ctx.failure is not None:
             return []
         out: list[PartitionUsage] = []
-        for line in str(self.driver.partitionUsage()).split("\n"):
-            f = line.split("\t")
-            if f[0] == "N":
-                out.append(PartitionUsage(f[1], Resource(int(f[2]), int(f[3])), ZERO, {}))
-            elif f[0] == "U":
-                used = Resource(int(f[3]), int(f[4]))
-                if f[2] == "root":
-                    out[-1].used = used
+        for p in decode_partitions(self.driver.partitionUsage()):
+            usage = PartitionUsage(p.name, Resource(p.memory, p.vcores), ZERO, {})
+            for q in p.queues:
+                used = Resource(q.used_memory, q.used_vcores)
+                if q.queue == "root":
+                    usage.used = used
                 else:
-                    out[-1].queues[f[2]] = used
-                    out[-1].pending[f[2]] = Resource(int(f[5]), int(f[6]))
+                    usage.queues[q.queue] = used
+                    usage.pending[q.queue] = Resource(q.pending_memory, q.pending_vcores)
+            out.append(usage)
         return out
 
     def close(self) -> None:

@@ -118,18 +118,11 @@ import org.apache.hadoop.yarn.util.resource.ResourceUtils;
  * emu's RM keeps its own entities (apps, attempts, nodes, containers) and
  * tells this driver what happened to them; the driver stands in for the
  * parts of YARN's RM that the scheduler reads (RMNode, RMApp, RMAppAttempt,
- * the dispatcher) and answers each call with what the scheduler did, as
- * lines of tab-separated fields (one bridge crossing per call):
- *
- *   P cid attempt node memory vcores extras priority locality am   placed
- *   F cid exit-status diagnostics                                   finished
- *   C node cid                                                      stop order to the NM
- *   A app queue                                                     accepted
- *   R app message                                                   rejected
- *   H memory vcores                                                 headroom (allocate)
- *   X cid                                                           preemption request to the AM
+ * the dispatcher) and answers each call with what the scheduler did. The
+ * calls and the answers are SchedulerBackend's (the contract with emu's
+ * Python side, declared there).
  */
-public final class SchedulerDriver {
+public final class SchedulerDriver implements SchedulerBackend {
   private static final long EPOCH_MS = 1_000_000_000_000L;
 
   /** The scheduler's clock: emu's simulated time, set at every call. */
@@ -225,7 +218,7 @@ public final class SchedulerDriver {
   /** One entry per CONTAINER_ALLOCATED event (an attempt once per container), in the order the
    *  scheduler placed them. */
   private final List<ApplicationAttemptId> allocatedTo = new ArrayList<>();
-  private final StringBuilder out = new StringBuilder();
+  private Reply.Builder out = new Reply.Builder();
   private final Map<ApplicationId, RMApp> rmApps;
   private ProportionalCapacityPreemptionPolicy capacityPreemption;
   private AutoCreatedQueueDeletionPolicy queueDeletion;
@@ -391,13 +384,15 @@ public final class SchedulerDriver {
   }
 
   /** Milliseconds between two passes of the auto-created queue deletion policy; 0 when it does not run. */
+  @Override
   public long queueDeletionIntervalMs() {
     return queueDeletion == null ? 0 : queueDeletion.getMonitoringInterval();
   }
 
   /** One pass of AutoCreatedQueueDeletionPolicy. The queues' submission stamps are first moved
    *  to the wall-clock instants that lie as far back as their submissions do in simulated time. */
-  public String deleteExpiredQueues(long now) throws ReflectiveOperationException {
+  @Override
+  public Reply deleteExpiredQueues(long now) throws ReflectiveOperationException {
     at(now);
     if (queueDeletion != null) {
       java.lang.reflect.Method set = AbstractCSQueue.class.getDeclaredMethod("setLastSubmittedTimestamp", long.class);
@@ -437,8 +432,9 @@ public final class SchedulerDriver {
   /** An admin's queue refresh (`yarn rmadmin -refreshQueues`). The CapacityScheduler re-reads its
    *  configuration with `keys`/`values` set over the running one (reinitialize); the FairScheduler
    *  reloads its allocation file, or `allocationFile` when one is given (emu admin's --file). A
-   *  refusal leaves the running queues as they were and is answered as one line "E\t<why>". */
-  public String refreshQueues(long now, String[] keys, String[] values, String allocationFile) {
+   *  refusal leaves the running queues as they were and is answered with its reason. */
+  @Override
+  public Reply refreshQueues(long now, String[] keys, String[] values, String allocationFile) {
     at(now);
     try {
       if (scheduler instanceof CapacityScheduler) {
@@ -462,7 +458,7 @@ public final class SchedulerDriver {
         }
         try {
           if (fileField.get(loader) == null) {
-            return "E\tthe FairScheduler has no allocation file to reload";
+            return Reply.refused("the FairScheduler has no allocation file to reload");
           }
           loader.reloadAllocations();
         } finally {
@@ -474,7 +470,7 @@ public final class SchedulerDriver {
       while (t.getCause() != null && (t.getMessage() == null || t.getMessage().isEmpty())) {
         t = t.getCause();
       }
-      return "E\t" + (t.getMessage() == null ? t.getClass().getSimpleName() : t.getMessage());
+      return Reply.refused(t.getMessage() == null ? t.getClass().getSimpleName() : t.getMessage());
     }
     return drain();
   }
@@ -482,9 +478,10 @@ public final class SchedulerDriver {
   /** An operator's node-label change, applied as the RM applies it: to the RMNodeLabelsManager,
    *  which sends the scheduler a NodeLabelsUpdateSchedulerEvent for the nodes it changes. `op` is
    *  "add" (`names` with `exclusive`), "remove" (`names`) or "replace" (`names` are hosts, each
-   *  with port `ports[i]`, and `values[i]` its label, "" for none). A refusal is answered as one
-   *  line "E\t<Hadoop's message>" and changes nothing. */
-  public String nodeLabels(long now, String op, String[] names, boolean[] exclusive, int[] ports,
+   *  with port `ports[i]`, and `values[i]` its label, "" for none). A refusal is answered with
+   *  Hadoop's message and changes nothing. */
+  @Override
+  public Reply nodeLabels(long now, String op, String[] names, boolean[] exclusive, int[] ports,
       String[] values) {
     at(now);
     try {
@@ -508,7 +505,7 @@ public final class SchedulerDriver {
         labels.replaceLabelsOnNode(map);
       }
     } catch (IOException e) {
-      return "E\t" + e.getMessage();
+      return Reply.refused(e.getMessage());
     }
     for (Node node : nodes.values()) {
       Set<String> current = labels.getLabelsOnNode(node.id);
@@ -520,17 +517,14 @@ public final class SchedulerDriver {
     return drain();
   }
 
-  /** The scheduler's own class name (as loaded). */
-  public String schedulerClass() {
-    return scheduler.getClass().getName();
-  }
-
   /** Milliseconds between two preemption-policy passes; 0 when no policy runs. */
+  @Override
   public long preemptionIntervalMs() {
     return capacityPreemption == null ? 0 : capacityPreemption.getMonitoringInterval();
   }
 
   /** The scheduler's update interval (Fair's fair-share recomputation); 0 when it has none. */
+  @Override
   public long updateIntervalMs() {
     if (scheduler instanceof FairScheduler) {
       return conf.getLong("yarn.scheduler.fair.update-interval-ms", 500);
@@ -546,7 +540,8 @@ public final class SchedulerDriver {
   }
 
   // --- nodes ---------------------------------------------------------------------
-  public String addNode(long now, String emuId, String host, int port, String rack,
+  @Override
+  public Reply addNode(long now, String emuId, String host, int port, String rack,
       long memory, int vcores, String[] extraNames, long[] extraValues, String[] nodeLabels)
       throws Exception {
     at(now);
@@ -584,11 +579,12 @@ public final class SchedulerDriver {
     return drain();
   }
 
-  public String removeNode(long now, String emuId) {
+  @Override
+  public Reply removeNode(long now, String emuId) {
     at(now);
     Node node = nodes.remove(emuId);
     if (node == null) {
-      return "";
+      return null;
     }
     nodesById.remove(node.id);
     scheduler.handle(new NodeRemovedSchedulerEvent(node.proxy));
@@ -596,12 +592,13 @@ public final class SchedulerDriver {
     return drain();
   }
 
-  public String updateNodeResource(long now, String emuId, long memory, int vcores, String[] extraNames,
+  @Override
+  public Reply updateNodeResource(long now, String emuId, long memory, int vcores, String[] extraNames,
       long[] extraValues) {
     at(now);
     Node node = nodes.get(emuId);
     if (node == null) {
-      return "";
+      return null;
     }
     node.total = resource(memory, vcores, extraNames, extraValues);
     scheduler.handle(new NodeResourceUpdateSchedulerEvent(node.proxy, ResourceOption.newInstance(node.total, -1)));
@@ -609,12 +606,13 @@ public final class SchedulerDriver {
   }
 
   /** A node heartbeat: containers it started and finished since the last, then a scheduling pass. */
-  public String nodeUpdate(long now, String emuId, String[] launched, String[] completed, int[] exits,
+  @Override
+  public Reply nodeUpdate(long now, String emuId, String[] launched, String[] completed, int[] exits,
       String[] diagnostics) {
     at(now);
     Node node = nodes.get(emuId);
     if (node == null) {
-      return "";
+      return null;
     }
     if ((launched != null && launched.length > 0) || (completed != null && completed.length > 0)) {
       List<ContainerStatus> up = new ArrayList<>();
@@ -638,7 +636,8 @@ public final class SchedulerDriver {
   }
 
   // --- apps and attempts -------------------------------------------------------------
-  public String addApp(long now, String appId, String queue, String user, int priority, long amMemory,
+  @Override
+  public Reply addApp(long now, String appId, String queue, String user, int priority, long amMemory,
       int amVcores, String[] extraNames, long[] extraValues, String labelExpression)
       throws ReflectiveOperationException {
     at(now);
@@ -660,7 +659,7 @@ public final class SchedulerDriver {
       placement = context.getQueuePlacementManager().placeApplication(asc, user);
     } catch (Exception e) {
       forget(id);
-      out.append("R\t").append(appId).append('\t').append(clean(e.getMessage())).append('\n');
+      out.rejected(appId, clean(e.getMessage()));
       return drain();
     }
     // A null placement keeps the submitted queue; the FairScheduler rejects such an app itself.
@@ -675,7 +674,7 @@ public final class SchedulerDriver {
     }
     scheduler.handle(new AppAddedSchedulerEvent(id, placement != null ? placement.getFullQueuePath() : queue, user,
         false, null, Priority.newInstance(priority), placement));
-    String answer = drain();
+    Reply answer = drain();
     noteSubmissionStamps();
     if (!scheduler.getSchedulerApplications().containsKey(id)) {
       forget(id);  // rejected
@@ -699,7 +698,8 @@ public final class SchedulerDriver {
     rmApps.remove(id);
   }
 
-  public String addAttempt(long now, String attemptId) {
+  @Override
+  public Reply addAttempt(long now, String attemptId) {
     at(now);
     ApplicationAttemptId id = ApplicationAttemptId.fromString(attemptId);
     App app = apps.get(id.getApplicationId());
@@ -711,31 +711,34 @@ public final class SchedulerDriver {
     return drain();
   }
 
-  public String removeAttempt(long now, String attemptId, String finalState) {
+  @Override
+  public Reply removeAttempt(long now, String attemptId, String finalState) {
     at(now);
     ApplicationAttemptId id = ApplicationAttemptId.fromString(attemptId);
     App app = apps.get(id.getApplicationId());
     if (app == null || !app.attempts.containsKey(id)) {
-      return "";
+      return null;
     }
     scheduler.handle(new AppAttemptRemovedSchedulerEvent(id, RMAppAttemptState.valueOf(finalState), false));
     return drain();
   }
 
-  public String removeApp(long now, String appId, String finalState) {
+  @Override
+  public Reply removeApp(long now, String appId, String finalState) {
     at(now);
     ApplicationId id = ApplicationId.fromString(appId);
     if (!apps.containsKey(id)) {
-      return "";
+      return null;
     }
     scheduler.handle(new AppRemovedSchedulerEvent(id, RMAppState.valueOf(finalState)));
-    String answer = drain();
+    Reply answer = drain();
     forget(id);
     return answer;
   }
 
   /** The AM's ask for its own container (RMAppAttemptImpl's ScheduleTransition). */
-  public String requestAm(long now, String attemptId) {
+  @Override
+  public Reply requestAm(long now, String attemptId) {
     at(now);
     ApplicationAttemptId id = ApplicationAttemptId.fromString(attemptId);
     App app = apps.get(id.getApplicationId());
@@ -747,7 +750,8 @@ public final class SchedulerDriver {
     return drain();
   }
 
-  public String allocate(long now, String attemptId, int[] priorities, String[] names, long[] memory, int[] vcores,
+  @Override
+  public Reply allocate(long now, String attemptId, int[] priorities, String[] names, long[] memory, int[] vcores,
       String[] extraNames, long[][] extraValues, int[] counts, boolean[] relax, String[] labelExpressions,
       String[] releases, String[] blacklistAdd, String[] blacklistRemove) {
     at(now);
@@ -783,11 +787,10 @@ public final class SchedulerDriver {
     Allocation a = scheduler.allocate(id, asks, null, release,
         blacklistAdd == null ? null : java.util.Arrays.asList(blacklistAdd),
         blacklistRemove == null ? null : java.util.Arrays.asList(blacklistRemove), new ContainerUpdates());
-    String answer = drain();
-    StringBuilder sb = new StringBuilder(answer);
+    settle();
     Resource limit = a.getResourceLimit();
     if (limit != null) {
-      sb.append("H\t").append(limit.getMemorySize()).append('\t').append(limit.getVirtualCores()).append('\n');
+      out.headroom(limit.getMemorySize(), limit.getVirtualCores());
     }
     TreeMap<String, Boolean> preempt = new TreeMap<>();
     if (a.getStrictContainerPreemptions() != null) {
@@ -801,19 +804,21 @@ public final class SchedulerDriver {
       }
     }
     for (String c : preempt.keySet()) {
-      sb.append("X\t").append(c).append('\n');
+      out.preempt(c);
     }
-    return sb.toString();
+    return answer();
   }
 
-  public String expireContainer(long now, String cid) {
+  @Override
+  public Reply expireContainer(long now, String cid) {
     at(now);
     scheduler.handle(new ContainerExpiredSchedulerEvent(ContainerId.fromString(cid)));
     return drain();
   }
 
   /** What the scheduler's threads would do by `now`: Fair's update; the preemption policy's pass. */
-  public String update(long now) throws ReflectiveOperationException {
+  @Override
+  public Reply update(long now) throws ReflectiveOperationException {
     at(now);
     scheduler.update();
     if (fairPreemption != null) {
@@ -822,7 +827,8 @@ public final class SchedulerDriver {
     return drain();
   }
 
-  public String editSchedule(long now) {
+  @Override
+  public Reply editSchedule(long now) {
     at(now);
     if (capacityPreemption != null) {
       capacityPreemption.editSchedule();
@@ -832,60 +838,93 @@ public final class SchedulerDriver {
 
   /**
    * Each node-label partition as the CapacityScheduler sees it, for emu's per-partition gauges:
-   * a line `N partition memory vcores` (the label manager's resource of the partition, "" the
-   * default one) followed by `U partition queue memory vcores pending-memory pending-vcores` for
-   * the root and every leaf queue (its ResourceUsage.getUsed and getPending in the partition). Empty unless the scheduler is the
-   * CapacityScheduler and some node has a label.
+   * the label manager's resource of the partition ("" the default one), then the root's and
+   * every leaf queue's ResourceUsage.getUsed and getPending in it. Null unless the scheduler is
+   * the CapacityScheduler and some node has a label.
    */
-  public String partitionUsage() {
+  @Override
+  public Partitions partitionUsage() {
     if (!(scheduler instanceof CapacityScheduler) || labels.getClusterNodeLabelNames().isEmpty()) {
-      return "";
+      return null;
     }
     List<String> partitions = new ArrayList<>();
     partitions.add(RMNodeLabelsManager.NO_LABEL);
     partitions.addAll(new TreeSet<>(labels.getClusterNodeLabelNames()));
     Resource cluster = scheduler.getClusterResource();
     CSQueue root = ((CapacityScheduler) scheduler).getRootQueue();
-    StringBuilder b = new StringBuilder();
-    for (String p : partitions) {
+    Partitions answer = new Partitions();
+    answer.partition = partitions.toArray(new String[0]);
+    answer.partitionMemory = new long[partitions.size()];
+    answer.partitionVcores = new int[partitions.size()];
+    List<Integer> index = new ArrayList<>();
+    List<String> queues = new ArrayList<>();
+    List<Resource> used = new ArrayList<>();
+    List<Resource> pending = new ArrayList<>();
+    for (int i = 0; i < partitions.size(); i++) {
+      String p = partitions.get(i);
       Resource total = labels.getResourceByLabel(p, cluster);
-      b.append("N\t").append(p).append('\t').append(total.getMemorySize()).append('\t')
-          .append(total.getVirtualCores()).append('\n');
-      queueUsage(b, p, root);
+      answer.partitionMemory[i] = total.getMemorySize();
+      answer.partitionVcores[i] = total.getVirtualCores();
+      int before = queues.size();
+      queueUsage(p, root, queues, used, pending);
+      for (int j = before; j < queues.size(); j++) {
+        index.add(i);
+      }
     }
-    return b.toString();
+    answer.usagePartition = Reply.ints(index);
+    answer.usageQueue = queues.toArray(new String[0]);
+    int n = queues.size();
+    answer.usedMemory = new long[n];
+    answer.usedVcores = new int[n];
+    answer.pendingMemory = new long[n];
+    answer.pendingVcores = new int[n];
+    for (int j = 0; j < n; j++) {
+      answer.usedMemory[j] = used.get(j).getMemorySize();
+      answer.usedVcores[j] = used.get(j).getVirtualCores();
+      answer.pendingMemory[j] = pending.get(j).getMemorySize();
+      answer.pendingVcores[j] = pending.get(j).getVirtualCores();
+    }
+    return answer;
   }
 
-  private static void queueUsage(StringBuilder b, String partition, CSQueue q) {
+  private static void queueUsage(String partition, CSQueue q, List<String> queues, List<Resource> used,
+      List<Resource> pending) {
     List<CSQueue> children = q.getChildQueues();
     boolean leaf = children == null || children.isEmpty();
     if (leaf || q.getParent() == null) {
-      Resource used = q.getQueueResourceUsage().getUsed(partition);
-      Resource pending = q.getQueueResourceUsage().getPending(partition);
-      b.append("U\t").append(partition).append('\t').append(q.getQueuePath()).append('\t')
-          .append(used.getMemorySize()).append('\t').append(used.getVirtualCores()).append('\t')
-          .append(pending.getMemorySize()).append('\t').append(pending.getVirtualCores()).append('\n');
+      queues.add(q.getQueuePath());
+      used.add(q.getQueueResourceUsage().getUsed(partition));
+      pending.add(q.getQueueResourceUsage().getPending(partition));
     }
     if (!leaf) {
       for (CSQueue child : children) {
-        queueUsage(b, partition, child);
+        queueUsage(partition, child, queues, used, pending);
       }
     }
   }
 
-  public String maximumAllocation(String queue) {
+  @Override
+  public Capability maximumAllocation(String queue) {
     Resource r = queue == null ? scheduler.getMaximumResourceCapability() : scheduler.getMaximumResourceCapability(queue);
-    StringBuilder b = new StringBuilder().append(r.getMemorySize()).append('\t').append(r.getVirtualCores()).append('\t');
-    ResourceInformation[] infos = r.getResources();
-    for (int i = 2; i < infos.length; i++) {
-      if (i > 2) {
-        b.append(',');
-      }
-      b.append(infos[i].getName()).append('=').append(infos[i].getValue());
-    }
-    return b.toString();
+    Capability answer = new Capability();
+    answer.memory = r.getMemorySize();
+    answer.vcores = r.getVirtualCores();
+    answer.extraNames = extraNames(r);
+    answer.extraValues = extraValues(r);
+    return answer;
   }
 
+  /** The names of a resource's types beyond memory and vcores. */
+  private static String[] extraNames(Resource r) {
+    return Arrays.stream(r.getResources()).skip(2).map(ResourceInformation::getName).toArray(String[]::new);
+  }
+
+  /** The values of a resource's types beyond memory and vcores, as extraNames orders them. */
+  private static long[] extraValues(Resource r) {
+    return Arrays.stream(r.getResources()).skip(2).mapToLong(ResourceInformation::getValue).toArray();
+  }
+
+  @Override
   public void close() {
     try {
       scheduler.stop();
@@ -897,7 +936,23 @@ public final class SchedulerDriver {
   }
 
   // --- what the scheduler did -------------------------------------------------------------
-  private String drain() {
+  /** What the scheduler did since the last answer; null when nothing. */
+  private Reply drain() {
+    settle();
+    return answer();
+  }
+
+  /** The records so far as the call's answer, and a fresh builder for the next call. */
+  private Reply answer() {
+    Reply r = out.reply();
+    if (r != null) {
+      out = new Reply.Builder();
+    }
+    return r;
+  }
+
+  /** Handle the events of a call and those they lead to, recording what the scheduler did. */
+  private void settle() {
     Event e;
     // Placements are pulled once the events of a call are handled; pulling
     // sends events of its own (ACQUIRED), handled in the next round.
@@ -909,12 +964,6 @@ public final class SchedulerDriver {
         pullAllocated();
       }
     } while (!dispatcher.queue.isEmpty());
-    if (out.length() == 0) {
-      return "";
-    }
-    String s = out.toString();
-    out.setLength(0);
-    return s;
   }
 
   private void handle(Event e) {
@@ -923,8 +972,7 @@ public final class SchedulerDriver {
     } else if (e instanceof RMAppAttemptContainerFinishedEvent) {
       RMAppAttemptContainerFinishedEvent f = (RMAppAttemptContainerFinishedEvent) e;
       ContainerStatus s = f.getContainerStatus();
-      out.append("F\t").append(s.getContainerId()).append('\t').append(s.getExitStatus()).append('\t')
-          .append(clean(s.getDiagnostics())).append('\n');
+      out.finished(s.getContainerId().toString(), s.getExitStatus(), clean(s.getDiagnostics()));
     } else if (e instanceof RMAppAttemptEvent) {
       RMAppAttemptEvent a = (RMAppAttemptEvent) e;
       if (a.getType() == RMAppAttemptEventType.CONTAINER_ALLOCATED) {
@@ -934,15 +982,15 @@ public final class SchedulerDriver {
       RMNodeCleanContainerEvent c = (RMNodeCleanContainerEvent) e;
       Node n = nodesById.get(c.getNodeId());
       if (n != null) {
-        out.append("C\t").append(n.emuId).append('\t').append(c.getContainerId()).append('\n');
+        out.cleanup(n.emuId, c.getContainerId().toString());
       }
     } else if (e instanceof RMAppEvent) {
       RMAppEvent a = (RMAppEvent) e;
       if (a.getType() == RMAppEventType.APP_ACCEPTED) {
         String queue = acceptedQueue(a.getApplicationId());
-        out.append("A\t").append(a.getApplicationId()).append('\t').append(queue).append('\n');
+        out.accepted(a.getApplicationId().toString(), queue);
       } else if (a.getType() == RMAppEventType.APP_REJECTED) {
-        out.append("R\t").append(a.getApplicationId()).append('\t').append(clean(a.getDiagnosticMsg())).append('\n');
+        out.rejected(a.getApplicationId().toString(), clean(a.getDiagnosticMsg()));
       }
     }
   }
@@ -959,38 +1007,61 @@ public final class SchedulerDriver {
     return name;
   }
 
+  /** A container as the scheduler placed it, until it is written into the answer. */
+  private static final class Placement {
+    final Container container;
+    final String attempt;
+    final String node;
+    final String locality;
+    final boolean am;
+
+    Placement(Container container, String attempt, String node, String locality, boolean am) {
+      this.container = container;
+      this.attempt = attempt;
+      this.node = node;
+      this.locality = locality;
+      this.am = am;
+    }
+
+    void writeTo(Reply.Builder out) {
+      Resource r = container.getResource();
+      out.placed(container.getId().toString(), attempt, node, r.getMemorySize(), r.getVirtualCores(),
+          extraNames(r), extraValues(r), container.getPriority().getPriority(), locality, am);
+    }
+  }
+
   /** Containers placed since the last call: pulled at once, as the RM pulls an AM's container,
    *  and written in the order the scheduler placed them (across apps, as its
    *  CONTAINER_ALLOCATED events came), not app by app. */
   private void pullAllocated() {
     List<ApplicationAttemptId> events = new ArrayList<>(allocatedTo);
     allocatedTo.clear();
-    Map<ApplicationAttemptId, ArrayDeque<String>> placed = new LinkedHashMap<>();
+    Map<ApplicationAttemptId, ArrayDeque<Placement>> placed = new LinkedHashMap<>();
     for (ApplicationAttemptId id : events) {
       if (!placed.containsKey(id)) {
         placed.put(id, pull(id));
       }
     }
     for (ApplicationAttemptId id : events) {
-      String line = placed.get(id).poll();
-      if (line != null) {
-        out.append(line);
+      Placement p = placed.get(id).poll();
+      if (p != null) {
+        p.writeTo(out);
       }
     }
-    for (ArrayDeque<String> rest : placed.values()) {
-      for (String line : rest) {
-        out.append(line);
+    for (ArrayDeque<Placement> rest : placed.values()) {
+      for (Placement p : rest) {
+        p.writeTo(out);
       }
     }
   }
 
-  /** An attempt's newly allocated containers, pulled: one P line each, in its allocation order. */
-  private ArrayDeque<String> pull(ApplicationAttemptId id) {
-    ArrayDeque<String> lines = new ArrayDeque<>();
+  /** An attempt's newly allocated containers, pulled, in its allocation order. */
+  private ArrayDeque<Placement> pull(ApplicationAttemptId id) {
+    ArrayDeque<Placement> pulled = new ArrayDeque<>();
     SchedulerApplicationAttempt sa = scheduler.getApplicationAttempt(id);
     App app = apps.get(id.getApplicationId());
     if (sa == null || app == null) {
-      return lines;
+      return pulled;
     }
     Attempt attempt = app.attempts.get(id);
     // Read each placement's locality before the pull: pulling acquires the containers, and
@@ -1009,24 +1080,10 @@ public final class SchedulerDriver {
         am = true;
       }
       Node n = nodesById.get(c.getNodeId());
-      Resource r = c.getResource();
-      StringBuilder line = new StringBuilder();
-      line.append("P\t").append(c.getId()).append('\t').append(id).append('\t')
-          .append(n == null ? c.getNodeId().toString() : n.emuId).append('\t').append(r.getMemorySize()).append('\t')
-          .append(r.getVirtualCores()).append('\t');
-      ResourceInformation[] infos = r.getResources();
-      for (int i = 2; i < infos.length; i++) {
-        if (i > 2) {
-          line.append(',');
-        }
-        line.append(infos[i].getName()).append('=').append(infos[i].getValue());
-      }
-      line.append('\t').append(c.getPriority().getPriority()).append('\t')
-          .append(localities.getOrDefault(c.getId(), "OFF_SWITCH")).append('\t')
-          .append(am ? '1' : '0').append('\n');
-      lines.add(line.toString());
+      pulled.add(new Placement(c, id.toString(), n == null ? c.getNodeId().toString() : n.emuId,
+          localities.getOrDefault(c.getId(), "OFF_SWITCH"), am));
     }
-    return lines;
+    return pulled;
   }
 
   private static Field newlyAllocatedField;
@@ -1067,6 +1124,7 @@ public final class SchedulerDriver {
     return "RACK_LOCAL";
   }
 
+  /** A message on one line, as emu's outputs carry a diagnostic (null: none). */
   private static String clean(String s) {
     if (s == null) {
       return "";

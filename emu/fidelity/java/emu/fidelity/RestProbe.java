@@ -1,4 +1,4 @@
-package emu.hadoop;
+package emu.fidelity;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;

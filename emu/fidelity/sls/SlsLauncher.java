@@ -1,4 +1,4 @@
-package emu.hadoop.sls;
+package emu.fidelity.sls;
 
 import java.io.IOException;
 import java.io.PrintWriter;
