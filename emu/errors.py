@@ -7,6 +7,8 @@ never produces a traceback or a half-written result.
 
 from __future__ import annotations
 
+from collections.abc import Collection, Iterable
+
 
 class InputError(Exception):
     """A problem in a user-supplied file: `path`, where in it, and what."""
@@ -23,6 +25,16 @@ class InputError(Exception):
         if isinstance(self.where, int):
             return f"{self.path}:{self.where}: {self.message}"
         return f"{self.path}: {self.where}: {self.message}"
+
+
+def check_keys(path: str, keys: Iterable[str], allowed: Collection[str], prefix: str = "") -> None:
+    """Refuse the first of `keys` (a table's) that is not `allowed`, placed
+    at `prefix` + the key: a misspelt key would otherwise be ignored and
+    its default used without a word."""
+    for k in keys:
+        if k not in allowed:
+            expected = ", ".join(sorted(allowed))
+            raise InputError(path, prefix + k, f"unknown key (expected one of {expected})")
 
 
 class SchedulerFailed(Exception):

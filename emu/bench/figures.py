@@ -247,10 +247,15 @@ class Figure:
     detail: str
 
 
-def _p1(work: Path, scheduler: str, quick: bool) -> list[Figure]:
+def _p1_figure(
+    work: Path, scheduler: str, quick: bool, impl: str, name: str, floor: float
+) -> list[Figure]:
+    """The P1 trace (1000 nodes, an hour or ten minutes) replayed with
+    `impl` deciding, met at `floor` times faster than real time with every
+    job finished: P1 and H1 differ only in who schedules and the bar."""
     span = 600 if quick else 3600
     inputs = _inputs(work, f"p1-{span}", nodes=1000, span_s=span)
-    r = run_trace(inputs, scheduler)
+    r = run_trace(inputs, scheduler, impl=impl)
     steady, apps, mem = r.steady(span / 3, span)
     detail = (
         f"{r.simulated_s:.0f} sim s in {r.wall_s:.1f} wall s; {r.finished}/{r.jobs} jobs, "
@@ -258,9 +263,13 @@ def _p1(work: Path, scheduler: str, quick: bool) -> list[Figure]:
         f"{mem:.0%} memory; {r.heartbeats / r.wall_s:,.0f} heartbeats/s, "
         f"{r.containers / r.wall_s:,.0f} allocations/s; {r.memory_detail()}"
     )
-    ok = r.sim_per_wall >= 100 and r.finished == r.jobs
+    ok = r.sim_per_wall >= floor and r.finished == r.jobs
+    return [Figure(name, f"{r.sim_per_wall:.1f}x", f">= {floor:g}x, all jobs", ok, detail)]
+
+
+def _p1(work: Path, scheduler: str, quick: bool) -> list[Figure]:
     name = f"P1 {scheduler}" + (" (10 min)" if quick else "")
-    return [Figure(name, f"{r.sim_per_wall:.1f}x", ">= 100x, all jobs", ok, detail)]
+    return _p1_figure(work, scheduler, quick, "emu", name, 100)
 
 
 def _h1(work: Path, scheduler: str, quick: bool) -> list[Figure]:
@@ -273,18 +282,7 @@ def _h1(work: Path, scheduler: str, quick: bool) -> list[Figure]:
         classpath.resolve(fetch=False)
     except InputError as e:
         return [Figure(name, "not run", ">= 20x, all jobs", False, f"{e} (make hadoop)")]
-    span = 600 if quick else 3600
-    inputs = _inputs(work, f"p1-{span}", nodes=1000, span_s=span)
-    r = run_trace(inputs, scheduler, impl="hadoop")
-    steady, apps, mem = r.steady(span / 3, span)
-    detail = (
-        f"{r.simulated_s:.0f} sim s in {r.wall_s:.1f} wall s; {r.finished}/{r.jobs} jobs, "
-        f"{r.containers} containers; steady state {steady:.1f}x with {apps:.0f} running apps, "
-        f"{mem:.0%} memory; {r.heartbeats / r.wall_s:,.0f} heartbeats/s, "
-        f"{r.containers / r.wall_s:,.0f} allocations/s; {r.memory_detail()}"
-    )
-    ok = r.sim_per_wall >= 20 and r.finished == r.jobs
-    return [Figure(name, f"{r.sim_per_wall:.1f}x", ">= 20x, all jobs", ok, detail)]
+    return _p1_figure(work, scheduler, quick, "hadoop", name, 20)
 
 
 def _p2(work: Path, quick: bool) -> list[Figure]:

@@ -105,13 +105,25 @@ def _sum(containers: Iterable[RMContainer]) -> Resource:
     return total
 
 
+def _miscounted(
+    owner: str, counted: Resource, what: str, containers: Iterable[RMContainer]
+) -> str | None:
+    """What is wrong when `owner`'s running total (`counted`, its `what`)
+    differs from the sum of the containers it holds: nodes and apps keep
+    such totals beside their containers, and the two must agree."""
+    held = _sum(containers)
+    if not _same(held, counted):
+        return f"{owner} counts {counted!r} {what}, its containers {held!r}"
+    return None
+
+
 def _nodes(ctx: RMContext) -> str | None:
     scheduler = ctx.scheduler
     calc = scheduler.calc
     for node_id, node in scheduler.nodes.items():
-        used = _sum(node.containers.values())
-        if not _same(used, node.allocated):
-            return f"{node_id} counts {node.allocated!r} allocated, its containers {used!r}"
+        wrong = _miscounted(node_id, node.allocated, "allocated", node.containers.values())
+        if wrong is not None:
+            return wrong
         if node.allocated.any_negative():
             return f"{node_id} has negative allocation {node.allocated!r}"
         if not calc.fits(node.allocated, node.total):
@@ -130,9 +142,9 @@ def _queues(scheduler: Scheduler) -> str | None:
     charged: dict[str, Resource] = defaultdict(lambda: ZERO)
     counts: dict[str, int] = defaultdict(int)
     for attempt_id, sapp in scheduler.apps.items():
-        used = _sum(sapp.live.values())
-        if not _same(used, sapp.used):
-            return f"{attempt_id} counts {sapp.used!r} used, its containers {used!r}"
+        wrong = _miscounted(attempt_id, sapp.used, "used", sapp.live.values())
+        if wrong is not None:
+            return wrong
         if sapp.pending.any_negative():
             return f"{attempt_id} has negative pending {sapp.pending!r}"
     for c in scheduler.ctx.containers.values():

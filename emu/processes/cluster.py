@@ -148,11 +148,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="Hadoop configuration for the RM (default: $HADOOP_CONF_DIR, else none)",
     )
     C.add_conf_option(up, "set an RM configuration property")
-    up.add_argument(
-        "--keys",
-        metavar="DIR",
-        help="CURVE keys directory (emu keys generate; default: no encryption)",
-    )
+    C.add_server_keys_option(up)
     up.add_argument(
         "--trace",
         action="append",
@@ -218,10 +214,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     up.set_defaults(func=C.command(cluster_up))
     st = csub.add_parser("status", help="print a running cluster's nodes and applications")
     st.add_argument("--rm", required=True, metavar="HOST[:PORT_BASE]", help="the ResourceManager")
-    st.add_argument("--keys", metavar="DIR", help="CURVE keys directory (default: no encryption)")
-    st.add_argument(
-        "--client-key", metavar="FILE", help="client keypair (default DIR/client.key_secret)"
-    )
+    C.add_client_keys_options(st)
     st.add_argument("--json", action="store_true", help="machine-readable output")
     st.add_argument("--timeout", type=float, default=5.0, help="wall seconds to wait (default 5)")
     st.add_argument(

@@ -96,6 +96,28 @@ def local_address_towards(host: str) -> str:
             return socket.gethostname()
 
 
+# --- CURVE keys -------------------------------------------------------------------------
+def add_server_keys_option(parser: argparse.ArgumentParser) -> None:
+    """`--keys DIR` for a process that serves (and so holds the whole
+    directory `emu keys generate` wrote)."""
+    parser.add_argument(
+        "--keys",
+        metavar="DIR",
+        help="CURVE keys directory (emu keys generate; default: no encryption)",
+    )
+
+
+def add_client_keys_options(parser: argparse.ArgumentParser) -> None:
+    """`--keys DIR` and `--client-key FILE` for a client of the RM, which
+    may bring its own keypair instead of the directory's."""
+    parser.add_argument(
+        "--keys", metavar="DIR", help="CURVE keys directory (default: no encryption)"
+    )
+    parser.add_argument(
+        "--client-key", metavar="FILE", help="client keypair (default DIR/client.key_secret)"
+    )
+
+
 # --- configuration ----------------------------------------------------------------------
 def add_conf_option(parser: argparse.ArgumentParser, what: str) -> None:
     """`--conf/-D NAME=VALUE`, repeatable, read by `parse_overrides`."""

@@ -67,11 +67,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="address the RM and AMs use to reach us (default: --host, or the "
         "address on the route to the RM)",
     )
-    p.add_argument(
-        "--keys",
-        metavar="DIR",
-        help="CURVE keys directory (emu keys generate; default: no encryption)",
-    )
+    C.add_server_keys_option(p)
     p.add_argument(
         "--max-in-flight",
         type=int,

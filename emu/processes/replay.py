@@ -72,10 +72,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     C.add_conf_option(p, "set a configuration property")
     p.add_argument("--seed", type=int, help="SYNTH seed (default: the file's rand_seed)")
-    p.add_argument("--keys", metavar="DIR", help="CURVE keys directory (default: no encryption)")
-    p.add_argument(
-        "--client-key", metavar="FILE", help="client keypair (default DIR/client.key_secret)"
-    )
+    C.add_client_keys_options(p)
     p.add_argument(
         "--poll-ms",
         type=int,

@@ -78,11 +78,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--rate", type=float, default=1.0, help="simulated seconds per wall second (default 1)"
     )
-    p.add_argument(
-        "--keys",
-        metavar="DIR",
-        help="CURVE keys directory (emu keys generate; default: no encryption)",
-    )
+    C.add_server_keys_option(p)
     p.add_argument(
         "--events",
         metavar="FILE",

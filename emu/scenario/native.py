@@ -17,7 +17,7 @@ from typing import Any
 
 from emu.config.configuration import Configuration
 from emu.config.property_names import check_name
-from emu.errors import InputError
+from emu.errors import InputError, check_keys
 from emu.resources import Resource
 from emu.scenario.limits import JAVA_INT_MAX, JAVA_LONG_MAX, MAX_TASKS, shorten
 from emu.scenario.queues import check_capacity_queues
@@ -140,11 +140,7 @@ class _Reader:
         value = data.get(key.rsplit(".", 1)[-1].split("[")[0], {})
         if not isinstance(value, dict):
             raise self.fail(key, "expected a table")
-        for k in value:
-            if k not in allowed:
-                raise self.fail(
-                    f"{key}.{k}", f"unknown key (expected one of {', '.join(sorted(allowed))})"
-                )
+        check_keys(self.path, value, allowed, f"{key}.")
         return value
 
     def int_(
@@ -198,9 +194,7 @@ def load(path: str | Path, overrides: dict[str, tuple[str, str]] | None = None) 
     path = str(path)
     data = _read_toml(path)
     r = _Reader(path)
-    for k in data:
-        if k not in TOP_KEYS:
-            raise r.fail(k, f"unknown key (expected one of {', '.join(sorted(TOP_KEYS))})")
+    check_keys(path, data, TOP_KEYS)
     name = r.str_(data, "name", "", Path(path).stem)
     seed = r.int_(data, "seed", "", 0)
     conf = _config(r, data)
@@ -490,9 +484,7 @@ def _jobs(r: _Reader, job: Any, p: str) -> list[JobSpec]:
         "id", "type", "submit_ms", "queue", "user", "priority", "am_memory_mb", "am_vcores",
         "count", "tasks", "end_ms", "label",
     }  # fmt: skip
-    for k in job:
-        if k not in allowed:
-            raise r.fail(p + k, f"unknown key (expected one of {', '.join(sorted(allowed))})")
+    check_keys(r.path, job, allowed, p)
     job_id = r.str_(job, "id", p)
     am_type = r.str_(job, "type", p, "mapreduce")
     if am_type not in ("mapreduce", "stream", "generic"):

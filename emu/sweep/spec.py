@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from emu.errors import InputError
+from emu.errors import InputError, check_keys
 from emu.sweep.figures import METRICS
 
 TRACE_TYPES = ("SLS", "RUMEN", "SYNTH")
@@ -124,11 +124,7 @@ class _Reader:
     def table(self, data: Any, key: str, allowed: set[str]) -> dict[str, Any]:
         if not isinstance(data, dict):
             raise self.fail(key, "expected a table")
-        for k in data:
-            if k not in allowed:
-                raise self.fail(
-                    f"{key}.{k}", f"unknown key (expected one of {', '.join(sorted(allowed))})"
-                )
+        check_keys(str(self.path), data, allowed, f"{key}.")
         return data
 
     def name(self, data: dict[str, Any], key: str, default: str | None = None) -> str:

@@ -954,13 +954,7 @@ def _min_ratio(parent: ParentQueue, env: Env) -> dict[str, float] | None:
         return None
     if not rm.lt(calc, cluster, have, total):
         return None
-    out: dict[str, float] = {}
-    want = total.to_wire()
-    for name, n in have.to_wire().items():
-        d = want.get(name, 0)
-        if d:
-            out[name] = rm.f32(rm.f32(n) / rm.f32(d))
-    return out
+    return _ratio(have, total)
 
 
 def _scaled(r: Resource, ratio: dict[str, float] | None) -> Resource:
