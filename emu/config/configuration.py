@@ -8,9 +8,12 @@ it came from, so the user knows which line of which XML to fix.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from typing import TypeVar
 
 from emu.errors import InputError
+
+T = TypeVar("T")
 
 _TRUE = {"true", "yes", "on", "1"}
 _FALSE = {"false", "no", "off", "0"}
@@ -59,23 +62,22 @@ class Configuration:
         v = self.get(name)
         return default if v is None or v == "" else v
 
-    def get_int(self, name: str, default: int) -> int:
+    def _parsed(self, name: str, default: T, parse: Callable[[str], T], kind: str) -> T:
+        """`name`'s value through `parse` (unset or empty: `default`); one
+        that does not parse is refused as not being `kind`."""
         v = self.get(name)
         if v is None or v == "":
             return default
         try:
-            return int(v)
+            return parse(v)
         except ValueError:
-            raise self._bad(name, "an integer") from None
+            raise self._bad(name, kind) from None
+
+    def get_int(self, name: str, default: int) -> int:
+        return self._parsed(name, default, int, "an integer")
 
     def get_float(self, name: str, default: float) -> float:
-        v = self.get(name)
-        if v is None or v == "":
-            return default
-        try:
-            return float(v)
-        except ValueError:
-            raise self._bad(name, "a number") from None
+        return self._parsed(name, default, float, "a number")
 
     def get_bool(self, name: str, default: bool) -> bool:
         v = self.get(name)

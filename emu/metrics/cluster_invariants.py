@@ -105,15 +105,22 @@ def _sum(containers: Iterable[RMContainer]) -> Resource:
     return total
 
 
-def _miscounted(
-    owner: str, counted: Resource, what: str, containers: Iterable[RMContainer]
+def _holder(
+    owner: str,
+    counted: Resource,
+    what: str,
+    containers: Iterable[RMContainer],
+    kept: Resource,
+    kept_what: str,
 ) -> str | None:
-    """What is wrong when `owner`'s running total (`counted`, its `what`)
-    differs from the sum of the containers it holds: nodes and apps keep
-    such totals beside their containers, and the two must agree."""
+    """What is wrong with the totals a node or an app keeps beside the
+    containers it holds: `counted` (its `what`) must equal their sum, and
+    `kept` (its `kept_what`) must not go below zero."""
     held = _sum(containers)
     if not _same(held, counted):
         return f"{owner} counts {counted!r} {what}, its containers {held!r}"
+    if kept.any_negative():
+        return f"{owner} has negative {kept_what} {kept!r}"
     return None
 
 
@@ -121,11 +128,12 @@ def _nodes(ctx: RMContext) -> str | None:
     scheduler = ctx.scheduler
     calc = scheduler.calc
     for node_id, node in scheduler.nodes.items():
-        wrong = _miscounted(node_id, node.allocated, "allocated", node.containers.values())
+        allocated = node.allocated
+        wrong = _holder(
+            node_id, allocated, "allocated", node.containers.values(), allocated, "allocation"
+        )
         if wrong is not None:
             return wrong
-        if node.allocated.any_negative():
-            return f"{node_id} has negative allocation {node.allocated!r}"
         if not calc.fits(node.allocated, node.total):
             rmnode = ctx.nodes.get(node_id)
             shrunk_ms = rmnode.resource_updated_ms if rmnode is not None else -1
@@ -142,11 +150,9 @@ def _queues(scheduler: Scheduler) -> str | None:
     charged: dict[str, Resource] = defaultdict(lambda: ZERO)
     counts: dict[str, int] = defaultdict(int)
     for attempt_id, sapp in scheduler.apps.items():
-        wrong = _miscounted(attempt_id, sapp.used, "used", sapp.live.values())
+        wrong = _holder(attempt_id, sapp.used, "used", sapp.live.values(), sapp.pending, "pending")
         if wrong is not None:
             return wrong
-        if sapp.pending.any_negative():
-            return f"{attempt_id} has negative pending {sapp.pending!r}"
     for c in scheduler.ctx.containers.values():
         queue = scheduler._queue_of(c)
         if queue is not None:

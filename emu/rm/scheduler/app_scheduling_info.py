@@ -4,11 +4,11 @@ locality rules that say which ask a node may satisfy."""
 
 from __future__ import annotations
 
-import bisect
 from typing import TYPE_CHECKING
 
 from emu.resources import ZERO, Resource
 from emu.rm.scheduler.locality import ANY, NODE_LOCAL, OFF_SWITCH, RACK_LOCAL
+from emu.rm.scheduler.sorted_list import set_member
 
 if TYPE_CHECKING:
     from emu.rm.scheduler.scheduler_node import SchedulerNode
@@ -80,12 +80,7 @@ class AppSchedulingInfo:
         by_name = self.requests.get(priority)
         any_ask = by_name.get(ANY) if by_name else None
         live = any_ask is not None and any_ask.num > 0
-        i = bisect.bisect_left(self.priorities, priority)
-        present = i < len(self.priorities) and self.priorities[i] == priority
-        if live and not present:
-            self.priorities.insert(i, priority)
-        elif not live and present:
-            del self.priorities[i]
+        set_member(self.priorities, priority, live)
         if by_name is not None and not live and all(a.num <= 0 for a in by_name.values()):
             del self.requests[priority]
 

@@ -10,7 +10,6 @@ its lower priorities on this node ("do not assign out of order").
 
 from __future__ import annotations
 
-import bisect
 from typing import TYPE_CHECKING
 
 from mypy_extensions import mypyc_attr
@@ -21,6 +20,7 @@ from emu.rm.scheduler.abstract_scheduler import Scheduler
 from emu.rm.scheduler.locality import NODE_LOCAL, OFF_SWITCH, RACK_LOCAL
 from emu.rm.scheduler.scheduler_app import SchedulerApp
 from emu.rm.scheduler.scheduler_node import SchedulerNode
+from emu.rm.scheduler.sorted_list import set_member
 
 if TYPE_CHECKING:
     from emu.rm.app import RMApp
@@ -64,13 +64,7 @@ class FifoScheduler(Scheduler):
         self._set_needy(sapp, sapp.info.has_pending())
 
     def _set_needy(self, sapp: SchedulerApp, on: bool) -> None:
-        entry = (self._rank[sapp.attempt_id], sapp.attempt_id)
-        i = bisect.bisect_left(self._needy, entry)
-        present = i < len(self._needy) and self._needy[i] == entry
-        if on and not present:
-            self._needy.insert(i, entry)
-        elif present and not on:
-            del self._needy[i]
+        set_member(self._needy, (self._rank[sapp.attempt_id], sapp.attempt_id), on)
 
     def skip_quiet_node_update(self, node_id: str) -> bool:
         """No attempt has an outstanding ask: the pass would visit none."""
