@@ -8,15 +8,15 @@ which words the message must contain.
 
 from __future__ import annotations
 
-import os
+import io
 import subprocess
-import sys
 import tomllib
-from concurrent.futures import ThreadPoolExecutor
+from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 import pytest
 
+from emu.cli import main
 from tests.reference import REFERENCE_DIR
 
 BAD = Path(__file__).resolve().parent.parent / "data" / "bad"
@@ -66,29 +66,33 @@ def test_the_corpus_is_complete():
 
 
 def _run(name: str, out: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "emu.cli",
-            *_argv(MANIFEST[name]["command"], str(BAD / name), str(out)),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env={**os.environ, "HADOOP_CONF_DIR": ""},
-    )
+    """The CLI's `main` on one case in this process, with its exit code and
+    what it wrote: the same code path as the `emu` command, without an
+    interpreter's start per case (tests/integration/test_cli_errors.py runs
+    the command itself in processes of its own)."""
+    argv = _argv(MANIFEST[name]["command"], str(BAD / name), str(out))
+    stdout, stderr = io.StringIO(), io.StringIO()
+    with redirect_stdout(stdout), redirect_stderr(stderr):
+        try:
+            code = main(argv)
+        except SystemExit as e:
+            code = e.code if isinstance(e.code, int) else 1
+    return subprocess.CompletedProcess(argv, code, stdout.getvalue(), stderr.getvalue())
 
 
 @pytest.fixture(scope="module")
-def outcomes(tmp_path_factory) -> dict[str, tuple[subprocess.CompletedProcess[str], Path]]:
-    """Every case's CLI run, a few at a time: each is a fresh interpreter,
-    and running them side by side keeps the corpus to seconds."""
+def outcomes(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> dict[str, tuple[subprocess.CompletedProcess[str], Path]]:
+    """Every case's CLI run, one after another, with no Hadoop configuration
+    directory from the environment."""
     root = tmp_path_factory.mktemp("bad")
-    outs = {name: root / str(i) / "out" for i, name in enumerate(sorted(MANIFEST))}
-    with ThreadPoolExecutor(max_workers=4) as pool:
-        done = dict(zip(outs, pool.map(_run, outs, outs.values()), strict=True))
-    return {name: (done[name], outs[name]) for name in outs}
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("HADOOP_CONF_DIR", "")
+        return {
+            name: (_run(name, root / str(i) / "out"), root / str(i) / "out")
+            for i, name in enumerate(sorted(MANIFEST))
+        }
 
 
 @pytest.mark.parametrize("name", sorted(MANIFEST))
