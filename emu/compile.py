@@ -1,7 +1,8 @@
 """`python -m emu.compile`: compile emu's hot modules with mypyc, in place.
 
-`make install` runs it, so `make run`, `make test` and `make bench` use the
-compiled form; it compiles only when a source changed since the last build.
+`make compile` runs it (and so `make install`, `make bench` and `make
+fidelity`, which use the compiled form); it compiles only when a source
+changed since the last build.
 Which modules, how `import emu` picks the compiled or the source form, and
 why compiling at all: emu/native.py. A failed build removes what it made
 and exits 1: emu then runs as pure Python, slower, with the same outputs.

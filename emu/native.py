@@ -10,10 +10,10 @@ and compares the files byte for byte), about twice as fast.
 
 How it is used:
 
-- `make install` (and so `make run`, `make test`, `make bench`) runs
-  `python -m emu.compile` (emu/compile.py), which compiles when a source changed since
-  the last build and does nothing otherwise. The extension files land beside
-  the sources and are not committed.
+- `make compile` (and so `make install`, `make bench`, `make fidelity`)
+  runs `python -m emu.compile` (emu/compile.py), which compiles when a
+  source changed since the last build and does nothing otherwise. The
+  extension files land beside the sources and are not committed.
 - `import emu` calls `activate()`: when there is no build, when
   `EMU_PURE_PYTHON=1`, or when a source changed since the build (a stale
   build would run old code), the listed modules are loaded from their `.py`
@@ -109,7 +109,7 @@ def build_state(manifest_file: Path = MANIFEST) -> tuple[str, str]:
     try:
         manifest = json.loads(manifest_file.read_text())
     except (OSError, ValueError):
-        return "pure", "not compiled (`make install` or `python -m emu.compile` compiles)"
+        return "pure", "not compiled (`make compile` or `python -m emu.compile` compiles)"
     if manifest.get("python") != sys.implementation.cache_tag:
         return (
             "pure",
@@ -176,7 +176,7 @@ def activate() -> str:
         if kind == "stale":
             print(
                 f"emu: running pure Python, the compiled build is stale ({detail}); "
-                "`make install` or `python -m emu.compile` rebuilds it",
+                "`make compile` or `python -m emu.compile` rebuilds it",
                 file=sys.stderr,
             )
     _active = kind
