@@ -53,7 +53,7 @@ def start(explicit_classpath: str | None = None) -> Any:
         raise InputError(
             "--scheduler-impl hadoop",
             None,
-            f"needs the Python package JPype1 ({e}): `make install` installs it, or "
+            f"needs the Python package JPype1 ({e}): `make hadoop` installs it, or "
             "pip install JPype1",
         ) from None
     cp = hcp.resolve(explicit_classpath)
