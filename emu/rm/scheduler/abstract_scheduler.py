@@ -279,9 +279,10 @@ class Scheduler:
                             self.node_released(node, ended)
         node = self.nodes.get(node_id)
         if node is not None and not (self.shortcuts and self.skip_quiet_node_update(node_id)):
-            # Shortcut: the statuses may have changed nothing an offer looks
-            # at (containers now running, or completions FIFO and Capacity
-            # need no pass for while nothing is asked for).
+            # Shortcut: the one place the pass is skipped when it provably
+            # changes nothing, whatever the node reported (most often
+            # nothing; or containers now running, or completions FIFO and
+            # Capacity need no pass for while nothing is asked for).
             if self.watcher is not None:
                 self.watcher.scheduling_pass(node_id)
             self.schedule(node)
@@ -425,11 +426,12 @@ class Scheduler:
         raise NotImplementedError
 
     def skip_quiet_node_update(self, node_id: str) -> bool:
-        """Shortcut asked by the RM for a heartbeat that reports no
-        container: True if a NODE_UPDATE on `node_id` now provably changes
-        nothing (no placement, reservation, counter or recorded decision),
-        after doing in O(1) whatever residue the skipped pass would have
-        left. False (the safe answer, and this default) runs the pass."""
+        """Shortcut asked by `on_NODE_UPDATE` (and nowhere else) once the
+        node's statuses are applied: True if the pass on `node_id` now
+        provably changes nothing (no placement, reservation, counter or
+        recorded decision), after doing in O(1) whatever residue the
+        skipped pass would have left. False (the safe answer, and this
+        default) runs the pass."""
         return False
 
     def headroom(self, sapp: SchedulerApp) -> Resource:
