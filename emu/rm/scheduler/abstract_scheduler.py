@@ -281,8 +281,8 @@ class Scheduler:
         if node is not None and not (self.shortcuts and self.skip_quiet_node_update(node_id)):
             # Shortcut: the one place the pass is skipped when it provably
             # changes nothing, whatever the node reported (most often
-            # nothing; or containers now running, or completions FIFO and
-            # Capacity need no pass for while nothing is asked for).
+            # nothing; or containers that started running, or completions
+            # FIFO and Capacity need no pass for while nothing is asked for).
             if self.watcher is not None:
                 self.watcher.scheduling_pass(node_id)
             self.schedule(node)
@@ -427,8 +427,8 @@ class Scheduler:
 
     def skip_quiet_node_update(self, node_id: str) -> bool:
         """Shortcut asked by `on_NODE_UPDATE` (and nowhere else) once the
-        node's statuses are applied: True if the pass on `node_id` now
-        provably changes nothing (no placement, reservation, counter or
+        node's statuses are applied: True if the pass on `node_id` would
+        provably change nothing (no placement, reservation, counter or
         recorded decision), after doing in O(1) whatever residue the
         skipped pass would have left. False (the safe answer, and this
         default) runs the pass."""

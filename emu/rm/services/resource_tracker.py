@@ -160,7 +160,7 @@ class ResourceTrackerService(Service):
         nodes, pings = ctx.nodes, ctx.nm_liveness.last_pings
         settings, recovery = ctx.settings, ctx.recovery
         at_once = healthy and settings.shortcuts and not settings.plugin
-        node_update = ctx.scheduler.on_NODE_UPDATE
+        scheduler = ctx.scheduler
         running, final = node_sm.RUNNING, node_sm.FINAL
         clock = time.perf_counter
         status_updates = node_updates = 0
@@ -184,7 +184,7 @@ class ResourceTrackerService(Service):
                         ):
                             status_updates += 1
                             start = clock()
-                            node_update(node_id, _NOTHING)
+                            scheduler.on_NODE_UPDATE(node_id, _NOTHING)
                             update_seconds += clock() - start
                             node_updates += 1
                             if dispatcher.depth:

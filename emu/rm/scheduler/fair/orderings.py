@@ -230,7 +230,7 @@ class KeptState:
 
     def blacklist_changed(self, app: FSApp) -> None:
         """`app`'s blacklist changed: settled apps have none (so the quiet
-        check may pass them over), so one that has one now is offered nodes
+        check may pass them over), so one that has one is offered nodes
         again, and so is a silent one."""
         order = app.queue.order
         if app.sapp.blacklist:
