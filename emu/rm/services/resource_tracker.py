@@ -165,23 +165,23 @@ class ResourceTrackerService(Service):
         clock = time.perf_counter
         status_updates = node_updates = 0
         update_seconds = 0.0
+        # Whether nothing is queued: true at the start of every heartbeat
+        # but perhaps the first, as each one leaves the queue drained.
+        idle = not dispatcher.depth
         try:
             for node_id, rid, statuses in beats:
                 try:
                     node = nodes.get(node_id)
                     if node is None or rid != node.response_id:
                         replies.append(self._out_of_step(node_id, node, rid, request_id))
+                        if dispatcher.depth:
+                            dispatcher.drain()
                     else:
                         node.last_heartbeat_ms = now_ms
                         if node_id in pings:
                             pings[node_id] = now_ms
                         node.health_report = report
-                        if (
-                            at_once
-                            and not statuses
-                            and node.state is running
-                            and not dispatcher.depth
-                        ):
+                        if at_once and idle and not statuses and node.state is running:
                             status_updates += 1
                             start = clock()
                             scheduler.on_NODE_UPDATE(node_id, _NOTHING)
@@ -208,8 +208,9 @@ class ResourceTrackerService(Service):
                     if failed is None:
                         raise
                     replies.append(failed("node_heartbeat", e, request_id))
-                if dispatcher.depth:
-                    dispatcher.drain()
+                    if dispatcher.depth:
+                        dispatcher.drain()
+                idle = True
         finally:
             dispatcher.handled_at_once("node", node_sm.NodeEvent.STATUS_UPDATE, status_updates, 0.0)
             dispatcher.handled_at_once(
