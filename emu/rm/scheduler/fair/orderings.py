@@ -16,24 +16,23 @@ takes the plain computation instead.
   configured maximum and the min share are the same objects.
 - `KeptAvailable`: the root queue's available resource, kept while the
   cluster and the used resource are the same objects.
-- `QuietNodes`: whether a node update with nothing to report would change
-  nothing (and so may be skipped), and the settled and silent apps by app
+- `QuietNodes`: whether a node update's pass would change nothing (and so
+  may be skipped), and the settled and silent apps by app
   id, so that a decision recorded for an app id offers them nodes again.
 
 `KeptMaxShare`, `KeptAvailable` and `ChildOrder` need no telling: they
 compare their inputs (replaced on change, never changed in place) on every
 read. `LeafOrder` and `QuietNodes` are told of every change that may alter
 what a node update does through one seam, `KeptState` (the scheduler's
-`kept`): one method per kind of change (an app's usage, demand or
-runnability; a container allocated or released; a node freed; asks
-updated; outstanding asks started or stopped; a blacklist; a reservation
-made or gone; the cluster; the allocation file; the periodic update of
-demands and shares; a recorded decision), each called from one place. The
-quiet state ends there, or with a newly recorded decision, nowhere else;
-the orders and the quiet state call on each other only inside this
-module. A pass reads them (`LeafOrder.kept`/`offer`, `QuietNodes.skips`/
-`note`) and changes them only as a pass would (settling and silencing the
-apps it offers a node to).
+`kept`): one method per kind of change (an app's demand or runnability; a
+container allocated or released; a node freed; asks updated; outstanding
+asks started or stopped; a blacklist; a reservation made or gone; the
+cluster; the allocation file; the periodic update of demands and shares;
+a recorded decision), each called from one place. The quiet state ends
+there and nowhere else; the orders and the quiet state call on each other
+only inside this module. A pass reads them (`LeafOrder.kept`/`offer`,
+`QuietNodes.skips`/`note`) and changes them only as a pass would
+(settling and silencing the apps it offers a node to).
 """
 
 from __future__ import annotations
@@ -179,8 +178,8 @@ class KeptState:
     """The kept state (each leaf queue's `LeafOrder`, the `QuietNodes`) as
     the rest of the FairScheduler sees it: the one way a change reaches it.
     One method per kind of change, each called from one place: the
-    scheduler's hook for that change, or, for an app's own usage, demand
-    and runnability, `FSApp`. What each kind of change ends or moves is
+    scheduler's hook for that change, or, for an app's demand and
+    runnability, `FSApp`. What each kind of change ends or moves is
     written here; the orders and the quiet state call on each other only
     inside this module."""
 
@@ -189,10 +188,10 @@ class KeptState:
         self.quiet = quiet
 
     def app_changed(self, app: FSApp) -> None:
-        """`app`'s usage, demand or runnability changed (it joined or left
-        its queue's runnable apps, or its demand was updated): it joins or
-        leaves its queue's wanting apps and moves in their order; the
-        quiet state ends."""
+        """`app`'s demand or runnability changed (it joined or left its
+        queue's runnable apps, or the update worked out its demand again):
+        it joins or leaves its queue's wanting apps and moves in their
+        order; the quiet state ends."""
         app.queue.order.app_changed(app)
 
     def container_allocated(self, app: FSApp) -> None:
@@ -281,7 +280,7 @@ class KeptState:
 
 
 class QuietNodes:
-    """Whether a node update with no container statuses would change
+    """Whether a node update's pass, its statuses applied, would change
     nothing. After a pass that placed nothing, recorded nothing new and saw
     no invalidation, `note` works out whether a pass on any other node would
     do the same; that holds (`skips`) until `invalidate` is called or a
