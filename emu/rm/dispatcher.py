@@ -100,6 +100,25 @@ class Dispatcher:
             counts = of_kind[etype] = self._counts[f"{kind}.{etype}"] = EventCounts()
         return counts
 
+    def count(self, counts: EventCounts, n: int, seconds: float) -> None:
+        """`n` more events of `counts`' kind and type handled, their
+        handlers having taken `seconds`: how `drain` counts each event, and
+        how `handled_at_once` counts the events a caller handled itself."""
+        counts.count += n
+        counts.seconds += seconds
+
+    def handled_at_once(self, kind: str, etype: str, n: int, seconds: float) -> None:
+        """Count `n` events of `kind` and `etype` that a caller handled by
+        calling their handler's code itself, each in place of dispatching
+        it onto the empty queue and draining that (an event the caller
+        knows the effect of, spared the queue's round trip): counted as
+        `drain` counts, and the queue's depth as that one event would have
+        made it."""
+        if n:
+            if self.max_depth < 1:
+                self.max_depth = 1
+            self.count(self.counts(kind, etype), n, seconds)
+
     def drain(self) -> None:
         """Handle queued events, and those they raise, until none is left."""
         if self._draining:
@@ -117,7 +136,6 @@ class Dispatcher:
                     counts = self.counts(kind, event.type)
                 start = clock()
                 handlers[kind](event)
-                counts.seconds += clock() - start
-                counts.count += 1
+                self.count(counts, 1, clock() - start)
         finally:
             self._draining = False

@@ -101,7 +101,10 @@ def _started(ctx: EntityContext, n: RMNode, data: Any) -> None:
 
 
 def _status(ctx: EntityContext, n: RMNode, data: Any) -> str:
-    """data = (healthy, launched ids, completed statuses)."""
+    """data = (healthy, launched ids, completed statuses). Healthy, the
+    one effect is the NODE_UPDATE: for a report of nothing the heartbeat
+    path hands it to the scheduler at once instead
+    (ResourceTrackerService._take)."""
     healthy, launched, completed = data
     if healthy:
         ctx.dispatch("scheduler", SchedulerEvent.NODE_UPDATE, n.node_id, (launched, completed))

@@ -47,8 +47,8 @@ def test_counts_are_kept_per_kind_and_type_in_first_seen_order():
     for kind, etype in [("b", "Y"), ("a", "X"), ("b", "Y"), ("a", "Z")]:
         d.dispatch(Event(kind, etype, "t"))
     d.drain()
-    # counted without a pass (a skipped quiet heartbeat): the same record
-    d.counts("a", "X").count += 2
+    # handled by their caller, not queued (a quiet heartbeat's): the same record
+    d.handled_at_once("a", "X", 2, 0.0)
     assert list(d.handled.items()) == [("b.Y", 2), ("a.X", 3), ("a.Z", 1)]
     seconds = d.handle_seconds
     assert list(seconds) == ["b.Y", "a.X", "a.Z"]

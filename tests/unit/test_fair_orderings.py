@@ -1,6 +1,8 @@
-"""The fair package's layout: its modules import without a cycle, and the
-quiet-node state (orderings.QuietNodes) ends on `invalidate`, the one call
-every change that may alter a node update makes, and on a new decision."""
+"""The fair package's layout: its modules import without a cycle, every
+change reaches the kept orders and the quiet state through one seam
+(orderings.KeptState, each of its methods called from one place), and the
+quiet-node state (orderings.QuietNodes) ends with each change that seam is
+told of and on a new decision."""
 
 from __future__ import annotations
 
@@ -55,6 +57,79 @@ def test_the_allocation_file_reader_imports_without_the_scheduler() -> None:
         "assert f.FairScheduler.__name__ == 'FairScheduler'\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+KEPT_INTERNALS = {
+    "invalidate",
+    "app_changed",
+    "asks_changed",
+    "unsettle",
+    "unsilence",
+    "unsilence_all",
+    "refresh_silent_bounds",
+    "decision_recorded",
+}
+"""What changes the kept orders and the quiet state; called outside
+orderings.py only through KeptState."""
+
+
+def _calls(path: Path) -> list[tuple[bool, str]]:
+    """The methods `path` calls (`x.name(...)`): whether on the seam
+    (`x.kept.name(...)`), and the name."""
+    found: list[tuple[bool, str]] = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            on = node.func.value
+            found.append((isinstance(on, ast.Attribute) and on.attr == "kept", node.func.attr))
+    return found
+
+
+def test_changes_reach_the_kept_state_through_one_seam_one_call_each() -> None:
+    seam = [
+        node.name
+        for cls in ast.parse((FAIR / "orderings.py").read_text()).body
+        if isinstance(cls, ast.ClassDef) and cls.name == "KeptState"
+        for node in cls.body
+        if isinstance(node, ast.FunctionDef) and not node.name.startswith("_")
+    ]
+    calls: dict[str, int] = dict.fromkeys(seam, 0)
+    rm = FAIR.parents[1]
+    for path in rm.rglob("*.py"):
+        if path.name == "orderings.py":
+            continue
+        for on_seam, name in _calls(path):
+            if on_seam:
+                calls[name] += 1
+            elif path.parent == FAIR:
+                assert name not in KEPT_INTERNALS, f"{path.name} calls {name}"
+    # `decision_recorded` is handed over as Activities' callback, not called
+    assert calls.pop("decision_recorded") == 0
+    assert calls == dict.fromkeys(calls, 1)
+
+
+async def test_each_change_that_may_alter_a_pass_ends_the_quiet_state(
+    autojump_clock: Any,
+) -> None:
+    h = _quiet_cluster()
+    fs = h.sched
+    app = next(iter(fs.fsapps.values()))
+    changes = [
+        lambda: fs.kept.app_changed(app),
+        lambda: fs.kept.container_allocated(app),
+        lambda: fs.kept.container_released(app),
+        fs.kept.node_freed,
+        lambda: fs.kept.pending_changed(app),
+        lambda: fs.kept.reserved(app),
+        lambda: fs.kept.unreserved(app),
+        fs.kept.cluster_changed,
+        fs.kept.config_changed,
+        fs.kept.shares_updated,
+    ]
+    for change in changes:
+        h.heartbeat("n0", times=2)  # a pass that changes nothing: quiet noted
+        assert fs.quiet.skips(fs, "n1")
+        change()
+        assert not fs.quiet.skips(fs, "n1")
 
 
 def _quiet_cluster(on: bool = True) -> FSHarness:

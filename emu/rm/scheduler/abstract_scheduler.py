@@ -244,6 +244,23 @@ class Scheduler:
 
     def on_NODE_UPDATE(self, node_id: str, data: tuple[list[str], list[dict[str, Any]]]) -> None:
         launched, completed = data
+        if launched or completed:
+            self._node_statuses(node_id, launched, completed)
+        node = self.nodes.get(node_id)
+        if node is not None and not (self.shortcuts and self.skip_quiet_node_update(node_id)):
+            # Shortcut: the one place the pass is skipped when it provably
+            # changes nothing, whatever the node reported (most often
+            # nothing; or containers that started running, or completions
+            # FIFO and Capacity need no pass for while nothing is asked for).
+            if self.watcher is not None:
+                self.watcher.scheduling_pass(node_id)
+            self.schedule(node)
+
+    def _node_statuses(
+        self, node_id: str, launched: list[str], completed: list[dict[str, Any]]
+    ) -> None:
+        """The containers a NODE_UPDATE reports launched and completed,
+        applied before its pass (most reports have none: then not called)."""
         containers = self.ctx.containers
         unknown = self.unknown_reports
         for cid in launched:
@@ -277,14 +294,6 @@ class Scheduler:
                         if node is not None:
                             node.remove(ended)
                             self.node_released(node, ended)
-        node = self.nodes.get(node_id)
-        if node is not None and not (self.shortcuts and self.skip_quiet_node_update(node_id)):
-            # Shortcut: the statuses may have changed nothing an offer looks
-            # at (containers now running, or completions FIFO and Capacity
-            # need no pass for while nothing is asked for).
-            if self.watcher is not None:
-                self.watcher.scheduling_pass(node_id)
-            self.schedule(node)
 
     def on_APP_ADDED(self, app_id: str, app: RMApp) -> None:
         reason = self.place_app(app)
@@ -425,11 +434,12 @@ class Scheduler:
         raise NotImplementedError
 
     def skip_quiet_node_update(self, node_id: str) -> bool:
-        """Shortcut asked by the RM for a heartbeat that reports no
-        container: True if a NODE_UPDATE on `node_id` now provably changes
-        nothing (no placement, reservation, counter or recorded decision),
-        after doing in O(1) whatever residue the skipped pass would have
-        left. False (the safe answer, and this default) runs the pass."""
+        """Shortcut asked by `on_NODE_UPDATE` (and nowhere else) once the
+        node's statuses are applied: True if the pass on `node_id` would
+        provably change nothing (no placement, reservation, counter or
+        recorded decision), after doing in O(1) whatever residue the
+        skipped pass would have left. False (the safe answer, and this
+        default) runs the pass."""
         return False
 
     def headroom(self, sapp: SchedulerApp) -> Resource:

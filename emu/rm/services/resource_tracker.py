@@ -2,19 +2,23 @@
 
 from __future__ import annotations
 
+import time
 from collections import Counter
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Final
 
 from emu.msg import types as P
 from emu.msg.types import Beat, NodeHeartbeats, NodeHeartbeatsReply
 from emu.resources import Resource
 from emu.rm import node as node_sm
 from emu.rm.context import RMContext
-from emu.rm.dispatcher import Dispatcher
 from emu.rm.node import RMNode
 from emu.rm.scheduler.events import SchedulerEvent
 from emu.rm.services.service import Refused, Service
+
+_NOTHING: Final[tuple[list[str], list[dict[str, Any]]]] = ([], [])
+"""A NODE_UPDATE's report of nothing (no container launched or completed):
+read by the handler, never changed."""
 
 
 class ResourceTrackerService(Service):
@@ -104,32 +108,19 @@ class ResourceTrackerService(Service):
         `failed`'s error map (None: the exception propagates). The time is
         read once for the batch: the virtual clock does not move while it
         is handled, a wall clock by microseconds, well inside the liveness
-        expiry.
-
-        Shortcut: a heartbeat that reports no container, from a healthy
-        running node with nothing to clean up, on which the scheduler can
-        provably do nothing (`Scheduler.skip_quiet_node_update`), is
-        answered without dispatching its STATUS_UPDATE and NODE_UPDATE
-        (most heartbeats of a busy cluster: they are 1 s apart and
-        containers run for minutes). Everything those two events leave
-        behind is kept: the node stays RUNNING, liveness and response id
-        advance, and the dispatcher's counts (SLS's scheduler-operation
-        counters) go up as if both had been handled."""
+        expiry."""
         ctx = self.ctx
         request_id = batch.request_id
         now_ms = ctx.now_ms()
         replies: list[int | dict[str, Any]] = []
         health = batch.health
         if health is None:
-            quiet = self._take(batch.beats, True, "", request_id, now_ms, replies, failed)
+            self._take(batch.beats, True, "", request_id, now_ms, replies, failed)
         else:
             # Rare (only a peer that reports health sends it): beat by beat,
             # each with its own.
-            quiet = 0
             for beat, (healthy, report) in zip(batch.beats, health, strict=True):
-                quiet += self._take([beat], healthy, report, request_id, now_ms, replies, failed)
-        if quiet:
-            count_quiet(ctx.dispatcher, quiet)
+                self._take([beat], healthy, report, request_id, now_ms, replies, failed)
         return NodeHeartbeatsReply(request_id, replies, ctx.settings.nm_heartbeat_ms)
 
     def _take(
@@ -141,78 +132,90 @@ class ResourceTrackerService(Service):
         now_ms: int,
         replies: list[int | dict[str, Any]],
         failed: Callable[[str, Exception, int], dict[str, Any]] | None,
-    ) -> int:
+    ) -> None:
         """`heartbeats` for `beats` of the same health: their answers added
-        to `replies`; returns how many were quiet."""
+        to `replies`.
+
+        A heartbeat in step with its node takes one path: the node's
+        heartbeat bookkeeping (last heartbeat, liveness, health report),
+        its STATUS_UPDATE and everything that sets off, handled before the
+        reply is built, then the response id and the reply.
+
+        Made cheaper for the commonest heartbeat of a busy cluster (1 s
+        apart, while containers run for minutes): one that reports no
+        container, healthy, to a RUNNING node. Its STATUS_UPDATE does one
+        thing (`node._status`), raise a NODE_UPDATE that reports nothing,
+        so while nothing else is queued (nothing would be handled between
+        them) the pair is handled at once: the scheduler's NODE_UPDATE
+        handler is called with nothing to report, and the dispatcher counts
+        both events (`Dispatcher.handled_at_once`; SLS's scheduler-operation
+        counters), sparing two events their queueing and routing. The
+        handler decides, as on every node update, whether the pass would
+        change anything (`Scheduler.skip_quiet_node_update`). With the
+        shortcuts off (`RMSettings.shortcuts`), and for a plugin scheduler
+        (its handler is guarded: `RMContext.attach_scheduler`), both events
+        go through the queue."""
         ctx = self.ctx
         dispatcher = ctx.dispatcher
         nodes, pings = ctx.nodes, ctx.nm_liveness.last_pings
+        settings, recovery = ctx.settings, ctx.recovery
+        at_once = healthy and settings.shortcuts and not settings.plugin
         scheduler = ctx.scheduler
-        skipping = ctx.settings.shortcuts and healthy
-        running = node_sm.RUNNING
-        quiet = 0
-        for node_id, rid, statuses in beats:
-            try:
-                node = nodes.get(node_id)
-                if node is None or rid != node.response_id:
-                    replies.append(self._out_of_step(node_id, node, rid, request_id))
-                elif (
-                    skipping
-                    and not statuses
-                    and node.state is running
-                    and not node.containers_to_cleanup
-                    and not node.apps_to_cleanup
-                    and not dispatcher.depth
-                    and scheduler.skip_quiet_node_update(node_id)
-                ):
-                    node.last_heartbeat_ms = now_ms
-                    if node_id in pings:
-                        pings[node_id] = now_ms
-                    node.health_report = report
-                    rid += 1
-                    node.response_id = node.last_reply = rid
-                    replies.append(rid)
-                    quiet += 1
-                    continue  # nothing was dispatched
-                else:
-                    replies.append(
-                        self._beat(node, rid, statuses, healthy, report, request_id, now_ms)
-                    )
-            except Exception as e:
-                if failed is None:
-                    raise
-                replies.append(failed("node_heartbeat", e, request_id))
-            if dispatcher.depth:
-                dispatcher.drain()
-        return quiet
-
-    def _beat(
-        self,
-        node: RMNode,
-        rid: int,
-        statuses: list[dict[str, Any]],
-        healthy: bool,
-        report: str,
-        request_id: int,
-        now_ms: int,
-    ) -> int | dict[str, Any]:
-        """A heartbeat in step with the node (`rid` is its response id),
-        taken in with its STATUS_UPDATE: `heartbeats`' answer."""
-        ctx = self.ctx
-        node_id = node.node_id
-        node.last_heartbeat_ms = now_ms
-        ctx.nm_liveness.ping(node_id, now_ms)
-        node.health_report = report
-        recovery = ctx.recovery
-        if recovery is not None and statuses and recovery.live_recovered:
-            recovery.heartbeat_statuses(node_id, statuses)
-        _status_update(ctx, node_id, healthy, statuses)
-        rid += 1
-        node.response_id = rid
-        if node.containers_to_cleanup or node.apps_to_cleanup or node.state in node_sm.FINAL:
-            return self._answer(node, request_id)
-        node.last_reply = rid
-        return rid
+        running, final = node_sm.RUNNING, node_sm.FINAL
+        clock = time.perf_counter
+        status_updates = node_updates = 0
+        update_seconds = 0.0
+        # Whether nothing is queued: true at the start of every heartbeat
+        # but perhaps the first, as each one leaves the queue drained.
+        idle = not dispatcher.depth
+        try:
+            for node_id, rid, statuses in beats:
+                try:
+                    node = nodes.get(node_id)
+                    if node is None or rid != node.response_id:
+                        replies.append(self._out_of_step(node_id, node, rid, request_id))
+                        if dispatcher.depth:
+                            dispatcher.drain()
+                    else:
+                        node.last_heartbeat_ms = now_ms
+                        if node_id in pings:
+                            pings[node_id] = now_ms
+                        node.health_report = report
+                        if at_once and idle and not statuses and node.state is running:
+                            status_updates += 1
+                            start = clock()
+                            scheduler.on_NODE_UPDATE(node_id, _NOTHING)
+                            update_seconds += clock() - start
+                            node_updates += 1
+                            if dispatcher.depth:
+                                dispatcher.drain()
+                        else:
+                            if recovery is not None and statuses and recovery.live_recovered:
+                                recovery.heartbeat_statuses(node_id, statuses)
+                            _status_update(ctx, node_id, healthy, statuses)
+                        rid += 1
+                        node.response_id = rid
+                        if (
+                            node.containers_to_cleanup
+                            or node.apps_to_cleanup
+                            or node.state in final
+                        ):
+                            replies.append(self._answer(node, request_id))
+                        else:
+                            node.last_reply = rid
+                            replies.append(rid)
+                except Exception as e:
+                    if failed is None:
+                        raise
+                    replies.append(failed("node_heartbeat", e, request_id))
+                    if dispatcher.depth:
+                        dispatcher.drain()
+                idle = True
+        finally:
+            dispatcher.handled_at_once("node", node_sm.NodeEvent.STATUS_UPDATE, status_updates, 0.0)
+            dispatcher.handled_at_once(
+                "scheduler", SchedulerEvent.NODE_UPDATE, node_updates, update_seconds
+            )
 
     def _out_of_step(
         self, node_id: str, node: RMNode | None, rid: int, request_id: int
@@ -284,13 +287,3 @@ def _status_update(
             launched.append(st["container_id"])
     ctx.dispatch("node", node_sm.NodeEvent.STATUS_UPDATE, node_id, (healthy, launched, completed))
     ctx.dispatcher.drain()
-
-
-def count_quiet(dispatcher: Dispatcher, n: int) -> None:
-    """Count `n` skipped quiet heartbeats (see `heartbeats`) as handled STATUS_UPDATE and
-    NODE_UPDATE events (SLS's scheduler-operation counters), each of which
-    would have queued one event at a time."""
-    dispatcher.counts("node", node_sm.NodeEvent.STATUS_UPDATE).count += n
-    dispatcher.counts("scheduler", SchedulerEvent.NODE_UPDATE).count += n
-    if dispatcher.max_depth < 1:
-        dispatcher.max_depth = 1

@@ -88,12 +88,9 @@ class FSApp:
 
     @property
     def used(self) -> Resource:
-        """The common app's usage: the scheduler charges it, then calls
-        `used_changed`."""
+        """The common app's usage: the scheduler charges it, then tells the
+        kept state (`KeptState.container_allocated` / `container_released`)."""
         return self.sapp.used
-
-    def used_changed(self) -> None:
-        self._track_demand()
 
     @property
     def am_resource(self) -> Resource:
@@ -109,9 +106,9 @@ class FSApp:
         self._track_demand()
 
     def _track_demand(self) -> None:
-        """Usage, demand or runnability changed: the queue's kept state
-        follows (its apps with unmet demand, their order, the quiet state)."""
-        self.queue.order.app_changed(self)
+        """Demand or runnability changed: the kept state follows (its
+        queue's apps with unmet demand, their order, the quiet state)."""
+        self.fs.kept.app_changed(self)
 
     def set_runnable(self, runnable: bool) -> None:
         if runnable and not self.runnable:

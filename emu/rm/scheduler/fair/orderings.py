@@ -16,17 +16,23 @@ takes the plain computation instead.
   configured maximum and the min share are the same objects.
 - `KeptAvailable`: the root queue's available resource, kept while the
   cluster and the used resource are the same objects.
-- `QuietNodes`: whether a node update with nothing to report would change
-  nothing (and so may be skipped), and the settled and silent apps by app
+- `QuietNodes`: whether a node update's pass would change nothing (and so
+  may be skipped), and the settled and silent apps by app
   id, so that a decision recorded for an app id offers them nodes again.
 
-What changes reaches them through these entry points: `QuietNodes.invalidate`
-(anything that may alter what a pass does; the quiet state ends there or
-with a newly recorded decision, nowhere else), `LeafOrder.app_changed` (an
-app's usage, demand or runnability; it invalidates too),
-`LeafOrder.asks_changed`, `QuietNodes.decision_recorded`, and the
-`unsilence`/`unsettle` calls for asks, blacklists, reservations and nodes.
-The kept values and orders check their own inputs on every read.
+`KeptMaxShare`, `KeptAvailable` and `ChildOrder` need no telling: they
+compare their inputs (replaced on change, never changed in place) on every
+read. `LeafOrder` and `QuietNodes` are told of every change that may alter
+what a node update does through one seam, `KeptState` (the scheduler's
+`kept`): one method per kind of change (an app's demand or runnability; a
+container allocated or released; a node freed; asks updated; outstanding
+asks started or stopped; a blacklist; a reservation made or gone; the
+cluster; the allocation file; the periodic update of demands and shares;
+a recorded decision), each called from one place. The quiet state ends
+there and nowhere else; the orders and the quiet state call on each other
+only inside this module. A pass reads them (`LeafOrder.kept`/`offer`,
+`QuietNodes.skips`/`note`) and changes them only as a pass would
+(settling and silencing the apps it offers a node to).
 """
 
 from __future__ import annotations
@@ -168,8 +174,113 @@ class ChildOrder:
         return order
 
 
+class KeptState:
+    """The kept state (each leaf queue's `LeafOrder`, the `QuietNodes`) as
+    the rest of the FairScheduler sees it: the one way a change reaches it.
+    One method per kind of change, each called from one place: the
+    scheduler's hook for that change, or, for an app's demand and
+    runnability, `FSApp`. What each kind of change ends or moves is
+    written here; the orders and the quiet state call on each other only
+    inside this module."""
+
+    def __init__(self, fs: FairScheduler, quiet: QuietNodes) -> None:
+        self.fs = fs
+        self.quiet = quiet
+
+    def app_changed(self, app: FSApp) -> None:
+        """`app`'s demand or runnability changed (it joined or left its
+        queue's runnable apps, or the update worked out its demand again):
+        it joins or leaves its queue's wanting apps and moves in their
+        order; the quiet state ends."""
+        app.queue.order.app_changed(app)
+
+    def container_allocated(self, app: FSApp) -> None:
+        """A container was placed for `app`: its asks and perhaps its AM
+        changed (if silent, it is offered nodes again) and so did its
+        usage (as `app_changed`)."""
+        order = app.queue.order
+        if app.silent:
+            order.unsilence(app)
+        order.app_changed(app)
+
+    def container_released(self, app: FSApp) -> None:
+        """A container of `app` was given back: its usage changed (as
+        `app_changed`)."""
+        app.queue.order.app_changed(app)
+
+    def node_freed(self) -> None:
+        """A node has more room (a container left it): the quiet state
+        ends."""
+        self.quiet.invalidate()
+
+    def asks_updated(self, app: FSApp) -> None:
+        """`app`'s asks were updated: if silent, it is offered nodes
+        again."""
+        if app.silent:
+            app.queue.order.unsilence(app)
+
+    def pending_changed(self, app: FSApp | None) -> None:
+        """An app started or stopped having outstanding asks: the quiet
+        state ends, and a settled app that asks again is offered nodes
+        again."""
+        self.quiet.invalidate()
+        if app is not None:
+            app.queue.order.asks_changed(app)
+
+    def blacklist_changed(self, app: FSApp) -> None:
+        """`app`'s blacklist changed: settled apps have none (so the quiet
+        check may pass them over), so one that has one is offered nodes
+        again, and so is a silent one."""
+        order = app.queue.order
+        if app.sapp.blacklist:
+            order.unsettle(app)
+        if app.silent:
+            order.unsilence(app)
+
+    def reserved(self, app: FSApp | None) -> None:
+        """A node is about to be reserved for `app`: the quiet state ends,
+        and `app`, if silent, is offered nodes again."""
+        self.quiet.invalidate()
+        if app is not None and app.silent:
+            app.queue.order.unsilence(app)
+
+    def unreserved(self, holder: FSApp | None) -> None:
+        """A node's reservation is about to go: the quiet state ends, and
+        its holder, if silent, may reserve again, so it is offered nodes
+        again."""
+        self.quiet.invalidate()
+        if holder is not None and holder.silent:
+            holder.queue.order.unsilence(holder)
+
+    def cluster_changed(self) -> None:
+        """Nodes came or went or changed size (before steady shares are
+        worked out again): the quiet state ends, and the reservations an
+        app may hold changed, so every silent app is offered nodes again."""
+        self.quiet.invalidate()
+        for leaf in self.fs.qm.leaves:
+            leaf.order.unsilence_all()
+
+    def config_changed(self) -> None:
+        """A new allocation file is applied (queues, limits, policies): the
+        quiet state ends."""
+        self.quiet.invalidate()
+
+    def shares_updated(self) -> None:
+        """The periodic update worked out demands and fair shares again:
+        the quiet state ends, and the silent apps' smallest-ask bounds are
+        raised back to their own."""
+        self.quiet.invalidate()
+        for leaf in self.fs.qm.leaves:
+            leaf.order.refresh_silent_bounds()
+
+    def decision_recorded(self, app_id: str) -> None:
+        """Activities stored a new decision for `app_id` (as
+        `QuietNodes.decision_recorded`)."""
+        self.quiet.decision_recorded(app_id)
+
+
 class QuietNodes:
-    """Whether a node update with no container statuses would change
+    """Whether a node update's pass, its statuses applied, would change
     nothing. After a pass that placed nothing, recorded nothing new and saw
     no invalidation, `note` works out whether a pass on any other node would
     do the same; that holds (`skips`) until `invalidate` is called or a
@@ -186,9 +297,9 @@ class QuietNodes:
         self._silent: dict[str, list[FSApp]] = {}
 
     def invalidate(self) -> None:
-        """Something that may alter what a node update does changed (an
-        app's usage, demand, runnability or asks, a reservation, a freed
-        container, shares, queues, the cluster): the quiet state ends."""
+        """Something that may alter what a node update does changed (told
+        by `KeptState`, or by `LeafOrder.app_changed` on its behalf): the
+        quiet state ends."""
         self.epoch += 1
 
     def holds(self, epoch: int, writes: int) -> bool:

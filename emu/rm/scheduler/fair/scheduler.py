@@ -57,7 +57,7 @@ from emu.rm.scheduler.fair.fs_queue import (
     ensure_root_prefix,
 )
 from emu.rm.scheduler.fair.max_running import MaxRunningAppsEnforcer
-from emu.rm.scheduler.fair.orderings import KeptAvailable, QuietNodes
+from emu.rm.scheduler.fair.orderings import KeptAvailable, KeptState, QuietNodes
 from emu.rm.scheduler.fair.placement import PlacementError, PlacementPolicy
 from emu.rm.scheduler.fair.preemption import NodePreemption, Preemption
 from emu.rm.scheduler.fair.queue_manager import QueueManager
@@ -106,10 +106,12 @@ class FairScheduler(Scheduler):
         self._available = KeptAvailable(self.shortcuts)
         self.quiet = QuietNodes()
         """The quiet-node state and the settled and silent apps by app id
-        (orderings.QuietNodes); `quiet.invalidate()` on every change that may
-        alter what a node update does."""
+        (orderings.QuietNodes), read by the node update."""
+        self.kept = KeptState(self, self.quiet)
+        """How every change that may alter what a node update does reaches
+        the kept orders and the quiet state (orderings.KeptState)."""
         self.fsapps: dict[str, FSApp] = {}
-        self.activities.on_write = self.quiet.decision_recorded
+        self.activities.on_write = self.kept.decision_recorded
         self.rack_sizes: dict[str, int] = {}
         self.preempt_nodes: dict[str, NodePreemption] = {}
         self.peak_nodes = 0
@@ -152,7 +154,7 @@ class FairScheduler(Scheduler):
 
     def _apply(self, alloc: AllocationConfiguration) -> None:
         """Commit a loaded allocation file (the reload listener)."""
-        self.quiet.invalidate()
+        self.kept.config_changed()
         self.alloc = alloc
         self.placement = self._placement_policy()
         self.qm.update_allocation_configuration()
@@ -280,16 +282,14 @@ class FairScheduler(Scheduler):
         self._recompute_steady_shares()
 
     def node_released(self, node: SchedulerNode, c: RMContainer) -> None:
-        self.quiet.invalidate()  # the node has more room now
+        self.kept.node_freed()
 
     def on_NODE_RESOURCE_UPDATE(self, node_id: str, rmnode: RMNode) -> None:
         super().on_NODE_RESOURCE_UPDATE(node_id, rmnode)
         self._recompute_steady_shares()
 
     def _recompute_steady_shares(self) -> None:
-        self.quiet.invalidate()
-        for leaf in self.qm.leaves:  # the cluster changed (LeafOrder._silence)
-            leaf.order.unsilence_all()
+        self.kept.cluster_changed()
         root = self.qm.root
         root.steady_fair_share = self.cluster
         root.recompute_steady_shares()
@@ -299,9 +299,7 @@ class FairScheduler(Scheduler):
         super().container_allocated(c, sapp, node)
         app = self.fsapps.get(c.attempt_id)
         if app is not None:
-            if app.silent:  # its asks and perhaps its AM changed
-                app.queue.order.unsilence(app)
-            app.used_changed()
+            self.kept.container_allocated(app)
             app.queue.inc_usage(c.resource)
             if c.is_am:
                 app.queue.am_usage = app.queue.am_usage + c.resource
@@ -316,7 +314,7 @@ class FairScheduler(Scheduler):
         super().container_released(c, sapp)
         app = self.fsapps.get(c.attempt_id)
         if app is not None:
-            app.used_changed()
+            self.kept.container_released(app)
             app.queue.dec_usage(c.resource)
         state = self.preempt_nodes.get(c.node_id)
         if state is not None:
@@ -346,48 +344,31 @@ class FairScheduler(Scheduler):
         return s.locality_threshold_node < 0.0 or s.locality_threshold_rack < 0.0
 
     def _update_asks(self, sapp: SchedulerApp, asks: list[Ask]) -> None:
-        """As the common layer's; a silent app's asks changed, so it is
-        offered nodes again (LeafOrder._silence)."""
+        """As the common layer's, then the kept state follows."""
         super()._update_asks(sapp, asks)
-        self._unsilence_attempt(sapp)
-
-    def _unsilence_attempt(self, sapp: SchedulerApp) -> None:
-        app = self.fsapps.get(sapp.attempt_id)
-        if app is not None and app.silent:
-            app.queue.order.unsilence(app)
-
-    def demand_changed(self, sapp: SchedulerApp) -> None:
-        """The app started or stopped having outstanding asks: a settled app
-        that asks again is offered nodes again."""
-        self.quiet.invalidate()
         app = self.fsapps.get(sapp.attempt_id)
         if app is not None:
-            app.queue.order.asks_changed(app)
+            self.kept.asks_updated(app)
+
+    def demand_changed(self, sapp: SchedulerApp) -> None:
+        self.kept.pending_changed(self.fsapps.get(sapp.attempt_id))
 
     def blacklist_changed(self, sapp: SchedulerApp) -> None:
-        """Settled apps have no blacklist (so the quiet check may pass them
-        over): one that gets one is offered nodes again."""
         app = self.fsapps.get(sapp.attempt_id)
-        if app is not None and sapp.blacklist:
-            app.queue.order.unsettle(app)
-        self._unsilence_attempt(sapp)
+        if app is not None:
+            self.kept.blacklist_changed(app)
 
     def reserve(
         self, sapp: SchedulerApp, node: SchedulerNode, priority: int, ask: Ask
     ) -> RMContainer:
-        self.quiet.invalidate()
-        self._unsilence_attempt(sapp)
+        """As the common layer's, once the kept state has followed."""
+        self.kept.reserved(self.fsapps.get(sapp.attempt_id))
         return super().reserve(sapp, node, priority, ask)
 
     def unreserve(self, sapp: SchedulerApp | None, node: SchedulerNode) -> None:
-        """As the common layer's; the holder, if silent, may now reserve
-        again (LeafOrder._silence)."""
-        self.quiet.invalidate()
+        """As the common layer's, once the kept state has followed."""
         held = node.reserved
-        if held is not None:
-            app = self.fsapps.get(held.attempt_id)
-            if app is not None and app.silent:
-                app.queue.order.unsilence(app)
+        self.kept.unreserved(None if held is None else self.fsapps.get(held.attempt_id))
         super().unreserve(sapp, node)
 
     # --- scheduling -----------------------------------------------------------------------------
@@ -511,7 +492,6 @@ class FairScheduler(Scheduler):
 
     # --- periodic work --------------------------------------------------------------------------
     def update(self) -> None:
-        self.quiet.invalidate()
         now = self.now_ms()
         if now >= self.next_reload_check_ms:
             self.next_reload_check_ms = now + ALLOC_RELOAD_INTERVAL_MS
@@ -520,8 +500,7 @@ class FairScheduler(Scheduler):
         root.update_demand()
         root.update(self.cluster)
         self.update_root_available()
-        for leaf in self.qm.leaves:
-            leaf.order.refresh_silent_bounds()
+        self.kept.shares_updated()
         if self._should_attempt_preemption():
             starved: list[FSApp] = []
             for leaf in self.qm.leaves:
