@@ -119,6 +119,7 @@ async def test_each_change_that_may_alter_a_pass_ends_the_quiet_state(
         lambda: fs.kept.container_released(app),
         fs.kept.node_freed,
         lambda: fs.kept.pending_changed(app),
+        lambda: fs.kept.asks_updated(app, grew=True),
         lambda: fs.kept.reserved(app),
         lambda: fs.kept.unreserved(app),
         fs.kept.cluster_changed,
@@ -169,3 +170,52 @@ async def test_no_quiet_state_with_the_shortcuts_off(autojump_clock: Any) -> Non
     assert not h.sched.shortcuts
     assert not h.sched.skip_quiet_node_update("n1")
     assert h.queue("root.default").order.basis is None  # no kept order either
+
+
+def _new_smaller_ask_places(on: bool) -> int:
+    """Two nodes with 1 GB free each; an app asks for 2 GB more (fits
+    nowhere, too little to reserve), then also for 1 GB at another priority
+    while the 2 GB asks are still out: the containers n1's next pass places."""
+    h = FSHarness(
+        props={
+            SHORTCUTS: "true" if on else "false",
+            "yarn.scheduler.reservation-threshold.increment-multiple": 3,
+        }
+    )
+    h.add_node("n0", 3 * GB, vcores=4)
+    h.add_node("n1", 3 * GB, vcores=4)
+    app = h.request(2 * GB, "root.default", num=2)
+    h.heartbeat("n0", times=2)
+    h.heartbeat("n1", times=2)
+    h.ask(app, 2 * GB, 3)
+    h.update()
+    h.heartbeat("n0", times=2)  # a pass that changes nothing: quiet noted
+    h.ask(app, 1 * GB, 1, priority=0)
+    before = h.live(app)
+    h.sched.on_NODE_UPDATE("n1", ([], []))
+    h.drain()
+    return h.live(app) - before
+
+
+async def test_an_ask_for_more_while_asks_are_out_ends_the_quiet_state(
+    autojump_clock: Any,
+) -> None:
+    """A node update the shortcut skipped would have placed the new ask."""
+    assert _new_smaller_ask_places(on=False) == 1
+    assert _new_smaller_ask_places(on=True) == 1
+
+
+def test_asks_grow_only_when_they_ask_for_more() -> None:
+    from emu.resources import Resource
+    from emu.rm.scheduler.app_scheduling_info import Ask
+    from emu.rm.scheduler.fair.orderings import asks_grow
+
+    gb = Resource(1024, 1)
+    out = {1: {"*": Ask(1, "*", gb, 3, True), "node1": Ask(1, "node1", gb, 2, False)}}
+    assert not asks_grow(out, [Ask(1, "*", gb, 2, True)])  # fewer of the same
+    assert not asks_grow(out, [Ask(1, "*", gb, 3, True)])
+    assert asks_grow(out, [Ask(1, "*", gb, 4, True)])  # more
+    assert asks_grow(out, [Ask(1, "node2", gb, 1, False)])  # another place
+    assert asks_grow(out, [Ask(0, "*", gb, 1, True)])  # another priority
+    assert asks_grow(out, [Ask(1, "*", Resource(512, 1), 1, True)])  # another size
+    assert asks_grow(out, [Ask(1, "node1", gb, 1, True)])  # locality relaxed

@@ -42,6 +42,7 @@ from typing import TYPE_CHECKING, Any
 
 from emu.resources import ZERO, Resource, component_max
 from emu.rm.scheduler import activities as act
+from emu.rm.scheduler.app_scheduling_info import Ask
 from emu.rm.scheduler.fair.arith import fits_in, same
 from emu.rm.scheduler.locality import ANY, OFF_SWITCH
 
@@ -174,6 +175,26 @@ class ChildOrder:
         return order
 
 
+def asks_grow(requests: dict[int, dict[str, Ask]], asks: list[Ask]) -> bool:
+    """Whether `asks`, each replacing the ask of its priority and name in
+    `requests`, ask for more: an ask not there before, more containers, a
+    different capability, or locality relaxed. Asking for fewer of the same
+    cannot make a pass that placed nothing place something."""
+    for ask in asks:
+        old = requests.get(ask.priority, _NO_ASKS).get(ask.name)
+        if (
+            old is None
+            or ask.num > old.num
+            or ask.capability != old.capability
+            or (ask.relax and not old.relax)
+        ):
+            return True
+    return False
+
+
+_NO_ASKS: dict[str, Ask] = {}
+
+
 class KeptState:
     """The kept state (each leaf queue's `LeafOrder`, the `QuietNodes`) as
     the rest of the FairScheduler sees it: the one way a change reaches it.
@@ -213,9 +234,12 @@ class KeptState:
         ends."""
         self.quiet.invalidate()
 
-    def asks_updated(self, app: FSApp) -> None:
-        """`app`'s asks were updated: if silent, it is offered nodes
-        again."""
+    def asks_updated(self, app: FSApp, grew: bool) -> None:
+        """`app`'s asks were updated: if silent, it is offered nodes again;
+        if they ask for more (`asks_grow`), the quiet state ends, since a
+        node it passed over may fit what is asked for now."""
+        if grew:
+            self.quiet.invalidate()
         if app.silent:
             app.queue.order.unsilence(app)
 

@@ -57,7 +57,7 @@ from emu.rm.scheduler.fair.fs_queue import (
     ensure_root_prefix,
 )
 from emu.rm.scheduler.fair.max_running import MaxRunningAppsEnforcer
-from emu.rm.scheduler.fair.orderings import KeptAvailable, KeptState, QuietNodes
+from emu.rm.scheduler.fair.orderings import KeptAvailable, KeptState, QuietNodes, asks_grow
 from emu.rm.scheduler.fair.placement import PlacementError, PlacementPolicy
 from emu.rm.scheduler.fair.preemption import NodePreemption, Preemption
 from emu.rm.scheduler.fair.queue_manager import QueueManager
@@ -345,10 +345,11 @@ class FairScheduler(Scheduler):
 
     def _update_asks(self, sapp: SchedulerApp, asks: list[Ask]) -> None:
         """As the common layer's, then the kept state follows."""
+        grew = asks_grow(sapp.info.requests, asks)
         super()._update_asks(sapp, asks)
         app = self.fsapps.get(sapp.attempt_id)
         if app is not None:
-            self.kept.asks_updated(app)
+            self.kept.asks_updated(app, grew)
 
     def demand_changed(self, sapp: SchedulerApp) -> None:
         self.kept.pending_changed(self.fsapps.get(sapp.attempt_id))
