@@ -24,11 +24,12 @@ Keys and defaults follow `AMDefinitionSLS` / `TaskContainerDefinition`:
   every type, as SLS), `container.type` (default `map`),
   `container.execution.type` (GUARANTEED | OPPORTUNISTIC),
   `container.allocation.id` (default -1), `container.request.delay` (the DAG
-  AM's delay before asking, at least 0), `container.memory-mb` (or legacy
-  `container.memory`), `container.vcores`, and `container.<resource-type>`
-  over the container default, for each type the cluster declares in
-  `yarn.resource-types` (SLS reads those and no other `container.` key; any
-  other is left out as SLS leaves it, with one warning naming the key).
+  AM's delay before asking, at least 0), `container.memory-mb`,
+  `container.vcores`, and `container.<resource-type>` over the container
+  default, for each type the cluster declares in `yarn.resource-types`
+  (SLS's AMDefinitionSLS reads `container.` + each resource type's name and
+  no other `container.` key, so `container.memory` is not memory; any other
+  is left out as SLS leaves it, with one warning naming the key).
 - an object with `num.nodes` (and optional `num.racks`) and no tasks adds
   generated nodes `/rack<i % racks>/node<i>` to the cluster, as SLS does.
 
@@ -77,7 +78,6 @@ _TASK_KEYS = frozenset(
         "container.allocation.id",
         "container.request.delay",
         "container.memory-mb",
-        "container.memory",
         "container.vcores",
     }
 )
@@ -461,8 +461,6 @@ def _read_task(
             raise task.error("container.host", f"no host name in {host_path!r}")
         hosts = shared.hosts((nodes.add(host_path),))
     base = container_default
-    if task.has("container.memory") and not task.has("container.memory-mb"):
-        base = Resource(task.integer("container.memory", 0), base.vcores, base.extra)
     return TaskSpec(
         task_type=task.string("container.type", "map"),
         priority=task.integer("container.priority", MAP_PRIORITY),

@@ -229,7 +229,7 @@ def test_labelled_partition_keeps_queue_b_off_the_gpu_nodes(tmp_path: Path) -> N
             "container.end.ms": 31000,
             "container.priority": 20,
             "container.type": "map",
-            "container.memory": 2048,
+            "container.memory-mb": 2048,
         }
         for _ in range(12)
     ]
@@ -567,7 +567,7 @@ def test_a_jobs_label_expression_keeps_it_on_the_labelled_node(tmp_path: Path) -
             "container.end.ms": 31000,
             "container.priority": 20,
             "container.type": "map",
-            "container.memory": 2048,
+            "container.memory-mb": 2048,
         }
         for _ in range(12)
     ]

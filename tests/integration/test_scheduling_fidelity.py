@@ -42,7 +42,7 @@ def _trace(path: Path, queue: str, gpu: int) -> None:
         "container.end.ms": 60_000,
         "container.priority": 20,
         "container.type": "map",
-        "container.memory": 1024,
+        "container.memory-mb": 1024,
         "container.vcores": 1,
     }
     if gpu:

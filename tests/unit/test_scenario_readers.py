@@ -106,7 +106,7 @@ def test_sls_optional_keys_and_defaults(tmp_path: Path) -> None:
                     "container.gpu": 2,
                     "container.execution.type": "OPPORTUNISTIC",
                 },
-                {"duration.ms": 7, "container.memory": 256, "container.request.delay": -5},
+                {"duration.ms": 7, "container.memory-mb": 256, "container.request.delay": -5},
             ],
         },
     )
@@ -629,12 +629,16 @@ def test_sls_key_for_an_undeclared_type_is_left_out_with_one_warning(
     has, and the job would never run."""
     task = {"container.duration.ms": 5, "container.count": 3, "container.gpu": 1}
     jobs = [{"job.id": f"j{i}", "am.gpu": 1, "job.tasks": [task, task]} for i in range(2)]
+    # `container.memory` is no resource's name either (memory's is memory-mb)
+    jobs[1]["job.tasks"] = [{**task, "container.memory": 4096}]
     path = write_json(tmp_path, "jobs.json", *jobs)
     w = read_sls([path], **SLS_DEFAULTS)
     assert all(t.resource == Resource(1024, 1) for j in w.jobs for t in j.tasks)
     assert all(j.am_resource == AM for j in w.jobs)
     lines = capsys.readouterr().err.splitlines()
-    assert len(lines) == 3, lines  # container.count, container.gpu, am.gpu: once each
+    # container.count, container.gpu, am.gpu, container.memory: once each
+    assert len(lines) == 4, lines
+    assert any(": container.memory: " in line for line in lines)
     assert lines[0].startswith(f"emu: warning: {path}:1: job 1, task 1: container.count: ")
     assert "not a declared resource type (yarn.resource-types: none)" in lines[0]
     assert any("am.gpu" in line for line in lines)
