@@ -46,3 +46,18 @@ def test_a_hint_when_there_is_no_build(
     monkeypatch.setattr(native, "MANIFEST", tmp_path / "none.json")
     monkeypatch.setattr(native, "status", lambda: native.build_state(tmp_path / "none.json"))
     assert isinstance(native.CompileHint.wanted(), native.CompileHint)
+
+
+def test_a_watched_replay_carries_the_hint_when_there_is_no_build(
+    fresh: None, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`emu run` and `emu sls` wrap their replay in a Watch: with no build,
+    its observer says the hint once the replay has run long enough."""
+    from emu.watch import Watch
+    from emu.workload import Workload
+
+    monkeypatch.setattr(native.CompileHint, "wanted", classmethod(lambda cls: cls(after_s=0)))
+    observer = Watch("never").start(Workload(jobs=[]))
+    assert observer is not None
+    observer(None)
+    assert capsys.readouterr().err == native.COMPILE_HINT + "\n"
