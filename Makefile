@@ -42,14 +42,15 @@ run: $(STAMP)
 	$(VENV)/bin/emu run scenarios/three-jobs.toml --output-dir out/three-jobs
 
 # One worker per core; a test file's tests stay on one worker (its
-# module fixtures are built once, its processes do not race each other).
+# module fixtures are built once, its processes do not race each other),
+# but for the Hadoop comparisons', which spread (tests/conftest.py).
 # The suite runs whichever form is built (pure Python on a fresh clone;
 # .ci/run compiles first, and tests/integration/test_native.py holds both
 # forms to the same outputs). Tiers (tests/conftest.py): `make test` runs all
 # but `oracle`, which asks real Hadoop and SLS again (`make test-oracle`);
 # `make test-quick`, the edit loop, leaves out what needs a JVM, processes
 # of its own or many seconds.
-PYTEST := $(VENV)/bin/pytest -q -n auto --dist loadfile
+PYTEST := $(VENV)/bin/pytest -q -n auto --dist loadgroup
 test: $(TOOLS)
 	$(PYTEST) -m "not oracle"
 

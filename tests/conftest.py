@@ -37,6 +37,12 @@ from emu import native
 _FORM = native.describe()
 _TESTS = Path(__file__).resolve().parent
 _BY_DIRECTORY = {"hadoop": "jvm", "multiprocess": "processes", "hosts": "processes"}
+_SPREAD = "hadoop"
+"""The directory whose tests may run on any worker, one by one: each starts
+its own processes and JVM in its own tmp_path, and they are the suite's
+longest, so keeping a file of them on one worker would leave the other idle."""
+_KEEP_TOGETHER = frozenset({"test_rest_schema.py", "test_sls_oracle.py", "test_synth_vs_hadoop.py"})
+"""Files there whose module fixtures are built once for all their tests."""
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -46,16 +52,23 @@ def pytest_configure(config: pytest.Config) -> None:
         signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Mark each test with the tier of the directory it lives in."""
+    """Mark each test with the tier of the directory it lives in, and with
+    its file as its xdist group (`make test` runs `--dist loadgroup`): a
+    file's tests stay on one worker, their module fixtures built once and
+    their processes not racing each other, but for `_SPREAD`'s. Before
+    xdist's own hook, which reads the groups."""
     for item in items:
         try:
-            top = item.path.relative_to(_TESTS).parts[0]
+            rel = item.path.relative_to(_TESTS)
         except ValueError:
             continue
-        marker = _BY_DIRECTORY.get(top)
+        marker = _BY_DIRECTORY.get(rel.parts[0])
         if marker is not None:
             item.add_marker(marker)
+        if rel.parts[0] != _SPREAD or rel.name in _KEEP_TOGETHER:
+            item.add_marker(pytest.mark.xdist_group(str(rel)))
 
 
 def pytest_report_header(config: pytest.Config) -> str:

@@ -8,15 +8,13 @@ which words the message must contain.
 
 from __future__ import annotations
 
-import io
 import subprocess
 import tomllib
-from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 import pytest
 
-from emu.cli import main
+from tests.cli_runs import run_here
 from tests.reference import REFERENCE_DIR
 
 BAD = Path(__file__).resolve().parent.parent / "data" / "bad"
@@ -66,18 +64,9 @@ def test_the_corpus_is_complete():
 
 
 def _run(name: str, out: Path) -> subprocess.CompletedProcess[str]:
-    """The CLI's `main` on one case in this process, with its exit code and
-    what it wrote: the same code path as the `emu` command, without an
-    interpreter's start per case (tests/integration/test_cli_errors.py runs
-    the command itself in processes of its own)."""
-    argv = _argv(MANIFEST[name]["command"], str(BAD / name), str(out))
-    stdout, stderr = io.StringIO(), io.StringIO()
-    with redirect_stdout(stdout), redirect_stderr(stderr):
-        try:
-            code = main(argv)
-        except SystemExit as e:
-            code = e.code if isinstance(e.code, int) else 1
-    return subprocess.CompletedProcess(argv, code, stdout.getvalue(), stderr.getvalue())
+    """The CLI on one case, in this process (tests/integration/test_cli_errors.py
+    runs the command itself in processes of its own)."""
+    return run_here(_argv(MANIFEST[name]["command"], str(BAD / name), str(out)))
 
 
 @pytest.fixture(scope="module")
