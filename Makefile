@@ -25,7 +25,7 @@ $(TOOLS): $(STAMP)
 	touch $(TOOLS)
 
 # The hot modules compiled with mypyc (emu/native.py says which and why);
-# a no-op when no source changed since the last build. About 7 minutes on
+# a no-op when no source changed since the last build. About 5 minutes on
 # 2 cores, so no first run waits for it: emu runs as pure Python until then
 # (same outputs, about half the speed). Should it fail (no C compiler), emu
 # stays pure Python.

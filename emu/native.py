@@ -187,7 +187,7 @@ def activate() -> str:
 
 COMPILE_HINT = (
     "emu: this replay runs as pure Python (emu's hot modules are not compiled); "
-    "`make compile` (or `python -m emu.compile`: about 7 minutes on 2 cores, once, "
+    "`make compile` (or `python -m emu.compile`: about 5 minutes on 2 cores, once, "
     "needs mypy and a C compiler) makes replays like it about twice as fast"
 )
 _hinted = False
