@@ -98,9 +98,14 @@ def built_module(path: Path) -> Path:
 
 def status() -> tuple[str, str]:
     """("compiled", detail), ("stale", the changed source) or ("pure", why)."""
-    if os.environ.get("EMU_PURE_PYTHON", "") not in ("", "0"):
+    if pure_python_asked():
         return "pure", "EMU_PURE_PYTHON is set"
     return build_state()
+
+
+def pure_python_asked() -> bool:
+    """EMU_PURE_PYTHON asks for the sources whatever is built."""
+    return os.environ.get("EMU_PURE_PYTHON", "") not in ("", "0")
 
 
 def build_state(manifest_file: Path = MANIFEST) -> tuple[str, str]:
@@ -208,7 +213,7 @@ class CompileHint:
         """A hint when this process runs pure Python for want of a build
         (not when EMU_PURE_PYTHON asked for it, nor when the build is stale:
         `activate` said so already)."""
-        if _hinted or activate() != "pure" or status()[1] == "EMU_PURE_PYTHON is set":
+        if _hinted or activate() != "pure" or pure_python_asked():
             return None
         return cls()
 

@@ -345,7 +345,11 @@ class FairScheduler(Scheduler):
 
     def _update_asks(self, sapp: SchedulerApp, asks: list[Ask]) -> None:
         """As the common layer's, then the kept state follows."""
-        grew = asks_grow(sapp.info.requests, asks)
+        # Only a quiet state that holds can be ended: otherwise no look.
+        quiet = self.quiet
+        grew = quiet.holds(quiet.epoch, self.activities.writes) and asks_grow(
+            sapp.info.requests, asks
+        )
         super()._update_asks(sapp, asks)
         app = self.fsapps.get(sapp.attempt_id)
         if app is not None:
