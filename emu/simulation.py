@@ -370,15 +370,23 @@ class Simulation:
         It only reads the RM, a few times per window."""
         window = stall.window_ms(rm.ctx)
         idle_since: int | None = None
-        mark = stall.progress_mark(rm.ctx)
+        ctx = rm.ctx
+        best = stall.progress_mark(ctx)
         while True:
             await trio.sleep(window / 4000)
-            ctx = rm.ctx  # a new one after an RM restart
             now = round(trio.current_time() * 1000)
-            before, mark = mark, stall.progress_mark(ctx)
+            if rm.ctx is not ctx:  # a new one after an RM restart, counting afresh
+                ctx = rm.ctx
+                best = (-1, -1)
+            mark = stall.progress_mark(ctx)
+            # Progress is a mark above the best seen: an AM container's attempt
+            # is counted before its container, so a loop of AM preemptions moves
+            # the mark down and up again without passing its best.
+            progressed = mark[0] > best[0] or mark[1] > best[1]
+            best = (max(mark[0], best[0]), max(mark[1], best[1]))
             submitted = len(replayer.app_of_job) == len(self.workload.jobs)
             done = all(e.is_set() for e in scheduled)
-            if mark != before or not (submitted and done and stall.idle(ctx)):
+            if progressed or not (submitted and done and stall.idle(ctx)):
                 idle_since = None
             elif idle_since is None:
                 idle_since = now

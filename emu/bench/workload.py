@@ -29,6 +29,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from emu.config.hadoop_xml import configuration_xml
+
 NODE_MEMORY_MB = 32768
 NODE_VCORES = 16
 AM_MEMORY_MB = 1024
@@ -156,14 +158,6 @@ def burst(jobs_n: int, maps: int, seed: int) -> list[dict]:
     ]
 
 
-def _xml(props: dict[str, str]) -> str:
-    body = "".join(
-        f"  <property>\n    <name>{k}</name>\n    <value>{v}</value>\n  </property>\n"
-        for k, v in props.items()
-    )
-    return f'<?xml version="1.0"?>\n<configuration>\n{body}</configuration>\n'
-
-
 def _fair_allocations() -> str:
     queues = "".join(
         f'  <queue name="{q}">\n    <weight>1.0</weight>\n  </queue>\n' for q in QUEUES
@@ -210,9 +204,9 @@ def write_conf_dirs(out: Path) -> dict[str, Path]:
             site["yarn.scheduler.fair.allocation.file"] = "fair-scheduler.xml"
             (d / "fair-scheduler.xml").write_text(_fair_allocations())
         if name == "capacity":
-            (d / "capacity-scheduler.xml").write_text(_xml(_capacity_props()))
-        (d / "yarn-site.xml").write_text(_xml(site))
-        (d / "sls-runner.xml").write_text(_xml(sls_runner))
+            (d / "capacity-scheduler.xml").write_text(configuration_xml(_capacity_props()))
+        (d / "yarn-site.xml").write_text(configuration_xml(site))
+        (d / "sls-runner.xml").write_text(configuration_xml(sls_runner))
         dirs[name] = d
     return dirs
 

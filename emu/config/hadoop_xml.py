@@ -39,6 +39,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from xml.parsers import expat
+from xml.sax.saxutils import escape
 
 from emu.config.configuration import Configuration
 from emu.config.property_names import check_name
@@ -231,6 +232,17 @@ def _expand_all(conf: Configuration, lookup: Callable[[str], str | None]) -> Non
             conf.set(name, expand(raw, lookup), conf.sources.get(name, "set"))
         except ValueError as e:
             raise InputError(conf.sources.get(name, "configuration"), name, str(e)) from None
+
+
+def configuration_xml(props: dict[str, str]) -> str:
+    """A Hadoop property file (`<configuration>`) holding `props`, in order:
+    what the benchmark and the fidelity fuzzer write for Hadoop and emu to read."""
+    body = "".join(
+        f"  <property>\n    <name>{escape(k)}</name>\n    <value>{escape(v)}</value>\n"
+        "  </property>\n"
+        for k, v in props.items()
+    )
+    return f'<?xml version="1.0"?>\n<configuration>\n{body}</configuration>\n'
 
 
 def load_xml(path: str | os.PathLike[str]) -> Configuration:

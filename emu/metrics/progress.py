@@ -57,6 +57,59 @@ def duration(seconds: float) -> str:
     return f"{s}s"
 
 
+class BatchProgress:
+    """`LABEL: [####....] 7/18 UNIT  1 error  elapsed 12s  ETA 20s` on
+    stderr for a batch of runs (a sweep's points, a fuzz campaign's cases):
+    rewritten in place on a terminal, one line per finished item elsewhere.
+    Statuses other than "ok" are counted by name."""
+
+    def __init__(
+        self, label: str, unit: str, total: int, skipped: int, stream: IO[str], terminal: bool
+    ) -> None:
+        self.label, self.unit = label, unit
+        self.total, self.done = total, skipped
+        self.skipped = skipped
+        self.other: dict[str, int] = {}
+        self.stream, self.terminal = stream, terminal
+        self.started = time.monotonic()
+        self.width = 0
+
+    def line(self) -> str:
+        elapsed = time.monotonic() - self.started
+        ran = self.done - self.skipped
+        left = self.total - self.done
+        filled = round(20 * self.done / self.total) if self.total else 20
+        parts = [
+            f"{self.label}: [{'#' * filled}{'.' * (20 - filled)}] "
+            f"{self.done}/{self.total} {self.unit}"
+        ]
+        if self.skipped:
+            parts.append(f"{self.skipped} already done")
+        for status, n in self.other.items():
+            parts.append(f"{n} {status}{'s' if n > 1 and status == 'error' else ''}")
+        parts.append(f"elapsed {duration(elapsed)}")
+        if ran and left:
+            parts.append(f"ETA {duration(elapsed / ran * left)}")
+        return "  ".join(parts)
+
+    def item_done(self, item: str, status: str) -> None:
+        self.done += 1
+        if status != "ok":
+            self.other[status] = self.other.get(status, 0) + 1
+        text = self.line()
+        if self.terminal:
+            self.stream.write("\r" + text + " " * max(self.width - len(text), 0))
+            self.width = len(text)
+        else:
+            self.stream.write(f"{text}  ({item}: {status})\n")
+        self.stream.flush()
+
+    def close(self) -> None:
+        if self.terminal and self.width:
+            self.stream.write("\n")
+            self.stream.flush()
+
+
 def job_work(workload: Workload) -> dict[str, tuple[int, int]]:
     """Each job's (submission ms, work), by job id: the work is its tasks'
     memory x duration (MB x ms), at least 1 so a job without tasks still

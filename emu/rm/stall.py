@@ -41,8 +41,13 @@ def window_ms(ctx: RMContext) -> int:
 
 
 def progress_mark(ctx: RMContext) -> tuple[int, int]:
-    """Changes whenever a container is allocated or an app ends."""
-    return ctx.scheduler.container_total, sum(ctx.final_apps.values())
+    """Changes whenever a container is allocated or an app ends, except an AM
+    container for an app's second or later attempt: an AM preempted and
+    placed again, over and over, moves nothing forward (its tasks never
+    run), and YARN does not count a preempted AM against the app's attempts,
+    so such a loop would otherwise never end."""
+    retried = sum(max(len(a.attempts) - 1, 0) for a in ctx.apps.values())
+    return ctx.scheduler.container_total - retried, sum(ctx.final_apps.values())
 
 
 def idle(ctx: RMContext) -> bool:

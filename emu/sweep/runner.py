@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from emu.errors import InputError
-from emu.metrics.progress import duration
+from emu.metrics.progress import BatchProgress
 from emu.sweep import figures, table
 from emu.sweep.points import Task, expand
 from emu.sweep.spec import Spec
@@ -50,52 +50,6 @@ def _finished(point_dir: Path, digest: str) -> bool:
     except (OSError, ValueError):
         return False
     return result.get("status") in table.FINISHED and result.get("task") == digest
-
-
-class SweepProgress:
-    """`emu sweep: [####....] 7/18 points  1 error  elapsed 12s  ETA 20s`
-    on stderr: rewritten in place on a terminal, one line per finished
-    point elsewhere."""
-
-    def __init__(self, total: int, skipped: int, stream: IO[str], terminal: bool) -> None:
-        self.total, self.done, self.errors = total, skipped, 0
-        self.skipped = skipped
-        self.stream, self.terminal = stream, terminal
-        self.started = time.monotonic()
-        self.width = 0
-
-    def line(self) -> str:
-        elapsed = time.monotonic() - self.started
-        ran = self.done - self.skipped
-        left = self.total - self.done
-        filled = round(20 * self.done / self.total) if self.total else 20
-        parts = [
-            f"emu sweep: [{'#' * filled}{'.' * (20 - filled)}] {self.done}/{self.total} points"
-        ]
-        if self.skipped:
-            parts.append(f"{self.skipped} already done")
-        if self.errors:
-            parts.append(f"{self.errors} error{'s' if self.errors > 1 else ''}")
-        parts.append(f"elapsed {duration(elapsed)}")
-        if ran and left:
-            parts.append(f"ETA {duration(elapsed / ran * left)}")
-        return "  ".join(parts)
-
-    def point_done(self, point_id: str, status: str) -> None:
-        self.done += 1
-        self.errors += status == "error"
-        text = self.line()
-        if self.terminal:
-            self.stream.write("\r" + text + " " * max(self.width - len(text), 0))
-            self.width = len(text)
-        else:
-            self.stream.write(f"{text}  ({point_id}: {status})\n")
-        self.stream.flush()
-
-    def close(self) -> None:
-        if self.terminal and self.width:
-            self.stream.write("\n")
-            self.stream.flush()
 
 
 def prepare(spec: Spec, sweep_dir: Path) -> list[Task]:
@@ -137,12 +91,14 @@ def run(
     bar = None
     if progress != "never":
         terminal = stream.isatty() if progress == "auto" else False
-        bar = SweepProgress(len(tasks), len(tasks) - len(pending), stream, terminal)
+        bar = BatchProgress(
+            "emu sweep", "points", len(tasks), len(tasks) - len(pending), stream, terminal
+        )
 
     def record(task: Task, result: dict[str, Any]) -> None:
         status = _store(sweep_dir / "points" / task.point.id, task, digests[task.point.id], result)
         if bar is not None:
-            bar.point_done(task.point.id, status)
+            bar.item_done(task.point.id, status)
 
     try:
         if dask_address is not None:
