@@ -372,12 +372,25 @@ class Simulation:
         idle_since: int | None = None
         ctx = rm.ctx
         best = stall.progress_mark(ctx)
+        looping_since: tuple[int, int] | None = None  # (time, preempted then)
+        ended = stall.finished_mark(ctx)
         while True:
             await trio.sleep(window / 4000)
             now = round(trio.current_time() * 1000)
             if rm.ctx is not ctx:  # a new one after an RM restart, counting afresh
                 ctx = rm.ctx
                 best = (-1, -1)
+                looping_since = None
+            before, ended = ended, stall.finished_mark(ctx)
+            if ended[:2] != before[:2] or ended[2] == before[2]:
+                looping_since = None  # work ended, or nothing was preempted
+            elif looping_since is None:
+                looping_since = (now, before[2])
+            elif now - looping_since[0] >= window:
+                preempted = ended[2] - looping_since[1]
+                stalled.append(stall.explain_loop(ctx, now - looping_since[0], preempted))
+                replay_scope.cancel()
+                return
             mark = stall.progress_mark(ctx)
             # Progress is a mark above the best seen: an AM container's attempt
             # is counted before its container, so a loop of AM preemptions moves

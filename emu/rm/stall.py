@@ -50,6 +50,27 @@ def progress_mark(ctx: RMContext) -> tuple[int, int]:
     return ctx.scheduler.container_total - retried, sum(ctx.final_apps.values())
 
 
+def finished_mark(ctx: RMContext) -> tuple[int, int, int]:
+    """(containers that ended other than by preemption, apps ended,
+    containers preempted): a run whose first two stay put while the third
+    grows preempts and places the same work again and again."""
+    sched = ctx.scheduler
+    ended = sched.container_total - len(ctx.containers) - sched.preempted_total
+    return ended, sum(ctx.final_apps.values()), sched.preempted_total
+
+
+def explain_loop(ctx: RMContext, waited_ms: int, preempted: int, limit: int = 3) -> str:
+    """Why a run that preempts without progress was stopped, and which apps wait."""
+    waiting = [a for a in ctx.apps.values() if a.state not in app_sm.FINAL]
+    names = ", ".join(f"{a.app_id} ({a.name}) in {a.queue}" for a in waiting[:limit])
+    more = f" and {len(waiting) - limit} more" if len(waiting) > limit else ""
+    return (
+        f"the run cannot make progress: in {waited_ms / 1000:.0f} simulated s no container "
+        f"ended except by preemption ({preempted} preempted) and no app ended; "
+        f"unfinished: {names}{more}"
+    )
+
+
 def idle(ctx: RMContext) -> bool:
     """Some app is unfinished and nothing but AM containers is running.
     Containers first: a busy run has a task container near the front."""

@@ -10,6 +10,8 @@ from dataclasses import replace
 from emu.cli import main
 from emu.metrics import outputs
 from emu.resources import Resource
+from emu.rm.scheduler.fifo import FifoScheduler
+from emu.rm.scheduler.scheduler_node import SchedulerNode
 from emu.simulation import run_virtual
 from emu.testing.cluster import fifo_conf, mr_job, simulation
 
@@ -155,3 +157,33 @@ def test_stalled_cli_run_writes_outputs_marked_incomplete_and_exits_1(tmp_path, 
     summary = json.loads((out / "summary.json").read_text())
     assert summary["complete"] is False and "(huge)" in summary["incomplete_reason"]
     assert (out / "events.jsonl").exists() and (out / "jobruntime.csv").exists()
+
+
+class PreemptsEveryTask(FifoScheduler):
+    """FIFO that preempts every task container on its node's next heartbeat:
+    the work is placed and taken back forever, as a preemption policy that
+    misjudges demand would do."""
+
+    def skip_quiet_node_update(self, node_id: str) -> bool:
+        return False
+
+    def schedule(self, node: SchedulerNode) -> None:
+        for c in list(self.ctx.containers.values()):
+            attempt = self.ctx.attempts.get(c.attempt_id)
+            is_am = attempt is not None and attempt.am_container_id == c.container_id
+            if c.node_id == node.node_id and not is_am:
+                self.on_KILL_PREEMPTED(c.container_id, None)
+        super().schedule(node)
+
+
+def test_a_preemption_loop_stops_with_its_reason():
+    """Containers allocated and preempted again and again, none ending on its
+    own: the allocations are not progress, the run stops and says so."""
+    conf = fifo_conf({"yarn.resourcemanager.scheduler.class": f"{__name__}:PreemptsEveryTask"})
+    result, rows, data = run([mr_job("looping", maps=2, reduces=0)], conf=conf, n_nodes=1)
+    assert data["complete"] is False
+    reason = data["incomplete_reason"]
+    assert reason.startswith("the run cannot make progress: in ")
+    assert "no container ended except by preemption" in reason
+    assert f"{rows['looping']['app_id']} (looping) in default" in reason
+    assert result.simulated_ms < 3_600_000

@@ -159,6 +159,8 @@ class Scheduler:
         self.used = ZERO
         self.queues: dict[str, QueueMetrics] = {}
         self.container_total = 0
+        self.preempted_total = 0
+        """Containers ended by preemption (the stall test tells a loop by it)."""
         self.unknown_reports: Counter[str] = Counter()
         """NM container statuses for containers the RM does not hold (late
         reports of containers it already ended, or strays), by reported state."""
@@ -741,8 +743,10 @@ class Scheduler:
         if ctx.containers.pop(c.container_id, None) is None:
             return
         self._account_usage()
-        if exit_status == EXIT_PREEMPTED and self.watcher is not None:
-            self.watcher.preempted(c)
+        if exit_status == EXIT_PREEMPTED:
+            self.preempted_total += 1
+            if self.watcher is not None:
+                self.watcher.preempted(c)
         if (
             self.holds_launched
             and cleanup
