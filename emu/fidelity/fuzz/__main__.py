@@ -39,6 +39,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="worker processes")
     p.add_argument("--kinds", default="", help=f"only these classes (of {', '.join(KINDS)})")
     p.add_argument("--case", type=int, action="append", default=[], help="only case number N")
+    p.add_argument(
+        "--replay",
+        type=Path,
+        action="append",
+        default=[],
+        help="replay this case.json (or a reproducer directory holding one) instead of drawing",
+    )
     p.add_argument("--out", type=Path, default=REPO / "out" / "fuzz", help="work directory")
     p.add_argument("--shrink", type=int, default=40, help="trial replays to shrink a divergence")
     p.add_argument("--timeout", type=float, default=600, help="wall seconds per case")
@@ -63,12 +70,23 @@ def main(argv: list[str] | None = None) -> int:
         print(f"emu: error: {e}", file=sys.stderr)
         return 2
     numbers = args.case or list(range(args.count))
+    replays = []
+    for path in args.replay:
+        file = path / "case.json" if path.is_dir() else path
+        try:
+            replays.append(file.read_text(encoding="utf-8"))
+        except OSError as e:
+            print(f"emu: error: {file}: {e.strerror}", file=sys.stderr)
+            return 2
     tasks = [
+        campaign.Task(args.seed, 0, case_json=text, shrink_budget=args.shrink, keep=True)
+        for text in replays
+    ] or [
         campaign.Task(args.seed, n, shrink_budget=args.shrink, keep=args.keep, repeat=not args.once)
         for n in numbers
         if not kinds or _kind(args.seed, n) in kinds
     ]
-    root = args.out / f"seed-{args.seed}"
+    root = args.out / ("replays" if replays else f"seed-{args.seed}")
     start = time.perf_counter()
     bar = BatchProgress("fidelity fuzz", "cases", len(tasks), 0, sys.stderr, sys.stderr.isatty())
     outcomes: list[campaign.Outcome] = []
