@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 TOOLS  := $(VENV)/.installed-tools
 
-.PHONY: hadoop install compile run test test-quick test-oracle regold bench bench-quick fidelity fidelity-ci fuzz soak lint format docs clean screenshots
+.PHONY: hadoop install compile run test test-quick test-oracle regold bench bench-quick fidelity fidelity-ci fidelity-fuzz fuzz soak lint format docs clean screenshots
 
 # Everything: the test tools, the compiled hot modules, Hadoop's schedulers.
 install: compile
@@ -70,13 +70,23 @@ bench: compile
 
 # The fidelity suite (scenarios/fidelity/suite.toml): every case replayed with
 # emu's scheduler and with Hadoop's, compared, and docs/fidelity.md written.
-# fidelity-ci: the short subset, failing when a case that agreed exactly no
-# longer does (.ci/run runs it after the tests).
+# fidelity-ci: the short subset, and a fixed-seed random campaign
+# (scenarios/fidelity/fuzz-ci.json), failing when a case that agreed exactly
+# no longer does (.ci/run runs it after the tests).
 fidelity: compile hadoop
 	$(PY) -m emu.fidelity --write docs/fidelity.md
 
 fidelity-ci: compile hadoop
 	$(PY) -m emu.fidelity --subset ci --check
+	$(PY) -m emu.fidelity.fuzz --check scenarios/fidelity/fuzz-ci.json --shrink 0
+
+# The differential campaign (emu.fidelity.fuzz): N random cases from SEED, each
+# replayed under emu's scheduler and Hadoop's, twice each; a table per class,
+# each divergence shrunk to a reproducer under out/fuzz/seed-SEED/reproducers.
+N ?= 1000
+SEED ?= 1
+fidelity-fuzz: compile hadoop
+	$(PY) -m emu.fidelity.fuzz --count $(N) --seed $(SEED)
 
 bench-quick: compile
 	$(PY) -m emu.bench --quick

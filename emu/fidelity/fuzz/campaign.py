@@ -248,9 +248,10 @@ def work(task: Task, root: Path) -> Outcome:
         shutil.rmtree(where, ignore_errors=True)
         return outcome
     if outcome.verdict == "diverged" and task.shrink_budget > 0:
-        from emu.fidelity.fuzz.shrink import shrink
+        from emu.fidelity.fuzz.shrink import shrink, still_diverges
 
-        small = shrink(case, outcome.what, root / "shrinking" / case.name, task.shrink_budget)
+        check = still_diverges(outcome.what, root / "shrinking" / case.name)
+        small = shrink(case, check, task.shrink_budget)
         repro = root / "reproducers" / case.name
         shutil.rmtree(repro, ignore_errors=True)
         small.write(repro)

@@ -241,8 +241,9 @@ def _capacities(rng: random.Random, parent: Queue, mode: str, resource: tuple[in
         shares = _split(rng, 100, len(kids), 5)
         scale = rng.choice((0.6, 0.8, 1.0))
         for q, share in zip(kids, shares, strict=True):
-            m = max(1024, int(mem * share * scale / 100) // 1024 * 1024)
-            v = max(1, int(vc * share * scale / 100))
+            # Rounded down, so the children never add up past their parent.
+            m = int(mem * share * scale / 100) // 512 * 512
+            v = int(vc * share * scale / 100)
             q.settings["capacity"] = f"[memory={m},vcores={v}]"
             if _maybe(rng, 0.5):
                 q.settings["maximum-capacity"] = f"[memory={mem},vcores={vc}]"

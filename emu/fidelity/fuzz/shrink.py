@@ -45,10 +45,9 @@ def still_diverges(what: str, where: Path) -> Predicate:
     return check
 
 
-def shrink(case: FuzzCase, what: str, where: Path, budget: int) -> FuzzCase:
+def shrink(case: FuzzCase, check: Predicate, budget: int) -> FuzzCase:
     """The smallest variant of `case` found within `budget` trial replays
-    (of both implementations) that still diverges as `what`."""
-    check = still_diverges(what, where)
+    (each a call of `check`, e.g. `still_diverges`) that `check` still accepts."""
     tried = 0
     best = case
     ok, at = check(best)
@@ -123,7 +122,7 @@ def variants(case: FuzzCase, at_s: float | None) -> Iterator[FuzzCase]:
 def _halving(n: int) -> list[int]:
     sizes = []
     size = n // 2
-    while size >= 2:
+    while size >= 1:
         sizes.append(size)
         size //= 2
     return sizes

@@ -225,7 +225,7 @@ class FuzzCase:
     # -- JSON ------------------------------------------------------------------
 
     def to_json(self) -> str:
-        return json.dumps(asdict(self), indent=1, sort_keys=True)
+        return json.dumps(asdict(self), indent=1)
 
     @staticmethod
     def from_json(text: str) -> FuzzCase:
