@@ -93,6 +93,16 @@ def variants(case: FuzzCase, at_s: float | None) -> Iterator[FuzzCase]:
                 c = copy.deepcopy(case)
                 c.jobs[i].tasks[k].host = ""
                 yield c
+    # Settings in bulk first: most play no part in a given divergence.
+    bare = copy.deepcopy(case)
+    bare.site, bare.scheduler_conf, bare.placement = {}, {}, []
+    for _, q in bare.root.walk():
+        q.settings = {k: v for k, v in q.settings.items() if _structural(case, k)}
+    if bare.size()[3] < case.size()[3]:
+        yield bare
+    for part in ("site", "scheduler_conf"):
+        if len(getattr(case, part)) > 1:
+            yield _with(case, **{part: {}})
     if len(case.nodes) > 1:
         for size in _halving(len(case.nodes)):
             c = copy.deepcopy(case)
@@ -110,13 +120,18 @@ def variants(case: FuzzCase, at_s: float | None) -> Iterator[FuzzCase]:
         yield c
     for path, q in case.root.walk():
         for key in list(q.settings):
-            if key == "capacity" and case.scheduler == "capacity":
+            if _structural(case, key):
                 continue
             c = copy.deepcopy(case)
             _find(c.root, path).settings.pop(key)
             yield c
     if case.placement:
         yield _with(case, placement=[])
+
+
+def _structural(case: FuzzCase, key: str) -> bool:
+    """A queue setting the tree cannot do without (a Capacity queue's capacity)."""
+    return key == "capacity" and case.scheduler == "capacity"
 
 
 def _halving(n: int) -> list[int]:
