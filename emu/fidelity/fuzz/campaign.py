@@ -23,6 +23,7 @@ import json
 import multiprocessing as mp
 import os
 import shutil
+import threading
 import time
 import traceback
 from collections.abc import Callable, Iterator
@@ -265,10 +266,19 @@ def work(task: Task, root: Path) -> Outcome:
     return outcome
 
 
-def _worker_main(conn: Connection, root: str, log: str) -> None:
+def _orphan_watch(parent: int) -> None:
+    """End this worker when the campaign's process is gone (killed, or its
+    terminal closed), even in the middle of a replay that loops."""
+    while os.getppid() == parent:
+        time.sleep(2)
+    os._exit(1)
+
+
+def _worker_main(conn: Connection, root: str, log: str, parent: int) -> None:
     fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
     os.dup2(fd, 1)
     os.dup2(fd, 2)
+    threading.Thread(target=_orphan_watch, args=(parent,), daemon=True).start()
     while True:
         task = conn.recv()
         if task is None:
@@ -309,7 +319,9 @@ def run_tasks(
         spawned += 1
         parent, child = ctx.Pipe()
         log = root / f"worker-{spawned}.log"
-        p = ctx.Process(target=_worker_main, args=(child, str(root), str(log)), daemon=True)
+        p = ctx.Process(
+            target=_worker_main, args=(child, str(root), str(log), os.getpid()), daemon=True
+        )
         p.start()
         child.close()
         return _Worker(p, parent)
