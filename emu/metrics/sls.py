@@ -89,7 +89,6 @@ RawValues = dict[str, int | float]
 """metrics/ CSV values by name. Counts and resources stay ints, written as
 SLS's counters are ("3072"); a plain `float` annotation would make compiled
 code write them as floats ("3072.0") where pure Python writes ints."""
-_PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 
 
 DEFAULT_PARTITION_KEY = "<DEFAULT_PARTITION>"
@@ -144,14 +143,23 @@ def full_queue_name(name: str) -> str:
 
 
 def process_memory() -> tuple[int, int]:
-    """(resident, peak resident) bytes of this process."""
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    """(resident, peak resident) bytes of this process, sampled every
+    simulated second. On Linux both come from one read of /proc/self/status
+    (VmRSS, VmHWM): `getrusage` sums over every thread of the process, which
+    with a JVM in it (`--scheduler-impl hadoop`) cost milliseconds a call."""
+    rss = peak = 0
     try:
-        with open("/proc/self/statm", "rb") as f:
-            rss = int(f.read().split()[1]) * _PAGE
+        with open("/proc/self/status", "rb") as f:
+            for line in f:
+                if line.startswith(b"VmRSS:"):
+                    rss = int(line.split()[1]) * 1024
+                elif line.startswith(b"VmHWM:"):
+                    peak = int(line.split()[1]) * 1024
     except (OSError, IndexError, ValueError):
-        rss = peak
-    return rss, max(peak, rss)
+        pass
+    if not peak:
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    return rss or peak, max(peak, rss)
 
 
 def tracked_job_values(rm: ResourceManager, app_id: str | None) -> tuple[int, ...]:
