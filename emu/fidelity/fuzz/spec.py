@@ -163,6 +163,10 @@ class FuzzCase:
             "yarn.sls.am.heartbeat.interval.ms": "1000",
             "yarn.sls.am.container.memory": str(self.am_memory_mb),
             "yarn.sls.am.container.vcores": "1",
+            # The comparison reads containers.csv and jobruntime.csv only; the
+            # per-second metrics would double the cost of a replay by Hadoop's
+            # scheduler (its queues asked for their usage every second).
+            "yarn.sls.metrics.switch": "OFF",
         }
         (conf / "sls-runner.xml").write_text(configuration_xml(runner), encoding="utf-8")
         racks: dict[str, list[dict[str, str]]] = {}
