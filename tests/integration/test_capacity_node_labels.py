@@ -183,7 +183,7 @@ def test_a_label_the_queue_cannot_access_rejects_the_job(tmp_path):
     result, _ = _run(tmp_path, jobs, nodes, props)
     states = {j["job_id"]: (j["state"], j["diagnostics"]) for j in result.jobs}
     assert states["jb"][0] == "FAILED"
-    assert "doesn't have permission to access all labels" in states["jb"][1]
+    assert "queue=b doesn't have permission to access all labels" in states["jb"][1]
     assert states["ja"][0] == "FINISHED"
 
 

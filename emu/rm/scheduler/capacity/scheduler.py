@@ -219,9 +219,11 @@ class CapacityScheduler(Scheduler):
             return refusal
         label = _label_expression(app) or leaf.conf.default_label
         if label and not leaf.conf.can_access(label):
-            # SchedulerUtils.validateResourceRequest (checkQueueAccessToNode)
+            # SchedulerUtils.validateResourceRequest (checkQueueLabelExpression);
+            # QueueInfo's queue name is the leaf's own name.
+            name = path.rsplit(".", 1)[-1]
             return (
-                f"Invalid resource request, queue={path} doesn't have permission to access "
+                f"Invalid resource request, queue={name} doesn't have permission to access "
                 f"all labels in resource request. labelExpression of resource request={label}. "
                 f"Queue labels={','.join(sorted(leaf.conf.accessible_labels))}"
             )

@@ -43,6 +43,7 @@ import org.apache.hadoop.yarn.api.records.ResourceUtilization;
 import org.apache.hadoop.yarn.conf.ConfigurationProvider;
 import org.apache.hadoop.yarn.conf.ConfigurationProviderFactory;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
+import org.apache.hadoop.yarn.exceptions.InvalidResourceRequestException;
 import org.apache.hadoop.yarn.event.Dispatcher;
 import org.apache.hadoop.yarn.event.Event;
 import org.apache.hadoop.yarn.event.EventHandler;
@@ -671,6 +672,17 @@ public final class SchedulerDriver implements SchedulerBackend {
       // with its queue (SchedulerUtils.normalizeNodeLabelExpressionInRequest).
       app.queueLabel = queueDefaultLabel(asc.getQueue());
       amAsk.setNodeLabelExpression(app.queueLabel);
+    }
+    try {
+      // ... and validates it (its size, a label the queue may not use): a
+      // submission that fails is refused before the scheduler sees the app.
+      ResourceRequest check = ResourceRequest.clone(amAsk);
+      SchedulerUtils.normalizeAndValidateRequest(check, scheduler.getMaximumResourceCapability(asc.getQueue()),
+          asc.getQueue(), false, context, null, YarnConfiguration.areNodeLabelsEnabled(conf));
+    } catch (InvalidResourceRequestException e) {
+      forget(id);
+      out.rejected(appId, clean(e.getMessage()));
+      return drain();
     }
     scheduler.handle(new AppAddedSchedulerEvent(id, placement != null ? placement.getFullQueuePath() : queue, user,
         false, null, Priority.newInstance(priority), placement));
