@@ -1,7 +1,9 @@
 """The headroom check of Hadoop's RegularContainerAllocator under the
 DominantResourceCalculator: an ask must fit the queue's headroom in every
 resource type (Resources.fitsIn), not merely have a smaller dominant share,
-and a queue skipped for it hands its headroom back to the parent."""
+and a queue skipped for it hands its headroom back to the parent; a
+headroom that keeps more of one resource than an ancestor has left is
+caught when the proposal is committed (AbstractCSQueue.accept)."""
 
 from __future__ import annotations
 
@@ -64,3 +66,41 @@ async def test_skipped_queue_headroom_blocks_its_sibling(autojump_clock) -> None
     h.ask(small, GB, 1)
     assert not h.assign_root(n0).assigned
     assert not small.live
+
+
+async def test_reservation_past_the_root_is_refused_at_commit(autojump_clock) -> None:
+    """AbstractCSQueue.accept, run from the leaf up when Hadoop commits a
+    proposal. b is offered what the root has left, (2 GB, 9); its limit is
+    the dominant-share minimum of that and its maximum, 64 % = (7864 MB, 7),
+    so the maximum: a headroom of 7864 MB, more memory than the cluster has
+    left. Its (3 GB, 1) ask passes the walk and reserves n2, but the root
+    would then use 13 GB of 12: the proposal is refused, nothing is
+    reserved. Once a's container on n2 ends, the ask fits and is placed."""
+    h = Harness(
+        {
+            Q + "resource-calculator": DRF,
+            Q + "root.queues": "a,b",
+            Q + "root.a.capacity": 50,
+            Q + "root.b.capacity": 50,
+            Q + "root.b.maximum-capacity": 64,
+            Q + "root.a.user-limit-factor": 2,
+        }
+    )
+    n0, n1, n2 = (h.node(f"n{i}", 4 * GB, 4) for i in range(3))
+    hog = h.submit("a", "u")
+    h.ask(hog, 4 * GB, 2)
+    h.heartbeat(n0)
+    h.heartbeat(n1)
+    h.ask(hog, 2 * GB, 1, priority=2)
+    h.heartbeat(n2)
+    assert h.sched.root.used.memory == 10 * GB and h.sched.root.used.vcores == 3
+    app = h.submit("b", "v")
+    h.ask(app, 3 * GB, 1)
+    h.heartbeat(n2)
+    assert n2.reserved is None and not app.reservations
+    assert h.sched.root.used.memory == 10 * GB
+    assert not h.sched.alloc.rejected
+    small = next(c for c in hog.live.values() if c.node_id == "n2")
+    h.sched.complete_container(small, 0, "", "KILL")
+    h.heartbeat(n2)
+    assert [c.node_id for c in app.live.values()] == ["n2"]

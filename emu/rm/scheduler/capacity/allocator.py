@@ -28,6 +28,13 @@ an app whose reservations already cover its asks may still take a node
 where the ask fits, giving up one of its reservations of the same priority
 elsewhere; the same exchange lets it go past the queue headroom or the user
 limit by no more than what it has reserved.
+
+A new container or reservation is a proposal that Hadoop then commits
+(CapacityScheduler.tryCommit): AbstractCSQueue.accept refuses it when a
+queue from the leaf up would go past its maximum with it, reservations
+counted as used (`AllocatorState.accepts`). A refused proposal places
+nothing, though doAllocation's reset of the delay has happened, and the
+heartbeat counts it as an assignment.
 """
 
 from __future__ import annotations
@@ -116,14 +123,17 @@ class AllocatorState:
     """`yarn.resourcemanager.node-labels.am.allow-non-exclusive-allocation`:
     AM containers too may be placed ignoring exclusivity."""
     rejected: bool = False
-    """The last proposal on a labelled node was refused at commit."""
+    """The last proposal was refused at commit (`accepts`)."""
     ignore_exclusivity: bool = False
     """The pass is IGNORE_PARTITION_EXCLUSIVITY: a non-exclusive labelled
     node offered to asks of the default partition."""
     accepts: Callable[[SchedulerApp, Resource], bool] | None = None
-    """On a labelled node: whether the commit of a container (or
-    reservation) of that size for the app is accepted, each queue from its
-    leaf up within its maximum in the partition (AbstractCSQueue.accept)."""
+    """Whether the commit of a new container (or reservation) of that net
+    size for the app is accepted: each queue from its leaf up within its
+    maximum in the node's partition once it is added (AbstractCSQueue.accept).
+    The walk's headroom does not imply it: under DRF a queue's limit is the
+    dominant-share minimum of its maximum and what its parent offers, which
+    can keep more of one resource than an ancestor has left."""
     missed: dict[tuple[str, int], int] = field(default_factory=dict)
     """Missed non-partitioned scheduling opportunities per (attempt,
     priority) (SchedulerApplicationAttempt's
@@ -284,24 +294,23 @@ def _assign_container(
             )
             if other is None:
                 return LOCALITY_SKIPPED
-        if st.node_partition:
-            net = capability
-            if other is not None:
-                net = capability - sapp.reservations[other.node_id].resource
-            if not _accepted(st, sapp, net):
-                # The proposal is made, then refused at commit: nothing
-                # placed or given up, though the app's delay was reset
-                # (doAllocation runs first).
-                _reset_opportunities(st, sapp, priority, node_type)
-                st.rejected = True
-                return ALLOCATED
+        net = capability
+        if other is not None:
+            net = capability - sapp.reservations[other.node_id].resource
+        if not _accepted(st, sapp, net):
+            # The proposal is made, then refused at commit: nothing
+            # placed or given up, though the app's delay was reset
+            # (doAllocation runs first).
+            _reset_opportunities(st, sapp, priority, node_type)
+            st.rejected = True
+            return ALLOCATED
         if other is not None:
             st.containers.unreserve(sapp, other)
         st.containers.place(sapp, node, priority, node_type, ask)
         _reset_opportunities(st, sapp, priority, node_type)
         return ALLOCATED
     if should and not (looking and need_unreserve) and node.reserved is None:
-        if not st.node_partition or _accepted(st, sapp, capability):
+        if _accepted(st, sapp, capability):
             st.containers.reserve(sapp, node, priority, ask)
         else:
             st.rejected = True

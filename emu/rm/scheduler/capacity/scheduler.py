@@ -20,10 +20,12 @@ With node labels (a labelled node or app), a node is offered its own
 partition first, each queue within its capacities and usage there (an
 `Env` per partition, `queues.Partition`); a non-exclusive node nobody of its
 partition took is then offered to default-partition asks, each queue up to
-the whole partition (CapacityScheduler.allocateOrReserveNewContainers). A
-proposal on a labelled node is checked at commit against every queue's
-maximum up the tree (`_accepts`), as Hadoop's accept is. Without labels the
-scheduler is its own `Env` and none of this runs.
+the whole partition (CapacityScheduler.allocateOrReserveNewContainers).
+Without labels the scheduler is its own `Env` and none of this runs.
+
+Every new container or reservation is then checked as Hadoop commits it
+(`_accepts`, AbstractCSQueue.accept): refused when a queue up the tree would
+go past its maximum in the node's partition with it.
 
 `headroom` is what the AMs see in allocate responses: min(user limit -
 user usage, queue limit - queue usage), capped by the free cluster.
@@ -534,18 +536,19 @@ class CapacityScheduler(Scheduler):
         cs, minimum, count = self.cs, self.minimum, self.calc.divide_and_count
         offswitch = assigned = 0
         labelled = self.labelled
+        alloc = self.alloc
         while self.demand[self.root.path] and count(node.available, minimum) >= 1:
             if labelled:
                 a = self._assign_partitioned(node)
-                if self.alloc.rejected:
-                    # Hadoop counts a refused proposal as the heartbeat's
-                    # assignment and tries again while its limits allow; with
-                    # no limit on assignments that would never end.
-                    self.alloc.rejected = False
-                    if cs.max_assignments_per_heartbeat == -1:
-                        return
             else:
                 a = self._assign(self.root, node, self.cluster, self)
+            if alloc.rejected:
+                # Hadoop counts a refused proposal as the heartbeat's
+                # assignment and tries again while its limits allow; with
+                # no limit on assignments that would never end.
+                alloc.rejected = False
+                if cs.max_assignments_per_heartbeat == -1:
+                    return
             if not a.assigned:
                 return
             if a.locality == OFF_SWITCH:
@@ -587,18 +590,24 @@ class CapacityScheduler(Scheduler):
             alloc.ignore_exclusivity = False
 
     def _accepts(self, sapp: SchedulerApp, capability: Resource) -> bool:
-        """AbstractCSQueue.accept for a container (or reservation) on a node
-        of a labelled partition: the leaf and every ancestor stay within
-        their maximum there once it is added (ignoring exclusivity: the
-        whole partition). A leaf's headroom does not cover its ancestors
-        then, whose other children use the partition too."""
+        """AbstractCSQueue.accept for a new container (or reservation) of
+        net size `capability` on the node being offered: the leaf and every
+        ancestor stay within their maximum in the node's partition once it
+        is added (ignoring exclusivity: the whole partition), every resource
+        type compared (Resources.fitsIn). The walk's headroom does not cover
+        this: under DRF a queue's limit is the dominant-share minimum of its
+        maximum and what its parent offers (getCurrentLimitResource,
+        getResourceLimitsOfChild), which can keep more memory than the root
+        has left; in a labelled partition an ancestor's other children use
+        the partition too."""
         alloc = self.alloc
         p = alloc.node_partition
-        env = self.env_for(p, alloc.ignore_exclusivity)
+        env = self.env_for(p, alloc.ignore_exclusivity) if p else self.default_env
+        calc = self.calc
         q: Queue | None = self.leaf_of(sapp)
         while q is not None:
             limit = env.cluster if env.ignore else q.effective_max(env)
-            if not rm.fits(self.calc, q.used_in.get(p, ZERO) + capability, limit):
+            if not calc.fits(q.used_of(p) + capability, limit):
                 return False
             q = q.parent
         return True
