@@ -349,7 +349,7 @@ def run_tasks(
                 if w.conn in ready:
                     try:
                         outcome = w.conn.recv()
-                    except EOFError:
+                    except (EOFError, OSError):
                         died = "the worker process died"
                         outcome = Outcome(_name(task), _kind(task), "crashed", "crashed", died)
                         workers[workers.index(w)] = w = _replace(w, spawn)
