@@ -63,6 +63,7 @@ def _tree(partition: str, used_a: int, used_b: int) -> TempQueue:
     half, whole = R(50), R(100)
     a = TempQueue("root.a", half, whole, R(used_a), R(50), R(50), partition=partition)
     b = TempQueue("root.b", half, whole, R(used_b), R(50), R(50), partition=partition)
+    a.abs_capacity = b.abs_capacity = 0.5
     root = TempQueue("root", whole, whole, R(used_a + used_b), partition=partition, total=whole)
     root.add_child(a)
     root.add_child(b)

@@ -23,6 +23,7 @@ from emu.rm.scheduler.capacity.config import PreemptionConf
 from emu.rm.scheduler.capacity.preemption import (
     PreemptionPolicy,
     TempQueue,
+    _reset_capacity,
     compute_ideal_allocation,
     container_order_key,
     select_candidates,
@@ -102,6 +103,7 @@ def build(
         parent = stack.pop()
         name = f"{parent.name}.queue{chr(ord('A') + i - 1)}"
         t = TempQueue(name, R(abs_[i]), R(maxcap[i]), R(used[i]), reserved=R(reserved[i]))
+        t.abs_capacity = abs_[i] / tot
         t.preemption_disabled = off(name, parent.preemption_disabled)
         parent.children.append(t)
         if subq[i]:
@@ -496,19 +498,79 @@ def test_drf_ideal_allocation_shares_out_every_resource_type() -> None:
     """The fixpoint offers each needy queue its guarantee-weighted part of
     what is left in every resource type (normalizedGuarantee per type), so a
     queue that needs gpus is assigned gpus: B, guaranteed half of 10 gpus and
-    asking for 5 while A holds all 10, is given 5 in its ideal assignment
-    and A is to give back 5."""
+    asking for 5 while A holds all 10, is given its 5 gpus and A is to give
+    back 5. (Resources.min picks a whole vector, so B's offer of half of
+    what A leaves, <45, 45, 3 gpus>, is taken whole, then the last 2 gpus;
+    Hadoop 3.4.2's PreemptableResourceCalculator gives the same.)"""
     cluster = Resource(100, 100, {"gpu": 10})
     half = Resource(50, 50, {"gpu": 5})
     pending = Resource(10, 10, {"gpu": 5})
-    a = TempQueue("root.a", half, cluster, Resource(10, 10, {"gpu": 10}))
-    b = TempQueue("root.b", half, cluster, ZERO, pending=pending, pending_deduct_reserved=pending)
-    root = TempQueue("root", cluster, cluster, a.used)
+    a = TempQueue("root.a", half, cluster, Resource(10, 10, {"gpu": 10}), abs_capacity=0.5)
+    b = TempQueue(
+        "root.b",
+        half,
+        cluster,
+        ZERO,
+        pending=pending,
+        pending_deduct_reserved=pending,
+        abs_capacity=0.5,
+    )
+    root = TempQueue("root", cluster, cluster, a.used, abs_capacity=1.0)
     root.add_child(a)
     root.add_child(b)
     compute_ideal_allocation(DominantResourceCalculator(), cluster, root, cluster, CONF)
-    assert b.ideal_assigned == pending
+    assert b.ideal_assigned == Resource(45, 45, {"gpu": 5})
+    assert a.ideal_assigned == Resource(55, 55, {"gpu": 5})
     assert dict(a.to_be_preempted.extra) == {"gpu": 5}
+
+
+def _leaf(name: str, guaranteed: Resource, used: Resource, abs_capacity: float) -> TempQueue:
+    t = TempQueue(name, guaranteed, Resource(24576, 24), used)
+    t.abs_capacity = abs_capacity  # set as an attribute: older TempQueues lack the field
+    return t
+
+
+def test_guarantee_rounded_to_zero_in_a_type_is_shared_by_absolute_capacity() -> None:
+    """root.a (9 %) has a1 (91 % of a) and a2 (9 % of a) on <24 GB, 24
+    vcores>: a2's vcore guarantee, 0.81 % of 24, rounds down to 0. Both
+    leaves are over their guarantees and want nothing more. In a's ideal
+    allocation a2 is offered vcores by its absolute capacity where a needy
+    queue's guarantee of a type is 0, and all that is left once it alone
+    wants more (resetCapacity), so it keeps its two vcores and nothing is
+    preempted, as Hadoop 3.4.2 finds; weighing vcores by guarantees alone
+    gives a2 none and takes a container from it."""
+    calc = DominantResourceCalculator()
+    cluster = Resource(24576, 24)
+    a1 = _leaf("root.a.a1", Resource(2012, 1), Resource(2048, 4), 0.0819)
+    a2 = _leaf("root.a.a2", Resource(199, 0), Resource(2048, 2), 0.0081)
+    a = _leaf("root.a", Resource(2211, 2), Resource(4096, 6), 0.09)
+    a.add_child(a1)
+    a.add_child(a2)
+    root = TempQueue("root", cluster, cluster, a.used)
+    root.add_child(a)
+    for name, g, cap in (("b", Resource(2949, 2), 0.12), ("c", Resource(9093, 8), 0.37)):
+        root.add_child(_leaf(f"root.{name}", g, ZERO, cap))
+    root.add_child(_leaf("root.d", Resource(10321, 10), ZERO, 0.42))
+    conf = PreemptionConf(enabled=True)
+    compute_ideal_allocation(calc, cluster, root, rm.multiply(cluster, 0.1), conf)
+    assert a2.ideal_assigned == a2.used
+    assert a1.ideal_assigned == a1.used
+    assert a2.actually_to_be_preempted == ZERO
+    assert a1.actually_to_be_preempted == ZERO
+
+
+def test_reset_capacity_normalization_strategies() -> None:
+    """resetCapacity per resource type: guarantees where none of the needy
+    queues' is 0, absolute capacities where one is 0 and the total is
+    not, equal parts where the total is 0; in Java floats."""
+    q1 = TempQueue("q1", Resource(2012, 1), ZERO, ZERO, abs_capacity=0.0819)
+    q2 = TempQueue("q2", Resource(199, 0), ZERO, ZERO, abs_capacity=0.0081)
+    _reset_capacity([q1, q2], ["memory-mb", "vcores"], False)
+    assert q1.normalized_guarantee["memory-mb"] == rm.f32(rm.f32(2012) / rm.f32(2211))
+    assert q1.normalized_guarantee["vcores"] == rm.f32(rm.f32(0.0819) / rm.f32(0.09))
+    assert q2.normalized_guarantee["vcores"] == rm.f32(rm.f32(0.0081) / rm.f32(0.09))
+    _reset_capacity([q2], ["memory-mb", "vcores"], False)
+    assert q2.normalized_guarantee == {"memory-mb": 1.0, "vcores": 1.0}
 
 
 class _Ctx:

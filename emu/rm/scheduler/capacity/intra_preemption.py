@@ -164,13 +164,6 @@ def all_users_limit(
     return rm.round_up(rm.rmin(calc, cluster, limit, cap), minimum)
 
 
-def _any_above_zero(calc: ResourceCalculator, r: Resource) -> bool:
-    """isAnyMajorResourceAboveZero (the default calculator: memory)."""
-    if isinstance(calc, DominantResourceCalculator):
-        return any(v > 0 for v in r.components().values())
-    return r.memory > 0
-
-
 def _any_zero_or_negative(calc: ResourceCalculator, r: Resource) -> bool:
     """isAnyMajorResourceZeroOrNegative (the default calculator: memory)."""
     if isinstance(calc, DominantResourceCalculator):
@@ -366,7 +359,9 @@ class _Round:
             return False
         calc, cluster = self.calc, self.cluster
         want = self.want = _zero_as_minus_one(self.want)
-        if not _any_above_zero(calc, want) or not rm.fits(calc, c.resource, self.allowed[0]):
+        if not rm.any_major_above_zero(calc, want):
+            return False
+        if not rm.fits(calc, c.resource, self.allowed[0]):
             return False
         after = want - c.resource
         if self.conservative:

@@ -7,14 +7,17 @@ the root, computes each queue's *ideal assignment*: the parent's share is
 handed out as a fixpoint, most under-served queue (ideal / guaranteed)
 first, each offered its guarantee-weighted part of what is left and
 accepting up to min(maximum capacity, usage + pending asks) - and, for a
-leaf, no more than max(usage, guarantee). Queues with no guarantee share
-what remains evenly. Usage above the ideal assignment, but never below
-min(usage + pending, guarantee), is preemptable; when the total exceeds
-`total_preemption_per_round` of the cluster every queue's amount is scaled
-down. Leaves with `disable_preemption` keep their excess (it becomes
-untouchable for their parents too). A leaf gives back only if its usage is
-above guarantee * (1 + `max_ignored_over_capacity`) (the dead zone), and
-then `natural_termination_factor` of its preemptable amount per round.
+leaf, no more than max(usage, guarantee). The weights are per resource
+type: where some needy queue's guarantee of a type rounded down to 0 they
+are the queues' absolute capacities, and where none has any of it, equal
+parts. Queues with no guarantee share what remains evenly. Usage above
+the ideal assignment, but never below min(usage + pending, guarantee), is
+preemptable; when the total exceeds `total_preemption_per_round` of the
+cluster every queue's amount is scaled down. Leaves with
+`disable_preemption` keep their excess (it becomes untouchable for their
+parents too). A leaf gives back only if its usage is above guarantee *
+(1 + `max_ignored_over_capacity`) (the dead zone), and then
+`natural_termination_factor` of its preemptable amount per round.
 
 Victims (FifoCandidatesSelector): in each leaf, apps from the last in
 scheduling order (the newest, lowest priority) backwards; in each app its
@@ -47,10 +50,12 @@ selects are marked and killed the same way.
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
-from emu.resources import ZERO, Resource, ResourceCalculator
+from emu.resources import ZERO, DominantResourceCalculator, Resource, ResourceCalculator
 from emu.rm.container import RMContainer  # named by TempQueue at run time
 from emu.rm.scheduler import javahash
 from emu.rm.scheduler.capacity import intra_preemption
@@ -104,6 +109,13 @@ class TempQueue:
     pending_deduct_reserved: Resource = ZERO
     reserved: Resource = ZERO
     preemption_disabled: bool = False
+    abs_capacity: float = 0.0
+    """The queue's absolute capacity in this partition (a Java float):
+    the fixpoint weighs a resource type by it where some needy queue's
+    guarantee of that type rounded down to 0."""
+    relative_priority: int = 0
+    """The queue's priority when its parent orders children by
+    priority-utilization, else 0 (cloneQueues)."""
     children: list[TempQueue] = field(default_factory=list)
     apps: list[SchedulerApp] = field(default_factory=list)
     max_am_resource: Resource = ZERO
@@ -147,14 +159,18 @@ class TempQueue:
 
     # --- TempQueuePerPartition ----------------------------------------------------
     def offer(self, avail: Resource, calc: ResourceCalculator, cluster: Resource) -> Resource:
-        """Accept what this queue can use of `avail`; return the rest."""
+        """Accept what this queue can use of `avail`; return the rest
+        (TempQueuePerPartition.offer: the room below the maximum caps the
+        rest type by type, and what is accepted stays within 0 and `avail`
+        in every type)."""
         max_delta = rm.non_negative(self.maximum - self.ideal_assigned)
         wanted = self.used + self.pending_deduct_reserved - self.ideal_assigned
-        accepted = rm.rmin(calc, cluster, max_delta, rm.rmin(calc, cluster, avail, wanted))
+        accepted = rm.cmin(max_delta, rm.rmin(calc, cluster, avail, wanted))
         if not self.children:
             room = rm.rmax(calc, cluster, self.used, self.guaranteed) - self.ideal_assigned
             room = rm.rmax(calc, cluster, room, ZERO)
             accepted = rm.rmin(calc, cluster, accepted, room)
+        accepted = rm.cmin(rm.non_negative(accepted), avail)
         self.ideal_assigned = self.ideal_assigned + accepted
         return avail - accepted
 
@@ -189,31 +205,135 @@ class TempQueue:
 
 # --- ideal allocation (PreemptableResourceCalculator) -------------------------
 def _pct_of_guaranteed(q: TempQueue, calc: ResourceCalculator, cluster: Resource) -> float:
+    """TQComparator.getIdealPctOfGuaranteed: ideal / guaranteed as
+    Resources.divide gives it, a Java float (0 / 0 is NaN); a queue
+    without a guarantee comes last."""
     if not rm.positive(calc, cluster, q.guaranteed):
         return MAX_INT
-    return rm.divide(calc, cluster, q.ideal_assigned, q.guaranteed)
+    if isinstance(calc, DominantResourceCalculator):
+        num, den = calc.share(cluster, q.ideal_assigned), calc.share(cluster, q.guaranteed)
+    else:
+        num, den = float(q.ideal_assigned.memory), float(q.guaranteed.memory)
+    if den == 0:
+        return math.nan if num == 0 else math.copysign(math.inf, num)
+    return rm.f32(num / den)
+
+
+def _double_compare(a: float, b: float) -> int:
+    """java.lang.Double.compare: NaN equals itself and is above all else."""
+    if a < b:
+        return -1
+    if a > b:
+        return 1
+    a_nan, b_nan = a != a, b != b
+    return (a_nan > b_nan) - (a_nan < b_nan)
+
+
+def _by_need(calc: ResourceCalculator, cluster: Resource) -> Callable[[TempQueue, TempQueue], int]:
+    """TQComparator: the least served (ideal over guarantee) first, by
+    PriorityUtilizationQueueOrderingPolicy.compare with the queues'
+    relative priorities: of two queues both below 1 or both at or above
+    it, the higher priority first."""
+
+    def cmp(a: TempQueue, b: TempQueue) -> int:
+        pa, pb = _pct_of_guaranteed(a, calc, cluster), _pct_of_guaranteed(b, calc, cluster)
+        ra, rb = a.relative_priority, b.relative_priority
+        if ra != rb and ((pa < 1.0 and pb < 1.0) or (pa >= 1.0 and pb >= 1.0)):
+            return (rb > ra) - (rb < ra)
+        return _double_compare(pa, pb)
+
+    return cmp
+
+
+class _JavaPriorityQueue:
+    """java.util.PriorityQueue with a comparator, sift for sift: queues
+    that compare equal leave it in the binary heap's order."""
+
+    def __init__(self, cmp: Callable[[TempQueue, TempQueue], int]) -> None:
+        self.cmp = cmp
+        self.heap: list[TempQueue] = []
+
+    def __bool__(self) -> bool:
+        return bool(self.heap)
+
+    def add(self, x: TempQueue) -> None:
+        heap, cmp = self.heap, self.cmp
+        k = len(heap)
+        heap.append(x)
+        while k > 0:
+            parent = (k - 1) >> 1
+            e = heap[parent]
+            if cmp(x, e) >= 0:
+                break
+            heap[k] = e
+            k = parent
+        heap[k] = x
+
+    def peek(self) -> TempQueue | None:
+        return self.heap[0] if self.heap else None
+
+    def poll(self) -> TempQueue:
+        heap, cmp = self.heap, self.cmp
+        result = heap[0]
+        x = heap.pop()
+        n = len(heap)
+        if n:
+            k, half = 0, n >> 1
+            while k < half:
+                child = 2 * k + 1
+                c = heap[child]
+                right = child + 1
+                if right < n and cmp(c, heap[right]) > 0:
+                    child = right
+                    c = heap[child]
+                if cmp(x, c) <= 0:
+                    break
+                heap[k] = c
+                k = child
+            heap[k] = x
+        return result
 
 
 def _reset_capacity(queues: list[TempQueue], types: list[str], ignore_guarantee: bool) -> None:
-    """Each queue's part of what is left, per resource type: its guarantee
-    over the sum of the needy queues' guarantees (a type none of them is
-    guaranteed keeps its previous part), or equal parts."""
+    """AbstractPreemptableResourceCalculator.resetCapacity: each queue's
+    part of what is left, per resource type, in Java floats. By default
+    its guarantee over the needy queues' guarantees of that type; where
+    some needy queue's guarantee of the type is 0 though its absolute
+    capacity is not (a small queue rounded down), its absolute capacity
+    over theirs; where none is guaranteed any of the type (or none has
+    any capacity, or `ignore_guarantee`), equal parts."""
+    even = rm.f32(1.0 / len(queues))
     if ignore_guarantee:
-        share = 1.0 / len(queues)
         for q in queues:
-            q.normalized_guarantee = dict.fromkeys(types, share)
+            q.normalized_guarantee = dict.fromkeys(types, even)
         return
     active = ZERO
+    total_abs = 0.0
     for q in queues:
         active = active + q.guaranteed
+        total_abs = rm.f32(total_abs + rm.f32(q.abs_capacity))
     total = active.to_wire()
-    for q in queues:
-        parts = dict(q.normalized_guarantee)
-        mine = q.guaranteed.to_wire()
-        for t in types:
-            if total.get(t, 0):
-                parts[t] = mine.get(t, 0) / total[t]
-        q.normalized_guarantee = parts
+    mine = [q.guaranteed.to_wire() for q in queues]
+    parts = [dict(q.normalized_guarantee) for q in queues]
+    for t in types:
+        den = total.get(t, 0)
+        by_abs = False
+        evenly = total_abs == 0
+        for q, g in zip(queues, mine, strict=True):
+            if g.get(t, 0) == 0 and q.abs_capacity != 0 and den != 0:
+                by_abs = True
+                break
+            if den == 0:
+                evenly = True
+        for q, g, part in zip(queues, mine, parts, strict=True):
+            if by_abs:
+                part[t] = rm.f32(rm.f32(q.abs_capacity) / total_abs)
+            elif evenly:
+                part[t] = even
+            else:
+                part[t] = rm.f32(rm.f32(g.get(t, 0)) / rm.f32(den))
+    for q, part in zip(queues, parts, strict=True):
+        q.normalized_guarantee = part
 
 
 def _fixpoint(
@@ -224,42 +344,59 @@ def _fixpoint(
     ignore_guarantee: bool,
     underserved: list[TempQueue],
 ) -> Resource:
-    """computeFixpointAllocation; returns what stays unassigned. Queues
-    that wanted more go to `underserved` in the order Hadoop adds them
+    """computeFixpointAllocation. Queues that wanted more go to
+    `underserved` in the order Hadoop adds them
     (addPartitionToUnderServedQueues): each most-under-served group and the
-    queue after it as they are served, then the rest by need."""
-    needy: list[TempQueue] = []
+    queue after it as they are served, then the rest by need.
+
+    Each round every queue of the most under-served group is offered its
+    part of what was left when the round began, no more than what is
+    still left; the round stops once nothing is (isAnyMajorResourceAboveZero).
+
+    Returns what the caller's `unassigned` holds afterwards: Hadoop
+    subtracts in place from the Resource it was given until the first
+    offer, then goes on with a copy (componentwiseMax), so the caller sees
+    only the initial assignments and that first offer taken out."""
+    cmp = _by_need(calc, tot_guarant)
+    needy = _JavaPriorityQueue(cmp)
     for q in queues:
         if rm.gt(calc, tot_guarant, q.used, q.guaranteed):
-            q.ideal_assigned = q.guaranteed + q.untouchable_extra
+            q.ideal_assigned = rm.cmin(q.guaranteed, q.used) + q.untouchable_extra
         else:
             q.ideal_assigned = q.used
         unassigned = unassigned - q.ideal_assigned
         if rm.lt(calc, tot_guarant, q.ideal_assigned, q.used + q.pending):
-            needy.append(q)
+            needy.add(q)
+    seen_by_caller: Resource | None = None
     types = list(unassigned.to_wire())
     while needy and rm.positive(calc, tot_guarant, unassigned):
-        _reset_capacity(needy, types, ignore_guarantee)
-        needy.sort(key=lambda q: _pct_of_guaranteed(q, calc, tot_guarant))
-        first = _pct_of_guaranteed(needy[0], calc, tot_guarant)
-        n = 1
-        while n < len(needy) and _pct_of_guaranteed(needy[n], calc, tot_guarant) <= first:
-            n += 1
-        group, needy = needy[:n], needy[n:]
-        underserved.extend(group)
-        if needy:
-            underserved.append(needy[0])
-        assigned = ZERO
+        _reset_capacity(list(needy.heap), types, ignore_guarantee)
+        group: list[TempQueue] = []
+        while needy:
+            q = needy.poll()
+            group.append(q)
+            underserved.append(q)
+            nxt = needy.peek()
+            if nxt is None or cmp(q, nxt) < 0:
+                if nxt is not None:
+                    underserved.append(nxt)
+                break
+        at_start = unassigned
         for q in group:
-            avail = rm.multiply_up_each(calc, unassigned, q.normalized_guarantee, UNIT)
+            if not rm.any_major_above_zero(calc, unassigned):
+                break
+            avail = rm.multiply_up_each(calc, at_start, q.normalized_guarantee, UNIT)
+            avail = rm.cmin(avail, unassigned)
             done = avail - q.offer(avail, calc, tot_guarant)
             if rm.positive(calc, tot_guarant, done):
-                needy.append(q)
-            assigned = assigned + done
-        unassigned = unassigned - assigned
-    needy.sort(key=lambda q: _pct_of_guaranteed(q, calc, tot_guarant))
-    underserved.extend(needy)
-    return unassigned
+                needy.add(q)
+            unassigned = unassigned - done
+            if seen_by_caller is None:
+                seen_by_caller = unassigned
+            unassigned = rm.non_negative(unassigned)
+    while needy:
+        underserved.append(needy.poll())
+    return unassigned if seen_by_caller is None else seen_by_caller
 
 
 def _distribute(
@@ -281,7 +418,7 @@ def _distribute(
             needed = needed + (q.used - q.ideal_assigned)
     scaling = 1.0
     if rm.gt(calc, tot_guarant, needed, total_allowed):
-        scaling = rm.divide(calc, tot_guarant, total_allowed, needed)
+        scaling = rm.f32(rm.divide(calc, tot_guarant, total_allowed, needed))
     for q in queues:
         q.assign_preemption(scaling, calc, tot_guarant)
 

@@ -66,6 +66,7 @@ def _temp_queue(sched: CapacityScheduler, q: Queue, env: Env, intra_on: bool) ->
             used=q.used_in.get(p, ZERO),
             reserved=q.reserved_in.get(p, ZERO),
             preemption_disabled=q.conf.preemption_disabled,
+            abs_capacity=q.absolute_in(p)[0],
             partition=p,
         )
     else:
@@ -76,7 +77,10 @@ def _temp_queue(sched: CapacityScheduler, q: Queue, env: Env, intra_on: bool) ->
             used=q.used,
             reserved=q.reserved,
             preemption_disabled=q.conf.preemption_disabled,
+            abs_capacity=q.absolute_capacity,
         )
+    if q.conf.respects_priority:
+        t.relative_priority = q.conf.priority
     if isinstance(q, LeafQueue):
         t.pending = q.pending_considering_user_limit(env, deduct_reserved=False)
         t.pending_deduct_reserved = q.pending_considering_user_limit(env, True)

@@ -102,6 +102,14 @@ def cmax(a: Resource, b: Resource) -> Resource:
     return component_max(a, b)
 
 
+def any_major_above_zero(calc: ResourceCalculator, r: Resource) -> bool:
+    """ResourceCalculator.isAnyMajorResourceAboveZero: some countable type
+    above 0 (the default calculator: memory)."""
+    if isinstance(calc, DominantResourceCalculator):
+        return r.memory > 0 or r.vcores > 0 or any(v > 0 for _, v in r.extra)
+    return r.memory > 0
+
+
 def non_negative(r: Resource) -> Resource:
     return cmax(r, ZERO)
 
@@ -131,15 +139,15 @@ def multiply_up_each(
     calc: ResourceCalculator, r: Resource, by: Mapping[str, float], step: Resource
 ) -> Resource:
     """`multiplyAndNormalizeUp` with one factor per resource type (by YARN
-    resource name; a type without a factor gets 0)."""
-    if isinstance(calc, DominantResourceCalculator):
+    resource name; a type without a factor gets 0). The default calculator
+    scales memory alone and makes the rest one vcore, none without memory
+    (Resources.createResource(memory))."""
+    if not isinstance(calc, DominantResourceCalculator):
+        memory = step_up(int(r.memory * by.get(MEMORY, 0.0) + 0.5), step.memory)
+        return plain(memory, 1 if memory > 0 else 0)
 
-        def scale(v: int, f: float) -> int:
-            return math.ceil(v * f)
-    else:
-
-        def scale(v: int, f: float) -> int:
-            return int(v * f + 0.5)
+    def scale(v: int, f: float) -> int:
+        return math.ceil(v * f)
 
     scaled = Resource(
         scale(r.memory, by.get(MEMORY, 0.0)),
