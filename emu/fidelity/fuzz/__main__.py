@@ -52,7 +52,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--once", action="store_true", help="replay each implementation once, not twice")
     p.add_argument("--keep", action="store_true", help="keep the outputs of agreeing cases")
     p.add_argument("--write", type=Path, help="put the campaign's table in this markdown file")
-    p.add_argument("--baseline", type=Path, help="record the agreeing cases in this file")
+    p.add_argument(
+        "--baseline",
+        type=Path,
+        help="record the cases that agreed, and replayed the same twice, in this file",
+    )
     p.add_argument(
         "--check", type=Path, help="exit 1 if a case this baseline file lists no longer agrees"
     )
@@ -129,7 +133,8 @@ def main(argv: list[str] | None = None) -> int:
         args.baseline.write_text(
             json.dumps(
                 {"seed": args.seed, "count": args.count,
-                 "identical": [o.name for o in outcomes if o.verdict == "identical"]},
+                 "identical": [o.name for o in outcomes
+                               if o.verdict == "identical" and all(o.deterministic.values())]},
                 indent=1,
             ) + "\n",
             encoding="utf-8",

@@ -11,6 +11,7 @@ from emu.fidelity.fuzz.campaign import Outcome
 from emu.fidelity.fuzz.generate import KINDS
 from emu.hadoop.classpath import HADOOP_VERSION
 
+_LISTED = 40
 BEGIN = "<!-- random campaign: begin -->"
 END = "<!-- random campaign: end -->"
 
@@ -72,6 +73,21 @@ def markdown(outcomes: list[Outcome], seed: int, wall_s: float, jobs: int) -> st
         pct = 100 * s / n if n else 0.0
         out.append(f"| {kind} | {n} | {s} | {pct:.1f} | {noisy} | {top} |")
     out.append("")
+    differ = [o for o in outcomes if o.verdict != "identical" or not all(o.deterministic.values())]
+    if differ:
+        out += [
+            "Cases that were not identical, with their first divergence (replay one with "
+            f"`python -m emu.fidelity.fuzz --seed {seed} --case N`):",
+            "",
+        ]
+        for o in differ[:_LISTED]:
+            noisy = [i for i, same in o.deterministic.items() if not same]
+            what = o.what + (f"; {', '.join(noisy)} not repeatable" if noisy else "")
+            detail = f": {o.detail}" if o.detail else ""
+            out.append(f"- {o.name} ({o.kind}, {o.verdict}) {what}{detail}")
+        if len(differ) > _LISTED:
+            out.append(f"- and {len(differ) - _LISTED} more (campaign.json in the work directory)")
+        out.append("")
     out.append(END)
     return "\n".join(out)
 
