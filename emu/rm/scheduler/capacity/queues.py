@@ -253,8 +253,11 @@ class Queue:
         return self._sizes(env)[3]
 
     def used_capacity(self, env: Env) -> float:
-        """used / guaranteed, as queues are ordered by."""
-        g = self._sizes(env)[4]
+        """used / guaranteed, as queues are ordered by. The guarantee is
+        taken as at least one minimum allocation, as
+        CSQueueUtils.updateUsedCapacity does ("to avoid divided by 0"): a
+        queue guaranteed less than one container is measured against one."""
+        g = rm.rmax(env.calc, env.cluster, self._sizes(env)[4], env.minimum)
         p = _partition(env)
         used = self.used if not p else self.used_in.get(p, ZERO)
         if not rm.positive(env.calc, env.cluster, g):
