@@ -303,23 +303,40 @@ class CapacityScheduler(Scheduler):
             q = q.parent
 
     def activate(self, leaf: LeafQueue) -> None:
+        """LeafQueue.activateApplications. The AM limit reads the queue's
+        current limit as last published (queueResourceLimitsInfo): the
+        limit the leaf was last offered when it looked at an app, or the one
+        the last cluster update gave it, not one computed now."""
         if self.cluster.is_zero():
             return
+        env = self.default_env
+        offered = leaf.offered
+        current = offered if offered is not None else self._limit_from_top(leaf)
         if self.labelled:
-            env = self.default_env
-            offered = leaf.offered
-            current = offered if offered is not None else self.current_limit(leaf, env)
             activated = leaf.activate(env, current, self._am_env)
         else:
-            activated = leaf.activate(self, self.current_limit(leaf))
+            activated = leaf.activate(self, current)
         for sapp in activated:
             self._set_demand(sapp, leaf, sapp.info.has_pending())
         for sapp in leaf.pending:  # activation holds apps back only for AM limits
             self.activities.record(sapp.app_id, act.AM_LIMIT)
 
+    def _limit_from_top(self, leaf: LeafQueue) -> Resource:
+        """The limit the root's updateClusterResource hands the leaf
+        (getResourceLimitsOfChild down the tree), capped by its maximum
+        rounded down to the minimum allocation (updateCurrentResourceLimits)."""
+        env = self.default_env
+        return rm.rmin(
+            self.calc, self.cluster, leaf.max_resource(env), self.current_limit(leaf, env)
+        )
+
     def _activate_all(self) -> None:
+        """root.updateClusterResource: every leaf publishes the limit it is
+        handed from the top (refreshAfterResourceCalculation,
+        setQueueResourceLimitsInfo), then activates what that allows."""
         for q in self.tree.values():
             if isinstance(q, LeafQueue):
+                q.offered = self._limit_from_top(q)
                 self.activate(q)
 
     def _pending_in(self, leaf: LeafQueue, partition: str) -> bool:
@@ -758,13 +775,11 @@ class CapacityScheduler(Scheduler):
                         record(waiting.app_id, why, node.node_id)
                     return NOTHING
                 check_queue = looking and not reserved.is_zero()
-                if labelled:
-                    # computeUserLimitAndSetHeadroom publishes the limit the
-                    # leaf was offered (capped by its default-partition
-                    # maximum) as the current limit its AM limit reads.
-                    leaf.offered = rm.rmin(
-                        calc, cluster, leaf.max_resource(self.default_env), limit
-                    )
+                # computeUserLimitAndSetHeadroom publishes the limit the leaf
+                # was offered (capped by its default-partition maximum,
+                # updateCurrentResourceLimits) as the current limit its AM
+                # limit reads until it is next published.
+                leaf.offered = rm.rmin(calc, cluster, leaf.max_resource(self.default_env), limit)
             if not sapp.info.priorities:
                 continue
             must_unreserve = ZERO
