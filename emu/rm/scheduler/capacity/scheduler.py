@@ -281,7 +281,7 @@ class CapacityScheduler(Scheduler):
         leaf = self.leaf_of(sapp)
         has = sapp.info.has_pending()
         leaf.set_demanding(sapp, has)
-        self._set_demand(sapp, leaf, has and sapp in leaf.active)
+        self._set_demand(sapp, leaf, has)
 
     def leaf_of(self, sapp: SchedulerApp) -> LeafQueue:
         leaf = self.tree[sapp.queue]
@@ -289,7 +289,12 @@ class CapacityScheduler(Scheduler):
         return leaf
 
     def _set_demand(self, sapp: SchedulerApp, leaf: LeafQueue, on: bool) -> None:
-        """Count, per queue, the active attempts with outstanding asks."""
+        """Count, per queue, the attempts with outstanding asks, whether
+        active or still waiting to be (the queue's pending resource, which
+        AppSchedulingInfo adds every attempt's asks to): a queue with any is
+        offered nodes (hasPendingResourceRequest), and its leaf then looks
+        at its active apps even when none of them asks, publishing its
+        limit as it does (computeUserLimitAndSetHeadroom)."""
         if on == (sapp.attempt_id in self.demanding):
             return
         delta = 1 if on else -1
@@ -897,8 +902,9 @@ class CapacityScheduler(Scheduler):
         recount_parents(self.tree, self.labelled)
         for q in self.tree.values():
             if isinstance(q, LeafQueue):
-                for sapp in q.active:
-                    self._set_demand(sapp, q, sapp.info.has_pending())
+                for apps in (q.active, q.pending, q.non_runnable):
+                    for sapp in apps:
+                        self._set_demand(sapp, q, sapp.info.has_pending())
 
 
 def _tracks_fair(cs: CapacityConf) -> bool:
