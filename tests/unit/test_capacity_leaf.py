@@ -295,6 +295,74 @@ async def test_active_application_limits(autojump_clock) -> None:
     assert counts("user_0") == (2, 1)
 
 
+async def test_am_limit_reads_the_limit_last_published(autojump_clock) -> None:
+    """activateApplications reads the queue's current limit as it was last
+    published (queueResourceLimitsInfo: by the last cluster update, or when
+    the queue last looked at an app), not one computed now: b was handed the
+    whole 10 GB node when it came, and a taking 8 GB since does not shrink
+    b's AM limit (half of 10 GB) until b is offered a node again."""
+    h = Harness(
+        {
+            Q + "root.queues": "a,b",
+            Q + "root.a.capacity": 50,
+            Q + "root.b.capacity": 50,
+            Q + "root.a.user-limit-factor": 2,
+            Q + "root.b.maximum-am-resource-percent": 0.5,
+        },
+        **SETTINGS,
+    )
+    n0 = h.node("n0", 10 * GB)
+    app_a = h.submit("a", "u")
+    h.ask(app_a, GB, 8)
+    for _ in range(8):
+        assert h.assign_root(n0).assigned
+    b = h.leaf("b")
+    h.submit("b", "v", Resource(2 * GB, 1))
+    h.submit("b", "w", Resource(3 * GB, 1))
+    # Computed now, b's limit is 2 GB and its AM limit 3 GB (half its
+    # 5 GB guarantee, rounded up): the second AM would wait.
+    assert (len(b.active), len(b.pending)) == (2, 0)
+
+
+async def test_a_queue_whose_only_asks_wait_for_activation_still_publishes_its_limit(
+    autojump_clock,
+) -> None:
+    """A queue's pending resource counts the asks of apps not yet activated
+    (AppSchedulingInfo adds every attempt's), so a heartbeat offers it the
+    node (hasPendingResourceRequest) and the leaf looks at its active apps,
+    publishing the limit it was offered (computeUserLimitAndSetHeadroom)
+    though none of them asks: once b has let go of its 5 GB, that limit is
+    the whole 10 GB node and a's AM limit half of it, enough for the AM
+    that waited."""
+    h = Harness(
+        {
+            Q + "root.queues": "a,b",
+            Q + "root.a.capacity": 50,
+            Q + "root.b.capacity": 50,
+            Q + "root.a.user-limit-factor": 2,
+            Q + "root.b.user-limit-factor": 2,
+            Q + "root.a.maximum-am-resource-percent": 0.5,
+        },
+        **SETTINGS,
+    )
+    n0 = h.node("n0", 10 * GB)
+    app_b = h.submit("b", "x")
+    h.ask(app_b, GB, 5)
+    for _ in range(5):
+        assert h.assign_root(n0).assigned
+    a = h.leaf("a")
+    first = h.submit("a", "u", Resource(GB, 1))
+    h.ask(first, GB, 1)
+    assert h.assign_root(n0).assigned  # a is offered 5 GB: its AM limit is 3 GB
+    waiting = h.submit("a", "v", Resource(3 * GB, 1))
+    h.ask(waiting, 3 * GB, 1)
+    assert waiting in a.pending
+    h.release_all(app_b)
+    h.heartbeat(n0)
+    h.submit("a", "w", Resource(GB, 1))
+    assert waiting in a.active
+
+
 async def test_one_app_always_starts_even_above_the_am_limit(autojump_clock) -> None:
     """LeafQueue.activateApplications: with no active app, enforcement is
     skipped so at least one application runs."""

@@ -53,6 +53,34 @@ async def test_children_ordered_by_used_capacity_then_guarantee(autojump_clock) 
     assert names == ["root.a", "root.b", "root.z"]
 
 
+async def test_used_capacity_measures_a_tiny_guarantee_as_one_container(autojump_clock) -> None:
+    """CSQueueUtils.updateUsedCapacity divides usage by the guarantee or one
+    minimum allocation, whichever is larger: a (5 % of 20 GB = 1 GB, below
+    the 2 GB minimum) holding 2 GB is at 1.0, so it goes before b (15 % =
+    3 GB, holding 4 GB: 1.33), not after it (2.0)."""
+    h = Harness(
+        {
+            Q + "root.queues": "a,b,c",
+            Q + "root.a.capacity": 5,
+            Q + "root.b.capacity": 15,
+            Q + "root.c.capacity": 80,
+            Q + "root.a.user-limit-factor": 100,
+            Q + "root.b.user-limit-factor": 100,
+        },
+        **{"yarn.scheduler.minimum-allocation-mb": 2 * GB},
+    )
+    n0 = h.node("n0", 20 * GB)
+    app_a, app_b = h.submit("a", "u"), h.submit("b", "u")
+    h.ask(app_a, 2 * GB, 1)
+    h.ask(app_b, 2 * GB, 2)
+    for _ in range(3):
+        assert h.assign_root(n0).assigned
+    assert (used(app_a), used(app_b)) == (2 * GB, 4 * GB)
+    assert h.leaf("a").used_capacity(h.sched) == 1.0
+    names = [q.path for q in h.sched.root.sorted_children(h.sched)]
+    assert names == ["root.c", "root.a", "root.b"]
+
+
 async def test_priority_utilization_prefers_higher_priority_under_guarantee(autojump_clock) -> None:
     """PriorityUtilizationQueueOrderingPolicy with priorities: among queues
     both under their guarantee, the higher priority goes first."""

@@ -377,9 +377,10 @@ class LeafQueue(Queue):
         partition)."""
         self.am_used_in: dict[str, Resource] = {}
         self.offered: Resource | None = None
-        """With node labels: the limit the leaf was last offered when it
-        looked at an app (queueResourceLimitsInfo's current limit), which its
-        AM limit reads; None: the default partition's from the top."""
+        """The queue's current limit as last published
+        (queueResourceLimitsInfo): the limit the leaf was offered when it
+        last looked at an app, or the one the last cluster update handed it.
+        Its AM limit reads this; None: the default partition's from the top."""
 
     @property
     def is_leaf(self) -> bool:

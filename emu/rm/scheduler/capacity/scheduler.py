@@ -281,7 +281,7 @@ class CapacityScheduler(Scheduler):
         leaf = self.leaf_of(sapp)
         has = sapp.info.has_pending()
         leaf.set_demanding(sapp, has)
-        self._set_demand(sapp, leaf, has and sapp in leaf.active)
+        self._set_demand(sapp, leaf, has)
 
     def leaf_of(self, sapp: SchedulerApp) -> LeafQueue:
         leaf = self.tree[sapp.queue]
@@ -289,7 +289,12 @@ class CapacityScheduler(Scheduler):
         return leaf
 
     def _set_demand(self, sapp: SchedulerApp, leaf: LeafQueue, on: bool) -> None:
-        """Count, per queue, the active attempts with outstanding asks."""
+        """Count, per queue, the attempts with outstanding asks, whether
+        active or still waiting to be (the queue's pending resource, which
+        AppSchedulingInfo adds every attempt's asks to): a queue with any is
+        offered nodes (hasPendingResourceRequest), and its leaf then looks
+        at its active apps even when none of them asks, publishing its
+        limit as it does (computeUserLimitAndSetHeadroom)."""
         if on == (sapp.attempt_id in self.demanding):
             return
         delta = 1 if on else -1
@@ -303,23 +308,40 @@ class CapacityScheduler(Scheduler):
             q = q.parent
 
     def activate(self, leaf: LeafQueue) -> None:
+        """LeafQueue.activateApplications. The AM limit reads the queue's
+        current limit as last published (queueResourceLimitsInfo): the
+        limit the leaf was last offered when it looked at an app, or the one
+        the last cluster update gave it, not one computed now."""
         if self.cluster.is_zero():
             return
+        env = self.default_env
+        offered = leaf.offered
+        current = offered if offered is not None else self._limit_from_top(leaf)
         if self.labelled:
-            env = self.default_env
-            offered = leaf.offered
-            current = offered if offered is not None else self.current_limit(leaf, env)
             activated = leaf.activate(env, current, self._am_env)
         else:
-            activated = leaf.activate(self, self.current_limit(leaf))
+            activated = leaf.activate(self, current)
         for sapp in activated:
             self._set_demand(sapp, leaf, sapp.info.has_pending())
         for sapp in leaf.pending:  # activation holds apps back only for AM limits
             self.activities.record(sapp.app_id, act.AM_LIMIT)
 
+    def _limit_from_top(self, leaf: LeafQueue) -> Resource:
+        """The limit the root's updateClusterResource hands the leaf
+        (getResourceLimitsOfChild down the tree), capped by its maximum
+        rounded down to the minimum allocation (updateCurrentResourceLimits)."""
+        env = self.default_env
+        return rm.rmin(
+            self.calc, self.cluster, leaf.max_resource(env), self.current_limit(leaf, env)
+        )
+
     def _activate_all(self) -> None:
+        """root.updateClusterResource: every leaf publishes the limit it is
+        handed from the top (refreshAfterResourceCalculation,
+        setQueueResourceLimitsInfo), then activates what that allows."""
         for q in self.tree.values():
             if isinstance(q, LeafQueue):
+                q.offered = self._limit_from_top(q)
                 self.activate(q)
 
     def _pending_in(self, leaf: LeafQueue, partition: str) -> bool:
@@ -758,13 +780,11 @@ class CapacityScheduler(Scheduler):
                         record(waiting.app_id, why, node.node_id)
                     return NOTHING
                 check_queue = looking and not reserved.is_zero()
-                if labelled:
-                    # computeUserLimitAndSetHeadroom publishes the limit the
-                    # leaf was offered (capped by its default-partition
-                    # maximum) as the current limit its AM limit reads.
-                    leaf.offered = rm.rmin(
-                        calc, cluster, leaf.max_resource(self.default_env), limit
-                    )
+                # computeUserLimitAndSetHeadroom publishes the limit the leaf
+                # was offered (capped by its default-partition maximum,
+                # updateCurrentResourceLimits) as the current limit its AM
+                # limit reads until it is next published.
+                leaf.offered = rm.rmin(calc, cluster, leaf.max_resource(self.default_env), limit)
             if not sapp.info.priorities:
                 continue
             must_unreserve = ZERO
@@ -882,8 +902,9 @@ class CapacityScheduler(Scheduler):
         recount_parents(self.tree, self.labelled)
         for q in self.tree.values():
             if isinstance(q, LeafQueue):
-                for sapp in q.active:
-                    self._set_demand(sapp, q, sapp.info.has_pending())
+                for apps in (q.active, q.pending, q.non_runnable):
+                    for sapp in apps:
+                        self._set_demand(sapp, q, sapp.info.has_pending())
 
 
 def _tracks_fair(cs: CapacityConf) -> bool:
