@@ -382,9 +382,11 @@ class LeafQueue(Queue):
         partition)."""
         self.am_used_in: dict[str, Resource] = {}
         self.offered: Resource | None = None
-        """With node labels: the limit the leaf was last offered when it
-        looked at an app (queueResourceLimitsInfo's current limit), which its
-        AM limit reads; None: the default partition's from the top."""
+        """The limit the leaf last published (queueResourceLimitsInfo's
+        current limit): the one it was offered when it last looked at an app,
+        or the one its parent gave it when the queues' resources were last
+        recomputed; its AM limit reads it. None: not yet published (the
+        default partition's from the top, today)."""
 
     @property
     def is_leaf(self) -> bool:

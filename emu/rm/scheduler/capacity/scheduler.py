@@ -305,13 +305,15 @@ class CapacityScheduler(Scheduler):
     def activate(self, leaf: LeafQueue) -> None:
         if self.cluster.is_zero():
             return
+        # The AM limit reads the limit the leaf last published
+        # (queueResourceLimitsInfo), not one worked out from today's usage.
+        env = self.default_env
+        offered = leaf.offered
+        current = offered if offered is not None else self.current_limit(leaf, env)
         if self.labelled:
-            env = self.default_env
-            offered = leaf.offered
-            current = offered if offered is not None else self.current_limit(leaf, env)
             activated = leaf.activate(env, current, self._am_env)
         else:
-            activated = leaf.activate(self, self.current_limit(leaf))
+            activated = leaf.activate(self, current)
         for sapp in activated:
             self._set_demand(sapp, leaf, sapp.info.has_pending())
         for sapp in leaf.pending:  # activation holds apps back only for AM limits
@@ -355,10 +357,6 @@ class CapacityScheduler(Scheduler):
         and their `Env`s follow."""
         self.labelled = self.alloc.labelled = bool(self.node_partition or self.app_label)
         self.envs = {}
-        for q in self.tree.values():
-            if isinstance(q, LeafQueue):
-                # refreshAfterResourceCalculation: limits from the top again
-                q.offered = None
         if not self.labelled:
             self.default_env = self
             return
@@ -430,7 +428,21 @@ class CapacityScheduler(Scheduler):
             update_absolute_labels(
                 self.root, self.cs, self.calc, self.cluster, self.partition_resource
             )
+        self._refresh_limits()
         self._activate_all()
+
+    def _refresh_limits(self) -> None:
+        """The queues' resources were recomputed (root.updateClusterResource):
+        each leaf publishes the default-partition limit its parent gives it
+        from the top, with today's usage (CapacitySchedulerQueueCapacityHandler
+        .updateChildrenAfterCalculation, getResourceLimitsOfChild;
+        AbstractLeafQueue.refreshAfterResourceCalculation), and its AM limit
+        reads that until the leaf next looks at an app."""
+        env = self.default_env
+        calc, cluster = self.calc, self.cluster
+        for q in self.tree.values():
+            if isinstance(q, LeafQueue):
+                q.offered = rm.rmin(calc, cluster, q.max_resource(env), self.current_limit(q, env))
 
     # --- usage accounting ---------------------------------------------------------
     def _charge(
@@ -758,13 +770,11 @@ class CapacityScheduler(Scheduler):
                         record(waiting.app_id, why, node.node_id)
                     return NOTHING
                 check_queue = looking and not reserved.is_zero()
-                if labelled:
-                    # computeUserLimitAndSetHeadroom publishes the limit the
-                    # leaf was offered (capped by its default-partition
-                    # maximum) as the current limit its AM limit reads.
-                    leaf.offered = rm.rmin(
-                        calc, cluster, leaf.max_resource(self.default_env), limit
-                    )
+                # computeUserLimitAndSetHeadroom publishes the limit the leaf
+                # was offered (capped by its default-partition maximum,
+                # updateCurrentResourceLimits) as the current limit its AM
+                # limit reads, whatever the partition.
+                leaf.offered = rm.rmin(calc, cluster, leaf.max_resource(self.default_env), limit)
             if not sapp.info.priorities:
                 continue
             must_unreserve = ZERO
@@ -872,6 +882,7 @@ class CapacityScheduler(Scheduler):
             if not cs.preemption.enabled:
                 self.preemption = None
         self.track_fair = _tracks_fair(cs)
+        self._refresh_limits()
         self._activate_all()
         self.max_running.update_on_reload()
 
