@@ -377,6 +377,34 @@ async def test_one_app_always_starts_even_above_the_am_limit(autojump_clock) -> 
     assert (len(a.active), len(a.pending)) == (1, 1)
 
 
+async def test_the_am_limit_reads_the_limit_the_leaf_last_published(autojump_clock) -> None:
+    """AbstractLeafQueue.calculateAndGetAMResourceLimitPerPartition reads
+    queueResourceLimitsInfo's current limit: what the leaf was offered when
+    it last looked at an app, or what its parent gave it when the queues'
+    resources were last recomputed (here, the node joining: 12 GB). b has
+    looked at no app since a took 4 GB, so its AM limit is still 10 % of
+    12 GB, rounded up to 2 GB, and a second 1 GB AM starts; worked out from
+    today's usage (8 GB) it would be 1 GB and the app would wait."""
+    h = Harness(
+        {
+            Q + "root.queues": "a,b",
+            Q + "root.a.capacity": 50,
+            Q + "root.b.capacity": 50,
+            Q + "root.b.maximum-capacity": 100,
+        },
+        **SETTINGS,
+    )
+    n0 = h.node("n0", 12 * GB)
+    b = h.leaf("b")
+    h.submit("b", "u", Resource(GB, 1))
+    mine = h.submit("a", "v")
+    h.ask(mine, 4 * GB, 1)
+    h.heartbeat(n0)
+    assert used(mine) == 4 * GB
+    h.submit("b", "w", Resource(GB, 1))
+    assert (len(b.active), len(b.pending)) == (2, 0)
+
+
 async def test_fifo_order_by_priority_then_submission(autojump_clock) -> None:
     """FifoOrderingPolicy: higher application priority first, then the older
     app (priorities are capped at yarn.cluster.max-application-priority)."""

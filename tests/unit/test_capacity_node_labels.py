@@ -242,3 +242,40 @@ def test_a_labels_capacity_in_resources_is_read_as_resources_not_misread():
         Resource(4096, 4),
         Resource(8192, 8),
     )
+
+
+async def test_a_guarantee_below_one_container_counts_as_one_in_queue_order(
+    autojump_clock,
+) -> None:
+    """CSQueueUtils.updateUsedCapacity divides a queue's usage by its
+    guarantee raised to at least the minimum allocation: `a`, guaranteed 8 %
+    of an 8 GB partition (655 MB), using 2 GB is at 2.0, below `c`'s 5 GB of
+    29 % (2.16), so `a` is offered the node first."""
+    h = Harness(
+        {
+            Q + "root.queues": "a,b,c",
+            Q + "root.a.capacity": 33,
+            Q + "root.b.capacity": 34,
+            Q + "root.c.capacity": 33,
+            Q + "root.accessible-node-labels.y.capacity": 100,
+            Q + "root.a.accessible-node-labels": "y",
+            Q + "root.a.accessible-node-labels.y.capacity": 8,
+            Q + "root.b.accessible-node-labels": "y",
+            Q + "root.b.accessible-node-labels.y.capacity": 63,
+            Q + "root.c.accessible-node-labels": "y",
+            Q + "root.c.accessible-node-labels.y.capacity": 29,
+        }
+    )
+    node = h.node("n1", 8 * GB, labels=("y",))
+    a = h.submit("a", "u", label="y")
+    c = h.submit("c", "v", label="y")
+    h.ask(a, GB, 2)
+    h.ask(c, 5 * GB, 1)
+    for _ in range(3):
+        h.heartbeat(node)
+    assert (used(a), used(c)) == (2 * GB, 5 * GB)
+    env = h.sched.env_for("y", False)
+    assert h.leaf("a").used_capacity(env) == pytest.approx(2.0)
+    assert h.leaf("c").used_capacity(env) == pytest.approx(5120 / 2375)
+    order = [q.path for q in h.sched.root.sorted_children(env)]
+    assert order == ["root.b", "root.a", "root.c"]

@@ -654,3 +654,54 @@ def test_observe_only() -> None:
         policy.edit_schedule(sched)  # type: ignore[arg-type]
     assert sched.ctx.dispatched == []
     assert all(not a.to_preempt for a in sched.apps.values())
+
+
+def test_reservations_are_dropped_in_the_attempts_hashmap_order() -> None:
+    """FifoCandidatesSelector.preemptFrom drops an app's reserved containers
+    in getReservedContainers order: a HashMap<NodeId, RMContainer> per
+    scheduler key, whose table keeps the size of its peak. An app that
+    reserved node7, node3, node8 and node4, then gave node8's up, lists
+    node4, node7, node3; a queue that must give up less than one container
+    loses the reservation on node4 (not node3, first by name)."""
+    from emu.rm.scheduler.capacity import allocator
+
+    sapp = SchedulerApp(
+        "appattempt_0_0001_000001", "application_0_0001", "q", "u", 0, 1, ZERO, 0, 0
+    )
+    for n, host in enumerate(["node7", "node3", "node4"], 1):
+        c = RMContainer(
+            f"container_0_0001_01_{n:06d}",
+            sapp.attempt_id,
+            sapp.app_id,
+            host,
+            R(3),
+            20,
+            "OFF_SWITCH",
+            False,
+            0,
+        )
+        c.state = ContainerState.RESERVED
+        sapp.reservations[host] = c
+    st = allocator.AllocatorState(
+        DominantResourceCalculator(),
+        None,  # type: ignore[arg-type]
+        R(1),
+        {},
+        {},
+        lambda path: R(100),
+        None,  # type: ignore[arg-type]
+    )
+    st.reservation_peaks[(sapp.attempt_id, 20)] = 4
+    held = allocator.reserved_containers(st, sapp)
+    assert [c.node_id for c in held] == ["node4", "node7", "node3"]
+
+    calc = DominantResourceCalculator()
+    root = TempQueue("root", R(100), R(100), R(9))
+    leaf = TempQueue("root.a", R(50), R(100), R(9))
+    leaf.apps = [sapp]
+    leaf.reservations = {sapp.attempt_id: held}
+    leaf.actually_to_be_preempted = R(1)
+    root.add_child(leaf)
+    selected, dropped = select_candidates(calc, R(100), root, R(100))
+    assert [c.node_id for c in dropped] == ["node4"]
+    assert [c.node_id for c in selected[sapp.attempt_id]] == ["node4"]

@@ -80,6 +80,13 @@ def app_attempt_hash(cluster_timestamp: int, app_seq: int, attempt: int) -> int:
     return _int32(result)
 
 
+def scheduler_key_hash(priority: int, allocation_request_id: int = -1) -> int:
+    """SchedulerRequestKey.hashCode (over Priority.hashCode), for a key with
+    no container to update; emu's asks carry allocationRequestId -1."""
+    p = _int32(517861 * 9511 + priority)
+    return _int32(31 * _int32(31 * p + _long_hash(allocation_request_id)))
+
+
 @lru_cache(maxsize=1 << 16)
 def container_id_hash(container_id: str) -> int:
     """ContainerId.hashCode of `container_[e<epoch>_]<ts>_<app>_<attempt>_<seq>`

@@ -370,6 +370,31 @@ def _node_to_unreserve(
     return None
 
 
+def reserved_containers(st: AllocatorState, sapp: SchedulerApp) -> list[RMContainer]:
+    """SchedulerApplicationAttempt.getReservedContainers: the attempt's
+    reservations in the order its HashMap<SchedulerRequestKey,
+    HashMap<NodeId, RMContainer>> iterates them (each inner map's table
+    as large as its peak, `reservation_peaks`)."""
+    by_priority: dict[int, list[RMContainer]] = {}
+    for c in sapp.reservations.values():
+        by_priority.setdefault(c.priority, []).append(c)
+    priorities = javahash.hash_order(
+        list(by_priority), javahash.scheduler_key_hash, len(by_priority)
+    )
+    nodes = st.nodes
+
+    def node_hash(c: RMContainer) -> int:
+        node = nodes.get(c.node_id)
+        return javahash.node_id_hash(node.host if node is not None else c.node_id)
+
+    ordered: list[RMContainer] = []
+    for priority in priorities:
+        held = by_priority[priority]
+        peak = st.reservation_peaks.get((sapp.attempt_id, priority), len(held))
+        ordered.extend(javahash.hash_order(held, node_hash, peak))
+    return ordered
+
+
 def should_allocate_or_reserve(
     st: AllocatorState, sapp: SchedulerApp, priority: int, required: Resource
 ) -> bool:

@@ -118,6 +118,10 @@ class TempQueue:
     priority-utilization, else 0 (cloneQueues)."""
     children: list[TempQueue] = field(default_factory=list)
     apps: list[SchedulerApp] = field(default_factory=list)
+    reservations: dict[str, list[RMContainer]] = field(default_factory=dict)
+    """A leaf's apps' reserved containers, by attempt id, in the order
+    Hadoop lists them (getReservedContainers); an app not here has its
+    reservations taken by node id."""
     max_am_resource: Resource = ZERO
     ideal_assigned: Resource = ZERO
     to_be_preempted: Resource = ZERO
@@ -541,10 +545,17 @@ def select_candidates(
         for sapp in reversed(leaf.apps):
             if not want:
                 break
-            for node_id in sorted(sapp.reservations):
+            # preemptFrom drops the reservations first, in the attempt's
+            # getReservedContainers order, each it reaches whether or not it
+            # counts (KILL_RESERVED_CONTAINER), but one already selected.
+            held = leaf.reservations.get(sapp.attempt_id)
+            if held is None:
+                held = [sapp.reservations[n] for n in sorted(sapp.reservations)]
+            for c in held:
+                if c.container_id in chosen:
+                    continue
                 if not want:
                     break
-                c = sapp.reservations[node_id]
                 take(c, want)
                 unreserve.append(c)
             for c in sorted(sapp.live.values(), key=container_order_key):

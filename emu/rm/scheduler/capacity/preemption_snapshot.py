@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from emu.resources import ZERO, Resource
 from emu.rm.container import RMContainer
+from emu.rm.scheduler.capacity import allocator
 from emu.rm.scheduler.capacity import resource_math as rm
 from emu.rm.scheduler.capacity.intra_preemption import IntraLeaf, all_users_limit
 from emu.rm.scheduler.capacity.preemption import TempQueue, container_id_key
@@ -93,6 +94,9 @@ def _temp_queue(sched: CapacityScheduler, q: Queue, env: Env, intra_on: bool) ->
             t.apps = list(q.active)
         else:
             t.apps = sorted(q.active, key=q.fair_key(seen=True))
+        for sapp in t.apps:
+            if sapp.reservations:
+                t.reservations[sapp.attempt_id] = allocator.reserved_containers(sched.alloc, sapp)
         # FifoCandidatesSelector: with labels the whole cluster's share, not the partition's
         am_share = rm.multiply(sched.cluster, q.absolute_capacity) if sched.labelled else guaranteed
         t.max_am_resource = rm.multiply(am_share, q.conf.maximum_am_percent)

@@ -254,15 +254,20 @@ class Queue:
 
     def used_capacity(self, env: Env) -> float:
         """used / guaranteed, as queues are ordered by. The guarantee is
-        taken as at least one minimum allocation, as
-        CSQueueUtils.updateUsedCapacity does ("to avoid divided by 0"): a
-        queue guaranteed less than one container is measured against one."""
-        g = rm.rmax(env.calc, env.cluster, self._sizes(env)[4], env.minimum)
+        taken as at least one minimum allocation (CSQueueUtils.updateUsedCapacity:
+        "make queueGuaranteed >= minimum_allocation to avoid divided by 0"),
+        so a queue guaranteed less than a container in a partition counts
+        its usage against a container's worth; an empty partition counts as
+        unused."""
+        cluster = env.cluster
+        if not rm.positive(env.calc, cluster, cluster):
+            return 0.0
+        g = rm.rmax(env.calc, cluster, self._sizes(env)[4], env.minimum)
         p = _partition(env)
         used = self.used if not p else self.used_in.get(p, ZERO)
-        if not rm.positive(env.calc, env.cluster, g):
+        if not rm.positive(env.calc, cluster, g):
             return 0.0 if used.is_zero() else math.inf
-        return rm.divide(env.calc, env.cluster, used, g)
+        return rm.divide(env.calc, cluster, used, g)
 
     def absolute_used_capacity(self, env: Env) -> float:
         if not rm.positive(env.calc, env.cluster, env.cluster):

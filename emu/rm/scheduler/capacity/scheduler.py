@@ -377,10 +377,6 @@ class CapacityScheduler(Scheduler):
         and their `Env`s follow."""
         self.labelled = self.alloc.labelled = bool(self.node_partition or self.app_label)
         self.envs = {}
-        for q in self.tree.values():
-            if isinstance(q, LeafQueue):
-                # refreshAfterResourceCalculation: limits from the top again
-                q.offered = None
         if not self.labelled:
             self.default_env = self
             return
