@@ -291,3 +291,19 @@ queue = "a"
     assert result.complete
     took = {j["job_id"]: j["finish_s"] - j["start_s"] for j in result.jobs}
     assert took["on_gpu"] >= 40 > 20 > took["plain"]
+
+
+def test_a_label_the_cluster_does_not_have_rejects_the_job(tmp_path):
+    """Queue a may use any label (root's `*`), but no node has gpu2 and no
+    operator added it: RMAppManager refuses the submission, as Hadoop's
+    SchedulerUtils.checkQueueLabelInLabelManager does."""
+    props = {**TWO_QUEUES, CS + "root.a.accessible-node-labels": "*"}
+    jobs = [_job("ja", "a", 0, 2, "gpu2"), _job("jb", "b", 0, 2)]
+    nodes = [{"node": "node1", "labels": "gpu"}, {"node": "node2"}]
+    result, _ = _run(tmp_path, jobs, nodes, props)
+    states = {j["job_id"]: (j["state"], j["diagnostics"]) for j in result.jobs}
+    assert states["ja"] == (
+        "FAILED",
+        "Invalid label resource request, cluster do not contain , label= gpu2",
+    )
+    assert states["jb"][0] == "FINISHED"

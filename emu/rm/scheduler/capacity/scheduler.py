@@ -229,6 +229,10 @@ class CapacityScheduler(Scheduler):
                 f"all labels in resource request. labelExpression of resource request={label}. "
                 f"Queue labels={','.join(sorted(leaf.conf.accessible_labels))}"
             )
+        if label and label not in self.ctx.node_labels.exclusive:
+            # SchedulerUtils.checkQueueLabelInLabelManager: a label the cluster
+            # does not have (yet) is refused too, however the queue may use it.
+            return f"Invalid label resource request, cluster do not contain , label= {label}"
         if label:
             self.app_label[app.app_id] = label
             self._labels_changed()
