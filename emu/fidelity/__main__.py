@@ -107,6 +107,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"fidelity: REST schema {'differs for ' + ', '.join(bad) if bad else 'matches'}")
     if args.write is not None:
         text = report.render(cases, replays, comparisons, HADOOP_VERSION, REPO, sections)
+        if args.write.exists():  # the random campaign's section is kept as it is
+            from emu.fidelity.fuzz.report import kept_section, replace_section
+
+            kept = kept_section(args.write.read_text(encoding="utf-8"))
+            if kept:
+                text = replace_section(text, kept)
         args.write.write_text(text, encoding="utf-8")
         print(f"fidelity: wrote {args.write}")
     if failed:

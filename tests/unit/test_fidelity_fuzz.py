@@ -13,7 +13,7 @@ import pytest
 from emu.errors import InputError
 from emu.fidelity.fuzz import campaign
 from emu.fidelity.fuzz.generate import KINDS, generate, kind_of
-from emu.fidelity.fuzz.report import BEGIN, END, replace_section, table
+from emu.fidelity.fuzz.report import BEGIN, END, kept_section, replace_section, table
 from emu.fidelity.fuzz.shrink import shrink
 from emu.fidelity.fuzz.spec import FuzzCase
 from emu.preflight import check_configuration, read_configuration
@@ -175,3 +175,5 @@ def test_the_table_counts_per_class_and_the_docs_section_is_replaced() -> None:
     new = replace_section(doc, f"{BEGIN}\nnew\n{END}")
     assert new == f"# title\n\nbefore\n\n{BEGIN}\nnew\n{END}\n\nafter\n"
     assert replace_section("# t\n", "S").endswith("# t\n\nS\n")
+    assert kept_section(new) == f"{BEGIN}\nnew\n{END}"
+    assert kept_section("# t\n") == ""

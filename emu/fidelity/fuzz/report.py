@@ -92,6 +92,13 @@ def markdown(outcomes: list[Outcome], seed: int, wall_s: float, jobs: int) -> st
     return "\n".join(out)
 
 
+def kept_section(text: str) -> str:
+    """The campaign section of `text` (with its markers), or ""."""
+    if BEGIN in text and END in text:
+        return BEGIN + text.split(BEGIN, 1)[1].split(END, 1)[0] + END
+    return ""
+
+
 def replace_section(text: str, section: str) -> str:
     """`text` with its campaign section replaced by `section` (appended if none)."""
     if BEGIN in text and END in text:
