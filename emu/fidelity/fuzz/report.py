@@ -81,8 +81,8 @@ def markdown(outcomes: list[Outcome], seed: int, wall_s: float, jobs: int) -> st
             "",
         ]
         for o in differ[:_LISTED]:
-            noisy = [i for i, same in o.deterministic.items() if not same]
-            what = o.what + (f"; {', '.join(noisy)} not repeatable" if noisy else "")
+            unsteady = [i for i, same in o.deterministic.items() if not same]
+            what = o.what + (f"; {', '.join(unsteady)} not repeatable" if unsteady else "")
             detail = f": {o.detail}" if o.detail else ""
             out.append(f"- {o.name} ({o.kind}, {o.verdict}) {what}{detail}")
         if len(differ) > _LISTED:
