@@ -10,7 +10,10 @@ from typing import Any
 
 import trio
 
+from emu.resources import Resource
 from emu.rm.scheduler import javahash
+from emu.rm.scheduler.app_scheduling_info import AppSchedulingInfo, Ask
+from emu.testing.cluster import ask
 from emu.testing.fair import GB, FSHarness, write_alloc
 
 
@@ -46,7 +49,9 @@ def test_java_hash_codes_and_hashmap_order():
     assert ordered[1] == "container_0_0002_01_000002"
 
 
-def _cluster(tmp_path: Path, props: dict | None = None) -> FSHarness:
+def _cluster(
+    tmp_path: Path, props: dict | None = None, nodes: tuple[str, str] = ("node1", "node2")
+) -> FSHarness:
     alloc = write_alloc(
         tmp_path,
         '<queue name="greedy"/><queue name="starving">'
@@ -59,8 +64,8 @@ def _cluster(tmp_path: Path, props: dict | None = None) -> FSHarness:
         "yarn.scheduler.fair.waitTimeBeforeKill": 0,
     }
     h = FSHarness({**base, **(props or {})}, alloc=alloc)
-    h.add_node("node1", 4 * GB, 12)
-    h.add_node("node2", 4 * GB, 12)
+    for node in nodes:
+        h.add_node(node, 4 * GB, 12)
     return h
 
 
@@ -121,3 +126,52 @@ async def test_kills_come_in_the_order_the_victims_were_chosen(tmp_path: Path, a
     await trio.sleep(1)
     h.update()
     assert killed == ["container_0_0001_01_000008", "container_0_0001_01_000007"]
+
+
+def test_resource_requests_in_the_order_of_hadoops_concurrent_hashmaps():
+    """AppSchedulingInfo.getAllResourceRequests: scheduler keys, then each
+    allocator's resource names, in ConcurrentHashMap order (values printed by
+    Hadoop 3.4.2: SchedulerRequestKey.hashCode, a map of these six names),
+    whose table doubles when a put brings it to 12 entries (HashMap: 13)."""
+    assert [javahash.priority_key_hash(p) for p in (0, 1, 5, 10, 20)] == [
+        232347939,
+        232348900,
+        232352744,
+        232357549,
+        232367159,
+    ]
+    info = AppSchedulingInfo()
+    cap = Resource(GB, 1)
+    names = ["*", "/rack1", "node4", "node1", "node2", "node3"]
+    info.update([Ask(20, n, cap, 1, True) for n in names])
+    info.update([Ask(10, "*", cap, 2, True)])
+    assert [(p, n) for p, n, _ in info.resource_requests()] == [
+        (10, "*"),
+        *[(20, n) for n in ["node4", "node2", "node3", "*", "/rack1", "node1"]],
+    ]
+    assert javahash.concurrent_capacity_for(11) == 16
+    assert javahash.concurrent_capacity_for(12) == 32
+    assert javahash.capacity_for(12) == 16
+    # a `*` ask for no containers drops the priority's allocator, names and all
+    info.update([Ask(20, "*", cap, 0, True)])
+    assert [(p, n) for p, n, _ in info.resource_requests()] == [(10, "*")]
+
+
+async def test_starved_node_ask_is_met_on_its_node_first(tmp_path: Path, autojump_clock):
+    """A starved app asking for node4 (and its rack, and `*`): Hadoop's map of
+    resource names lists node4 before `*`, so the container is made room for
+    on node4, though ClusterNodeTracker lists node2 first."""
+    h = _cluster(tmp_path, {"yarn.scheduler.fair.waitTimeBeforeKill": 5000}, ("node2", "node4"))
+    greedy = h.request(GB, "root.greedy", num=8)
+    h.heartbeat("node2", 4)
+    h.heartbeat("node4", 4)
+    assert [n.node_id for n in h.sched.tracked_nodes()] == ["node2", "node4"]
+    starving = h.submit("root.starving")
+    assert starving is not None
+    asks = [ask(1, name, 1) for name in ("node4", "/rack1", "*")]
+    h.sched.allocate(starving, asks, [], [], [])
+    h.drain()
+    await trio.sleep(1)
+    h.update()
+    marked = h.sched.apps[greedy].to_preempt
+    assert {h.sched.apps[greedy].live[c].node_id for c in marked} == {"node4"}
