@@ -209,3 +209,52 @@ async def test_preemption_contract_comes_before_the_kill(tmp_path: Path, autojum
     assert h.live(c.starving) == 2
     assert EXIT_PREEMPTED == -102
     assert Resource(2 * GB, 2) in {x.resource for x in h.sched.apps[c.starving].live.values()}
+
+
+def _claim(tmp_path: Path) -> tuple[FSHarness, str]:
+    """A starving app for which two of the greedy app's containers on node2
+    are marked, their room kept for it (FSSchedulerNode.resourcesPreemptedForApp);
+    the kill is 5 s away."""
+    c = Cluster(tmp_path, "FairSharePreemption", {"yarn.scheduler.fair.waitTimeBeforeKill": 5000})
+    c.take_all("root.preemptable.child-1")
+    starving = c.h.request(GB, "root.preemptable.child-2", "default", num=2)
+    assert list(c.h.sched.preempt_nodes["node2"].for_app) == [starving]
+    return c.h, starving
+
+
+async def test_room_kept_for_an_app_no_longer_starved_is_given_up(tmp_path: Path, autojump_clock):
+    """FSSchedulerNode.cleanupPreemptionList, on the node's heartbeat: an app
+    that is not starved any more (its usage not below its fair share, no
+    min-share starvation) loses the room kept for it, though it still asks."""
+    h, starving = _claim(tmp_path)
+    app = h.fsapp(starving)
+    app.fair_share = Resource(0, 0)
+    assert not app.is_starved()
+    assert app.pending_demand() != Resource(0, 0)
+    h.heartbeat("node2")
+    assert starving not in h.sched.preempt_nodes["node2"].for_app
+
+
+async def test_room_kept_for_a_starved_app_outlasts_its_asks(tmp_path: Path, autojump_clock):
+    """cleanupPreemptionList keeps the room while the app is starved, even
+    with nothing pending (its demand is from the last update)."""
+    h, starving = _claim(tmp_path)
+    app = h.fsapp(starving)
+    app.demand = app.used
+    assert app.is_starved()
+    h.heartbeat("node2")
+    assert starving in h.sched.preempt_nodes["node2"].for_app
+
+
+async def test_room_kept_for_a_removed_app_held_until_the_nodes_heartbeat(
+    tmp_path: Path, autojump_clock
+):
+    """A removed app's claim still counts in FSSchedulerNode.getTotalReserved
+    until the node's next heartbeat drops it (the app is stopped)."""
+    h, starving = _claim(tmp_path)
+    h.remove(starving)
+    assert starving in h.sched.preempt_nodes["node2"].for_app
+    h.heartbeat("node1")
+    assert starving in h.sched.preempt_nodes["node2"].for_app
+    h.heartbeat("node2")
+    assert starving not in h.sched.preempt_nodes["node2"].for_app

@@ -21,10 +21,11 @@ The victims' apps are told at once (the preemption contract in their
 allocate replies, `SchedulerApp.to_preempt`); the containers are killed
 (scheduler event KILL_PREEMPTED) `yarn.scheduler.fair.waitTimeBeforeKill`
 later, at the first periodic update at or after that time. The freed node
-is kept for the starved app: its next heartbeat offers the node to that app
-before anyone else. The app is not checked for starvation again until
-waitTimeBeforeKill + waitTimeBeforeNextStarvationCheck later (Hadoop's
-"4 heartbeats" term is 0 there: see preempt_for).
+is kept for the starved app: while it stays starved, the node's heartbeats
+offer the node to that app before anyone else. The app is not checked for
+starvation again until waitTimeBeforeKill +
+waitTimeBeforeNextStarvationCheck later (Hadoop's "4 heartbeats" term is
+0 there: see preempt_for).
 
 Nodes are tried in the order of ClusterNodeTracker's node HashMap, and on
 one node the candidates are its containers not already marked in

@@ -263,8 +263,9 @@ class FairScheduler(Scheduler):
             self.enforcer.update_on_removal(app, leaf)
         else:
             self.enforcer.untrack_non_runnable(app)
-        for state in self.preempt_nodes.values():
-            state.for_app.pop(sapp.attempt_id, None)
+        # What nodes keep for it stays held (FSSchedulerNode.getTotalReserved
+        # counts it) until each node's next heartbeat drops it
+        # (cleanupPreemptionList: the app is stopped).
 
     def node_added(self, node: SchedulerNode) -> None:
         self.rack_sizes[node.rack] = self.rack_sizes.get(node.rack, 0) + 1
@@ -446,9 +447,17 @@ class FairScheduler(Scheduler):
         state = self.preempt_nodes.get(node.node_id)
         if state is None or not state.for_app:
             return
+        # FSSchedulerNode.cleanupPreemptionList: an app keeps what was freed
+        # for it while it is starved, by its current fair share or by the
+        # starvation the last update found, whatever it still asks for.
         for attempt_id in list(state.for_app):
             app = self.fsapps.get(attempt_id)
-            if app is None or app.stopped or is_none(app.pending_demand()):
+            if (
+                app is None
+                or app.stopped
+                or not app.is_starved()
+                or (is_none(app.fairshare_starvation) and is_none(app.minshare_starvation))
+            ):
                 del state.for_app[attempt_id]
         for attempt_id, pending in list(state.for_app.items()):
             app = self.fsapps[attempt_id]
