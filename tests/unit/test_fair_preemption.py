@@ -258,3 +258,38 @@ async def test_room_kept_for_a_removed_app_held_until_the_nodes_heartbeat(
     assert starving in h.sched.preempt_nodes["node2"].for_app
     h.heartbeat("node2")
     assert starving not in h.sched.preempt_nodes["node2"].for_app
+
+
+@pytest.mark.parametrize(
+    ("min_resources", "starvation"), [("2048mb,2vcores", (0, 0)), ("4096mb,8vcores", (0, 2))]
+)
+async def test_min_share_starvation_component_by_component(
+    tmp_path: Path, min_resources: str, starvation: tuple[int, int], autojump_clock
+):
+    """FSLeafQueue.minShareStarvation: componentwiseMin(minResources, demand)
+    less the usage, never below 0. With <4 GB, 4> used of a <6 GB, 6>
+    demand: under <2 GB, 2> nothing is missing (not <-2 GB, -2>); under
+    <4 GB, 8> two vcores are (the fair policy's min of the two resources
+    would have kept the minimum whole, four)."""
+    alloc = write_alloc(
+        tmp_path,
+        f'<queue name="q"><minResources>{min_resources}</minResources>'
+        "<minSharePreemptionTimeout>0</minSharePreemptionTimeout></queue>",
+    )
+    h = FSHarness(
+        {
+            "yarn.scheduler.fair.preemption": "true",
+            "yarn.scheduler.fair.preemption.cluster-utilization-threshold": 0,
+        },
+        alloc=alloc,
+    )
+    h.add_node("node1", 4 * GB, 8)
+    app = h.request(2 * GB, "root.q", num=3, vcores=2)
+    h.heartbeat("node1", 3)
+    assert h.live(app) == 2
+    await trio.sleep(1)
+    h.update()
+    queue = h.queue("root.q")
+    now = h.sched.now_ms()
+    assert queue.min_share_starvation(now) == Resource(*starvation)
+    assert (queue.last_time_at_min_share == now) == (starvation == (0, 0))

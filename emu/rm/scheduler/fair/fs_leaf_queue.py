@@ -173,9 +173,11 @@ class FSLeafQueue(FSQueue):
 
     # --- starvation -----------------------------------------------------------------------------
     def min_share_starvation(self, now: int) -> Resource:
-        calc = self.policy.calculator
-        desired = calc.min(self.fs.cluster, self.min_share, self.demand)
-        starvation = desired - self.usage
+        """FSLeafQueue.minShareStarvation: min(minResources, demand) less the
+        usage, component by component and never below 0, once the queue has
+        been short of it for minSharePreemptionTimeout."""
+        desired = component_min(self.min_share, self.demand)
+        starvation = subtract_non_negative(desired, self.usage)
         if is_none(starvation):
             self.last_time_at_min_share = now
         if now - self.last_time_at_min_share < self.min_share_timeout:

@@ -5,11 +5,12 @@ On each periodic update (when `yarn.scheduler.fair.preemption` is on and
 the cluster is used above `preemption.cluster-utilization-threshold`), leaf
 queues name their starved apps: fair-share starvation (below
 fairSharePreemptionThreshold x fair share for fairSharePreemptionTimeout)
-and min-share starvation (the queue below min(minResources, demand) for
-minSharePreemptionTimeout, handed to its apps with unmet demand). For each
-starved app, least starved first, the asks covering its starvation, in the
-order of Hadoop's maps of asks (AppSchedulingInfo.getAllResourceRequests),
-are matched, one container at a time, to a node where enough containers can be
+and min-share starvation (the queue below min(minResources, demand),
+component by component, for minSharePreemptionTimeout, handed to its apps
+with unmet demand). For each starved app, least starved first, the asks
+covering its starvation, in the order of Hadoop's maps of asks
+(AppSchedulingInfo.getAllResourceRequests), are matched, one container at
+a time, to a node where enough containers can be
 taken from apps that stay at or above their fair share in preemptable
 queues (allowPreemptionFrom), preferring sets with fewer AM containers. A
 node's free room counts only what no reservation and no earlier preemption
