@@ -293,3 +293,39 @@ async def test_min_share_starvation_component_by_component(
     now = h.sched.now_ms()
     assert queue.min_share_starvation(now) == Resource(*starvation)
     assert (queue.last_time_at_min_share == now) == (starvation == (0, 0))
+
+
+async def test_victims_killed_at_the_first_call_once_due(tmp_path: Path, autojump_clock):
+    """PreemptContainersTask runs on a Timer waitTimeBeforeKill after the
+    choice (here 1.2 s, between two updates): the node heartbeat after that
+    finds the victims gone and gives their room to the starved app."""
+    c = Cluster(tmp_path, "FairSharePreemption", {"yarn.scheduler.fair.waitTimeBeforeKill": 1200})
+    c.take_all("root.preemptable.child-1")
+    starving = c.h.request(GB, "root.preemptable.child-2", "default", num=1)
+    await trio.sleep(1.1)
+    c.h.heartbeat("node2")
+    assert c.h.live(c.greedy) == 8
+    await trio.sleep(0.1)
+    c.h.heartbeat("node2")
+    assert c.h.live(c.greedy) == 7
+    assert c.h.live(starving) == 1
+
+
+async def test_victims_due_at_an_update_are_killed_before_it(tmp_path: Path, autojump_clock):
+    """A kill due at an update's time comes first (as the driver of Hadoop's
+    scheduler does): the update already sees the cluster used below the
+    utilization threshold (6 of 8 GB) and looks at no starved app, so the
+    starving one, due a look again, is not held off once more."""
+    props = {
+        "yarn.scheduler.fair.waitTimeBeforeKill": 1000,
+        "yarn.scheduler.fair.waitTimeBeforeNextStarvationCheck": 0,
+        "yarn.scheduler.fair.preemption.cluster-utilization-threshold": 0.9,
+    }
+    c = Cluster(tmp_path, "FairSharePreemption", props)
+    c.take_all("root.preemptable.child-1")
+    starving = c.h.request(2 * GB, "root.preemptable.child-2", "default", num=1)
+    assert c.h.fsapp(starving).next_starvation_check == 1000
+    await trio.sleep(1)
+    c.h.update()
+    assert c.h.live(c.greedy) == 6
+    assert c.h.fsapp(starving).next_starvation_check == 1000

@@ -20,10 +20,10 @@ container alone.
 
 The victims' apps are told at once (the preemption contract in their
 allocate replies, `SchedulerApp.to_preempt`); the containers are killed
-(scheduler event KILL_PREEMPTED) `yarn.scheduler.fair.waitTimeBeforeKill`
-later, at the first periodic update at or after that time. The freed node
-is kept for the starved app: while it stays starved, the node's heartbeats
-offer the node to that app before anyone else. The app is not checked for
+`yarn.scheduler.fair.waitTimeBeforeKill` later, before whatever the
+scheduler does first at or after that time. The freed node is kept for
+the starved app: while it stays starved, the node's heartbeats offer the
+node to that app before anyone else. The app is not checked for
 starvation again until waitTimeBeforeKill +
 waitTimeBeforeNextStarvationCheck later (Hadoop's "4 heartbeats" term is
 0 there: see preempt_for).
@@ -41,7 +41,6 @@ from typing import TYPE_CHECKING
 
 from emu.resources import ZERO, Resource, component_min
 from emu.rm.scheduler import javahash
-from emu.rm.scheduler.events import SchedulerEvent
 from emu.rm.scheduler.fair.arith import INT_MAX, fits_in, is_none, subtract_non_negative
 from emu.rm.scheduler.locality import ANY
 
@@ -165,7 +164,8 @@ class Preemption:
         self.kills = [k for k in self.kills if k[0] > now]
         for _, cid in due:
             if cid in self.fs.ctx.containers:
-                self.fs.ctx.dispatch("scheduler", SchedulerEvent.KILL_PREEMPTED, cid)
+                # at once, before what brought the scheduler here
+                self.fs.on_KILL_PREEMPTED(cid, None)
 
     def identify(self, app: FSApp) -> list[RMContainer]:
         fs = self.fs

@@ -72,7 +72,9 @@ if TYPE_CHECKING:
     from emu.rm.app import RMApp
     from emu.rm.container import RMContainer
     from emu.rm.context import RMContext
+    from emu.rm.dispatcher import Event
     from emu.rm.node import RMNode
+    from emu.rm.scheduler.abstract_scheduler import Allocation
     from emu.rm.scheduler.scheduler_app import SchedulerApp
 
 log = structlog.get_logger("emu.rm.fair")
@@ -201,6 +203,32 @@ class FairScheduler(Scheduler):
         self.root_available = self._available.of(self.cluster, self.used)
 
     # --- events ---------------------------------------------------------------------------------
+    def handle(self, event: Event) -> None:
+        self._kill_due()
+        super().handle(event)
+
+    def allocate(
+        self,
+        attempt_id: str,
+        asks: list[dict[str, Any]],
+        releases: list[str],
+        blacklist_add: list[str],
+        blacklist_remove: list[str],
+    ) -> Allocation:
+        self._kill_due()
+        return super().allocate(attempt_id, asks, releases, blacklist_add, blacklist_remove)
+
+    def request_am_container(self, attempt_id: str, am_resource: Resource) -> None:
+        self._kill_due()
+        super().request_am_container(attempt_id, am_resource)
+
+    def _kill_due(self) -> None:
+        """FSPreemptionThread's PreemptContainersTask runs on a Timer
+        waitTimeBeforeKill after the victims were chosen: whatever the
+        scheduler does at or after that time sees them gone."""
+        if self.preemption.kills:
+            self.preemption.kill_due(self.now_ms())
+
     def place_app(self, app: RMApp) -> str | None:
         requested, user = app.queue, app.user
         if not requested:
@@ -507,6 +535,7 @@ class FairScheduler(Scheduler):
     # --- periodic work --------------------------------------------------------------------------
     def update(self) -> None:
         now = self.now_ms()
+        self._kill_due()
         if now >= self.next_reload_check_ms:
             self.next_reload_check_ms = now + ALLOC_RELOAD_INTERVAL_MS
             self._reload_if_changed()
@@ -520,7 +549,6 @@ class FairScheduler(Scheduler):
             for leaf in self.qm.leaves:
                 leaf.update_starved_apps(now, starved)
             self.preemption.preempt_for(starved, now)
-        self.preemption.kill_due(now)
 
     def _should_attempt_preemption(self) -> bool:
         s = self.settings
@@ -556,6 +584,7 @@ class FairScheduler(Scheduler):
 
     def refresh(self, properties: Mapping[str, object]) -> str | None:
         """Re-read the allocation file now (`yarn rmadmin -refreshQueues`)."""
+        self._kill_due()
         path = self.settings.allocation_file
         if path is None:
             return None
@@ -566,6 +595,7 @@ class FairScheduler(Scheduler):
 
     def refresh_from(self, path: Path) -> str | None:
         """Apply the allocation file at `path` now (an admin's --file)."""
+        self._kill_due()
         return self._reload(path)
 
     # --- reports --------------------------------------------------------------------------------
