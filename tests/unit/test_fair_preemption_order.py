@@ -13,6 +13,7 @@ import trio
 from emu.resources import Resource
 from emu.rm.scheduler import javahash
 from emu.rm.scheduler.app_scheduling_info import AppSchedulingInfo, Ask
+from emu.rm.scheduler.fair.preemption import StarvedApps
 from emu.testing.cluster import ask
 from emu.testing.fair import GB, FSHarness, write_alloc
 
@@ -175,3 +176,50 @@ async def test_starved_node_ask_is_met_on_its_node_first(tmp_path: Path, autojum
     h.update()
     marked = h.sched.apps[greedy].to_preempt
     assert {h.sched.apps[greedy].live[c].node_id for c in marked} == {"node4"}
+
+
+async def test_equally_starved_apps_come_last_added_first(tmp_path: Path, autojump_clock):
+    """FSStarvedApps is a PriorityBlockingQueue whose comparator puts app1
+    first when its starvation fits in app2's: of two apps equally starved,
+    the one added later is sifted above the other and taken first, so the
+    room on node2 is kept first for the second app."""
+    h = _cluster(tmp_path)
+    h.request(GB, "root.greedy", num=8)
+    h.heartbeat("node1", 4)
+    h.heartbeat("node2", 4)
+    first = h.submit("root.starving")
+    second = h.submit("root.starving")
+    assert first is not None and second is not None
+    h.ask(first, GB, 1)
+    h.ask(second, GB, 1)
+    await trio.sleep(1)
+    h.update()
+    assert h.fsapp(first).starvation == h.fsapp(second).starvation == Resource(GB, 0)
+    assert list(h.sched.preempt_nodes["node2"].for_app) == [second, first]
+
+
+async def test_starved_apps_heap_compares_when_added_and_taken(tmp_path: Path, autojump_clock):
+    """PriorityBlockingQueue's siftUp and siftDown with StarvationComparator
+    (no total order: neither <2 GB, 1> nor <1 GB, 4> fits in the other)."""
+    h = _cluster(tmp_path)
+    starvations = {
+        "a": Resource(2 * GB, 1),
+        "b": Resource(GB, 4),
+        "c": Resource(GB, 1),
+        "d": Resource(3 * GB, 3),
+    }
+    apps = {}
+    for name, starvation in starvations.items():
+        attempt = h.submit("root.starving")
+        assert attempt is not None
+        app = apps[name] = h.fsapp(attempt)
+        app.fairshare_starvation = starvation
+    queue = StarvedApps()
+    for app in apps.values():
+        queue.add(app)
+    queue.add(apps["a"])  # queued once
+    names = {app.name: name for name, app in apps.items()}
+    taken = []
+    while (app := queue.take()) is not None:
+        taken.append(names[app.name])
+    assert taken == ["c", "a", "b", "d"]  # as Java 17's PriorityBlockingQueue takes them

@@ -545,10 +545,10 @@ class FairScheduler(Scheduler):
         self.update_root_available()
         self.kept.shares_updated()
         if self._should_attempt_preemption():
-            starved: list[FSApp] = []
+            starved = self.preemption.starved
             for leaf in self.qm.leaves:
                 leaf.update_starved_apps(now, starved)
-            self.preemption.preempt_for(starved, now)
+            self.preemption.preempt_for(now)
 
     def _should_attempt_preemption(self) -> bool:
         s = self.settings
