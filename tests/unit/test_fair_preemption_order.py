@@ -223,3 +223,36 @@ async def test_starved_apps_heap_compares_when_added_and_taken(tmp_path: Path, a
     while (app := queue.take()) is not None:
         taken.append(names[app.name])
     assert taken == ["c", "a", "b", "d"]  # as Java 17's PriorityBlockingQueue takes them
+
+
+async def test_victims_of_one_set_go_app_by_app_in_hashmap_order(tmp_path: Path, autojump_clock):
+    """PreemptableContainers.getAllContainers walks containersByApp, a HashMap
+    keyed by ApplicationId: application_0_0001 comes before application_0_0002
+    though node2's walk met the second app's container first; the kills come
+    in that order."""
+    h = _cluster(tmp_path)
+    killed: list[str] = []
+
+    class Watcher:
+        def placed(self, c: object) -> None: ...
+
+        def scheduling_pass(self, node_id: str) -> None: ...
+
+        def allocate(self, attempt_id: str, asks: object, call: Callable[[], Any]) -> Any:
+            return call()
+
+        def preempted(self, c: object) -> None:
+            killed.append(c.container_id)  # type: ignore[attr-defined]
+
+    assert javahash.app_id_hash(0, 5) == -655606762  # as Hadoop 3.4.2's ApplicationId
+    h.sched.watcher = Watcher()  # type: ignore[assignment]
+    first, second = h.submit("root.greedy"), h.submit("root.greedy")
+    assert first is not None and second is not None
+    h.ask(first, GB, 4)
+    h.ask(second, GB, 4)
+    h.update()
+    h.heartbeat("node1", 4)
+    h.heartbeat("node2", 4)
+    h.request(2 * GB, "root.starving", num=1)
+    h.heartbeat("node1")
+    assert killed == ["container_0_0001_01_000004", "container_0_0002_01_000004"]

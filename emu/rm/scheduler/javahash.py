@@ -5,7 +5,9 @@ Hadoop's schedulers walk one and the order decides something.
   ClusterNodeTracker.getAllNodes (a HashMap keyed by NodeId) in that map's
   order, and on each node the containers of SchedulerNode's
   launchedContainers (keyed by ContainerId) through
-  getRunningContainersWithAMsAtTheEnd; the first that do the job win.
+  getRunningContainersWithAMsAtTheEnd; the first that do the job win, and
+  are killed app by app in the order of PreemptableContainers'
+  containersByApp (a HashMap keyed by ApplicationId).
 - FairScheduler: FSAppAttempt.getStarvedResourceRequests walks the app's
   asks through AppSchedulingInfo.getAllResourceRequests, two
   ConcurrentHashMaps (SchedulerRequestKey to LocalityAppPlacementAllocator,
@@ -79,11 +81,22 @@ def node_id_hash(host: str, port: int = 0) -> int:
     return _int32(result)
 
 
-def app_attempt_hash(cluster_timestamp: int, app_seq: int, attempt: int) -> int:
-    """ApplicationAttemptId.hashCode (over ApplicationId.hashCode)."""
+def app_id_hash(cluster_timestamp: int, app_seq: int) -> int:
+    """ApplicationId.hashCode."""
     app = 6521
     app = 371237 * app + _long_hash(cluster_timestamp)
-    app = _int32(371237 * _int32(app) + app_seq)
+    return _int32(371237 * _int32(app) + app_seq)
+
+
+def app_id_hash_of(app_id: str) -> int:
+    """ApplicationId.hashCode of `application_<ts>_<app>`."""
+    ts, app = (int(p) for p in app_id.split("_")[-2:])
+    return app_id_hash(ts, app)
+
+
+def app_attempt_hash(cluster_timestamp: int, app_seq: int, attempt: int) -> int:
+    """ApplicationAttemptId.hashCode (over ApplicationId.hashCode)."""
+    app = app_id_hash(cluster_timestamp, app_seq)
     result = 5501
     result = 347671 * result + app
     result = 347671 * _int32(result) + attempt

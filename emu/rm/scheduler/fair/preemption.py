@@ -108,7 +108,12 @@ class _Candidates:
         return True
 
     def containers(self) -> list[RMContainer]:
-        return [c for cs in self.by_app.values() for c in cs]
+        """getAllContainers: app by app in the order of containersByApp, a
+        HashMap keyed by ApplicationId."""
+        apps = list(self.by_app)
+        if len(apps) > 1:
+            apps = javahash.hash_order(apps, javahash.app_id_hash_of, len(apps))
+        return [c for a in apps for c in self.by_app[a]]
 
     def for_app(self, app_id: str) -> Resource:
         r = ZERO
