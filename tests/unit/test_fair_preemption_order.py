@@ -256,3 +256,47 @@ async def test_victims_of_one_set_go_app_by_app_in_hashmap_order(tmp_path: Path,
     h.request(2 * GB, "root.starving", num=1)
     h.heartbeat("node1")
     assert killed == ["container_0_0001_01_000004", "container_0_0002_01_000004"]
+
+
+async def test_leaf_queues_looked_at_in_hadoops_hash_set_order(tmp_path: Path, autojump_clock):
+    """QueueManager creates the allocation file's leaves in the order of
+    QueueProperties' HashSet of names, and FairScheduler.update looks for
+    starved apps queue by queue in that order (getLeafQueues): root.d.d1
+    before root.a. Of two apps equally starved, the one in root.a is added
+    to FSStarvedApps last and served first."""
+    starving = (
+        "<fairSharePreemptionThreshold>1</fairSharePreemptionThreshold>"
+        "<fairSharePreemptionTimeout>0</fairSharePreemptionTimeout>"
+    )
+    alloc = write_alloc(
+        tmp_path,
+        f'<queue name="a">{starving}</queue><queue name="b"/><queue name="c"/>'
+        f'<queue name="d"><queue name="d1">{starving}</queue><queue name="d2"/></queue>',
+    )
+    props = {
+        "yarn.scheduler.fair.preemption": "true",
+        "yarn.scheduler.fair.preemption.cluster-utilization-threshold": 0,
+        "yarn.scheduler.fair.waitTimeBeforeKill": 5000,
+    }
+    h = FSHarness(props, alloc=alloc)
+    for node in ("node1", "node2"):
+        h.add_node(node, 4 * GB, 12)
+    # (root.default, which emu makes at start, aside)
+    assert [q.name for q in h.sched.qm.leaves if q.name != "root.default"] == [
+        "root.d.d1",
+        "root.d.d2",
+        "root.a",
+        "root.b",
+        "root.c",
+    ]
+    h.request(GB, "root.b", num=8)
+    h.heartbeat("node1", 4)
+    h.heartbeat("node2", 4)
+    in_a, in_d1 = h.submit("root.a"), h.submit("root.d.d1")
+    assert in_a is not None and in_d1 is not None
+    h.ask(in_a, GB, 1)
+    h.ask(in_d1, GB, 1)
+    await trio.sleep(1)
+    h.update()
+    assert h.fsapp(in_a).starvation == h.fsapp(in_d1).starvation == Resource(GB, 0)
+    assert list(h.sched.preempt_nodes["node2"].for_app) == [in_a, in_d1]
