@@ -21,7 +21,7 @@ from emu.resources import Resource
 from emu.rm.app import RMApp
 from emu.rm.attempt import RMAppAttempt
 from emu.rm.context import RMContext
-from emu.rm.dispatcher import Dispatcher
+from emu.rm.dispatcher import Dispatcher, Event
 from emu.rm.node import RMNode
 from emu.rm.scheduler import create
 from emu.rm.scheduler.fair import FairScheduler
@@ -67,21 +67,26 @@ class FSHarness:
         self.sched: FairScheduler = sched
         self.ctx.attach_scheduler(sched)
 
+    def _event(self, etype: str, target: str, data: Any) -> None:
+        """A scheduler event, handled at once as the RM's dispatcher hands it
+        over (Scheduler.handle)."""
+        self.sched.handle(Event("scheduler", etype, target, data))
+
     # --- cluster ----------------------------------------------------------------------------
     def add_node(self, host: str, memory: int, vcores: int = 8, rack: str = "/rack1") -> None:
         rmnode = RMNode(host, host, rack, Resource(memory, vcores), "mem://nm", (), 0)
         self.ctx.nodes[host] = rmnode
-        self.sched.on_NODE_ADDED(host, rmnode)
+        self._event("NODE_ADDED", host, rmnode)
         self.drain()
 
     def remove_node(self, host: str) -> None:
         rmnode = self.ctx.nodes.pop(host)
-        self.sched.on_NODE_REMOVED(host, rmnode)
+        self._event("NODE_REMOVED", host, rmnode)
         self.drain()
 
     def heartbeat(self, host: str, times: int = 1) -> None:
         for _ in range(times):
-            self.sched.on_NODE_UPDATE(host, ([], []))
+            self._event("NODE_UPDATE", host, ([], []))
             self.drain()
 
     def update(self) -> None:
@@ -97,14 +102,14 @@ class FSHarness:
         app_id = self.ctx.new_app_id()
         app = RMApp(app_id, app_id, queue, user, 0, am or Resource(1024, 1), "generic", {}, 1, 0)
         self.ctx.apps[app_id] = app
-        self.sched.on_APP_ADDED(app_id, app)
+        self._event("APP_ADDED", app_id, app)
         if app_id not in self.sched.app_queue:
             return None
         attempt_id = f"appattempt_0_{app_id.rsplit('_', 1)[1]}_000001"
         attempt = RMAppAttempt(attempt_id, app_id, 1, self.sched.now_ms())
         self.ctx.attempts[attempt_id] = attempt
         app.attempts.append(attempt_id)
-        self.sched.on_APP_ATTEMPT_ADDED(attempt_id, attempt)
+        self._event("APP_ATTEMPT_ADDED", attempt_id, attempt)
         if am is not None:
             self.sched.request_am_container(attempt_id, am)
         self.drain()
@@ -140,7 +145,7 @@ class FSHarness:
         self.drain()
 
     def remove(self, attempt: str) -> None:
-        self.sched.on_APP_ATTEMPT_REMOVED(attempt, self.ctx.attempts[attempt])
+        self._event("APP_ATTEMPT_REMOVED", attempt, self.ctx.attempts[attempt])
         self.drain()
 
     def fsapp(self, attempt: str) -> FSApp:

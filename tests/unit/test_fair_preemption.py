@@ -209,3 +209,123 @@ async def test_preemption_contract_comes_before_the_kill(tmp_path: Path, autojum
     assert h.live(c.starving) == 2
     assert EXIT_PREEMPTED == -102
     assert Resource(2 * GB, 2) in {x.resource for x in h.sched.apps[c.starving].live.values()}
+
+
+def _claim(tmp_path: Path) -> tuple[FSHarness, str]:
+    """A starving app for which two of the greedy app's containers on node2
+    are marked, their room kept for it (FSSchedulerNode.resourcesPreemptedForApp);
+    the kill is 5 s away."""
+    c = Cluster(tmp_path, "FairSharePreemption", {"yarn.scheduler.fair.waitTimeBeforeKill": 5000})
+    c.take_all("root.preemptable.child-1")
+    starving = c.h.request(GB, "root.preemptable.child-2", "default", num=2)
+    assert list(c.h.sched.preempt_nodes["node2"].for_app) == [starving]
+    return c.h, starving
+
+
+async def test_room_kept_for_an_app_no_longer_starved_is_given_up(tmp_path: Path, autojump_clock):
+    """FSSchedulerNode.cleanupPreemptionList, on the node's heartbeat: an app
+    that is not starved any more (its usage not below its fair share, no
+    min-share starvation) loses the room kept for it, though it still asks."""
+    h, starving = _claim(tmp_path)
+    app = h.fsapp(starving)
+    app.fair_share = Resource(0, 0)
+    assert not app.is_starved()
+    assert app.pending_demand() != Resource(0, 0)
+    h.heartbeat("node2")
+    assert starving not in h.sched.preempt_nodes["node2"].for_app
+
+
+async def test_room_kept_for_a_starved_app_outlasts_its_asks(tmp_path: Path, autojump_clock):
+    """cleanupPreemptionList keeps the room while the app is starved, even
+    with nothing pending (its demand is from the last update)."""
+    h, starving = _claim(tmp_path)
+    app = h.fsapp(starving)
+    app.demand = app.used
+    assert app.is_starved()
+    h.heartbeat("node2")
+    assert starving in h.sched.preempt_nodes["node2"].for_app
+
+
+async def test_room_kept_for_a_removed_app_held_until_the_nodes_heartbeat(
+    tmp_path: Path, autojump_clock
+):
+    """A removed app's claim still counts in FSSchedulerNode.getTotalReserved
+    until the node's next heartbeat drops it (the app is stopped)."""
+    h, starving = _claim(tmp_path)
+    h.remove(starving)
+    assert starving in h.sched.preempt_nodes["node2"].for_app
+    h.heartbeat("node1")
+    assert starving in h.sched.preempt_nodes["node2"].for_app
+    h.heartbeat("node2")
+    assert starving not in h.sched.preempt_nodes["node2"].for_app
+
+
+@pytest.mark.parametrize(
+    ("min_resources", "starvation"), [("2048mb,2vcores", (0, 0)), ("4096mb,8vcores", (0, 2))]
+)
+async def test_min_share_starvation_component_by_component(
+    tmp_path: Path, min_resources: str, starvation: tuple[int, int], autojump_clock
+):
+    """FSLeafQueue.minShareStarvation: componentwiseMin(minResources, demand)
+    less the usage, never below 0. With <4 GB, 4> used of a <6 GB, 6>
+    demand: under <2 GB, 2> nothing is missing (not <-2 GB, -2>); under
+    <4 GB, 8> two vcores are (the fair policy's min of the two resources
+    would have kept the minimum whole, four)."""
+    alloc = write_alloc(
+        tmp_path,
+        f'<queue name="q"><minResources>{min_resources}</minResources>'
+        "<minSharePreemptionTimeout>0</minSharePreemptionTimeout></queue>",
+    )
+    h = FSHarness(
+        {
+            "yarn.scheduler.fair.preemption": "true",
+            "yarn.scheduler.fair.preemption.cluster-utilization-threshold": 0,
+        },
+        alloc=alloc,
+    )
+    h.add_node("node1", 4 * GB, 8)
+    app = h.request(2 * GB, "root.q", num=3, vcores=2)
+    h.heartbeat("node1", 3)
+    assert h.live(app) == 2
+    await trio.sleep(1)
+    h.update()
+    queue = h.queue("root.q")
+    now = h.sched.now_ms()
+    assert queue.min_share_starvation(now) == Resource(*starvation)
+    assert (queue.last_time_at_min_share == now) == (starvation == (0, 0))
+
+
+async def test_victims_killed_at_the_first_call_once_due(tmp_path: Path, autojump_clock):
+    """PreemptContainersTask runs on a Timer waitTimeBeforeKill after the
+    choice (here 1.2 s, between two updates): the node heartbeat after that
+    finds the victims gone and gives their room to the starved app."""
+    c = Cluster(tmp_path, "FairSharePreemption", {"yarn.scheduler.fair.waitTimeBeforeKill": 1200})
+    c.take_all("root.preemptable.child-1")
+    starving = c.h.request(GB, "root.preemptable.child-2", "default", num=1)
+    await trio.sleep(1.1)
+    c.h.heartbeat("node2")
+    assert c.h.live(c.greedy) == 8
+    await trio.sleep(0.1)
+    c.h.heartbeat("node2")
+    assert c.h.live(c.greedy) == 7
+    assert c.h.live(starving) == 1
+
+
+async def test_victims_due_at_an_update_are_killed_before_it(tmp_path: Path, autojump_clock):
+    """A kill due at an update's time comes first (as the driver of Hadoop's
+    scheduler does): the update already sees the cluster used below the
+    utilization threshold (6 of 8 GB) and looks at no starved app, so the
+    starving one, due a look again, is not held off once more."""
+    props = {
+        "yarn.scheduler.fair.waitTimeBeforeKill": 1000,
+        "yarn.scheduler.fair.waitTimeBeforeNextStarvationCheck": 0,
+        "yarn.scheduler.fair.preemption.cluster-utilization-threshold": 0.9,
+    }
+    c = Cluster(tmp_path, "FairSharePreemption", props)
+    c.take_all("root.preemptable.child-1")
+    starving = c.h.request(2 * GB, "root.preemptable.child-2", "default", num=1)
+    assert c.h.fsapp(starving).next_starvation_check == 1000
+    await trio.sleep(1)
+    c.h.update()
+    assert c.h.live(c.greedy) == 6
+    assert c.h.fsapp(starving).next_starvation_check == 1000

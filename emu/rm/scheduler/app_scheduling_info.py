@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from emu.resources import ZERO, Resource
+from emu.rm.scheduler import javahash
 from emu.rm.scheduler.locality import ANY, NODE_LOCAL, OFF_SWITCH, RACK_LOCAL
 from emu.rm.scheduler.sorted_list import set_member
 
@@ -39,27 +40,44 @@ class AppSchedulingInfo:
     the locality it was placed at.
     """
 
-    __slots__ = ("locations", "pending", "priorities", "requests")
+    __slots__ = ("keys_peak", "locations", "locations_peak", "pending", "priorities", "requests")
 
     def __init__(self) -> None:
         self.requests: dict[int, dict[str, Ask]] = {}
         self.priorities: list[int] = []
         self.pending = ZERO
-        self.locations: dict[int, set[str]] = {}
+        self.locations: dict[int, dict[str, Resource]] = {}
         """The resource names Hadoop's LocalityAppPlacementAllocator holds
-        per priority (its resourceRequestMap's keys): every name an ask
+        per priority (its resourceRequestMap's keys, in the order they were
+        put, with the capability last asked under each): every name an ask
         named, zero counts included, until a placement takes its count to 0
-        (the map, once the `*` ask is gone and nothing else is left). Its
+        (the map, once the `*` ask is gone and nothing else is left), or an
+        ask for no `*` containers drops the priority's map whole. Its
         size is getUniqueLocationAsks, which the CapacityScheduler's delay
-        scheduling reads; `requests` drops zero-count asks sooner."""
+        scheduling reads; `requests` drops zero-count asks sooner. The
+        priorities are AppSchedulingInfo's schedulerKeyToAppPlacementAllocator
+        keys, in the order their allocators were made."""
+        self.locations_peak: dict[int, int] = {}
+        """Per priority, the most names its resourceRequestMap has held (the
+        size of that ConcurrentHashMap's table follows it)."""
+        self.keys_peak = 0
+        """The most priorities schedulerKeyToAppPlacementAllocator has held."""
 
     def update(self, asks: list[Ask]) -> None:
         locations = self.locations
+        gone: list[int] = []
         for ask in asks:
+            if ask.name == ANY and ask.num <= 0:
+                gone.append(ask.priority)
             names = locations.get(ask.priority)
             if names is None:
-                names = locations[ask.priority] = set()
-            names.add(ask.name)
+                names = locations[ask.priority] = {}
+                self.locations_peak[ask.priority] = 0
+                if len(locations) > self.keys_peak:
+                    self.keys_peak = len(locations)
+            names[ask.name] = ask.capability
+            if len(names) > self.locations_peak[ask.priority]:
+                self.locations_peak[ask.priority] = len(names)
             by_name = self.requests.get(ask.priority)
             if by_name is None:
                 if ask.num <= 0:
@@ -75,6 +93,40 @@ class AppSchedulingInfo:
             else:
                 by_name[ask.name] = ask
             self._refresh(ask.priority)
+        for priority in gone:
+            # AppSchedulingInfo.updatePendingResources: a `*` ask of no
+            # containers removes the priority's allocator, names and all.
+            locations.pop(priority, None)
+            self.locations_peak.pop(priority, None)
+
+    def resource_requests(self) -> list[tuple[int, str, Resource]]:
+        """(priority, resource name, capability) of every ask Hadoop's maps
+        hold, zero counts included, in the order
+        AppSchedulingInfo.getAllResourceRequests lists them: the
+        ConcurrentHashMap of scheduler keys, then each allocator's
+        ConcurrentHashMap of resource names (see emu.rm.scheduler.javahash)."""
+        locations = self.locations
+        if not locations:
+            return []
+        priorities = list(locations)
+        if len(priorities) > 1:
+            priorities = javahash.hashmap_order(
+                priorities,
+                [javahash.priority_key_hash(p) for p in priorities],
+                javahash.concurrent_capacity_for(self.keys_peak),
+            )
+        out: list[tuple[int, str, Resource]] = []
+        for p in priorities:
+            held = locations[p]
+            names = list(held)
+            if len(names) > 1:
+                names = javahash.hashmap_order(
+                    names,
+                    [javahash.string_hash(n) for n in names],
+                    javahash.concurrent_capacity_for(self.locations_peak[p]),
+                )
+            out.extend((p, n, held[n]) for n in names)
+        return out
 
     def _refresh(self, priority: int) -> None:
         by_name = self.requests.get(priority)
@@ -105,13 +157,14 @@ class AppSchedulingInfo:
                 continue
             ask.num -= 1
             if ask.num == 0 and held is not None:
-                held.discard(name)  # decResourceRequest / decrementOutstanding
+                held.pop(name, None)  # decResourceRequest / decrementOutstanding
             if name == ANY:
                 self.pending = self.pending - ask.capability
             elif ask.num <= 0:
                 del by_name[name]
         if held is not None and not held:
             del self.locations[priority]
+            del self.locations_peak[priority]
         self._refresh(priority)
 
     def location_count(self, priority: int) -> int:

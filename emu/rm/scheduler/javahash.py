@@ -5,7 +5,14 @@ Hadoop's schedulers walk one and the order decides something.
   ClusterNodeTracker.getAllNodes (a HashMap keyed by NodeId) in that map's
   order, and on each node the containers of SchedulerNode's
   launchedContainers (keyed by ContainerId) through
-  getRunningContainersWithAMsAtTheEnd; the first that do the job win.
+  getRunningContainersWithAMsAtTheEnd; the first that do the job win, and
+  are killed app by app in the order of PreemptableContainers'
+  containersByApp (a HashMap keyed by ApplicationId).
+- FairScheduler: FSAppAttempt.getStarvedResourceRequests walks the app's
+  asks through AppSchedulingInfo.getAllResourceRequests, two
+  ConcurrentHashMaps (SchedulerRequestKey to LocalityAppPlacementAllocator,
+  then resource name to ResourceRequest); the first asks that cover the
+  starvation are the ones preemption makes room for.
 - CapacityScheduler: which reservation continue-looking gives up
   (FiCaSchedulerApp.getNodeIdToUnreserve over a HashMap<NodeId,
   RMContainer>) and the order in which the preemption policy marks and
@@ -18,8 +25,13 @@ keeping their order; nothing ever shrinks the table). The hashCodes are
 those of YARN's record classes (NodeId, ApplicationId,
 ApplicationAttemptId, ContainerId), on 32-bit ints.
 
+A ConcurrentHashMap buckets keys the same way (its spread differs only in
+the sign bit) and iterates the same way, but grows one entry sooner: when
+a put brings its size to 0.75 x the table.
+
 Not modelled: a bucket turned into a tree (8 or more colliding keys in a
-table of 64 or more, or the resize such a bucket forces in a smaller table).
+table of 64 or more, or the resize such a bucket forces in a smaller table),
+and the order a ConcurrentHashMap's resize leaves colliding keys in.
 """
 
 from __future__ import annotations
@@ -69,11 +81,22 @@ def node_id_hash(host: str, port: int = 0) -> int:
     return _int32(result)
 
 
-def app_attempt_hash(cluster_timestamp: int, app_seq: int, attempt: int) -> int:
-    """ApplicationAttemptId.hashCode (over ApplicationId.hashCode)."""
+def app_id_hash(cluster_timestamp: int, app_seq: int) -> int:
+    """ApplicationId.hashCode."""
     app = 6521
     app = 371237 * app + _long_hash(cluster_timestamp)
-    app = _int32(371237 * _int32(app) + app_seq)
+    return _int32(371237 * _int32(app) + app_seq)
+
+
+def app_id_hash_of(app_id: str) -> int:
+    """ApplicationId.hashCode of `application_<ts>_<app>`."""
+    ts, app = (int(p) for p in app_id.split("_")[-2:])
+    return app_id_hash(ts, app)
+
+
+def app_attempt_hash(cluster_timestamp: int, app_seq: int, attempt: int) -> int:
+    """ApplicationAttemptId.hashCode (over ApplicationId.hashCode)."""
+    app = app_id_hash(cluster_timestamp, app_seq)
     result = 5501
     result = 347671 * result + app
     result = 347671 * _int32(result) + attempt
@@ -108,6 +131,22 @@ def capacity_for(peak_size: int) -> int:
     while peak_size > capacity * _LOAD_FACTOR:
         capacity *= 2
     return capacity
+
+
+def concurrent_capacity_for(peak_size: int) -> int:
+    """The table size of a default ConcurrentHashMap that has held at most
+    `peak_size` entries: addCount doubles it once the size reaches sizeCtl
+    (0.75 x the table)."""
+    capacity = _INITIAL_CAPACITY
+    while peak_size >= capacity * _LOAD_FACTOR:
+        capacity *= 2
+    return capacity
+
+
+def priority_key_hash(priority: int) -> int:
+    """SchedulerRequestKey.hashCode of a key with allocationRequestId 0 and
+    no container to update: 31 x (31 x Priority.hashCode)."""
+    return _int32(31 * _int32(31 * _int32(517861 * 9511 + priority)))
 
 
 def bucket(h: int, capacity: int) -> int:

@@ -39,6 +39,7 @@ from xml.parsers import expat
 
 from emu.errors import InputError
 from emu.resources import MEMORY, VCORES, ZERO, Resource
+from emu.rm.scheduler import javahash
 from emu.rm.scheduler.fair import placement, policies
 from emu.rm.scheduler.fair.arith import INT_MAX, LONG_MAX, f32, jlong, unbounded
 from emu.rm.scheduler.fair.placement import ConfiguredQueues, Groups, PlacementPolicy, Rule
@@ -453,7 +454,12 @@ class _Loader:
                     )
                 parent = None
             self.queue(parent, el)
-        conf.configured = ConfiguredQueues(frozenset(self.leaves), frozenset(self.parents))
+        conf.configured = ConfiguredQueues(
+            frozenset(self.leaves),
+            frozenset(self.parents),
+            _hash_set_order(self.leaves),
+            _hash_set_order(self.parents),
+        )
         self.check_policies(root)
         if placement_el is not None:
             conf.placement_rules = self.placement(placement_el)
@@ -698,3 +704,10 @@ def load(path: Path, resource_types: tuple[str, ...] = ()) -> AllocationConfigur
     """Read and validate an allocation file; raises InputError."""
     loader = _Loader(path, resource_types)
     return loader.load(_read_tree(path))
+
+
+def _hash_set_order(names: list[str]) -> tuple[str, ...]:
+    """`names` (in the order they were added) as a java.util.HashSet of them
+    iterates."""
+    unique = list(dict.fromkeys(names))
+    return tuple(javahash.hash_order(unique, javahash.string_hash, len(unique)))

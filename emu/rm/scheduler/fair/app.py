@@ -417,26 +417,30 @@ class FSApp:
     def starved_requests(self) -> list[tuple[Ask, int]]:
         """The asks (and how many of their containers) that cover this app's
         starvation, one locality level per ask (getStarvedResourceRequests).
-        Asks are visited by priority, then resource name (`*` first)."""
+        Asks are visited as AppSchedulingInfo.getAllResourceRequests lists
+        them (the order of its ConcurrentHashMaps), zero-count ones included:
+        such an ask covers nothing but is visited, so the other levels of its
+        priority and capability are passed over as Hadoop's
+        VisitedResourceRequestTracker does."""
         visited = _Visited(self.fs)
         pending = self.starvation
         out: list[tuple[Ask, int]] = []
-        for priority in sorted(self.sapp.info.requests):
-            by_name = self.sapp.info.requests[priority]
-            for name in sorted(by_name):
-                if is_none(pending):
-                    return out
-                ask = by_name[name]
-                if not visited.visit(priority, ask):
-                    continue
-                if ask.num <= 0:
-                    continue
-                fit = floor_int(memory_ratio(pending, ask.capability))
-                if fit == 0:
-                    continue
-                num = min(fit, ask.num)
-                out.append((ask, num))
-                pending = subtract_non_negative(pending, multiply(ask.capability, num))
+        info = self.sapp.info
+        for priority, name, capability in info.resource_requests():
+            if is_none(pending):
+                break
+            ask = info.get(priority, name)
+            if ask is None or ask.num <= 0:
+                visited.visit(priority, name, capability)
+                continue
+            if not visited.visit(priority, name, ask.capability):
+                continue
+            fit = floor_int(memory_ratio(pending, ask.capability))
+            if fit == 0:
+                continue
+            num = min(fit, ask.num)
+            out.append((ask, num))
+            pending = subtract_non_negative(pending, multiply(ask.capability, num))
         return out
 
 
@@ -457,9 +461,8 @@ class _Visited:
         self.fs = fs
         self.trackers: dict[tuple[int, Resource], _Tracker] = {}
 
-    def visit(self, priority: int, ask: Ask) -> bool:
-        t = self.trackers.setdefault((priority, ask.capability), _Tracker())
-        name = ask.name
+    def visit(self, priority: int, name: str, capability: Resource) -> bool:
+        t = self.trackers.setdefault((priority, capability), _Tracker())
         if name == ANY:
             if not t.racks and not t.node_racks:
                 t.any = True

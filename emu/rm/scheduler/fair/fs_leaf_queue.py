@@ -30,6 +30,7 @@ from emu.rm.scheduler.fair.orderings import LeafOrder
 if TYPE_CHECKING:
     from emu.rm.scheduler.fair.app import FSApp
     from emu.rm.scheduler.fair.fs_parent_queue import FSParentQueue
+    from emu.rm.scheduler.fair.preemption import StarvedApps
     from emu.rm.scheduler.fair.scheduler import FairScheduler
     from emu.rm.scheduler.scheduler_node import SchedulerNode
 
@@ -173,16 +174,18 @@ class FSLeafQueue(FSQueue):
 
     # --- starvation -----------------------------------------------------------------------------
     def min_share_starvation(self, now: int) -> Resource:
-        calc = self.policy.calculator
-        desired = calc.min(self.fs.cluster, self.min_share, self.demand)
-        starvation = desired - self.usage
+        """FSLeafQueue.minShareStarvation: min(minResources, demand) less the
+        usage, component by component and never below 0, once the queue has
+        been short of it for minSharePreemptionTimeout."""
+        desired = component_min(self.min_share, self.demand)
+        starvation = subtract_non_negative(desired, self.usage)
         if is_none(starvation):
             self.last_time_at_min_share = now
         if now - self.last_time_at_min_share < self.min_share_timeout:
             starvation = ZERO
         return starvation
 
-    def update_starved_apps(self, now: int, starved: list[FSApp]) -> None:
+    def update_starved_apps(self, now: int, starved: StarvedApps) -> None:
         """Identify this queue's starved apps (FSLeafQueue.updateStarvedApps)."""
         apps = self.apps_with_demand(False)
         fair_starvation = ZERO
@@ -190,8 +193,7 @@ class FSLeafQueue(FSQueue):
             s = app.update_fair_share_starvation(now)
             if is_none(s):
                 break
-            if app not in starved:
-                starved.append(app)
+            starved.add(app)
             fair_starvation = fair_starvation + s
         pending = subtract_non_negative(self.min_share_starvation(now), fair_starvation)
         calc = self.policy.calculator
@@ -204,7 +206,6 @@ class FSLeafQueue(FSQueue):
                 else:
                     pending = subtract_non_negative(pending, app_min)
                 app.minshare_starvation = app_min
-                if app not in starved:
-                    starved.append(app)
+                starved.add(app)
             else:
                 app.minshare_starvation = ZERO

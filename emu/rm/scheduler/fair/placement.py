@@ -39,10 +39,14 @@ class PlacementError(Exception):
 
 @dataclass(frozen=True)
 class ConfiguredQueues:
-    """Queue names declared in the allocation file, by type."""
+    """Queue names declared in the allocation file, by type; `leaf_order`
+    and `parent_order` list them as Hadoop's QueueProperties holds them
+    (HashSets of names), the order QueueManager creates them in."""
 
     leaves: frozenset[str]
     parents: frozenset[str]
+    leaf_order: tuple[str, ...] = ()
+    parent_order: tuple[str, ...] = ()
 
     def __contains__(self, name: object) -> bool:
         return name in self.leaves or name in self.parents

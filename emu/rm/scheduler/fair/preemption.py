@@ -5,9 +5,12 @@ On each periodic update (when `yarn.scheduler.fair.preemption` is on and
 the cluster is used above `preemption.cluster-utilization-threshold`), leaf
 queues name their starved apps: fair-share starvation (below
 fairSharePreemptionThreshold x fair share for fairSharePreemptionTimeout)
-and min-share starvation (the queue below min(minResources, demand) for
-minSharePreemptionTimeout, handed to its apps with unmet demand). For each
-starved app, least starved first, the asks covering its starvation are
+and min-share starvation (the queue below min(minResources, demand),
+component by component, for minSharePreemptionTimeout, handed to its apps
+with unmet demand). The starved apps wait in FSStarvedApps' heap (least
+starved first, as their starvations compared when each came: see
+StarvedApps). For each, the asks covering its starvation, in the order of
+Hadoop's maps of asks (AppSchedulingInfo.getAllResourceRequests), are
 matched, one container at a time, to a node where enough containers can be
 taken from apps that stay at or above their fair share in preemptable
 queues (allowPreemptionFrom), preferring sets with fewer AM containers. A
@@ -18,12 +21,13 @@ container alone.
 
 The victims' apps are told at once (the preemption contract in their
 allocate replies, `SchedulerApp.to_preempt`); the containers are killed
-(scheduler event KILL_PREEMPTED) `yarn.scheduler.fair.waitTimeBeforeKill`
-later, at the first periodic update at or after that time. The freed node
-is kept for the starved app: its next heartbeat offers the node to that app
-before anyone else. The app is not checked for starvation again until
-waitTimeBeforeKill + waitTimeBeforeNextStarvationCheck later (Hadoop's
-"4 heartbeats" term is 0 there: see preempt_for).
+`yarn.scheduler.fair.waitTimeBeforeKill` later, before whatever the
+scheduler does first at or after that time. The freed node is kept for
+the starved app: while it stays starved, the node's heartbeats offer the
+node to that app before anyone else. The app is not checked for
+starvation again until waitTimeBeforeKill +
+waitTimeBeforeNextStarvationCheck later (Hadoop's "4 heartbeats" term is
+0 there: see preempt_for).
 
 Nodes are tried in the order of ClusterNodeTracker's node HashMap, and on
 one node the candidates are its containers not already marked in
@@ -38,7 +42,6 @@ from typing import TYPE_CHECKING
 
 from emu.resources import ZERO, Resource, component_min
 from emu.rm.scheduler import javahash
-from emu.rm.scheduler.events import SchedulerEvent
 from emu.rm.scheduler.fair.arith import INT_MAX, fits_in, is_none, subtract_non_negative
 from emu.rm.scheduler.locality import ANY
 
@@ -105,7 +108,12 @@ class _Candidates:
         return True
 
     def containers(self) -> list[RMContainer]:
-        return [c for cs in self.by_app.values() for c in cs]
+        """getAllContainers: app by app in the order of containersByApp, a
+        HashMap keyed by ApplicationId."""
+        apps = list(self.by_app)
+        if len(apps) > 1:
+            apps = javahash.hash_order(apps, javahash.app_id_hash_of, len(apps))
+        return [c for a in apps for c in self.by_app[a]]
 
     def for_app(self, app_id: str) -> Resource:
         r = ZERO
@@ -114,14 +122,79 @@ class _Candidates:
         return r
 
 
+class StarvedApps:
+    """FSStarvedApps: the starved apps waiting for the preemption thread, a
+    PriorityBlockingQueue (a binary heap) ordered by StarvationComparator,
+    which puts app1 first when its starvation fits in app2's (never a tie:
+    two equal starvations each come first). The heap compares starvations
+    as they are at each add and each take, so an app added for its fair-share
+    starvation before its queue set its min-share starvation keeps the place
+    it got then; and as the comparator is not a total order, the order
+    depends on when each app came."""
+
+    __slots__ = ("heap",)
+
+    def __init__(self) -> None:
+        self.heap: list[FSApp] = []
+
+    @staticmethod
+    def _compare(a: FSApp, b: FSApp) -> int:
+        return -1 if fits_in(a.starvation, b.starvation) else 1
+
+    def add(self, app: FSApp) -> None:
+        """addStarvedApp: queued once (PriorityBlockingQueue.offer's siftUp)."""
+        heap = self.heap
+        if app in heap:
+            return
+        k = len(heap)
+        heap.append(app)
+        while k > 0:
+            parent = (k - 1) >> 1
+            e = heap[parent]
+            if self._compare(app, e) >= 0:
+                break
+            heap[k] = e
+            k = parent
+        heap[k] = app
+
+    def take(self) -> FSApp | None:
+        """The head, or None when empty (PriorityBlockingQueue.poll: the last
+        element sifted down from the root)."""
+        heap = self.heap
+        if not heap:
+            return None
+        result = heap[0]
+        x = heap.pop()
+        n = len(heap)
+        if n > 0:
+            k = 0
+            half = n >> 1
+            while k < half:
+                child = 2 * k + 1
+                c = heap[child]
+                right = child + 1
+                if right < n and self._compare(c, heap[right]) > 0:
+                    child = right
+                    c = heap[child]
+                if self._compare(x, c) <= 0:
+                    break
+                heap[k] = c
+                k = child
+            heap[k] = x
+        return result
+
+
 class Preemption:
     """Finds victims for starved apps and kills them when due."""
 
     def __init__(self, fs: FairScheduler) -> None:
         self.fs = fs
         self.kills: list[tuple[int, str]] = []
+        self.starved = StarvedApps()
 
-    def preempt_for(self, starved: list[FSApp], now: int) -> None:
+    def preempt_for(self, now: int) -> None:
+        """FSPreemptionThread's loop until no starved app waits: take one,
+        choose and mark its victims, then hold it off (preemptionTriggered)."""
         fs = self.fs
         s = fs.settings
         # FSPreemptionThread's delayBeforeNextStarvationCheck adds "4 heartbeats"
@@ -129,12 +202,7 @@ class Preemption:
         # the thread in initScheduler, before AbstractYarnScheduler.serviceInit
         # has read the heartbeat interval: the term is 0.
         delay = s.wait_time_before_kill_ms + s.wait_time_before_next_starvation_check_ms
-        order = sorted(
-            range(len(starved)),
-            key=lambda i: (starved[i].starvation.memory, starved[i].starvation.vcores, i),
-        )
-        for i in order:
-            app = starved[i]
+        while (app := self.starved.take()) is not None:
             if app.stopped:
                 continue
             victims = self.identify(app)
@@ -162,7 +230,8 @@ class Preemption:
         self.kills = [k for k in self.kills if k[0] > now]
         for _, cid in due:
             if cid in self.fs.ctx.containers:
-                self.fs.ctx.dispatch("scheduler", SchedulerEvent.KILL_PREEMPTED, cid)
+                # at once, before what brought the scheduler here
+                self.fs.on_KILL_PREEMPTED(cid, None)
 
     def identify(self, app: FSApp) -> list[RMContainer]:
         fs = self.fs

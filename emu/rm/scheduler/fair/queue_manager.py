@@ -144,10 +144,13 @@ class QueueManager:
         properties, steady shares."""
         alloc = self.fs.alloc
         self._set_policies(self.root)
-        for name in sorted(alloc.configured.leaves):
+        # ensureQueueExistsAndIsCompatibleAndIsStatic: in the order of the
+        # allocation's HashSets, which is the order getLeafQueues lists the
+        # leaves in (FairScheduler.update looks for starved apps in it)
+        for name in alloc.configured.leaf_order:
             if self._remove_incompatible(name, True):
                 self.get_leaf(name, True, recompute=False)
-        for name in sorted(alloc.configured.parents):
+        for name in alloc.configured.parent_order:
             if self._remove_incompatible(name, False):
                 self.get_parent(name, True, recompute=False)
         self.root.reinit(True)

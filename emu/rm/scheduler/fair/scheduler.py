@@ -72,7 +72,9 @@ if TYPE_CHECKING:
     from emu.rm.app import RMApp
     from emu.rm.container import RMContainer
     from emu.rm.context import RMContext
+    from emu.rm.dispatcher import Event
     from emu.rm.node import RMNode
+    from emu.rm.scheduler.abstract_scheduler import Allocation
     from emu.rm.scheduler.scheduler_app import SchedulerApp
 
 log = structlog.get_logger("emu.rm.fair")
@@ -201,6 +203,32 @@ class FairScheduler(Scheduler):
         self.root_available = self._available.of(self.cluster, self.used)
 
     # --- events ---------------------------------------------------------------------------------
+    def handle(self, event: Event) -> None:
+        self._kill_due()
+        super().handle(event)
+
+    def allocate(
+        self,
+        attempt_id: str,
+        asks: list[dict[str, Any]],
+        releases: list[str],
+        blacklist_add: list[str],
+        blacklist_remove: list[str],
+    ) -> Allocation:
+        self._kill_due()
+        return super().allocate(attempt_id, asks, releases, blacklist_add, blacklist_remove)
+
+    def request_am_container(self, attempt_id: str, am_resource: Resource) -> None:
+        self._kill_due()
+        super().request_am_container(attempt_id, am_resource)
+
+    def _kill_due(self) -> None:
+        """FSPreemptionThread's PreemptContainersTask runs on a Timer
+        waitTimeBeforeKill after the victims were chosen: whatever the
+        scheduler does at or after that time sees them gone."""
+        if self.preemption.kills:
+            self.preemption.kill_due(self.now_ms())
+
     def place_app(self, app: RMApp) -> str | None:
         requested, user = app.queue, app.user
         if not requested:
@@ -263,8 +291,9 @@ class FairScheduler(Scheduler):
             self.enforcer.update_on_removal(app, leaf)
         else:
             self.enforcer.untrack_non_runnable(app)
-        for state in self.preempt_nodes.values():
-            state.for_app.pop(sapp.attempt_id, None)
+        # What nodes keep for it stays held (FSSchedulerNode.getTotalReserved
+        # counts it) until each node's next heartbeat drops it
+        # (cleanupPreemptionList: the app is stopped).
 
     def node_added(self, node: SchedulerNode) -> None:
         self.rack_sizes[node.rack] = self.rack_sizes.get(node.rack, 0) + 1
@@ -446,9 +475,17 @@ class FairScheduler(Scheduler):
         state = self.preempt_nodes.get(node.node_id)
         if state is None or not state.for_app:
             return
+        # FSSchedulerNode.cleanupPreemptionList: an app keeps what was freed
+        # for it while it is starved, by its current fair share or by the
+        # starvation the last update found, whatever it still asks for.
         for attempt_id in list(state.for_app):
             app = self.fsapps.get(attempt_id)
-            if app is None or app.stopped or is_none(app.pending_demand()):
+            if (
+                app is None
+                or app.stopped
+                or not app.is_starved()
+                or (is_none(app.fairshare_starvation) and is_none(app.minshare_starvation))
+            ):
                 del state.for_app[attempt_id]
         for attempt_id, pending in list(state.for_app.items()):
             app = self.fsapps[attempt_id]
@@ -498,6 +535,7 @@ class FairScheduler(Scheduler):
     # --- periodic work --------------------------------------------------------------------------
     def update(self) -> None:
         now = self.now_ms()
+        self._kill_due()
         if now >= self.next_reload_check_ms:
             self.next_reload_check_ms = now + ALLOC_RELOAD_INTERVAL_MS
             self._reload_if_changed()
@@ -507,11 +545,10 @@ class FairScheduler(Scheduler):
         self.update_root_available()
         self.kept.shares_updated()
         if self._should_attempt_preemption():
-            starved: list[FSApp] = []
+            starved = self.preemption.starved
             for leaf in self.qm.leaves:
                 leaf.update_starved_apps(now, starved)
-            self.preemption.preempt_for(starved, now)
-        self.preemption.kill_due(now)
+            self.preemption.preempt_for(now)
 
     def _should_attempt_preemption(self) -> bool:
         s = self.settings
@@ -547,6 +584,7 @@ class FairScheduler(Scheduler):
 
     def refresh(self, properties: Mapping[str, object]) -> str | None:
         """Re-read the allocation file now (`yarn rmadmin -refreshQueues`)."""
+        self._kill_due()
         path = self.settings.allocation_file
         if path is None:
             return None
@@ -557,6 +595,7 @@ class FairScheduler(Scheduler):
 
     def refresh_from(self, path: Path) -> str | None:
         """Apply the allocation file at `path` now (an admin's --file)."""
+        self._kill_due()
         return self._reload(path)
 
     # --- reports --------------------------------------------------------------------------------
