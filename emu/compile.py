@@ -14,6 +14,7 @@ import argparse
 import importlib.machinery
 import json
 import os
+import shutil
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -61,6 +62,11 @@ def build(jobs: int = 2, force: bool = False, opt_level: str = "3") -> int:
     print(f"emu.compile: compiling {len(files)} modules with mypyc (a few minutes; log in {LOG})")
     here = Path.cwd()
     os.chdir(ROOT)
+    # A build starts from an empty build tree: with an earlier build's tree
+    # in place, mypyc's type check has reported pyproject's override sections
+    # as unused and failed on that note alone.
+    for old in (LOG.parent, *LOG.parent.parent.glob("lib.*"), *LOG.parent.parent.glob("temp.*")):
+        shutil.rmtree(old, ignore_errors=True)
     LOG.parent.mkdir(parents=True, exist_ok=True)
     try:
         with _output_to(LOG):

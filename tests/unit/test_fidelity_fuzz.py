@@ -32,7 +32,7 @@ def test_the_classes_take_turns() -> None:
     assert sorted({kind_of(1, n) for n in range(12)}) == sorted(KINDS)
 
 
-@pytest.mark.parametrize("number", range(48))
+@pytest.mark.parametrize("number", range(120))
 def test_generated_inputs_pass_the_configuration_checks(number: int, tmp_path: Path) -> None:
     """emu refuses what Hadoop refuses at start-up (capacities not summing to
     100, user weights above 100 / minimum-user-limit-percent, a drf child of

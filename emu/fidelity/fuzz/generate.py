@@ -334,13 +334,17 @@ def _fair(rng: random.Random, case: FuzzCase, preemption: bool) -> list[str]:
             s["maxRunningApps"] = str(rng.randint(1, 4))
         if not q.children and _maybe(rng, 0.15):
             s["maxAMShare"] = rng.choice(("0.1", "0.3", "0.5", "1.0", "-1.0"))
-        policy = parent_policy
+        # A queue without a policy of its own takes defaultQueueSchedulingPolicy,
+        # whatever its parent's; Hadoop refuses a drf queue under a fair parent.
+        policy = top or "fair"
         if _maybe(rng, 0.3):
             allowed = ["fair", "drf"] if parent_policy == "drf" else ["fair"]
             if not q.children:
                 allowed.append("fifo")
             policy = rng.choice(allowed)
             s["schedulingPolicy"] = policy
+        elif policy == "drf" and parent_policy == "fair":
+            policy = s["schedulingPolicy"] = "fair"
         if q.children and _maybe(rng, 0.2):
             s["maxChildResources"] = resources(rng.choice((0.2, 0.4)))
         if preemption:
