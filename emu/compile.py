@@ -14,7 +14,6 @@ import argparse
 import importlib.machinery
 import json
 import os
-import shutil
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -62,11 +61,6 @@ def build(jobs: int = 2, force: bool = False, opt_level: str = "3") -> int:
     print(f"emu.compile: compiling {len(files)} modules with mypyc (a few minutes; log in {LOG})")
     here = Path.cwd()
     os.chdir(ROOT)
-    # A build starts from an empty build tree: with an earlier build's tree
-    # in place, mypyc's type check has reported pyproject's override sections
-    # as unused and failed on that note alone.
-    for old in (LOG.parent, *LOG.parent.parent.glob("lib.*"), *LOG.parent.parent.glob("temp.*")):
-        shutil.rmtree(old, ignore_errors=True)
     LOG.parent.mkdir(parents=True, exist_ok=True)
     try:
         with _output_to(LOG):
@@ -111,7 +105,11 @@ def _compile(mypycify: Any, setup: Any, files: list[Path], jobs: int, opt_level:
     """mypyc writes C for `files` (one shared library, GROUP), setuptools
     compiles it into extension modules beside the sources."""
     extensions = mypycify(
-        [str(p.relative_to(ROOT)) for p in files],
+        # mypy's note that an override section of pyproject.toml matched no
+        # module is, to mypyc, an error that stops the build; whether mypy
+        # notes it varies from run to run (seen with mypy 2.4), and `make
+        # lint` checks the configuration with mypy itself.
+        ["--no-warn-unused-configs", *(str(p.relative_to(ROOT)) for p in files)],
         opt_level=opt_level,
         group_name=GROUP,
         target_dir="build/native",
