@@ -51,12 +51,12 @@ def progress_mark(ctx: RMContext) -> tuple[int, int]:
 
 
 def finished_mark(ctx: RMContext) -> tuple[int, int, int]:
-    """(containers that ended other than by preemption, apps ended,
-    containers preempted): a run whose first two stay put while the third
-    grows preempts and places the same work again and again."""
+    """(containers that ended with their work done, apps ended, containers
+    preempted): a run whose first two stay put while the third grows
+    preempts and places the same work again and again. Containers killed
+    with a preempted AM's attempt end too, but no work of theirs is done."""
     sched = ctx.scheduler
-    ended = sched.container_total - len(ctx.containers) - sched.preempted_total
-    return ended, sum(ctx.final_apps.values()), sched.preempted_total
+    return sched.succeeded_total, sum(ctx.final_apps.values()), sched.preempted_total
 
 
 def explain_loop(ctx: RMContext, waited_ms: int, preempted: int, limit: int = 3) -> str:
@@ -66,7 +66,7 @@ def explain_loop(ctx: RMContext, waited_ms: int, preempted: int, limit: int = 3)
     more = f" and {len(waiting) - limit} more" if len(waiting) > limit else ""
     return (
         f"the run cannot make progress: in {waited_ms / 1000:.0f} simulated s no container "
-        f"ended except by preemption ({preempted} preempted) and no app ended; "
+        f"finished its work and no app ended, while {preempted} were preempted; "
         f"unfinished: {names}{more}"
     )
 

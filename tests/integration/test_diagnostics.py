@@ -184,6 +184,6 @@ def test_a_preemption_loop_stops_with_its_reason():
     assert data["complete"] is False
     reason = data["incomplete_reason"]
     assert reason.startswith("the run cannot make progress: in ")
-    assert "no container ended except by preemption" in reason
+    assert "no container finished its work and no app ended, while" in reason
     assert f"{rows['looping']['app_id']} (looping) in default" in reason
     assert result.simulated_ms < 3_600_000

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from mypy_extensions import mypyc_attr
 
 from emu.metrics.utilization import UtilizationIntegral
-from emu.msg.types import EXIT_ABORTED, EXIT_KILLED_EXPIRED, EXIT_PREEMPTED
+from emu.msg.types import EXIT_ABORTED, EXIT_KILLED_EXPIRED, EXIT_PREEMPTED, EXIT_SUCCESS
 from emu.resources import ZERO, Resource, ResourceCalculator, component_max, component_min
 from emu.rm import app as app_sm
 from emu.rm import attempt as attempt_sm
@@ -161,6 +161,9 @@ class Scheduler:
         self.container_total = 0
         self.preempted_total = 0
         """Containers ended by preemption (the stall test tells a loop by it)."""
+        self.succeeded_total = 0
+        """Containers that ended with exit status 0: work done (the stall test's
+        progress while containers are preempted)."""
         self.unknown_reports: Counter[str] = Counter()
         """NM container statuses for containers the RM does not hold (late
         reports of containers it already ended, or strays), by reported state."""
@@ -743,7 +746,9 @@ class Scheduler:
         if ctx.containers.pop(c.container_id, None) is None:
             return
         self._account_usage()
-        if exit_status == EXIT_PREEMPTED:
+        if exit_status == EXIT_SUCCESS:
+            self.succeeded_total += 1
+        elif exit_status == EXIT_PREEMPTED:
             self.preempted_total += 1
             if self.watcher is not None:
                 self.watcher.preempted(c)
