@@ -29,6 +29,7 @@ from emu.rm.scheduler.capacity.preemption import (
     select_candidates,
 )
 from emu.rm.scheduler.scheduler_app import SchedulerApp
+from emu.testing.capacity import Harness as CapacityHarness
 
 CONF = PreemptionConf(
     enabled=True,
@@ -682,15 +683,7 @@ def test_reservations_are_dropped_in_the_attempts_hashmap_order() -> None:
         )
         c.state = ContainerState.RESERVED
         sapp.reservations[host] = c
-    st = allocator.AllocatorState(
-        DominantResourceCalculator(),
-        None,  # type: ignore[arg-type]
-        R(1),
-        {},
-        {},
-        lambda path: R(100),
-        None,  # type: ignore[arg-type]
-    )
+    st = CapacityHarness({}).sched.alloc
     st.reservation_peaks[(sapp.attempt_id, 20)] = 4
     held = allocator.reserved_containers(st, sapp)
     assert [c.node_id for c in held] == ["node4", "node7", "node3"]

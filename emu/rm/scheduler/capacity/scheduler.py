@@ -229,7 +229,11 @@ class CapacityScheduler(Scheduler):
                 f"all labels in resource request. labelExpression of resource request={label}. "
                 f"Queue labels={','.join(sorted(leaf.conf.accessible_labels))}"
             )
-        if label and label not in self.ctx.node_labels.exclusive:
+        if (
+            label
+            and label not in self.ctx.node_labels.exclusive
+            and label not in self.partition_resource
+        ):
             # SchedulerUtils.checkQueueLabelInLabelManager: a label the cluster
             # does not have (yet) is refused too, however the queue may use it.
             return f"Invalid label resource request, cluster do not contain , label= {label}"
