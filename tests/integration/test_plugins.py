@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import site
 import subprocess
 import sys
@@ -37,9 +38,13 @@ def venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
     ).stdout.strip()
     host = [str(ROOT), *site.getsitepackages()]
     (Path(purelib) / "emu-host.pth").write_text("\n".join(host) + "\n")
+    # pip builds the package in its source tree (build/, *.egg-info): a copy of
+    # its own, so no other build of the example can collide with this one.
+    source = where.parent / "emu-sjf"
+    shutil.copytree(EXAMPLE, source, ignore=shutil.ignore_patterns("build", "*.egg-info"))
     subprocess.run(
         [sys.executable, "-m", "pip", "--python", str(python), "install", "--quiet",
-         "--no-deps", "--no-build-isolation", "--no-index", str(EXAMPLE)],
+         "--no-deps", "--no-build-isolation", "--no-index", str(source)],
         check=True,
     )  # fmt: skip
     return python
