@@ -61,6 +61,7 @@ _FILES = (
     "workload.py",
     "nm.py",
     "alarm.py",
+    "java_heap.py",
     "trio_time.py",
     "am/engine.py",
     "am/driver.py",

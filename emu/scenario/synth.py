@@ -91,6 +91,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from emu.errors import InputError
+from emu.java_heap import JavaPriorityQueue
 from emu.resources import Resource
 from emu.scenario.java_random import JavaRandom, Well19937c, java_round
 from emu.scenario.limits import JAVA_INT_MAX, JAVA_LONG_MAX, JAVA_LONG_MIN
@@ -265,7 +266,7 @@ def read_synth(
                 for sample in (t.count, t.time, t.max_memory, t.max_vcores):
                     sample.init(rng)
 
-    story: list[tuple[int, _WorkloadDef, _JobClass]] = []
+    story: JavaPriorityQueue[_Story] = JavaPriorityQueue(_by_submission)
     workload_weights = [w.weight for w in workloads]
     for _ in range(num_jobs):
         wl = workloads[weighted_index(workload_weights, rng)]
@@ -274,15 +275,16 @@ def read_synth(
         end = wl.times[min(bucket + 1, len(wl.times) - 1)].time
         submit_s = start + (rng.next_int(end - start) if end > start else 0)
         jc = wl.classes[weighted_index([c.weight for c in wl.classes], rng)]
-        _heap_push(story, (submit_s, wl, jc))
+        story.add((submit_s, wl, jc))
 
     tnodes = TraceNodes()
     tnodes.generate(num_nodes, num_nodes // nodes_per_rack)
     nodes = tnodes.nodes
     jobs = []
-    baseline = story[0][0] * 1000 if story else 0
+    head = story.peek()
+    baseline = head[0] * 1000 if head is not None else 0
     for seq in range(num_jobs):
-        submit_s, wl, jc = _heap_poll(story)
+        submit_s, wl, jc = story.poll()
         jobs.append(
             _make_job(file, seq, submit_s, baseline, wl, jc, rng, effective_seed, nodes, am_default)
         )
@@ -292,44 +294,12 @@ def read_synth(
 _Story = tuple[int, "_WorkloadDef", "_JobClass"]
 
 
-def _heap_push(heap: list[_Story], x: _Story) -> None:
-    """`java.util.PriorityQueue.offer` by submission time. Jobs submitted in
-    the same second leave its binary heap in an order that is not their
-    drawing order, and that order numbers the jobs and feeds them the
-    shared generator, so the heap is Java's, sift for sift."""
-    k = len(heap)
-    heap.append(x)
-    while k > 0:
-        parent = (k - 1) >> 1
-        e = heap[parent]
-        if x[0] >= e[0]:
-            break
-        heap[k] = e
-        k = parent
-    heap[k] = x
-
-
-def _heap_poll(heap: list[_Story]) -> _Story:
-    """`java.util.PriorityQueue.poll`."""
-    result = heap[0]
-    x = heap.pop()
-    n = len(heap)
-    if n > 0:
-        k = 0
-        half = n >> 1
-        while k < half:
-            child = 2 * k + 1
-            c = heap[child]
-            right = child + 1
-            if right < n and c[0] > heap[right][0]:
-                child = right
-                c = heap[child]
-            if x[0] <= c[0]:
-                break
-            heap[k] = c
-            k = child
-        heap[k] = x
-    return result
+def _by_submission(a: _Story, b: _Story) -> int:
+    """SLS's story queue orders jobs by submission time only. Jobs submitted
+    in the same second leave its binary heap in an order that is not their
+    drawing order, and that order numbers the jobs and feeds them the shared
+    generator, so the heap is Java's (emu.java_heap), sift for sift."""
+    return (a[0] > b[0]) - (a[0] < b[0])
 
 
 def _make_job(

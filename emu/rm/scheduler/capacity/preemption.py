@@ -55,6 +55,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
+from emu.java_heap import JavaPriorityQueue
 from emu.resources import ZERO, DominantResourceCalculator, Resource, ResourceCalculator
 from emu.rm.container import RMContainer  # named by TempQueue at run time
 from emu.rm.scheduler import javahash
@@ -249,55 +250,6 @@ def _by_need(calc: ResourceCalculator, cluster: Resource) -> Callable[[TempQueue
     return cmp
 
 
-class _JavaPriorityQueue:
-    """java.util.PriorityQueue with a comparator, sift for sift: queues
-    that compare equal leave it in the binary heap's order."""
-
-    def __init__(self, cmp: Callable[[TempQueue, TempQueue], int]) -> None:
-        self.cmp = cmp
-        self.heap: list[TempQueue] = []
-
-    def __bool__(self) -> bool:
-        return bool(self.heap)
-
-    def add(self, x: TempQueue) -> None:
-        heap, cmp = self.heap, self.cmp
-        k = len(heap)
-        heap.append(x)
-        while k > 0:
-            parent = (k - 1) >> 1
-            e = heap[parent]
-            if cmp(x, e) >= 0:
-                break
-            heap[k] = e
-            k = parent
-        heap[k] = x
-
-    def peek(self) -> TempQueue | None:
-        return self.heap[0] if self.heap else None
-
-    def poll(self) -> TempQueue:
-        heap, cmp = self.heap, self.cmp
-        result = heap[0]
-        x = heap.pop()
-        n = len(heap)
-        if n:
-            k, half = 0, n >> 1
-            while k < half:
-                child = 2 * k + 1
-                c = heap[child]
-                right = child + 1
-                if right < n and cmp(c, heap[right]) > 0:
-                    child = right
-                    c = heap[child]
-                if cmp(x, c) <= 0:
-                    break
-                heap[k] = c
-                k = child
-            heap[k] = x
-        return result
-
-
 def _reset_capacity(queues: list[TempQueue], types: list[str], ignore_guarantee: bool) -> None:
     """AbstractPreemptableResourceCalculator.resetCapacity: each queue's
     part of what is left, per resource type, in Java floats. By default
@@ -362,7 +314,7 @@ def _fixpoint(
     offer, then goes on with a copy (componentwiseMax), so the caller sees
     only the initial assignments and that first offer taken out."""
     cmp = _by_need(calc, tot_guarant)
-    needy = _JavaPriorityQueue(cmp)
+    needy: JavaPriorityQueue[TempQueue] = JavaPriorityQueue(cmp)
     for q in queues:
         if rm.gt(calc, tot_guarant, q.used, q.guaranteed):
             q.ideal_assigned = rm.cmin(q.guaranteed, q.used) + q.untouchable_extra

@@ -40,6 +40,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from emu.java_heap import JavaPriorityQueue
 from emu.resources import ZERO, Resource, component_min
 from emu.rm.scheduler import javahash
 from emu.rm.scheduler.fair.arith import INT_MAX, fits_in, is_none, subtract_non_negative
@@ -132,56 +133,23 @@ class StarvedApps:
     it got then; and as the comparator is not a total order, the order
     depends on when each app came."""
 
-    __slots__ = ("heap",)
+    __slots__ = ("queue",)
 
     def __init__(self) -> None:
-        self.heap: list[FSApp] = []
+        self.queue: JavaPriorityQueue[FSApp] = JavaPriorityQueue(self._compare)
 
     @staticmethod
     def _compare(a: FSApp, b: FSApp) -> int:
         return -1 if fits_in(a.starvation, b.starvation) else 1
 
     def add(self, app: FSApp) -> None:
-        """addStarvedApp: queued once (PriorityBlockingQueue.offer's siftUp)."""
-        heap = self.heap
-        if app in heap:
-            return
-        k = len(heap)
-        heap.append(app)
-        while k > 0:
-            parent = (k - 1) >> 1
-            e = heap[parent]
-            if self._compare(app, e) >= 0:
-                break
-            heap[k] = e
-            k = parent
-        heap[k] = app
+        """addStarvedApp: queued once (PriorityBlockingQueue.offer)."""
+        if app not in self.queue.heap:
+            self.queue.add(app)
 
     def take(self) -> FSApp | None:
-        """The head, or None when empty (PriorityBlockingQueue.poll: the last
-        element sifted down from the root)."""
-        heap = self.heap
-        if not heap:
-            return None
-        result = heap[0]
-        x = heap.pop()
-        n = len(heap)
-        if n > 0:
-            k = 0
-            half = n >> 1
-            while k < half:
-                child = 2 * k + 1
-                c = heap[child]
-                right = child + 1
-                if right < n and self._compare(c, heap[right]) > 0:
-                    child = right
-                    c = heap[child]
-                if self._compare(x, c) <= 0:
-                    break
-                heap[k] = c
-                k = child
-            heap[k] = x
-        return result
+        """The head, or None when empty (PriorityBlockingQueue.poll)."""
+        return self.queue.poll() if self.queue else None
 
 
 class Preemption:
