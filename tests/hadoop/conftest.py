@@ -72,21 +72,6 @@ def runtime_and_containers(case: str, out: Path, *extra: str) -> tuple[bytes, by
     return (out / "jobruntime.csv").read_bytes(), (out / "containers.csv").read_bytes()
 
 
-def by_millisecond(log: bytes) -> list[list[bytes]]:
-    """containers.csv's events, grouped by time and sorted within a time
-    (Hadoop's preemption selectors kill in an order that varies from run to
-    run within one round)."""
-    groups: list[list[bytes]] = []
-    last = b""
-    for line in log.splitlines():
-        at = line.split(b",", 1)[0]
-        if not groups or at != last:
-            groups.append([])
-            last = at
-        groups[-1].append(line)
-    return [sorted(g) for g in groups]
-
-
 def emu(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     """`emu ARGS` in a process of its own."""
     return subprocess.run(

@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.hadoop.conftest import by_millisecond, runtime_and_containers
+from emu.fidelity.fuzz.campaign import by_millisecond
+from tests.hadoop.conftest import runtime_and_containers
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("hadoop")]
 

@@ -109,18 +109,24 @@ def replay(case: FuzzCase, impl: str, inputs: Path, out: Path) -> Run:
     return Run(impl, code, str(out), "" if code == 0 else tail, stalled)
 
 
-def canonical(path: Path) -> list[list[bytes]]:
-    """containers.csv as decisions grouped by millisecond, each group sorted:
-    the order one instant's decisions are written in is not a decision."""
+def by_millisecond(log: bytes) -> list[list[bytes]]:
+    """containers.csv's lines grouped by time, each group sorted: the order
+    one instant's decisions are written in is not a decision (Hadoop's
+    preemption selectors kill in an order that varies within one round)."""
     groups: list[list[bytes]] = []
     last = b""
-    for line in path.read_bytes().splitlines()[1:]:
+    for line in log.splitlines():
         at = line.split(b",", 1)[0]
         if not groups or at != last:
             groups.append([])
             last = at
         groups[-1].append(line)
     return [sorted(g) for g in groups]
+
+
+def canonical(path: Path) -> list[list[bytes]]:
+    """A containers.csv file's decisions (its header left out), `by_millisecond`."""
+    return by_millisecond(path.read_bytes().split(b"\n", 1)[-1])
 
 
 def divergence_kind(d: compare.Divergence) -> str:
