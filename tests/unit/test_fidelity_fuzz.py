@@ -177,3 +177,15 @@ def test_the_table_counts_per_class_and_the_docs_section_is_replaced() -> None:
     assert replace_section("# t\n", "S").endswith("# t\n\nS\n")
     assert kept_section(new) == f"{BEGIN}\nnew\n{END}"
     assert kept_section("# t\n") == ""
+
+
+def test_a_replay_of_a_file_that_is_no_case_is_refused_naming_it(tmp_path: Path, capsys) -> None:
+    from emu.fidelity.fuzz.__main__ import main
+
+    bad = tmp_path / "case.json"
+    bad.write_text('{"name": "x"}')
+    assert main(["--replay", str(tmp_path), "--out", str(tmp_path / "out")]) == 2
+    assert (
+        capsys.readouterr().err == f"emu: error: {bad}: not a generated case (KeyError('kind'))\n"
+    )
+    assert not (tmp_path / "out").exists()

@@ -23,6 +23,7 @@ from emu.errors import InputError
 from emu.fidelity.fuzz import campaign
 from emu.fidelity.fuzz.generate import KINDS, case_name
 from emu.fidelity.fuzz.report import markdown, replace_section, table
+from emu.fidelity.fuzz.spec import FuzzCase
 from emu.metrics.progress import BatchProgress
 
 REPO = Path(__file__).resolve().parents[3]
@@ -78,10 +79,15 @@ def main(argv: list[str] | None = None) -> int:
     for path in args.replay:
         file = path / "case.json" if path.is_dir() else path
         try:
-            replays.append(file.read_text(encoding="utf-8"))
+            text = file.read_text(encoding="utf-8")
+            FuzzCase.from_json(text)  # refused here, not in a worker
         except OSError as e:
             print(f"emu: error: {file}: {e.strerror}", file=sys.stderr)
             return 2
+        except (ValueError, KeyError, TypeError) as e:
+            print(f"emu: error: {file}: not a generated case ({e!r})", file=sys.stderr)
+            return 2
+        replays.append(text)
     tasks = [
         campaign.Task(args.seed, 0, case_json=text, shrink_budget=args.shrink, keep=True)
         for text in replays
