@@ -105,9 +105,11 @@ class BatchProgress:
         self.stream.flush()
 
     def close(self) -> None:
+        """End the rewritten line (once, however often it is called)."""
         if self.terminal and self.width:
             self.stream.write("\n")
             self.stream.flush()
+            self.width = 0
 
 
 def job_work(workload: Workload) -> dict[str, tuple[int, int]]:

@@ -105,6 +105,14 @@ def main(argv: list[str] | None = None) -> int:
             tasks, root, args.jobs, args.timeout, lambda t, o: bar.item_done(o.name, _status(o))
         ):
             outcomes.append(outcome)
+    except KeyboardInterrupt:
+        bar.close()
+        print(
+            f"fidelity fuzz: interrupted after {len(outcomes)} of {len(tasks)} cases; "
+            "nothing written",
+            file=sys.stderr,
+        )
+        return 130
     finally:
         bar.close()
     elapsed = time.perf_counter() - start
