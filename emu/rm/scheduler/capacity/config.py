@@ -970,12 +970,6 @@ def _capacity_limits(
     else:
         abs_cap = parent.absolute_capacity * capacity / 100
         abs_max = parent.absolute_maximum_capacity * max_cap / 100
-    if abs_cap > abs_max + 1e-6:
-        raise _fail(
-            conf,
-            max_key if conf.get(max_key) is not None else p + "capacity",
-            f"capacity {capacity:g}% of {path} is above its maximum-capacity {max_cap:g}%",
-        )
     return max_cap, abs_cap, abs_max
 
 
