@@ -489,3 +489,37 @@ async def test_queue_metrics_count_pending_and_running_apps(autojump_clock) -> N
     assert (m.apps_pending, m.apps_running, m.apps_completed) == (1, 0, 1)
     h.heartbeat(n0)
     assert (m.apps_pending, m.apps_running) == (0, 1)
+
+
+async def test_fair_ordering_keeps_an_app_in_place_when_its_reservation_is_filled(
+    autojump_clock,
+) -> None:
+    """FairOrderingPolicy orders by the usage an app had when its queue last
+    re-sorted it; AbstractLeafQueue.apply tells the policy of new
+    allocations and reservations, not of a container given from a
+    reservation. y, sorted while it held only a reservation, keeps sorting
+    as using nothing once that reservation becomes its container, so it
+    comes before x, which uses as much and was submitted first."""
+    h = harness(
+        **{
+            "root__b__ordering_policy": "fair",
+            "root__b__maximum_capacity": 100,
+            "root__b__user_limit_factor": 10,
+        }
+    )
+    n0 = h.node("n0", 5 * GB)
+    h.node("n1", 8 * GB)
+    x, y = h.submit("b", "u"), h.submit("b", "u")
+    b = h.leaf("b")
+    h.ask(x, GB, 4)
+    for _ in range(4):
+        h.heartbeat(n0)
+    h.ask(y, 2 * GB, 1)
+    h.heartbeat(n0)
+    assert n0.reserved is not None and n0.reserved.app_id == y.app_id
+    assert h.sched._scheduling_order(b) == [y, x]  # an assignment pass sorts y
+    for cid in sorted(x.live)[:2]:
+        h.sched.complete_container(x.live[cid], 0, "", "KILL")
+    h.heartbeat(n0)  # y's reservation becomes its container
+    assert (used(x), used(y)) == (2 * GB, 2 * GB)
+    assert h.sched._scheduling_order(b) == [y, x]

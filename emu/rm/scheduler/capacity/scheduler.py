@@ -79,7 +79,7 @@ from emu.rm.scheduler.capacity.queues import (
     update_absolute,
     update_absolute_labels,
 )
-from emu.rm.scheduler.locality import OFF_SWITCH
+from emu.rm.scheduler.locality import ANY, OFF_SWITCH
 from emu.rm.scheduler.queue_metrics import QueueMetrics
 from emu.rm.scheduler.scheduler_app import SchedulerApp
 from emu.rm.scheduler.scheduler_node import SchedulerNode
@@ -188,8 +188,9 @@ class CapacityScheduler(Scheduler):
         if cs.label_absolute:
             update_absolute_labels(self.root, cs, self.calc, self.cluster, self.partition_resource)
         self.track_fair = _tracks_fair(cs)
-        """A preemption policy runs over a queue with the fair ordering
-        policy: it reads that policy's cached order (`LeafQueue.fair_seen`)."""
+        """A leaf orders its apps by the fair ordering policy, whose order is
+        by cached usage (`LeafQueue.fair_seen`): both the leaf's assignment
+        and a preemption policy read it."""
 
     def leaf_metrics(self, path: str) -> QueueMetrics:
         q = self.queues.get(path)
@@ -489,6 +490,21 @@ class CapacityScheduler(Scheduler):
         self._charge(sapp.app_id, sapp.user, c.resource, ZERO, c.node_id)
         if self.track_fair and not self.alloc.fulfilling:
             self._fair_changed(c.app_id, c.attempt_id)
+
+    def _update_asks(self, sapp: SchedulerApp, asks: list[Ask]) -> None:
+        super()._update_asks(sapp, asks)
+        # CapacityScheduler.allocate: an allocate that updates an off-switch
+        # ask, from an app past its AM container, tells the ordering policy
+        # its demand changed; only the size-based fair policy re-sorts on it.
+        if self.track_fair and not sapp.am_pending:
+            leaf = self.app_leaf.get(sapp.app_id)
+            if (
+                leaf is not None
+                and leaf.conf.ordering_policy == "fair"
+                and leaf.conf.fair_size_based_weight
+                and any(a.name == ANY for a in asks)
+            ):
+                leaf.fair_changed.add(sapp.attempt_id)
 
     def _fair_changed(self, app_id: str, attempt_id: str) -> None:
         """FairOrderingPolicy.containerAllocated/containerReleased: the app
@@ -828,7 +844,11 @@ class CapacityScheduler(Scheduler):
                 if a is not None:
                     leaf.fair_seen[attempt_id] = (a.used, a.pending)
             leaf.fair_changed.clear()
-        return sorted(leaf.active, key=leaf.fair_key())
+        # The skip list is ordered by the usage each app had when it was
+        # last re-sorted: an app given a container from its reservation is
+        # not re-sorted (AbstractLeafQueue.apply calls containerAllocated
+        # only for new allocations and reservations), so its place lags.
+        return sorted(leaf.active, key=leaf.fair_key(seen=True))
 
     # --- what AMs and clients see -------------------------------------------------
     def headroom(self, sapp: SchedulerApp) -> Resource:
@@ -912,9 +932,7 @@ class CapacityScheduler(Scheduler):
 
 
 def _tracks_fair(cs: CapacityConf) -> bool:
-    return cs.preemption.enabled and any(
-        q.ordering_policy == "fair" for q in cs.queues.values() if q.is_leaf
-    )
+    return any(q.ordering_policy == "fair" for q in cs.queues.values() if q.is_leaf)
 
 
 def _label_expression(app: RMApp) -> str:
