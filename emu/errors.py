@@ -38,7 +38,7 @@ def check_keys(path: str, keys: Iterable[str], allowed: Collection[str], prefix:
 
 
 class SchedulerFailed(Exception):
-    """The scheduler threw during a run (Hadoop's own, or a plugin): the run
+    """The scheduler threw during a run (emu's, Hadoop's own, or a plugin): the run
     fails with its message and the simulated time (`RMContext.fail`: after
     an exception the scheduler's state is unknown, and going on would answer
     a different question). `who` names the scheduler."""
@@ -48,6 +48,23 @@ class SchedulerFailed(Exception):
         self.message = message
         self.simulated_ms = simulated_ms
         super().__init__(f"{who} failed at simulated time {simulated_ms / 1000:.3f} s: {message}")
+
+
+def describe(exc: BaseException) -> str:
+    """An exception as one line: its type and message, and the file and
+    line it was raised at (the traceback is in the log; the terminal gets
+    the line to look at): under emu/ from there, anywhere else by name."""
+    text = str(exc)
+    line = f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+    tb = exc.__traceback__
+    if tb is None:
+        return line
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    path = tb.tb_frame.f_code.co_filename
+    marker = path.rfind("/emu/")
+    where = path[marker + 1 :] if marker >= 0 else path.rsplit("/", 1)[-1]
+    return f"{line} ({where}:{tb.tb_lineno})"
 
 
 def find_in_group(exc: BaseException, cls: type[BaseException]) -> BaseException | None:

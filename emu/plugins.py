@@ -62,9 +62,3 @@ def load(name: str, group: str) -> type:
     if not isinstance(found, type):
         raise PluginError(f"{name} is not a class")
     return found
-
-
-def describe(exc: BaseException) -> str:
-    """An exception as one line: its type and message."""
-    text = str(exc)
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__

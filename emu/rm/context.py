@@ -14,7 +14,10 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
+import structlog
+
 from emu import plugins
+from emu.errors import SchedulerFailed, describe
 from emu.rm import app as app_sm
 from emu.rm import attempt as attempt_sm
 from emu.rm import container as container_sm
@@ -40,6 +43,8 @@ if TYPE_CHECKING:
     from emu.rm.recovery import RMRecovery
     from emu.rm.scheduler.abstract_scheduler import Scheduler
 
+_log = structlog.get_logger("emu.rm")
+
 MACHINES: dict[str, StateMachine] = {
     "app": app_sm.MACHINE,
     "attempt": attempt_sm.MACHINE,
@@ -63,6 +68,7 @@ class RMContext:
         self.events = events
         self.cluster_timestamp = cluster_timestamp
         self.dispatcher = Dispatcher()
+        self.dispatcher.on_error = self._event_failed
         self.apps: dict[str, RMApp] = {}
         self.attempts: dict[str, RMAppAttempt] = {}
         self.containers: dict[str, RMContainer] = {}
@@ -114,6 +120,23 @@ class RMContext:
         if self.stop_rm is not None:
             self.stop_rm()
 
+    def _event_failed(self, event: Event, e: Exception) -> None:
+        """An event handler raised: the RM fails, as Hadoop's exits on an
+        error in its dispatcher (yarn.dispatcher.exit-on-error)."""
+        _log.error("rm.event_failed", kind=event.kind, type=event.type, exc_info=e)
+        self.fail_inside(e, f"handling {event.kind} event {event.type} of {event.target}")
+
+    def fail_inside(self, e: Exception, doing: str) -> None:
+        """emu's RM or its scheduler raised while `doing`: the RM fails
+        (`fail`) naming the exception, where it was raised and what was being
+        done, blaming the scheduler plugin if one is loaded."""
+        message, now = f"{describe(e)} {doing}", self.now_ms()
+        plugin = self.settings.plugin
+        if plugin:
+            self.fail(plugins.PluginFailed(plugin, message, now))
+        else:
+            self.fail(SchedulerFailed("emu's ResourceManager", message, now))
+
     def dispatch(self, kind: str, etype: str, target: str, data: Any = None) -> None:
         self.dispatcher.dispatch(Event(kind, etype, target, data))
 
@@ -135,7 +158,7 @@ class RMContext:
             try:
                 handle(event)
             except Exception as e:
-                self.fail(plugins.PluginFailed(plugin, plugins.describe(e), self.now_ms()))
+                self.fail(plugins.PluginFailed(plugin, describe(e), self.now_ms()))
 
         return guarded
 

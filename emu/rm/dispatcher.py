@@ -64,6 +64,12 @@ class Dispatcher:
         each event, without formatting its "kind.type" name."""
         self.max_depth = 0
         self._draining = False
+        self.on_error: Callable[[Event, Exception], None] | None = None
+        """Called when a handler raises, with the event and the exception,
+        once the queue is emptied; without it the exception propagates.
+        Hadoop's RM exits on an error in its dispatcher
+        (yarn.dispatcher.exit-on-error): what the handler had done is
+        unknown, so nothing more is handled."""
 
     def register(self, kind: str, handler: Handler) -> None:
         if kind in self._handlers:
@@ -126,6 +132,7 @@ class Dispatcher:
         self._draining = True
         queue, handlers, by_kind = self._queue, self._handlers, self._by_kind
         clock = time.perf_counter
+        event: Event | None = None
         try:
             while queue:
                 event = queue.popleft()
@@ -137,5 +144,10 @@ class Dispatcher:
                 start = clock()
                 handlers[kind](event)
                 self.count(counts, 1, clock() - start)
+        except Exception as e:
+            queue.clear()
+            if self.on_error is None or event is None:
+                raise
+            self.on_error(event, e)
         finally:
             self._draining = False

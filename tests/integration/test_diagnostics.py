@@ -8,10 +8,14 @@ import json
 from dataclasses import replace
 
 from emu.cli import main
+from emu.errors import SchedulerFailed, find_in_group
 from emu.metrics import outputs
+from emu.metrics.eventlog import EventLog
 from emu.resources import Resource
+from emu.rm.context import RMContext
 from emu.rm.scheduler.fifo import FifoScheduler
 from emu.rm.scheduler.scheduler_node import SchedulerNode
+from emu.rm.settings import RMSettings
 from emu.simulation import run_virtual
 from emu.testing.cluster import fifo_conf, mr_job, simulation
 
@@ -187,3 +191,51 @@ def test_a_preemption_loop_stops_with_its_reason():
     assert "no container finished its work and no app ended, while" in reason
     assert f"{rows['looping']['app_id']} (looping) in default" in reason
     assert result.simulated_ms < 3_600_000
+
+
+class FailsOnSecondContainer(FifoScheduler):
+    """A scheduler that breaks when an AM hands back what it was given:
+    its allocate raises once the app holds more than its AM container."""
+
+    def allocate(self, attempt_id, asks, releases, blacklist_add, blacklist_remove):
+        sapp = self.apps.get(attempt_id)
+        if sapp is not None and len(sapp.live) > 1:
+            raise RuntimeError("lost track of a container")
+        return super().allocate(attempt_id, asks, releases, blacklist_add, blacklist_remove)
+
+
+def test_a_scheduler_that_raises_in_a_request_ends_the_run_at_once_naming_it():
+    """An exception inside a request's handler is emu's bug or a plugin's,
+    not the requester's: the run stops then with the exception, where it
+    was raised and what was being handled, rather than going on without
+    the reply and stopping much later as stalled."""
+    conf = fifo_conf({"yarn.resourcemanager.scheduler.class": f"{__name__}:FailsOnSecondContainer"})
+    try:
+        run_virtual(simulation([mr_job("j1", maps=4)], n_nodes=2, conf=conf))
+    except BaseException as e:  # the nursery's group
+        failed = find_in_group(e, SchedulerFailed)
+    else:
+        failed = None
+    assert isinstance(failed, SchedulerFailed)
+    assert failed.who == f"scheduler plugin {__name__}:FailsOnSecondContainer"
+    assert failed.message.startswith("RuntimeError: lost track of a container (")
+    assert failed.message.endswith("handling allocate")
+    assert 0 < failed.simulated_ms < 60_000
+
+
+async def test_an_event_handler_that_raises_fails_the_rm_with_the_event(autojump_clock):
+    """Hadoop's RM exits on an error in its dispatcher: emu's fails with the
+    event that was being handled."""
+    conf = fifo_conf()
+    ctx = RMContext(RMSettings.from_conf(conf), conf, EventLog())
+
+    def broken(event):
+        raise KeyError("node9")
+
+    ctx.dispatcher.register("probe", broken)
+    ctx.dispatch("probe", "PING", "node9")
+    ctx.dispatcher.drain()
+    assert isinstance(ctx.failure, SchedulerFailed)
+    assert ctx.failure.who == "emu's ResourceManager"
+    assert ctx.failure.message.startswith("KeyError: 'node9' (")
+    assert ctx.failure.message.endswith("handling probe event PING of node9")

@@ -54,3 +54,31 @@ def test_counts_are_kept_per_kind_and_type_in_first_seen_order():
     assert list(seconds) == ["b.Y", "a.X", "a.Z"]
     assert all(s >= 0.0 for s in seconds.values())
     assert d.counts("b", "Y") is d.counts("b", "Y")
+
+
+def test_a_handler_that_raises_stops_the_queue_and_is_reported_once():
+    """Hadoop's RM exits on an error in its dispatcher: nothing after the
+    failing event is handled, and the error goes to `on_error` (the RM
+    fails with it) instead of out of the request that drained the queue."""
+    d = Dispatcher()
+    seen: list[str] = []
+    failed: list[tuple[str, str]] = []
+
+    def a(e: Event) -> None:
+        seen.append(e.target)
+        if e.target == "2":
+            raise ValueError("bad state")
+
+    d.register("a", a)
+    for target in "123":
+        d.dispatch(Event("a", "X", target))
+    with pytest.raises(ValueError):
+        d.drain()  # without on_error it propagates
+    assert d.depth == 0
+    d.on_error = lambda e, exc: failed.append((e.target, str(exc)))
+    for target in "456":
+        d.dispatch(Event("a", "X", target if target != "5" else "2"))
+    d.drain()
+    assert seen == ["1", "2", "4", "2"]
+    assert failed == [("2", "bad state")]
+    assert d.depth == 0

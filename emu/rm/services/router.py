@@ -150,6 +150,11 @@ class RMServices:
             return P.error(e.code, e.message, request_id)
         self.errors[P.INTERNAL] += 1
         log.exception("request failed", type=mtype)
+        # Not a refusal: emu's RM or scheduler is wrong (noise never gets
+        # here: tests/integration/test_fuzz.py). What it had done is
+        # unknown, so the RM stops, as Hadoop's does on a scheduler error,
+        # rather than answer on from a state nobody can trust.
+        self.ctx.fail_inside(e, f"handling {mtype}")
         return P.error(P.INTERNAL, f"{type(e).__name__}: {e}", request_id)
 
     def error_reply(self, err: P.ProtocolError) -> dict[str, Any]:
