@@ -582,14 +582,21 @@ class LeafQueue(Queue):
 
     def am_limit(self, env: Env, current_limit: Resource) -> Resource:
         """calculateAndGetAMResourceLimit: the AM percent of the larger of the
-        queue's guarantee and its current limit."""
-        guaranteed = self.guaranteed(env)
+        queue's guarantee and its current limit. The guarantee is
+        getEffectiveCapacity: the effective minimum resource, truncated
+        (AbstractCSQueue.updateEffectiveResources, Resources.multiply),
+        not rounded up to the minimum allocation."""
+        guaranteed = self._sizes(env)[4]
         usable = current_limit if rm.fits(env.calc, guaranteed, current_limit) else guaranteed
         return rm.multiply_up(env.calc, usable, self.conf.maximum_am_percent, env.minimum)
 
     def user_am_limit(self, env: Env, am_limit: Resource, weight: float = 1.0) -> Resource:
         """getUserAMResourceLimitPerPartition: a user's share of the AM limit,
-        times the user's weight (at most the whole)."""
+        times the user's weight (at most the whole), of the queue's
+        getEffectiveCapacity (the truncated effective minimum resource, as
+        in `am_limit`): a queue guaranteed 3145.7 MB with AM percent 0.2
+        and user-limit-factor 1.5 gives a user 943.5 MB, rounded up to 1024
+        MB (not 0.3 of a guarantee rounded up to 4096 MB, 2048 MB)."""
         active = len(self.active_users())
         share = max(self.conf.user_limit_percent / 100, 1 / max(active, 1))
         if weight != 1.0:
@@ -597,7 +604,7 @@ class LeafQueue(Queue):
         pct = self.conf.maximum_am_percent
         if self.conf.user_limit_factor != -1:
             pct = pct * share * self.conf.user_limit_factor
-        limit = rm.multiply_up(env.calc, self.guaranteed(env), pct, env.minimum)
+        limit = rm.multiply_up(env.calc, self._sizes(env)[4], pct, env.minimum)
         return rm.rmin(env.calc, env.cluster, limit, am_limit)
 
     # --- user limit and headroom --------------------------------------------------
