@@ -517,3 +517,29 @@ async def test_queue_metrics_count_pending_and_running_apps(autojump_clock) -> N
     assert (m.apps_pending, m.apps_running, m.apps_completed) == (1, 0, 1)
     h.heartbeat(n0)
     assert (m.apps_pending, m.apps_running) == (0, 1)
+
+
+async def test_one_user_am_limit_per_partition_in_one_activation(autojump_clock) -> None:
+    """activateApplications keeps the user AM limit it computes in a map
+    keyed by partition only (userAmPartitionLimit): the first pending app
+    to reach the user check sets it with its user's weight, and every
+    later app that call is held to it. light (weight 0.25, 1 GB) is first
+    and waits; heavy's 2 GB AM is then held to light's 1 GB and waits too,
+    though its own limit (4 GB) would let it start."""
+    h = Harness(
+        {
+            Q + "root.queues": "a,b",
+            Q + "root.a.capacity": 50,
+            Q + "root.b.capacity": 50,
+            Q + "root.a.maximum-am-resource-percent": 0.5,
+            Q + "root.a.user-settings.light.weight": 0.25,
+        },
+        **SETTINGS,
+    )
+    h.node("n0", 16 * GB, 16)
+    a = h.leaf("a")
+    h.submit("a", "other", Resource(GB, 1))
+    assert a.user_am_limit(h.sched, Resource(8 * GB, 1), 0.25).memory == GB
+    light = h.submit("a", "light", Resource(2 * GB, 1))
+    heavy = h.submit("a", "heavy", Resource(2 * GB, 1))
+    assert a.pending == [light, heavy]
