@@ -405,6 +405,34 @@ async def test_the_am_limit_reads_the_limit_the_leaf_last_published(autojump_clo
     assert (len(b.active), len(b.pending)) == (2, 0)
 
 
+async def test_user_am_limit_starts_from_the_truncated_guarantee(autojump_clock) -> None:
+    """getUserAMResourceLimitPerPartition multiplies getEffectiveCapacity,
+    the effective minimum resource Resources.multiply truncates (3.2 % of
+    96 GB: 3145 MB), not the guarantee rounded up to the minimum
+    allocation (4096 MB): with AM percent 0.2 and user-limit-factor 1.5 a
+    user may have 943.5 MB of AMs, rounded up to 1 GB. A second user's
+    2 GB AM waits while the first app runs."""
+    h = Harness(
+        {
+            Q + "root.queues": "a,b",
+            Q + "root.a.capacity": 3.2,
+            Q + "root.b.capacity": 96.8,
+            Q + "root.a.user-limit-factor": 1.5,
+            Q + "root.a.maximum-am-resource-percent": 0.2,
+        },
+        **SETTINGS,
+    )
+    for i in range(6):
+        h.node(f"n{i}", 16 * GB, 4)
+    a = h.leaf("a")
+    limit = a.am_limit(h.sched, h.sched.current_limit(a))
+    assert a.user_am_limit(h.sched, limit).memory == GB
+    first = h.submit("a", "bob", Resource(2 * GB, 1))
+    h.ask(first, GB, 1)
+    h.submit("a", "carol", Resource(2 * GB, 1))
+    assert (len(a.active), len(a.pending)) == (1, 1)
+
+
 async def test_fifo_order_by_priority_then_submission(autojump_clock) -> None:
     """FifoOrderingPolicy: higher application priority first, then the older
     app (priorities are capped at yarn.cluster.max-application-priority)."""
@@ -523,3 +551,29 @@ async def test_fair_ordering_keeps_an_app_in_place_when_its_reservation_is_fille
     h.heartbeat(n0)  # y's reservation becomes its container
     assert (used(x), used(y)) == (2 * GB, 2 * GB)
     assert h.sched._scheduling_order(b) == [y, x]
+
+
+async def test_one_user_am_limit_per_partition_in_one_activation(autojump_clock) -> None:
+    """activateApplications keeps the user AM limit it computes in a map
+    keyed by partition only (userAmPartitionLimit): the first pending app
+    to reach the user check sets it with its user's weight, and every
+    later app that call is held to it. light (weight 0.25, 1 GB) is first
+    and waits; heavy's 2 GB AM is then held to light's 1 GB and waits too,
+    though its own limit (4 GB) would let it start."""
+    h = Harness(
+        {
+            Q + "root.queues": "a,b",
+            Q + "root.a.capacity": 50,
+            Q + "root.b.capacity": 50,
+            Q + "root.a.maximum-am-resource-percent": 0.5,
+            Q + "root.a.user-settings.light.weight": 0.25,
+        },
+        **SETTINGS,
+    )
+    h.node("n0", 16 * GB, 16)
+    a = h.leaf("a")
+    h.submit("a", "other", Resource(GB, 1))
+    assert a.user_am_limit(h.sched, Resource(8 * GB, 1), 0.25).memory == GB
+    light = h.submit("a", "light", Resource(2 * GB, 1))
+    heavy = h.submit("a", "heavy", Resource(2 * GB, 1))
+    assert a.pending == [light, heavy]

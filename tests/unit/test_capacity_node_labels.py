@@ -279,3 +279,31 @@ async def test_a_guarantee_below_one_container_counts_as_one_in_queue_order(
     assert h.leaf("c").used_capacity(env) == pytest.approx(5120 / 2375)
     order = [q.path for q in h.sched.root.sorted_children(env)]
     assert order == ["root.b", "root.a", "root.c"]
+
+
+async def test_a_labelled_am_is_held_to_its_users_weighted_am_limit(autojump_clock) -> None:
+    """activateApplications reads getUserAMResourceLimitPerPartition with
+    the app's user (and so the user's weight) in a labelled partition too:
+    a's guarantee in x is 68 % of 8 GB (5570 MB), AM percent 0.3, alice's
+    weight 0.25: 417.75 MB, rounded up to 1 GB. Her second 1 GB AM there
+    waits while her first app runs (without the weight: 2 GB, it starts)."""
+    h = Harness(
+        {
+            Q + "root.queues": "a,b",
+            Q + "root.a.capacity": 68,
+            Q + "root.a.maximum-am-resource-percent": 0.3,
+            Q + "root.a.user-settings.alice.weight": 0.25,
+            Q + "root.a.accessible-node-labels.x.capacity": 68,
+            Q + "root.b.capacity": 32,
+            Q + "root.b.accessible-node-labels.x.capacity": 32,
+        }
+    )
+    h.node("n1", 8 * GB)
+    h.node("n2", 8 * GB, labels=("x",))
+    a = h.leaf("a")
+    first = h.submit("a", "alice", Resource(GB, 1), label="x")
+    h.ask(first, GB, 1)
+    h.submit("a", "alice", Resource(GB, 1), label="x")
+    assert (len(a.active), len(a.pending)) == (1, 1)
+    h.finish(first)
+    assert (len(a.active), len(a.pending)) == (1, 0)

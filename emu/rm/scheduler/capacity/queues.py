@@ -504,14 +504,17 @@ class LeafQueue(Queue):
             return []
         calc, cluster = env.calc, env.cluster
         am_limit = self.am_limit(env, current_limit)
-        user_am_limit = self.user_am_limit(env, am_limit)
-        weights = self.conf.user_weights
+        # The user AM limit of each partition, computed once per call for
+        # the first app to reach the user check there, with that app's
+        # user's weight (activateApplications' userAmPartitionLimit map is
+        # keyed by partition only), and used for every later app.
+        user_limits: dict[str, Resource] = {}
         activated = []
         for sapp in list(self.pending):
             if partition_env is not None:
                 penv = partition_env(sapp)
                 if penv.partition:
-                    if self._activate_in(penv, sapp):
+                    if self._activate_in(penv, sapp, user_limits):
                         activated.append(sapp)
                     continue
             am = sapp.am_resource
@@ -519,9 +522,9 @@ class LeafQueue(Queue):
             if not rm.fits(calc, self.am_used + am, am_limit) and not lenient:
                 continue
             u = self.user(sapp.user)
-            limit = user_am_limit
-            if weights:
-                limit = self.user_am_limit(env, am_limit, weights.get(sapp.user, 1.0))
+            limit = user_limits.get("")
+            if limit is None:
+                limit = user_limits[""] = self._user_am_limit_of(env, am_limit, sapp.user)
             if not rm.fits(calc, u.am_used + am, limit) and not lenient:
                 continue
             self.pending.remove(sapp)
@@ -531,7 +534,7 @@ class LeafQueue(Queue):
             activated.append(sapp)
         return activated
 
-    def _activate_in(self, env: Env, sapp: SchedulerApp) -> bool:
+    def _activate_in(self, env: Env, sapp: SchedulerApp, user_limits: dict[str, Resource]) -> bool:
         """`activate` for an attempt whose AM asks for the labelled
         partition of `env`."""
         calc, cluster, p = env.calc, env.cluster, env.partition
@@ -543,7 +546,10 @@ class LeafQueue(Queue):
             return False
         u = self.user(sapp.user)
         user_used = u.am_used_in.get(p, ZERO)
-        if not rm.fits(calc, user_used + am, self.user_am_limit(env, am_limit)) and not lenient:
+        limit = user_limits.get(p)
+        if limit is None:
+            limit = user_limits[p] = self._user_am_limit_of(env, am_limit, sapp.user)
+        if not rm.fits(calc, user_used + am, limit) and not lenient:
             return False
         self.pending.remove(sapp)
         self.insert_active(sapp)
@@ -551,6 +557,12 @@ class LeafQueue(Queue):
         u.am_used_in[p] = user_used + am
         self.am_partition[sapp.attempt_id] = p
         return True
+
+    def _user_am_limit_of(self, env: Env, am_limit: Resource, user: str) -> Resource:
+        """getUserAMResourceLimitPerPartition(partition, user): with the
+        user's weight, in a labelled partition as in the default one."""
+        weights = self.conf.user_weights
+        return self.user_am_limit(env, am_limit, weights.get(user, 1.0) if weights else 1.0)
 
     def insert_active(self, sapp: SchedulerApp) -> None:
         self.active.append(sapp)
@@ -582,14 +594,21 @@ class LeafQueue(Queue):
 
     def am_limit(self, env: Env, current_limit: Resource) -> Resource:
         """calculateAndGetAMResourceLimit: the AM percent of the larger of the
-        queue's guarantee and its current limit."""
-        guaranteed = self.guaranteed(env)
+        queue's guarantee and its current limit. The guarantee is
+        getEffectiveCapacity: the effective minimum resource, truncated
+        (AbstractCSQueue.updateEffectiveResources, Resources.multiply),
+        not rounded up to the minimum allocation."""
+        guaranteed = self._sizes(env)[4]
         usable = current_limit if rm.fits(env.calc, guaranteed, current_limit) else guaranteed
         return rm.multiply_up(env.calc, usable, self.conf.maximum_am_percent, env.minimum)
 
     def user_am_limit(self, env: Env, am_limit: Resource, weight: float = 1.0) -> Resource:
         """getUserAMResourceLimitPerPartition: a user's share of the AM limit,
-        times the user's weight (at most the whole)."""
+        times the user's weight (at most the whole), of the queue's
+        getEffectiveCapacity (the truncated effective minimum resource, as
+        in `am_limit`): a queue guaranteed 3145.7 MB with AM percent 0.2
+        and user-limit-factor 1.5 gives a user 943.5 MB, rounded up to 1024
+        MB (not 0.3 of a guarantee rounded up to 4096 MB, 2048 MB)."""
         active = len(self.active_users())
         share = max(self.conf.user_limit_percent / 100, 1 / max(active, 1))
         if weight != 1.0:
@@ -597,7 +616,7 @@ class LeafQueue(Queue):
         pct = self.conf.maximum_am_percent
         if self.conf.user_limit_factor != -1:
             pct = pct * share * self.conf.user_limit_factor
-        limit = rm.multiply_up(env.calc, self.guaranteed(env), pct, env.minimum)
+        limit = rm.multiply_up(env.calc, self._sizes(env)[4], pct, env.minimum)
         return rm.rmin(env.calc, env.cluster, limit, am_limit)
 
     # --- user limit and headroom --------------------------------------------------
