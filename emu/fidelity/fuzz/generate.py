@@ -13,6 +13,10 @@ tried as often as chosen values. Inputs Hadoop refuses at start-up are not
 drawn: capacities sum to 100 per parent, a FIFO policy only on Fair leaves,
 a fair parent never has a drf child, label capacities sum to 100 over the
 queues that may use the label, no task larger than a node.
+Capacity cases may have a parent whose leaves are created on submission
+(flexible auto-created queues, apps naming root.<parent>.<user>) and
+maximum-applications limits; Fair cases may have a queuePlacementPolicy
+and apps naming "default" or a queue the allocation file does not declare.
 FifoScheduler's cases name no preferred hosts: Hadoop's FifoScheduler fails on
 some node-local placements (docs/fidelity.md, "What Hadoop's own schedulers
 do wrong").
@@ -129,10 +133,11 @@ def _jobs(
                     type="reduce",
                 )
             )
+        user = rng.choice(users)
         job = Job(
             id=f"job_{i + 1}",
-            queue=rng.choice(leaves),
-            user=rng.choice(users),
+            queue=rng.choice(leaves).replace("%user", user),
+            user=user,
             start_ms=rng.randrange(0, 180_001, 500),
             tasks=groups,
         )
@@ -167,7 +172,21 @@ def _capacity(
         parent.children = [Queue(f"{parent.name}{i + 1}") for i in range(rng.randint(2, 3))]
     cluster = (case.nm_memory_mb * len(case.nodes), case.nm_vcores * len(case.nodes))
     _capacities(rng, root, mode, cluster)
-    leaves = root.leaves()
+    auto = None
+    if not labels and mode != "absolute" and _maybe(rng, 0.2):
+        # A parent whose leaves are made on submission (flexible auto-created
+        # queues); an app names root.<parent>.<its user>.
+        auto = rng.choice([q for q in root.children if not q.children])
+        auto.settings["auto-queue-creation-v2.enabled"] = "true"
+        if _maybe(rng, 0.5):
+            auto.settings["auto-queue-creation-v2.leaf-template.user-limit-factor"] = rng.choice(
+                ("1", "2", "100")
+            )
+        if _maybe(rng, 0.3):
+            auto.settings["auto-queue-creation-v2.leaf-template.maximum-capacity"] = str(
+                rng.choice((50, 80, 100))
+            )
+    leaves = [(path, q) for path, q in root.leaves() if q is not auto]
     for _, leaf in leaves:
         s = leaf.settings
         if _maybe(rng, 0.5):
@@ -180,6 +199,8 @@ def _capacity(
             s["ordering-policy"] = rng.choice(("fifo", "fair"))
         if _maybe(rng, 0.15):
             s["max-parallel-apps"] = str(rng.randint(1, 5))
+        if _maybe(rng, 0.08):
+            s["maximum-applications"] = str(rng.randint(2, 8))
         if _maybe(rng, 0.15):
             s["priority"] = str(rng.randint(0, 3))
         if _maybe(rng, 0.15):
@@ -212,11 +233,16 @@ def _capacity(
         user = rng.choice(users)
         conf[f"{CAP}.queue-mappings"] = f"u:{user}:{rng.choice(leaves)[1].name}"
         conf[f"{CAP}.queue-mappings-override.enable"] = rng.choice(("true", "false"))
+    if _maybe(rng, 0.05):
+        conf[f"{CAP}.maximum-applications"] = str(rng.randint(4, 12))
     if labels:
         _labels(rng, case)
     if preemption or (labels and _maybe(rng, 0.3)):
         _capacity_preemption(rng, case)
-    return [leaf.name for _, leaf in leaves]
+    names = [leaf.name for _, leaf in leaves]
+    if auto is not None:
+        names += [f"root.{auto.name}.%user"] * max(1, len(names) // 2)
+    return names
 
 
 def _capacities(rng: random.Random, parent: Queue, mode: str, resource: tuple[int, int]) -> None:
@@ -361,6 +387,8 @@ def _fair(rng: random.Random, case: FuzzCase, preemption: bool) -> list[str]:
 
     for q in root.children:
         settle(q, top or "fair")
+    if _maybe(rng, 0.3):
+        case.placement = _placement_rules(rng, root)
     conf = case.scheduler_conf
     if _maybe(rng, 0.15):
         conf["queueMaxAMShareDefault"] = rng.choice(("0.2", "0.5", "1.0"))
@@ -395,4 +423,30 @@ def _fair(rng: random.Random, case: FuzzCase, preemption: bool) -> list[str]:
             conf["defaultFairSharePreemptionThreshold"] = rng.choice(("0.3", "0.5", "0.8"))
         if _maybe(rng, 0.3):
             conf["defaultMinSharePreemptionTimeout"] = str(rng.choice((2, 5, 15)))
-    return [path.removeprefix("root.") for path, _ in root.leaves()]
+    leaves = [path.removeprefix("root.") for path, _ in root.leaves()]
+    # The queue a user gets when the trace names none of its own
+    # ("default"), and one the allocation file does not declare.
+    extra = ["default"] if _maybe(rng, 0.3) else []
+    if _maybe(rng, 0.2):
+        extra.append("z")
+    return leaves + extra
+
+
+def _placement_rules(rng: random.Random, root: Queue) -> list[dict[str, str]]:
+    """A queuePlacementPolicy: rules that may pass, then one that always
+    decides, as Hadoop requires of its last rule (`specified` never does:
+    it passes an app that names "default")."""
+    rules: list[dict[str, str]] = []
+    if _maybe(rng, 0.85):
+        rules.append({"name": "specified", "create": rng.choice(("true", "false"))})
+    if _maybe(rng, 0.3):
+        rules.append({"name": "user", "create": "false"})
+    leaves = [path.removeprefix("root.") for path, _ in root.leaves()]
+    last = rng.choice(("user", "default", "default", "reject"))
+    if last == "user" and not any(r["name"] == "user" for r in rules):
+        rules.append({"name": "user", "create": "true"})
+    elif last == "reject":
+        rules.append({"name": "reject"})
+    else:
+        rules.append({"name": "default", "queue": rng.choice(leaves)})
+    return rules
