@@ -12,8 +12,17 @@ import pytest
 
 from emu.errors import InputError
 from emu.fidelity.fuzz import campaign
+from emu.fidelity.fuzz.campaign import Outcome
 from emu.fidelity.fuzz.generate import KINDS, generate, kind_of
-from emu.fidelity.fuzz.report import BEGIN, END, kept_section, replace_section, table
+from emu.fidelity.fuzz.report import (
+    BEGIN,
+    END,
+    feature_rows,
+    kept_section,
+    markdown,
+    replace_section,
+    table,
+)
 from emu.fidelity.fuzz.shrink import shrink
 from emu.fidelity.fuzz.spec import FuzzCase
 from emu.preflight import check_configuration, read_configuration
@@ -189,3 +198,21 @@ def test_a_replay_of_a_file_that_is_no_case_is_refused_naming_it(tmp_path: Path,
         capsys.readouterr().err == f"emu: error: {bad}: not a generated case (KeyError('kind'))\n"
     )
     assert not (tmp_path / "out").exists()
+
+
+def test_the_campaign_counts_each_mechanism_a_case_exercises() -> None:
+    """The per-mechanism table: a case counts under each of its mechanisms,
+    the least agreeing mechanism first."""
+    case = generate(3, 4)
+    assert case.kind == "capacity"
+    features = case.features()
+    assert "capacity: absolute resources" in features
+    assert "capacity: preemption" not in features
+    a = Outcome("a", "capacity", "identical", features=["capacity: weights", "reduces"])
+    b = Outcome("b", "capacity", "diverged", features=["capacity: preemption", "reduces"])
+    assert feature_rows([a, b]) == [
+        ("capacity: preemption", 1, 0),
+        ("reduces", 2, 1),
+        ("capacity: weights", 1, 1),
+    ]
+    assert "| capacity: preemption | 1 | 0 | 0.0 |" in markdown([a, b], 3, 60.0, 2)

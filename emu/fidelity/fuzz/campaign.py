@@ -79,6 +79,8 @@ class Outcome:
     reproducer: str = ""
     """Where the shrunk case was written, when it was shrunk."""
     shrunk_size: tuple[int, ...] = ()
+    features: list[str] = field(default_factory=list)
+    """The mechanisms the case exercises (`FuzzCase.features`)."""
 
     def to_dict(self) -> dict[str, object]:
         return asdict(self)
@@ -206,6 +208,7 @@ def run_case(case: FuzzCase, where: Path, repeat: bool = True) -> Outcome:
             runs[impl].append(replay(case, impl, inputs, where / f"{impl}-{k + 1}"))
     outcome = judge(case, runs)
     outcome.wall_s = time.perf_counter() - start
+    outcome.features = case.features()
     return outcome
 
 

@@ -239,10 +239,10 @@ def _capacity(
         _labels(rng, case)
     if preemption or (labels and _maybe(rng, 0.3)):
         _capacity_preemption(rng, case)
-    names = [leaf.name for _, leaf in leaves]
+    targets = [leaf.name for _, leaf in leaves]
     if auto is not None:
-        names += [f"root.{auto.name}.%user"] * max(1, len(names) // 2)
-    return names
+        targets += [f"root.{auto.name}.%user"] * max(1, len(targets) // 2)
+    return targets
 
 
 def _capacities(rng: random.Random, parent: Queue, mode: str, resource: tuple[int, int]) -> None:

@@ -29,6 +29,20 @@ def _rows(outcomes: list[Outcome]) -> list[tuple[str, int, int, int, str]]:
     return rows
 
 
+def feature_rows(outcomes: list[Outcome]) -> list[tuple[str, int, int]]:
+    """(mechanism, cases exercising it, of those identical), fewest
+    identical first: where the port is furthest from Hadoop."""
+    cases: Counter[str] = Counter()
+    same: Counter[str] = Counter()
+    for o in outcomes:
+        for f in o.features:
+            cases[f] += 1
+            same[f] += o.verdict == "identical"
+    rows = [(f, cases[f], same[f]) for f in cases]
+    rows.sort(key=lambda r: (r[2] / r[1], r[0]))
+    return rows
+
+
 def table(outcomes: list[Outcome]) -> str:
     """The per-class table as plain text."""
     head = (
@@ -73,6 +87,17 @@ def markdown(outcomes: list[Outcome], seed: int, wall_s: float, jobs: int) -> st
         pct = 100 * s / n if n else 0.0
         out.append(f"| {kind} | {n} | {s} | {pct:.1f} | {noisy} | {top} |")
     out.append("")
+    features = feature_rows(outcomes)
+    if features:
+        out += [
+            "By mechanism: the cases that exercise it (a case counts under each of its "
+            "mechanisms), and how many of those were identical.",
+            "",
+            "| mechanism | cases | identical | % |",
+            "|---|---|---|---|",
+        ]
+        out += [f"| {f} | {n} | {s} | {100 * s / n:.1f} |" for f, n, s in features]
+        out.append("")
     differ = [o for o in outcomes if o.verdict != "identical" or not all(o.deterministic.values())]
     if differ:
         out += [

@@ -253,6 +253,82 @@ class FuzzCase:
             placement=[dict(r) for r in d["placement"]],
         )
 
+    def features(self) -> list[str]:
+        """The mechanisms this case exercises, as the campaign's per-feature
+        table names them: a divergence counts against each."""
+        found: set[str] = set()
+        settings = [
+            (path, key, value) for path, q in self.root.walk() for key, value in q.settings.items()
+        ]
+        keys = {key.rsplit(".", 1)[-1] if "." in key else key for _, key, _ in settings}
+        site, conf = self.site, self.scheduler_conf
+        if any(t.host for j in self.jobs for t in j.tasks):
+            found.add("preferred hosts")
+        if any(t.type == "reduce" for j in self.jobs for t in j.tasks):
+            found.add("reduces")
+        if len(self.root.walk()) > 1 + len(self.root.children):
+            found.add("two-level tree")
+        if self.scheduler == "capacity":
+            capacities = [v for _, k, v in settings if k == "capacity"]
+            if any(v.endswith("w") for v in capacities):
+                found.add("capacity: weights")
+            if any(v.startswith("[") for v in capacities):
+                found.add("capacity: absolute resources")
+            if "Dominant" in conf.get("yarn.scheduler.capacity.resource-calculator", ""):
+                found.add("capacity: dominant resource calculator")
+            if any("auto-queue-creation-v2.enabled" in k for _, k, _ in settings):
+                found.add("capacity: auto-created queues")
+            for name, label in (
+                ("maximum-applications", "maximum applications"),
+                ("max-parallel-apps", "max-parallel-apps"),
+                ("user-limit-factor", "user-limit-factor"),
+                ("minimum-user-limit-percent", "minimum-user-limit-percent"),
+                ("maximum-am-resource-percent", "AM resource percent"),
+                ("weight", "user weights"),
+                ("priority", "queue priorities"),
+            ):
+                if name in keys or any(k.endswith(name) for k in conf):
+                    found.add(f"capacity: {label}")
+            if any(k == "ordering-policy" and v == "fair" for _, k, v in settings):
+                found.add("capacity: fair ordering policy")
+            if any(k.endswith("queue-mappings") for k in conf):
+                found.add("capacity: queue mappings")
+            if any(k.endswith("node-locality-delay") for k in conf):
+                found.add("capacity: node-locality-delay")
+            if any(n.labels for n in self.nodes):
+                found.add("capacity: node labels")
+            if site.get("yarn.resourcemanager.scheduler.monitor.enable") == "true":
+                found.add("capacity: preemption")
+                if any(k.endswith("intra-queue-preemption.enabled") for k in site):
+                    found.add("capacity: intra-queue preemption")
+        elif self.scheduler == "fair":
+            policies = {v for _, k, v in settings if k == "schedulingPolicy"}
+            policies.add(conf.get("defaultQueueSchedulingPolicy", "fair"))
+            found.update(f"fair: {p} policy" for p in policies)
+            for name in (
+                "minResources",
+                "maxResources",
+                "maxRunningApps",
+                "maxAMShare",
+                "maxChildResources",
+            ):
+                if name in keys:
+                    found.add(f"fair: {name}")
+            if self.placement:
+                found.add("fair: placement rules")
+            if site.get("yarn.scheduler.fair.assignmultiple") == "true":
+                found.add("fair: assignmultiple")
+            if any("locality.threshold" in k for k in site):
+                found.add("fair: locality thresholds")
+            if site.get("yarn.scheduler.fair.preemption") == "true":
+                found.add("fair: preemption")
+                if (
+                    "minSharePreemptionTimeout" in keys
+                    or "defaultMinSharePreemptionTimeout" in conf
+                ):
+                    found.add("fair: min-share preemption")
+        return sorted(found)
+
     def size(self) -> tuple[int, int, int, int]:
         """What the shrinker makes smaller: jobs, containers, nodes, settings."""
         settings = len(self.site) + len(self.scheduler_conf)
