@@ -577,3 +577,38 @@ async def test_one_user_am_limit_per_partition_in_one_activation(autojump_clock)
     light = h.submit("a", "light", Resource(2 * GB, 1))
     heavy = h.submit("a", "heavy", Resource(2 * GB, 1))
     assert a.pending == [light, heavy]
+
+
+async def test_a_user_whose_last_runnable_app_leaves_stops_counting_as_active(
+    autojump_clock,
+) -> None:
+    """AbstractLeafQueue.removeApplicationAttempt drops the User once it has
+    no runnable attempt (UsersManager.removeUser), though an app of its
+    held back by max-parallel-apps still asks: the user limit then divides
+    among no active user (activeUsersTimesWeights 0) and is the queue's
+    guarantee, until the user's asks stop and start again."""
+    h = harness(
+        **{
+            "root__b__maximum_capacity": 100,
+            "root__b__user_limit_factor": 2,
+            "root__b__max_parallel_apps": 1,
+        }
+    )
+    n0 = h.node("n0", 16 * GB)
+    first, second = h.submit("b", "u"), h.submit("b", "u")
+    b = h.leaf("b")
+    h.ask(first, GB, 8)
+    h.ask(second, GB, 8)
+    for _ in range(12):
+        h.heartbeat(n0)
+    assert used(first) > 0 and used(second) == 0
+    assert b.limit_users == {"u"}
+    h.release_all(first)
+    h.finish(first)  # second becomes runnable; u had no runnable attempt left
+    assert second in b.active or second in b.pending
+    assert b.limit_users == set()
+    h.ask(second, GB, 8)  # still asking: u stays out
+    assert b.limit_users == set()
+    h.ask(second, GB, 0)
+    h.ask(second, GB, 8)  # asks stop and start again: u is active once more
+    assert b.limit_users == {"u"}

@@ -360,6 +360,13 @@ class LeafQueue(Queue):
         # nonRunnableApps): neither pending activation nor active.
         self.non_runnable: list[SchedulerApp] = []
         self.users: dict[str, User] = {}
+        self.limit_users: set[str] = set()
+        """UsersManager's activeUsersSet, which the user limit divides among:
+        a user joins when it becomes active (an app of its starts asking)
+        and leaves when it stops, as `active_users`, and also when its
+        last runnable attempt leaves the queue (removeUser), even if an
+        app of its waiting on max-parallel-apps still asks; Hadoop then
+        makes a new User, not active until its asks stop and start again."""
         self.am_used = ZERO
         self.max_applications = 0
         self.max_applications_per_user = 0
@@ -470,6 +477,14 @@ class LeafQueue(Queue):
         elif sapp in self.non_runnable:
             self.non_runnable.remove(sapp)
         self.set_demanding(sapp, False)
+        user = sapp.user
+        if user in self.limit_users and not any(
+            a.user == user for apps in (self.pending, self.active) for a in apps
+        ):
+            # AbstractLeafQueue.removeApplicationAttempt: no runnable attempt
+            # left, so UsersManager.removeUser drops the User.
+            self.limit_users.discard(user)
+            self.touch()
 
     def set_demanding(self, sapp: SchedulerApp, demanding: bool) -> None:
         u = self.user(sapp.user)
@@ -481,9 +496,13 @@ class LeafQueue(Queue):
                 # whose apps the queue has activated yet (an app waiting
                 # for the AM limit does not make its user active).
                 return
+            if not u.demanding:
+                self.limit_users.add(u.name)
             u.demanding.add(sapp.attempt_id)
         else:
             u.demanding.discard(sapp.attempt_id)
+            if not u.demanding:
+                self.limit_users.discard(u.name)
         self.touch()
 
     def active_users(self) -> list[User]:
@@ -648,7 +667,8 @@ class LeafQueue(Queue):
         not the user-limit-factor times a guarantee the queue may not have."""
         conf = self.conf
         p = _partition(env)
-        active = self.active_users()
+        limit_users = self.limit_users
+        active = [u for _, u in sorted(self.users.items()) if u.name in limit_users]
         active_weight: float | None = None
         if conf.user_weights:
             # UsersManager.sumActiveUsersTimesWeights, in floats.
