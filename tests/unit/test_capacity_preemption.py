@@ -698,3 +698,41 @@ def test_reservations_are_dropped_in_the_attempts_hashmap_order() -> None:
     selected, dropped = select_candidates(calc, R(100), root, R(100))
     assert [c.node_id for c in dropped] == ["node4"]
     assert [c.node_id for c in selected[sapp.attempt_id]] == ["node4"]
+
+
+def test_leaves_are_visited_in_the_hashset_order_of_their_paths() -> None:
+    """FifoCandidatesSelector walks ProportionalCapacityPreemptionPolicy's
+    leafQueueNames, a HashSet of queue paths: root.a, root.b.b1, ...,
+    root.d iterate as root.b.b1, root.d, root.a, root.b.b3, root.b.b2,
+    root.c. When root.a and root.b.b1 both give up something and the
+    round's allowance holds one container, root.b.b1's goes (not root.a's,
+    first in the tree)."""
+    from emu.rm.scheduler.capacity.preemption import leaf_queue_order
+
+    calc = ResourceCalculator()
+    root = TempQueue("root", R(100), R(100), R(8))
+    b = TempQueue("root.b", R(50), R(100), R(4))
+    apps: dict[str, SchedulerApp] = {}
+    leaves = {}
+    for seq, path in enumerate(["root.a", "root.b.b1", "root.b.b2", "root.b.b3", "root.c"], 1):
+        leaf = TempQueue(path, R(10), R(100), R(4))
+        sapp = _app(seq, 4, 0, 4, False)
+        leaf.apps = [sapp]
+        apps[path] = sapp
+        leaves[path] = leaf
+        (b if path.startswith("root.b.") else root).add_child(leaf)
+        if path == "root.a":
+            root.add_child(b)
+    root.add_child(TempQueue("root.d", R(10), R(100), ZERO))
+    assert [q.name for q in leaf_queue_order(root)] == [
+        "root.b.b1",
+        "root.d",
+        "root.a",
+        "root.b.b3",
+        "root.b.b2",
+        "root.c",
+    ]
+    leaves["root.a"].actually_to_be_preempted = R(1)
+    leaves["root.b.b1"].actually_to_be_preempted = R(1)
+    selected, _ = select_candidates(calc, R(100), root, R(4))
+    assert list(selected) == [apps["root.b.b1"].attempt_id]

@@ -19,7 +19,8 @@ parents too). A leaf gives back only if its usage is above guarantee *
 (1 + `max_ignored_over_capacity`) (the dead zone), and then
 `natural_termination_factor` of its preemptable amount per round.
 
-Victims (FifoCandidatesSelector): in each leaf, apps from the last in
+Victims (FifoCandidatesSelector): leaf by leaf in the iteration order of
+the HashSet of their paths, and in each leaf, apps from the last in
 scheduling order (the newest, lowest priority) backwards; in each app its
 reservations first, then containers from the lowest priority and the newest
 container; AM containers are skipped and taken last, only while the skipped
@@ -433,6 +434,17 @@ def container_id_key(c: RMContainer) -> tuple[int, ...]:
     return tuple(int(p) for p in c.container_id.split("_")[1:] if p.isdigit())
 
 
+def leaf_queue_order(root: TempQueue) -> list[TempQueue]:
+    """The leaves in the order FifoCandidatesSelector.selectCandidates visits
+    them: ProportionalCapacityPreemptionPolicy.getLeafQueueNames gathers the
+    leaves' paths into a HashSet (each parent's set added to its parent's,
+    so paths in one bucket keep tree order) and keeps that set's iteration
+    order (ImmutableSet.copyOf). Which leaf comes first decides which queue
+    spends the round's allowance (total_preemption_per_round) first."""
+    leaves = root.leaves()
+    return javahash.hash_order(leaves, lambda q: javahash.string_hash(q.name), len(leaves))
+
+
 def select_candidates(
     calc: ResourceCalculator,
     cluster: Resource,
@@ -476,7 +488,7 @@ def select_candidates(
         selected.setdefault(c.attempt_id, []).append(c)
         return True
 
-    for leaf in root.leaves():
+    for leaf in leaf_queue_order(root):
         if leaf.preemption_disabled:
             continue
         want: dict[str, Resource] = {}
