@@ -736,3 +736,43 @@ def test_leaves_are_visited_in_the_hashset_order_of_their_paths() -> None:
     leaves["root.b.b1"].actually_to_be_preempted = R(1)
     selected, _ = select_candidates(calc, R(100), root, R(4))
     assert list(selected) == [apps["root.b.b1"].attempt_id]
+
+
+async def test_fair_leaf_is_re_sorted_before_the_policy_reads_it(autojump_clock: object) -> None:
+    """FifoCandidatesSelector takes a leaf's apps through
+    OrderingPolicy.getPreemptionIterator, which first re-sorts the apps
+    whose containers came or went (reorderScheduleEntities): an app that
+    gave back containers since the queue last assigned one is read at its
+    usage now. app1 (3 GB) and app2 (2 GB) are sorted; app1 then releases
+    two containers, so the newest-first walk starts at app2 (2 GB), not at
+    app1 (its stale 3 GB)."""
+    from emu.rm.scheduler.capacity.preemption_snapshot import snapshot
+    from emu.testing.capacity import GB, Q
+
+    h = CapacityHarness(
+        {
+            Q + "root.queues": "a",
+            Q + "root.a.capacity": 100,
+            Q + "root.a.ordering-policy": "fair",
+        },
+        **{
+            "yarn.resourcemanager.scheduler.monitor.enable": "true",
+            "yarn.resourcemanager.scheduler.monitor.policies": (
+                "org.apache.hadoop.yarn.server.resourcemanager.monitor.capacity."
+                "ProportionalCapacityPreemptionPolicy"
+            ),
+        },
+    )
+    node = h.node("n1", 16 * GB)
+    app1 = h.submit("a", "u")
+    app2 = h.submit("a", "u")
+    h.ask(app1, GB, 3)
+    h.ask(app2, GB, 2)
+    for _ in range(5):
+        h.assign_leaf("a", node)
+    assert (app1.used.memory, app2.used.memory) == (3 * GB, 2 * GB)
+    h.assign_leaf("a", node)  # sorts both by their usage now
+    for c in sorted(app1.live.values(), key=lambda c: c.container_id)[:2]:
+        h.sched.complete_container(c, 0, "", "KILL")
+    leaf = snapshot(h.sched).children[0]
+    assert [a.attempt_id for a in reversed(leaf.apps)] == [app2.attempt_id, app1.attempt_id]

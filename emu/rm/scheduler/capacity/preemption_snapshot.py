@@ -93,6 +93,12 @@ def _temp_queue(sched: CapacityScheduler, q: Queue, env: Env, intra_on: bool) ->
         if q.conf.ordering_policy == "fifo":
             t.apps = list(q.active)
         else:
+            if not q.conf.preemption_disabled:
+                # FifoCandidatesSelector takes every leaf it does not skip
+                # through getPreemptionIterator, which re-sorts the apps
+                # whose containers came or went first; the intra-queue
+                # selector then compares apps by the same cached usage.
+                sched.reorder_fair(q)
             t.apps = sorted(q.active, key=q.fair_key(seen=True))
         for sapp in t.apps:
             if sapp.reservations:

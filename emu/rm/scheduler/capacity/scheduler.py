@@ -835,20 +835,28 @@ class CapacityScheduler(Scheduler):
     def _scheduling_order(self, leaf: LeafQueue) -> list[SchedulerApp]:
         if leaf.conf.ordering_policy == "fifo":
             return list(leaf.active)
-        if leaf.fair_changed:
-            # getAssignmentIterator re-sorts the apps whose containers came
-            # or went since: the cached order is current for them again.
-            apps = self.apps
-            for attempt_id in leaf.fair_changed:
-                a = apps.get(attempt_id)
-                if a is not None:
-                    leaf.fair_seen[attempt_id] = (a.used, a.pending)
-            leaf.fair_changed.clear()
+        # getAssignmentIterator re-sorts the apps whose containers came or
+        # went since: the cached order is current for them again.
+        self.reorder_fair(leaf)
         # The skip list is ordered by the usage each app had when it was
         # last re-sorted: an app given a container from its reservation is
         # not re-sorted (AbstractLeafQueue.apply calls containerAllocated
         # only for new allocations and reservations), so its place lags.
         return sorted(leaf.active, key=leaf.fair_key(seen=True))
+
+    def reorder_fair(self, leaf: LeafQueue) -> None:
+        """AbstractComparatorOrderingPolicy.reorderScheduleEntities, which
+        getAssignmentIterator and getPreemptionIterator both call first: the
+        apps whose containers came or went since are re-sorted by their
+        usage now."""
+        if not leaf.fair_changed:
+            return
+        apps = self.apps
+        for attempt_id in leaf.fair_changed:
+            a = apps.get(attempt_id)
+            if a is not None:
+                leaf.fair_seen[attempt_id] = (a.used, a.pending)
+        leaf.fair_changed.clear()
 
     # --- what AMs and clients see -------------------------------------------------
     def headroom(self, sapp: SchedulerApp) -> Resource:
