@@ -5,6 +5,7 @@ delay scheduling and reservations."""
 
 from __future__ import annotations
 
+from emu.resources import Resource
 from emu.testing.capacity import GB, Harness, Q, used
 
 TWO = {Q + "root.queues": "a,b", Q + "root.a.capacity": 30, Q + "root.b.capacity": 70}
@@ -79,6 +80,36 @@ async def test_used_capacity_measures_a_tiny_guarantee_as_one_container(autojump
     assert h.leaf("a").used_capacity(h.sched) == 1.0
     names = [q.path for q in h.sched.root.sorted_children(h.sched)]
     assert names == ["root.c", "root.a", "root.b"]
+
+
+async def test_used_capacities_tied_as_floats_go_to_the_larger_configured_minimum(
+    autojump_clock,
+) -> None:
+    """QueueCapacities stores the used capacity as a float: with the
+    DominantResourceCalculator over 24 GB and 96 vcores, a ([7680 MB, 30
+    vcores], holding 10 GB and 10 vcores) and c ([2048 MB, 9 vcores],
+    holding 3 GB and 5 vcores) are both at 1.3333334 (as doubles a is a
+    little above c), so PriorityQueueComparator breaks the tie by the
+    configured minimum resource: a first."""
+    h = Harness(
+        {
+            Q + "resource-calculator": (
+                "org.apache.hadoop.yarn.util.resource.DominantResourceCalculator"
+            ),
+            Q + "root.queues": "a,b,c",
+            Q + "root.a.capacity": "[memory=7680,vcores=30]",
+            Q + "root.b.capacity": "[memory=4096,vcores=17]",
+            Q + "root.c.capacity": "[memory=2048,vcores=9]",
+        }
+    )
+    for i in range(6):
+        h.node(f"n{i}", 4 * GB, 16)
+    a, c = h.leaf("a"), h.leaf("c")
+    a.used = Resource(10 * GB, 10)
+    c.used = Resource(3 * GB, 5)
+    assert a.used_capacity(h.sched) == c.used_capacity(h.sched)
+    names = [q.path for q in h.sched.root.sorted_children(h.sched)]
+    assert names == ["root.b", "root.a", "root.c"]
 
 
 async def test_priority_utilization_prefers_higher_priority_under_guarantee(autojump_clock) -> None:

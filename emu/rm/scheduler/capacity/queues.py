@@ -267,14 +267,15 @@ class Queue:
         used = self.used if not p else self.used_in.get(p, ZERO)
         if not rm.positive(env.calc, cluster, g):
             return 0.0 if used.is_zero() else math.inf
-        return rm.divide(env.calc, cluster, used, g)
+        # QueueCapacities holds it as a float (CSQueueUtils.updateUsedCapacity)
+        return rm.f32(rm.divide(env.calc, cluster, used, g))
 
     def absolute_used_capacity(self, env: Env) -> float:
         if not rm.positive(env.calc, env.cluster, env.cluster):
             return 0.0
         p = _partition(env)
         used = self.used if not p else self.used_in.get(p, ZERO)
-        return rm.divide(env.calc, env.cluster, used, env.cluster)
+        return rm.f32(rm.divide(env.calc, env.cluster, used, env.cluster))
 
     def charge(self, delta: Resource, reserved: Resource) -> None:
         """Add `delta` to the usage (and `reserved` to the reservations) of
@@ -321,33 +322,57 @@ class ParentQueue(Queue):
         self.children: list[Queue] = []
 
     def sorted_children(self, env: Env) -> list[Queue]:
-        """Least-served child first (PriorityUtilizationQueueOrderingPolicy);
-        ties go to the larger guarantee, then to configuration order."""
-        keyed = []
+        """Least-served child first (PriorityUtilizationQueueOrderingPolicy:
+        PriorityQueueComparator over each child's stored used capacity, a
+        Java float); queues with a guarantee before those without (which
+        compare their absolute used capacity); ties go to the larger
+        configured minimum resource when either has one
+        (Resource.compareTo: memory, then vcores), else to the larger
+        absolute capacity, then to configuration order (the stable
+        Collections.sort)."""
         p = _partition(env)
+        keyed: list[_ChildKey] = []
         for i, q in enumerate(self.children):
-            cap = q.absolute_capacity if not p else q.absolute_in(p)[0]
+            cap = rm.f32(q.absolute_capacity if not p else q.absolute_in(p)[0])
             used = q.absolute_used_capacity(env) if cap <= 0 else q.used_capacity(env)
-            keyed.append((cap <= 0, used, -cap, i, q))
-        keyed.sort()  # the index is unique: queues themselves are never compared
-        ordered = [k[4] for k in keyed]
-        if self.conf.ordering_policy == "priority-utilization":
-            ordered = _respect_priority(ordered, env)
-        return ordered
+            if not p:
+                res = q.conf.min_resource
+            else:
+                quota = q.conf.label_resources.get(p)
+                res = quota[0] if quota is not None else None
+            tie = _min_resource_key(res)
+            keyed.append((cap <= 0, used, tie, -cap, i, q))
+        if self.conf.ordering_policy != "priority-utilization":
+            keyed.sort(key=lambda k: k[:5])  # the index is unique
+            return [k[5] for k in keyed]
+        return [k[5] for k in sorted(keyed, key=functools.cmp_to_key(_by_priority))]
 
 
-def _respect_priority(queues: list[Queue], env: Env) -> list[Queue]:
-    """Re-sort with PriorityUtilizationQueueOrderingPolicy.compare: among
-    queues both under (or both over) their guarantee, higher priority first."""
+_ChildKey = tuple[bool, float, tuple[int, ...], float, int, "Queue"]
 
-    def cmp(a: Queue, b: Queue) -> int:
-        ua, ub = a.used_capacity(env), b.used_capacity(env)
-        pa, pb = a.conf.priority, b.conf.priority
-        if pa == pb or (ua < 1) != (ub < 1):
-            return (ua > ub) - (ua < ub)
+
+def _min_resource_key(res: Resource | None) -> tuple[int, ...]:
+    """A configured minimum resource as a sort key, larger first
+    (Resource.compareTo over memory, vcores, then the other types); none
+    configured is the zero resource."""
+    if res is None:
+        return (0, 0)
+    return (-res.memory, -res.vcores, *(-v for _, v in res.extra))
+
+
+def _by_priority(a: _ChildKey, b: _ChildKey) -> int:
+    """PriorityQueueComparator with respectPriority: of two queues with a
+    guarantee (or two without), both under it or both at or over it, the
+    higher priority first; otherwise by used capacity, ties as
+    `sorted_children` breaks them."""
+    if a[0] != b[0]:
+        return -1 if b[0] else 1
+    pa, pb = a[5].conf.priority, b[5].conf.priority
+    ua, ub = a[1], b[1]
+    if pa != pb and (ua < 1.0) == (ub < 1.0):
         return (pb > pa) - (pb < pa)
-
-    return sorted(queues, key=functools.cmp_to_key(cmp))
+    ka, kb = a[1:5], b[1:5]
+    return (ka > kb) - (ka < kb)
 
 
 class LeafQueue(Queue):
