@@ -459,6 +459,37 @@ async def test_fair_ordering_policy_serves_the_least_used_app(autojump_clock) ->
     assert (used(x), used(y)) == (2 * GB, 2 * GB)
 
 
+async def test_fair_ordering_walks_the_usage_each_app_was_last_sorted_by(
+    autojump_clock,
+) -> None:
+    """AbstractComparatorOrderingPolicy.getAssignmentIterator re-sorts only
+    the apps whose containers came or went (entitiesToReorder) and walks
+    the rest by the usage they were last sorted by; an allocation from a
+    reservation re-sorts nothing (AbstractLeafQueue.apply). x (sorted at
+    0, holding 3 GB after a reservation was fulfilled) goes before y (2
+    GB, sorted since)."""
+    h = harness(**{"root__b__ordering_policy": "fair", "root__b__maximum_capacity": 100})
+    n0 = h.node("n0", 16 * GB)
+    x, y = h.submit("b", "u"), h.submit("b", "u")
+    h.ask(y, GB, 2)
+    for _ in range(2):
+        h.assign_leaf("b", n0)
+    assert (used(x), used(y)) == (0, 2 * GB)
+    leaf = h.leaf("b")
+    h.assign_leaf("b", n0)  # y re-sorted at 2 GB, x at 0
+    # x's 3 GB, as a fulfilled reservation leaves it: no re-sort
+    h.sched.alloc.fulfilling = True
+    h.ask(x, 3 * GB, 1)
+    h.assign_leaf("b", n0)
+    h.sched.alloc.fulfilling = False
+    assert (used(x), used(y)) == (3 * GB, 2 * GB)
+    assert x.attempt_id not in leaf.fair_changed
+    h.ask(x, GB, 1)
+    h.ask(y, GB, 1)
+    h.assign_leaf("b", n0)
+    assert (used(x), used(y)) == (4 * GB, 2 * GB)
+
+
 async def test_drf_user_limits(autojump_clock) -> None:
     """TestLeafQueue.testDRFUserLimits: with the DominantResourceCalculator
     a memory-heavy and a vcores-heavy user share queue b by dominant share,

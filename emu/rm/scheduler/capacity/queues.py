@@ -398,13 +398,14 @@ class LeafQueue(Queue):
         self.version = 0
         self._user_limit: tuple[int, Resource, QueueConf, Resource] | None = None
         self.fair_seen: dict[str, tuple[Resource, Resource]] = {}
-        """Under the fair ordering policy, while a preemption policy runs:
-        each active attempt's (used, pending) as the policy last sorted it.
-        Hadoop re-sorts an app whose usage changed only when the queue next
-        hands out its assignment iterator (the cached usage of
-        AbstractComparatorOrderingPolicy), and the preemption policy reads
-        that order; an attempt not listed has not been sorted since it
-        became active (cached usage zero)."""
+        """Under the fair ordering policy: each active attempt's (used,
+        pending) as the policy last sorted it. Hadoop re-sorts an app whose
+        containers came or went only when the queue next hands out its
+        assignment or preemption iterator (the cached usage of
+        AbstractComparatorOrderingPolicy), and both the assignments and the
+        preemption policy walk that order; an allocation from a
+        reservation re-sorts nothing. An attempt not listed has not been
+        sorted since it became active (cached usage zero)."""
         self.fair_changed: set[str] = set()
         """The attempts the fair ordering policy is to re-sort at the next
         assignment (entitiesToReorder)."""
@@ -620,7 +621,7 @@ class LeafQueue(Queue):
         """FairOrderingPolicy: least used memory first (divided by
         log2(1 + demand) with size-based weight), then submission order.
         With `seen`, by the usage the policy last sorted by (`fair_seen`),
-        as the preemption policy reads the order."""
+        as Hadoop's assignment and preemption iterators walk the order."""
         sized = self.conf.fair_size_based_weight
         kept = self.fair_seen if seen else None
 
