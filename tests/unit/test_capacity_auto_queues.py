@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 import trio
 
+from emu.resources import Resource
 from emu.testing.capacity import GB, Harness, Q, used
 
 LEGACY = {
@@ -113,7 +114,9 @@ async def test_flexible_queues_share_the_parent_by_weight(autojump_clock) -> Non
 
 async def test_flexible_templates_leaf_parent_and_wildcards(autojump_clock) -> None:
     """AutoCreatedQueueTemplate: leaf-template beats template, a wildcard path
-    applies one level down, and a property set for the queue itself wins."""
+    applies one level down, and a property set for the queue itself wins over
+    the templates (but not a user-limit-factor, which
+    AbstractLeafQueue.parseAndSetDynamicTemplates overwrites with -1)."""
     h = Harness(
         {
             **FLEXIBLE,
@@ -124,6 +127,7 @@ async def test_flexible_templates_leaf_parent_and_wildcards(autojump_clock) -> N
             Q + "root.users.*.auto-queue-creation-v2.template.user-limit-factor": 3,
             Q + "root.users.*.auto-queue-creation-v2.leaf-template.user-limit-factor": 4,
             Q + "root.users.eng.bob.user-limit-factor": 5,
+            Q + "root.users.eng.bob.maximum-capacity": 30,
         }
     )
     assert h.submit("default", "alice").queue == "root.users.eng.alice"
@@ -132,7 +136,38 @@ async def test_flexible_templates_leaf_parent_and_wildcards(autojump_clock) -> N
     assert eng.dynamic and eng.auto_create == "flexible" and eng.weight == 3
     assert eng.maximum_capacity == 50
     assert h.sched.cs.queues["root.users.eng.alice"].user_limit_factor == 4
-    assert h.sched.cs.queues["root.users.eng.bob"].user_limit_factor == 5
+    bob = h.sched.cs.queues["root.users.eng.bob"]
+    assert (bob.user_limit_factor, bob.maximum_capacity) == (-1, 30)
+
+
+async def test_flexible_leaf_has_no_user_limit_factor_and_a_full_am_share(autojump_clock) -> None:
+    """AbstractLeafQueue.parseAndSetDynamicTemplates: a flexible dynamic leaf
+    gets user-limit-factor -1 and maximum-am-resource-percent 1.0 unless a
+    template sets them; a value configured for the leaf's own path is
+    overwritten. A legacy leaf keeps the scheduler's defaults."""
+    h = Harness({**FLEXIBLE, Q + "root.users.bob.maximum-am-resource-percent": 0.2})
+    h.node("n1", 10 * GB, 10)
+    for user in ("alice", "bob"):
+        h.submit("default", user)
+        q = h.sched.cs.queues[f"root.users.{user}"]
+        assert (q.user_limit_factor, q.maximum_am_percent) == (-1, 1.0)
+    # Both AMs start: 4 GB of AMs in alice's 4 GB guarantee.
+    apps = [h.submit("default", "alice", am=Resource(2 * GB, 1)) for _ in range(2)]
+    assert h.leaf("users.alice").active[-2:] == apps
+    h = Harness(
+        {
+            **FLEXIBLE,
+            Q + "root.users.auto-queue-creation-v2.template.user-limit-factor": 2,
+            Q + "root.users.auto-queue-creation-v2.leaf-template.maximum-am-resource-percent": 0.3,
+        }
+    )
+    h.submit("default", "alice")
+    q = h.sched.cs.queues["root.users.alice"]
+    assert (q.user_limit_factor, q.maximum_am_percent) == (2, 0.3)
+    h = Harness(LEGACY)
+    h.submit("default", "alice")
+    q = h.sched.cs.queues["root.users.alice"]
+    assert (q.user_limit_factor, q.maximum_am_percent) == (2, pytest.approx(0.1))
 
 
 async def test_flexible_depth_and_weights_are_enforced(autojump_clock) -> None:

@@ -177,7 +177,9 @@ def _create_flexible(
         leaf = p == path
         parent = cs.queues[_parent_of(p)]
         _check_room(out, parent, p)
-        _apply_templates(out, parent.path, p, leaf)
+        templated = _apply_templates(out, parent.path, p, leaf)
+        if leaf:
+            _dynamic_leaf_defaults(out, p, templated)
         weight = _weight(out, p)
         qc = build_queue(out, p, parent, 0.0, minimum, maximum, dynamic_parent=not leaf)
         qc = replace(qc, dynamic=True, weight=weight)
@@ -290,19 +292,46 @@ def template_properties(conf: Configuration, parent: str) -> tuple[dict[str, str
     return general, leaf, parents
 
 
-def _apply_templates(conf: Configuration, parent: str, child: str, leaf: bool) -> None:
+def _apply_templates(conf: Configuration, parent: str, child: str, leaf: bool) -> set[str]:
     """AutoCreatedQueueTemplate.setTemplateEntriesForChild: the kind-specific
-    template, then the general one, never over a property set for `child`."""
+    template, then the general one, never over a property set for `child`.
+    Returns the properties the templates set."""
     general, leaf_only, parent_only = template_properties(conf, parent)
     specific = leaf_only if leaf else parent_only
     head = f"{PREFIX}{child}."
     already = {name[len(head) :] for name in conf if name.startswith(head)}
+    templated: set[str] = set()
     for key, value in specific.items():
         if key not in already:
             conf.set(head + key, value, "auto-queue-creation-v2 template")
+            templated.add(key)
     for key, value in general.items():
         if key not in already and key not in specific:
             conf.set(head + key, value, "auto-queue-creation-v2 template")
+            templated.add(key)
+    return templated
+
+
+_DYNAMIC_LEAF_DEFAULTS = (("user-limit-factor", "-1"), ("maximum-am-resource-percent", "1"))
+"""What AbstractLeafQueue.parseAndSetDynamicTemplates sets on a flexible
+dynamic leaf's own path: user-limit-factor -1 (disabled) and
+maximum-am-resource-percent 1.0."""
+
+
+def _dynamic_leaf_defaults(conf: Configuration, path: str, templated: set[str]) -> None:
+    """AbstractLeafQueue.parseAndSetDynamicTemplates writes
+    `user-limit-factor` -1 and `maximum-am-resource-percent` 1 on the leaf's
+    path before the parent's templates are applied
+    (AbstractCSQueue.parseAndSetDynamicTemplates). The templates decide what
+    is already set from the configuration's cached properties
+    (CapacitySchedulerConfiguration.getConfigurationProperties, built before
+    the queue existed), so a template value still replaces these two, while a
+    value configured for the leaf's path itself is overwritten and no
+    template replaces it."""
+    head = f"{PREFIX}{path}."
+    for key, value in _DYNAMIC_LEAF_DEFAULTS:
+        if key not in templated:
+            conf.set(head + key, value, "dynamic leaf default")
 
 
 def _with_child(cs: CapacityConf, parent: QueueConf, child: QueueConf) -> CapacityConf:
