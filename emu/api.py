@@ -302,6 +302,7 @@ def replay(
     container_log: bool = False,
     changes: str | Path | None = None,
     allow_unsupported: bool = False,
+    timing: str = "sls",
 ) -> Result:
     """Replay SLS, Rumen or SYNTH traces as `emu sls` does.
 
@@ -318,8 +319,13 @@ def replay(
     labels changed at simulated times), as `emu sls --changes`. Raises
     `emu.errors.InputError` for a bad trace, topology or configuration, and
     for what emu's scheduler does not emulate unless `allow_unsupported`
-    (as in `run_scenario`)."""
+    (as in `run_scenario`). `timing` is `sls` (SLS's simulated AMs and NMs,
+    as `emu sls`) or `yarn` (YARN's), as `--timing` (emu/timing.py)."""
     from emu import sls
+    from emu.timing import TIMINGS
+
+    if timing not in TIMINGS:
+        raise ValueError(f"timing must be one of {', '.join(sorted(TIMINGS))}, not {timing!r}")
 
     paths = [traces] if isinstance(traces, str | Path) else list(traces)
     out = Path(output_dir) if output_dir is not None else Path(tempfile.mkdtemp(prefix="emu-"))
@@ -338,6 +344,7 @@ def replay(
         seed=seed,
         container_log=container_log,
         changes_file=str(changes) if changes is not None else None,
+        timing=TIMINGS[timing],
     )
     done = sls.run(opts)
     return Result(done.summary, out)

@@ -25,6 +25,7 @@ from typing import Any
 from emu import __version__, native
 from emu.config.configuration import Configuration
 from emu.errors import InputError, SchedulerFailed, find_in_group
+from emu.timing import TIMINGS
 
 EXIT_INPUT = 2
 
@@ -168,6 +169,7 @@ def _cmd_sls(args: argparse.Namespace) -> int:
         check_state=bool(args.invariants),
         container_log=args.container_log,
         changes_file=args.changes,
+        timing=TIMINGS[args.timing],
     )
     try:
         done = sls.run(opts)
@@ -351,6 +353,16 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="also write containers.csv: every container the scheduler allocated or "
         "preempted (time, node, app, size, priority, locality), in decision order",
+    )
+    sls.add_argument(
+        "--timing",
+        choices=sorted(TIMINGS),
+        default="sls",
+        help="when the simulated AMs and NodeManagers act: as SLS's simulators do (an "
+        "AM's heartbeats fall on its submission + k * interval and act on each allocate "
+        "response one heartbeat late; a NodeManager's first heartbeat comes one interval "
+        "after its random offset; a job ends when its AM unregisters), or as YARN's do "
+        "(default: %(default)s)",
     )
     sls.add_argument(
         "--changes",

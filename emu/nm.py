@@ -234,6 +234,10 @@ class NodeManagerHost:
     am_driver: AMStepper | None = None
     """If set, AMs launched here are stepped by it (one task, started with
     the first AM) instead of a task each running `am_runner`: in-process only."""
+    first_heartbeat_after_interval: bool = False
+    """A node's first heartbeat after its first registration comes one
+    interval after its random offset, as an SLS NMSimulator's does (its
+    firstStep does nothing; emu.timing); False: at the offset."""
 
     def __post_init__(self) -> None:
         self.by_id = {n.node_id: n for n in self.nodes}
@@ -349,6 +353,8 @@ class NodeManagerHost:
             self.epoch, self.rate = epoch, rate
         quantum = max(1, self.stagger_quantum_ms)
         offset_ms = self._rng.randrange(0, max(quantum, self.heartbeat_ms), quantum)
+        if self.first_heartbeat_after_interval and node.heartbeats == 0:
+            offset_ms += self.heartbeat_ms
         self._schedule(node, current_time() + offset_ms / 1000)
 
     @staticmethod

@@ -16,19 +16,22 @@ from typing import Any
 import trio
 
 from emu.client import RMClient
+from emu.timing import YARN, Timing
 from emu.workload import JobSpec, Workload
 
 
 @dataclass
 class Replayer:
     """Submits `workload` through `client`; `racks` maps host -> rack for the
-    AMs' rack-level asks; `am_heartbeat_ms` is the AMs' allocate interval."""
+    AMs' rack-level asks; `am_heartbeat_ms` is the AMs' allocate interval;
+    `timing` whether the AMs follow SLS's timing (emu.timing)."""
 
     client: RMClient
     workload: Workload
     racks: dict[str, str]
     am_heartbeat_ms: int = 1000
     poll_ms: int = 1000
+    timing: Timing = YARN
     on_submitted: Callable[[JobSpec, str], None] | None = None
     app_of_job: dict[str, str] = field(default_factory=dict)
 
@@ -45,6 +48,7 @@ class Replayer:
             await self.submit(job)
 
     async def submit(self, job: JobSpec) -> str:
+        submitted_s = trio.current_time()
         app_id = (await self.client.call("new_application"))["app_id"]
         hosts = {h for t in job.tasks for h in t.hosts}
         context = {
@@ -52,6 +56,11 @@ class Replayer:
             "racks": {h: self.racks[h] for h in sorted(hosts) if h in self.racks},
             "am_heartbeat_ms": self.am_heartbeat_ms,
         }
+        if self.timing.am_ticks_from_submission:
+            context["ticks_from_submission"] = True
+            context["submitted_s"] = submitted_s
+        if self.timing.am_replies_next_heartbeat:
+            context["replies_next_heartbeat"] = True
         await self.client.call(
             "submit_application",
             app_id=app_id,

@@ -37,6 +37,7 @@ from emu.rm.actor import ResourceManager, RMAddresses
 from emu.rm.app import REPORT_KEYS, RMApp
 from emu.rm.scheduler.activities import Entry, wait_entry
 from emu.scenario.native import LABEL_CHANGES, Change, Fault, Scenario
+from emu.timing import YARN, Timing
 from emu.transport import connect, in_process
 from emu.workload import NodeSpec, Workload
 
@@ -187,6 +188,9 @@ class Simulation:
     changes: list[Change] = field(default_factory=list)
     """What-ifs at their times (`emu.scenario.native.Change`): queues
     refreshed, nodes added or decommissioned."""
+    timing: Timing = YARN
+    """When the AMs and NMs act and what a job's end is: YARN's, or SLS's
+    (emu.timing; `emu sls`'s default)."""
     am_driver: bool = True
     """On `mem://`, step every AM from one task (`emu.am.driver`); False, or
     over ZeroMQ: a task per AM, as an NM process runs them. The driver runs
@@ -258,6 +262,7 @@ class Simulation:
                 am_runner,
                 self.seed,
                 am_driver=AMDriver(am_faults) if self.am_driver and local else None,
+                first_heartbeat_after_interval=self.timing.nm_first_heartbeat_after_interval,
             )
             await nursery.start(nm.run)
             self.nm_host = nm
@@ -266,7 +271,9 @@ class Simulation:
                 connect(addrs.admin, identity="admin", codec=CODEC) as admin_conn,
             ):
                 client = RMClient(conn)
-                replayer = Replayer(client, self.workload, racks, self.am_heartbeat_ms)
+                replayer = Replayer(
+                    client, self.workload, racks, self.am_heartbeat_ms, timing=self.timing
+                )
                 faults_done = trio.Event()
                 if self.faults:
                     nursery.start_soon(
@@ -321,6 +328,9 @@ class Simulation:
             report = dict(by_app[replayer.app_of_job[job.job_id]])
             report["job_id"] = job.job_id
             report["trace_queue"] = job.queue
+            if self.timing.end_at_unregister and report.get("unregistered_ms", -1) >= 0:
+                # SLS's jobruntime.csv ends a job when its AM unregistered.
+                report["finished_ms"] = report["unregistered_ms"]
             jobs.append(report)
         return RunResult(
             jobs=jobs,

@@ -58,6 +58,7 @@ from emu.scenario import read_trace
 from emu.scenario.native import Change, load_changes
 from emu.scenario.topology import read_nodes_file
 from emu.simulation import RunResult, Simulation
+from emu.timing import SLS, Timing
 from emu.watch import Observer, Watch, chain
 from emu.workload import NodeSpec, Workload
 
@@ -92,6 +93,9 @@ class SlsOptions:
     container_log: bool = False
     """Also write containers.csv: every container the scheduler allocated or
     preempted, when and where (what `emu fidelity` compares decision by decision)."""
+    timing: Timing = SLS
+    """When the AMs and NMs act and when a job ends (emu.timing): SLS's by
+    default, as `emu sls` replays a trace as SLS does; YARN's on request."""
 
 
 @dataclass
@@ -111,6 +115,8 @@ class Prepared:
     changes: list[Change] = field(default_factory=list)
     unsupported: list[support.Unsupported] = field(default_factory=list)
     """What the run goes without (--allow-unsupported), for summary.json."""
+    timing: Timing = SLS
+    """The AMs' and NMs' timing (emu.timing)."""
 
 
 # --- configuration ---------------------------------------------------------------------
@@ -211,6 +217,7 @@ def prepare(opts: SlsOptions) -> Prepared:
         no_effect=no_effect,
         changes=changes,
         unsupported=checked.unsupported,
+        timing=opts.timing,
     )
 
 
@@ -418,6 +425,7 @@ def simulation_for(
         am_heartbeat_ms=p.settings.am_heartbeat_interval_ms,
         node_default=p.settings.nm_resource,
         changes=p.changes,
+        timing=p.timing,
         on_tick=on_tick,
         on_start=on_start,
         check_invariants=check_invariants,
@@ -470,7 +478,12 @@ def _run_staged(opts: SlsOptions, p: Prepared, staging: _Staging) -> SlsRun:
         name, p.seed, result.jobs, result.metrics, result.simulated_ms, result.stalled
     )
     data["timeline"] = timeline.to_json()
-    outputs.add_why_pending(data, result.why_pending)
+    # SLS's NMs first heartbeat up to two intervals in: no app is offered a
+    # node before then.
+    first_beats = p.timing.nm_first_heartbeat_after_interval
+    outputs.add_why_pending(
+        data, result.why_pending, 2 * p.rm_settings.nm_heartbeat_ms if first_beats else 0
+    )
     support.add_to_summary(data, p.unsupported)
     outputs.write_jobruntime(staging.dir / "jobruntime.csv", result.jobs, epoch_ms)
     outputs.write_summary(staging.dir / "summary.json", data)

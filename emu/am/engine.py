@@ -6,7 +6,10 @@ table for any priority whose asks changed (YARN replaces asks by priority and
 resource name, so the AM always states absolute counts); start each
 allocated container on its NodeManager with the task's duration; take
 completions from allocate replies; ask again for tasks whose containers were
-lost, preempted or killed; unregister once every task has succeeded.
+lost, preempted or killed; unregister once every task has succeeded. With SLS's timing (emu.timing,
+asked for in the launch context) its heartbeats fall on its submission +
+k * interval and each allocate response is acted on at the next heartbeat,
+as SLS's AM simulators do.
 
 The AM talks only through the protocol: to the RM's AM service and to the
 NodeManagers named in its allocations.
@@ -100,6 +103,15 @@ class ApplicationMaster:
         self.job = JobSpec.from_wire(context["job"])
         self.racks: dict[str, str] = context.get("racks") or {}
         self.heartbeat_s: float = context.get("am_heartbeat_ms", 1000) / 1000
+        # SLS's AM timing (emu.timing), when the replayer asked for it: the
+        # heartbeats fall on submission + k * interval; responses are acted
+        # on at the next heartbeat.
+        self.submitted_s: float | None = (
+            context.get("submitted_s") if context.get("ticks_from_submission") else None
+        )
+        self.replies_next_heartbeat: bool = bool(context.get("replies_next_heartbeat"))
+        self._queued: list[AllocateReply] = []
+        """Responses not acted on yet (`replies_next_heartbeat`)."""
         self.policy = POLICIES[self.job.am_type]()
         self.faults = faults or AMFaults()
         self.tasks = self.job.tasks
@@ -211,6 +223,9 @@ class ApplicationMaster:
                 await self._register(rm)
                 self._registered = True
                 self.start_time = current_time()
+                wait = self._until_tick()
+                if wait > 0:
+                    return wait
             if self.job.job_id in self.faults.hang_jobs:
                 self.faults.hang_jobs.discard(self.job.job_id)
                 log.info("AM hangs (injected fault)", attempt=self.attempt_id)
@@ -228,6 +243,21 @@ class ApplicationMaster:
         except AMShutdown as shutdown:  # not `e`: compiled, a name keeps one type
             log.info("AM shut down", attempt=self.attempt_id, why=str(shutdown))
         return None
+
+    def _until_tick(self) -> float:
+        """Seconds from now to the first heartbeat after registration: 0
+        (at once), or with `submitted_s`, to the first of submission + k *
+        interval (k >= 1) not before now, as SLS's AM simulator task ticks
+        from its submission (emu.timing)."""
+        if self.submitted_s is None:
+            return 0.0
+        interval_ms = round(self.heartbeat_s * 1000)
+        if interval_ms <= 0:
+            return 0.0
+        now_ms = round(current_time() * 1000)
+        since = now_ms - round(self.submitted_s * 1000)
+        ticks = max(1, -(-since // interval_ms))
+        return (ticks * interval_ms - since) / 1000
 
     async def run(self) -> None:
         """Run to the end in a task of its own, sleeping between turns (the
@@ -274,6 +304,15 @@ class ApplicationMaster:
     async def _heartbeat(
         self, rm: Connection, nms: dict[str, Connection], stack: AsyncExitStack
     ) -> bool:
+        if self._queued:
+            # SLS: the responses the last heartbeat got are acted on now,
+            # before this heartbeat's asks; the last completion ends the AM
+            # at once, without another allocate.
+            queued, self._queued = self._queued, []
+            for reply in queued:
+                await self._consume(reply, nms, stack)
+            if self.done_count == len(self.state):
+                return True
         if self.waiting:
             elapsed = round((current_time() - self.start_time) * 1000)
             released = self.policy.release(self.tasks, self.done, elapsed)
@@ -289,7 +328,7 @@ class ApplicationMaster:
             # `sent` still mirrors this very table: nothing to restate.
             await self._round(rm, nms, stack, [])
             return self.done_count == len(self.state)
-        if self._outstanding() and self._changes_any(desired):
+        if not self.replies_next_heartbeat and self._outstanding() and self._changes_any(desired):
             # Asks are absolute. Restating `*` while the RM may hold
             # containers placed for us since the last call would ask for
             # those again: collect them first, then state the new count.
@@ -339,6 +378,17 @@ class ApplicationMaster:
             self._in_step = None
             self.releases = releases + self.releases
             return False
+        if self.replies_next_heartbeat:
+            self._queued.append(reply)
+            return True
+        await self._consume(reply, nms, stack)
+        return True
+
+    async def _consume(
+        self, reply: AllocateReply, nms: dict[str, Connection], stack: AsyncExitStack
+    ) -> None:
+        """Act on an allocate response: completions, then the allocated
+        containers started on their nodes."""
         for st in reply.completed:
             i = self.container_task.pop(st["container_id"], None)
             if i is None or self.state[i] != RUNNING:
@@ -356,7 +406,6 @@ class ApplicationMaster:
             for c in allocated:
                 self._expect_placed(c)
             await self._launch(allocated, nms, stack)
-        return True
 
     def _expire_overdue(self) -> None:
         """Fail and re-ask the running tasks whose completion is overdue by

@@ -648,7 +648,9 @@ def render_markdown(rows: list[SlsRow], emu_label: str = "emu") -> str:
         "which runs on the wall clock: SLS-vs-SLS is the noise floor, "
         f"{emu_label}-vs-SLS is against each SLS run. Seconds; "
         "start / end: largest per-job difference; p95: of end differences; "
-        "differ: jobs whose start or end differ at all, of all jobs.",
+        "differ: jobs whose start or end differ at all, of all jobs. "
+        f"{emu_label} replays with `emu sls`'s default timing of the AMs and NMs, "
+        "SLS's own (`--timing=sls`, emu/timing.py).",
         "",
         "| case | SLS wall (s) | SLS vs SLS start / end / p95 | differ "
         f"| {emu_label} vs SLS start | end | p95 | differ | {emu_label} wall (s) |",

@@ -111,15 +111,22 @@ def summary(
     return data
 
 
-def add_why_pending(data: dict[str, Any], waits: dict[str, dict[str, list[list[Any]]]]) -> None:
+def add_why_pending(
+    data: dict[str, Any], waits: dict[str, dict[str, list[list[Any]]]], nodes_up_ms: int = 0
+) -> None:
     """Give each job the scheduler held back `why_pending`: {"before_start":
     why it waited for its first container, "recent": its last decisions},
     each [[simulated ms, reason, node], ...] oldest first. A job that waited
     over a second with no recorded reason was never offered a node (see
-    `activities.ORDER`)."""
+    `activities.ORDER`); time before `nodes_up_ms`, when the nodes may not
+    have heartbeated yet (SLS's NMs first do one interval after their
+    offset), does not count."""
     for row in data["jobs"]:
         entry = dict(waits.get(row["app_id"]) or {})
-        if "before_start" not in entry and (row["wait_ms"] or 0) > act.INFER_AFTER_MS:
+        waited = row["wait_ms"] or 0
+        if waited and row["submit_ms"] < nodes_up_ms:
+            waited -= min(waited, nodes_up_ms - row["submit_ms"])
+        if "before_start" not in entry and waited > act.INFER_AFTER_MS:
             entry["before_start"] = [[row["submit_ms"], act.ORDER, ""]]
         if entry:
             row["why_pending"] = entry

@@ -58,6 +58,7 @@ REPORT_KEYS = (
     "am_type",
     "preempted_am",
     "preempted_non_am",
+    "unregistered_ms",
 )
 """The keys of `RMApp.report()`, in order."""
 
@@ -90,6 +91,7 @@ class RMApp:
         "started_ms",
         "state",
         "submit_ms",
+        "unregistered_ms",
         "user",
         "vcore_seconds",
     )
@@ -121,6 +123,7 @@ class RMApp:
         self.submit_ms = now_ms
         self.started_ms = -1
         self.finished_ms = -1
+        self.unregistered_ms = -1  # when its AM unregistered (-1: not yet, or never)
         self.final_status = "UNDEFINED"
         self.final_target = ""
         self.attempt_finished_while_saving = False
@@ -175,6 +178,8 @@ class RMApp:
             # which YARN's application summary log line carries.
             "preempted_am": self.preempted_am,
             "preempted_non_am": self.preempted_non_am,
+            # When the AM unregistered: the end SLS's jobruntime.csv records.
+            "unregistered_ms": self.unregistered_ms,
         }
 
 
@@ -217,6 +222,7 @@ def _registered(ctx: EntityContext, app: RMApp, data: Any) -> None:
 def _unregistered(ctx: EntityContext, app: RMApp, attempt_id: Any) -> None:
     attempt = ctx.attempts[attempt_id]
     app.final_status = attempt.final_status or "SUCCEEDED"
+    app.unregistered_ms = ctx.now_ms()
     _final_save(ctx, app, FINISHING, attempt.diagnostics)
 
 

@@ -21,6 +21,10 @@ from pathlib import Path
 
 from tests.integration.conftest import sls_case
 
+# The ends below were worked out with YARN's AM and NM timing (emu.timing):
+# these tests are about the scheduler, so they replay with it, not SLS's.
+YARN_TIMING = "--timing=yarn"
+
 
 def _queues(out: Path) -> dict[str, str]:
     jobs = json.loads((out / "summary.json").read_text())["jobs"]
@@ -33,7 +37,7 @@ def _ends(out: Path) -> dict[str, int]:
 
 
 def test_legacy_jobs_run_in_queues_created_from_the_template(tmp_path, capsys):
-    assert sls_case("cap-auto-queues-legacy", tmp_path) == 0
+    assert sls_case("cap-auto-queues-legacy", tmp_path, YARN_TIMING) == 0
     assert _queues(tmp_path) == {
         "alice_1": "root.users.alice",
         "bob_1": "root.users.bob",
@@ -57,7 +61,7 @@ def test_legacy_template_limits_decide_finishing_times(tmp_path, capsys):
     """A template user-limit-factor of 3 lets each user grow from the queue's
     24 % guarantee to its 40 % maximum."""
     wide = "yarn.scheduler.capacity.root.users.leaf-queue-template.user-limit-factor=3"
-    assert sls_case("cap-auto-queues-legacy", tmp_path, "-D", wide) == 0
+    assert sls_case("cap-auto-queues-legacy", tmp_path, YARN_TIMING, "-D", wide) == 0
     assert _ends(tmp_path)["alice_1"] < 126050 - 20000
 
 
@@ -72,7 +76,7 @@ def test_blocked_headroom_comes_off_the_parents_capped_limit(tmp_path, capsys):
         "-D",
         "yarn.scheduler.capacity.root.users.maximum-capacity=90",
     )
-    assert sls_case("cap-auto-queues-legacy", tmp_path, *extra) == 0
+    assert sls_case("cap-auto-queues-legacy", tmp_path, YARN_TIMING, *extra) == 0
     assert _ends(tmp_path) == {
         "alice_1": 125050,
         "bob_1": 96050,
@@ -83,7 +87,7 @@ def test_blocked_headroom_comes_off_the_parents_capped_limit(tmp_path, capsys):
 
 
 def test_v2_jobs_run_two_levels_deep_and_idle_queues_go(tmp_path, capsys):
-    assert sls_case("cap-auto-queues-v2", tmp_path / "on") == 0
+    assert sls_case("cap-auto-queues-v2", tmp_path / "on", YARN_TIMING) == 0
     assert _queues(tmp_path / "on") == {
         "alice_1": "root.users.eng.alice",
         "bob_1": "root.users.sci.bob",
@@ -92,7 +96,7 @@ def test_v2_jobs_run_two_levels_deep_and_idle_queues_go(tmp_path, capsys):
     ends = _ends(tmp_path / "on")
     assert ends == {"alice_1": 70050, "bob_1": 212050, "carol_1": 46050}  # as Hadoop's
     off = "yarn.resourcemanager.scheduler.monitor.enable=false"
-    assert sls_case("cap-auto-queues-v2", tmp_path / "off", "-D", off) == 0
+    assert sls_case("cap-auto-queues-v2", tmp_path / "off", YARN_TIMING, "-D", off) == 0
     kept = _ends(tmp_path / "off")
     assert kept["bob_1"] > ends["bob_1"]  # with eng kept, sci keeps half of users
     assert {k: v for k, v in kept.items() if k != "bob_1"} == {"alice_1": 70050, "carol_1": 46050}
@@ -105,6 +109,6 @@ def test_the_queue_management_policy_is_refused_by_name(tmp_path, capsys):
         "yarn.resourcemanager.scheduler.monitor.policies=org.apache.hadoop.yarn.server."
         "resourcemanager.scheduler.capacity.QueueManagementDynamicEditPolicy"
     )
-    assert sls_case("cap-auto-queues-legacy", tmp_path, "-D", policies) == 2
+    assert sls_case("cap-auto-queues-legacy", tmp_path, YARN_TIMING, "-D", policies) == 2
     err = capsys.readouterr().err
     assert "does not emulate QueueManagementDynamicEditPolicy" in err

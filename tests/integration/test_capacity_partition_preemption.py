@@ -31,6 +31,9 @@ from tests.integration.conftest import sls_case
 
 MONITOR_OFF = "yarn.resourcemanager.scheduler.monitor.enable=false"
 INTRA_OFF = "yarn.resourcemanager.monitor.capacity.preemption.intra-queue-preemption.enabled=false"
+# The ends below were worked out with YARN's AM and NM timing (emu.timing):
+# these tests are about the scheduler, so they replay with it, not SLS's.
+YARN_TIMING = "--timing=yarn"
 
 CASES = {
     "cap-partition-preemption": (
@@ -58,7 +61,7 @@ CASES = {
 
 def _run(case: str, out: Path, *extra: str) -> tuple[dict[str, int], list[dict[str, str]]]:
     """Each job's end and the preempted containers of one replay."""
-    assert sls_case(case, out, "--container-log", *extra) == 0
+    assert sls_case(case, out, "--container-log", YARN_TIMING, *extra) == 0
     with (out / "jobruntime.csv").open() as f:
         ends = {r["JobID"]: int(r["simulate_end_time"]) for r in csv.DictReader(f)}
     with (out / "containers.csv").open() as f:

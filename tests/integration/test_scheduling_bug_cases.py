@@ -23,6 +23,10 @@ from pathlib import Path
 
 from tests.integration.conftest import sls_case
 
+# The ends below were worked out with YARN's AM and NM timing (emu.timing):
+# these tests are about the scheduler, so they replay with it, not SLS's.
+YARN_TIMING = "--timing=yarn"
+
 
 def _jobs(out: Path) -> dict[str, dict]:
     return {j["job_id"]: j for j in json.loads((out / "summary.json").read_text())["jobs"]}
@@ -34,7 +38,7 @@ def _ends(out: Path) -> dict[str, int]:
 
 
 def test_an_ask_larger_than_every_node_fails_its_job_and_starves_no_one(tmp_path, capsys):
-    assert sls_case("cap-impossible-ask", tmp_path) == 1  # a job failed
+    assert sls_case("cap-impossible-ask", tmp_path, YARN_TIMING) == 1  # a job failed
     jobs = _jobs(tmp_path)
     big, small = jobs["a_big"], jobs["b_small"]
     assert big["final_status"] == "FAILED"
@@ -46,7 +50,7 @@ def test_an_ask_larger_than_every_node_fails_its_job_and_starves_no_one(tmp_path
 
 
 def test_a_reserved_node_is_no_room_to_preempt_an_am_for(tmp_path):
-    assert sls_case("fair-preemption-spares-am", tmp_path) == 0
+    assert sls_case("fair-preemption-spares-am", tmp_path, YARN_TIMING) == 0
     jobs = _jobs(tmp_path)
     assert jobs["a_1"]["attempts"] == 1
     assert _ends(tmp_path) == {"a_1": 244530, "b_1": 184050}  # as Hadoop's FairScheduler

@@ -26,6 +26,9 @@ from emu.cli import main
 DRF_CALCULATOR = "org.apache.hadoop.yarn.util.resource.DominantResourceCalculator"
 CAPACITY = "org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacityScheduler"
 FAIR = "org.apache.hadoop.yarn.server.resourcemanager.scheduler.fair.FairScheduler"
+# The ends these tests bound were worked out with YARN's AM and NM timing (emu.timing):
+# these tests are about the scheduler, so they replay with it, not SLS's.
+YARN_TIMING = "--timing=yarn"
 
 
 def _xml(path: Path, props: dict[str, object]) -> None:
@@ -103,6 +106,7 @@ def replay(
             f"--tracelocation={tmp_path / 'trace.json'}",
             f"--nodes={tmp_path / 'nodes.json'}",
             f"--output-dir={out}",
+            YARN_TIMING,
         ]
     )
     assert rc == 0
