@@ -776,3 +776,58 @@ async def test_fair_leaf_is_re_sorted_before_the_policy_reads_it(autojump_clock:
         h.sched.complete_container(c, 0, "", "KILL")
     leaf = snapshot(h.sched).children[0]
     assert [a.attempt_id for a in reversed(leaf.apps)] == [app2.attempt_id, app1.attempt_id]
+
+
+async def test_intra_queue_fair_order_within_a_user_is_re_sorted(
+    autojump_clock: object,
+) -> None:
+    """IntraQueueCandidatesSelector under the fair ordering policy
+    (userlimit_first) orders one user's apps with the policy's own
+    comparator (TAFairOrderingComparator, over the usage the apps were last
+    sorted by); FifoCandidatesSelector has re-sorted them just before
+    (getPreemptionIterator calls reorderScheduleEntities), so an app that
+    gave back containers since the queue last assigned one is ordered by
+    its usage now. alice's app1 (5 GB) and app2 (6 GB) were sorted app1
+    first; app2 then releases 3 GB, so app2 (3 GB) comes first, takes its
+    share of alice's ideal assignment, and bob's demand is met from app1,
+    not from app2 (as by the stale order)."""
+    from emu.testing.capacity import GB, Q
+
+    pre = "yarn.resourcemanager.monitor.capacity.preemption."
+    h = CapacityHarness(
+        {
+            Q + "root.queues": "a",
+            Q + "root.a.capacity": 100,
+            Q + "root.a.ordering-policy": "fair",
+            Q + "root.a.minimum-user-limit-percent": 50,
+        },
+        **{
+            "yarn.resourcemanager.scheduler.monitor.enable": "true",
+            "yarn.resourcemanager.scheduler.monitor.policies": (
+                "org.apache.hadoop.yarn.server.resourcemanager.monitor.capacity."
+                "ProportionalCapacityPreemptionPolicy"
+            ),
+            pre + "total_preemption_per_round": 1.0,
+            pre + "intra-queue-preemption.enabled": "true",
+            pre + "intra-queue-preemption.max-allowable-limit": 1.0,
+        },
+    )
+    node = h.node("n1", 12 * GB)
+    app1 = h.submit("a", "alice")
+    app2 = h.submit("a", "alice")
+    h.ask(app1, GB, 5)
+    h.ask(app2, GB, 6)
+    for _ in range(11):
+        h.assign_leaf("a", node)
+    bob = h.submit("a", "bob")
+    h.ask(bob, GB, 1)
+    h.assign_leaf("a", node)  # sorts alice's apps by their usage now
+    assert (app1.used.memory, app2.used.memory, bob.used.memory) == (5 * GB, 6 * GB, GB)
+    h.ask(bob, GB, 5)
+    for c in sorted(app2.live.values(), key=lambda c: c.container_id)[:3]:
+        h.sched.complete_container(c, 0, "", "KILL")
+    policy = h.sched.preemption
+    assert policy is not None
+    policy.edit_schedule(h.sched)
+    marked = [h.sched.ctx.containers[cid].attempt_id for cid in policy.marked]
+    assert marked == [app1.attempt_id]

@@ -18,7 +18,11 @@ demand), in that order, and whose used capacity reaches
    what is left). What an app gets above its usage it needs from others.
    With the `fair` ordering policy and `userlimit_first`, the order is the
    queue's fair order within a user (by the usage that policy last sorted
-   by, `LeafQueue.fair_seen`) and least-used user first across users.
+   by, `LeafQueue.fair_seen`, which FifoCandidatesSelector's
+   getPreemptionIterator has just brought up to date for the apps whose
+   containers came or went: AbstractComparatorOrderingPolicy
+   .reorderScheduleEntities) and least-used user first across users
+   (TAFairOrderingComparator).
 2. Preemptable per app, from the lowest priority up: usage above its ideal,
    less AM, less selected (less one minimum allocation with
    `userlimit_first`), within min(`max-allowable-limit` of the guarantee less
