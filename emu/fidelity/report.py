@@ -44,6 +44,22 @@ they are; emu's scheduler does not copy them.
   297). Any AM whose asks lag its containers by one heartbeat (YARN's
   AMRMClient does) can meet it. The suite's FIFO benchmark cases therefore
   name no preferred hosts.
+
+- **CapacityScheduler preemption: queues of equal need are served in the
+  JVM's identity-hash order.** `PreemptableResourceCalculator.computeIdealResourceDistribution`
+  (lines 95-108) puts a parent's children into a `HashSet<TempQueuePerPartition>`,
+  a class with no hashCode of its own, and `computeFixpointAllocation`
+  (`AbstractPreemptableResourceCalculator`, lines 177-260) queues them in
+  that set's order; of queues equally under-served the first is offered its
+  share rounded up (`multiplyAndNormalizeUp`), the next what is left. Two
+  identical leaves whose guarantees round to no vcore thus get ideal
+  assignments of one vcore and none, and the second loses a container: which
+  leaf, the identity hashes decide, so a real RM may preempt either. emu
+  starts Hadoop's JVM with every identity hash 1 (`-XX:hashCode=2`,
+  `emu/hadoop/bridge.py`): such a set iterates in insertion order (the
+  children's), which is the order emu's port serves them in (case
+  cap-preemption-equal-leaves). Not modelled: with 11 or more such children
+  HashMap turns the one bucket into a tree, whose order differs.
 """
 
 

@@ -84,6 +84,21 @@ def start(explicit_classpath: str | None = None) -> Any:
                 # clean stop): without -Xrs the JVM takes them over and exits
                 # at once, skipping emu's cleanup and exit codes.
                 "-Xrs",
+                # Every object's identity hash is 1 (HotSpot's hashCode=2):
+                # a HashSet or HashMap keyed by objects without a hashCode of
+                # their own iterates in the order of its insertions (one
+                # bucket) instead of an order drawn by the JVM's per-thread
+                # hash generator, whose state depends on everything hashed
+                # before (earlier runs in this process, JPype's start-up).
+                # Hadoop decides by such orders: the preemption policy hands
+                # queues of equal need their shares in the order of a
+                # HashSet<TempQueuePerPartition>
+                # (PreemptableResourceCalculator.computeIdealResourceDistribution),
+                # so two identical sibling leaves got different ideal
+                # assignments from run to run. Insertion order is an order a
+                # real JVM can draw too; only lookups in such maps get slower.
+                "-XX:+UnlockExperimentalVMOptions",
+                "-XX:hashCode=2",
                 *os.environ.get("EMU_HADOOP_JVM_OPTS", "").split(),
                 jvmpath=_jvm_path(),
                 classpath=[*cp.entries, str(driver)],

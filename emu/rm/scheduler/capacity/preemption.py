@@ -363,7 +363,11 @@ def _distribute(
     tot_guarant: Resource,
     underserved: list[TempQueue],
 ) -> None:
-    """computeIdealResourceDistribution for one level of the tree."""
+    """computeIdealResourceDistribution for one level of the tree. Hadoop
+    gathers the queues in HashSet<TempQueuePerPartition>s, iterated in the
+    order of their identity hashes; emu runs Hadoop's JVM with every identity
+    hash 1 (emu.hadoop.bridge), which makes that order the children's order
+    (up to 10 queues; more turn the one bucket into a tree)."""
     nonzero = [q for q in queues if rm.positive(calc, tot_guarant, q.guaranteed)]
     zero = [q for q in queues if not rm.positive(calc, tot_guarant, q.guaranteed)]
     unassigned = _fixpoint(calc, tot_guarant, nonzero, tot_guarant, False, underserved)
