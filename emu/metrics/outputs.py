@@ -144,9 +144,9 @@ _NUMBER_LIST = re.compile(r"\[(\s*(?:-?[0-9.eE+-]+|null)(?:,\s*(?:-?[0-9.eE+-]+|
 
 
 def write_failure(out_dir: Path, failed: SchedulerFailed) -> None:
-    """`failure.json`: why a run ended early (its scheduler threw: Hadoop's
-    own or a plugin), which scheduler, when in simulated time, and the exit
-    code it ended with."""
+    """`failure.json`: why a run ended early (its scheduler threw: emu's own
+    RM or scheduler, a plugin, or Hadoop's), which, when in simulated time,
+    and the exit code it ended with."""
     data = {
         "error": failed.message,
         "failed": failed.who,
