@@ -141,7 +141,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     if args.write is not None:
         text = markdown(outcomes, args.seed, elapsed, args.jobs)
-        args.write.write_text(replace_section(args.write.read_text(encoding="utf-8"), text))
+        before = args.write.read_text(encoding="utf-8") if args.write.exists() else ""
+        args.write.write_text(replace_section(before, text), encoding="utf-8")
         print(f"fidelity fuzz: wrote {args.write}")
     if args.baseline is not None:
         args.baseline.write_text(
