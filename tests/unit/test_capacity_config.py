@@ -158,6 +158,18 @@ def test_a_capacity_above_its_maximum_is_accepted_as_hadoop_does() -> None:
             "root.a.user-limit-factor",
             "positive",
         ),
+        (
+            {
+                "root__queues": "a,c",
+                "root__a__capacity": "[memory=4096,vcores=4]",
+                "root__c__capacity": "[memory=512,vcores=0]",
+                "root__c__queues": "c1,c2",
+                "root__c__c1__capacity": "[memory=0,vcores=0]",
+                "root__c__c2__capacity": "[memory=0,vcores=0]",
+            },
+            "root.c.queues",
+            "both parent and child all use absolute minResource",
+        ),
         ({"root__queues": "a,a", "root__a__capacity": 100}, "root.queues", "listed twice"),
         ({"resource-calculator": "Bogus"}, "resource-calculator", "unknown resource calculator"),
         ({"queue-mappings": "u:alice"}, "queue-mappings", "malformed mapping"),

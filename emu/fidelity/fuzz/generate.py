@@ -263,6 +263,11 @@ def _capacities(rng: random.Random, parent: Queue, mode: str, resource: tuple[in
             _capacities(rng, q, mode, resource)
     else:
         mem, vc = resource
+        if mem < 512 * len(kids) or vc < len(kids):
+            # Too small to split: children of no resources are not "absolute"
+            # to Hadoop, which then refuses them under a parent in resources.
+            parent.children = []
+            return
         # Children take at most their parent's resources (Hadoop refuses more).
         shares = _split(rng, 100, len(kids), 5)
         scale = rng.choice((0.6, 0.8, 1.0))

@@ -1141,7 +1141,9 @@ def _child_capacities(
                 q = f"{parent_path}.{k}"
                 own = tuple(sorted((by_queue or {}).get(q, ())))
                 _check_one_mode_across_labels(conf, q, isinstance(values[k], Resource), own)
-        _check_absolute_mix(conf, parent_path, parent_min is not None, values, labels)
+        _check_absolute_mix(
+            conf, parent_path, parent_min is not None and not parent_min.is_zero(), values, labels
+        )
         mins = {f"{parent_path}.{k}": r for k, r in absolutes.items()}
         caps = {
             f"{parent_path}.{k}": 0.0 if isinstance(v, Resource) else float(v)
@@ -1243,7 +1245,9 @@ def _check_absolute_mix(
             if isinstance(v, str):
                 weight = True
                 details.append(f"{{Queue={q}, label={label} uses weight mode}}. ")
-            if isinstance(v, Resource):
+            # A minimum of no resources is Resources.none(): not "absolute"
+            # to getCapacityConfigurationTypeForQueues.
+            if isinstance(v, Resource) and not v.is_zero():
                 absolute = True
                 pct = False
                 details.append(f"{{Queue={q}, label={label} uses absolute mode}}. ")
