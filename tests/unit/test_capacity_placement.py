@@ -173,3 +173,19 @@ async def test_maximum_applications_per_queue_and_user(autojump_clock) -> None:
     assert "already has 4 applications" in str(h.try_submit("ops", "c"))
     # default: (int)(maximum-applications 10000 * absolute capacity)
     assert h.leaf("root.eng.alice").max_applications == int(10000 * 0.6 * 0.5)
+
+
+async def test_zero_applications_per_user_refuses_a_new_user(autojump_clock) -> None:
+    """AbstractLeafQueue.validateSubmitApplication takes the user through
+    getUserAndAddIfAbsent: a user with no applications yet is refused when
+    maxApplicationsPerUser is (int)(1 * 50 / 100.0f * 1) = 0."""
+    h = Harness(
+        {
+            **TWO_LEVEL,
+            Q + "root.ops.maximum-applications": 1,
+            Q + "root.ops.minimum-user-limit-percent": 50,
+        }
+    )
+    ops = h.leaf("ops")
+    assert (ops.max_applications, ops.max_applications_per_user) == (1, 0)
+    assert "already has 0 applications from user a" in str(h.try_submit("ops", "a"))

@@ -450,6 +450,17 @@ class LeafQueue(Queue):
                 n = min(cs.global_queue_max_applications, cs.maximum_applications)
             else:
                 n = int(cs.maximum_applications * self.absolute_capacity)
+            if self.conf.min_resource is not None or cs.global_queue_max_applications <= 0:
+                # Hadoop takes the largest over the queue's configured node
+                # labels: (int) (baseMaxApplications * absoluteCapacity(label))
+                # in floats (AbstractLeafQueue.updateMaximumApplications).
+                base = cs.maximum_applications
+                if cs.global_queue_max_applications > 0:
+                    base = min(cs.global_queue_max_applications, base)
+                for label in self.conf.label_capacity:
+                    if label:
+                        by_label = int(rm.f32(rm.f32(base) * rm.f32(self.absolute_in(label)[0])))
+                        n = max(n, by_label)
         self.max_applications = n
         per_user = n
         if self.conf.user_limit_factor != -1:
@@ -464,10 +475,15 @@ class LeafQueue(Queue):
                 f"Queue {self.path} already has {self.num_apps} applications, "
                 f"cannot accept submission of application: {app_id}"
             )
+        # AbstractLeafQueue.validateSubmitApplication checks the user through
+        # usersManager.getUserAndAddIfAbsent, so a user the queue has not seen
+        # yet counts 0 applications and is still refused when
+        # maxApplicationsPerUser is 0 (e.g. (int) (1 * 50 / 100.0f * 1)).
         u = self.users.get(user)
-        if u is not None and u.apps >= self.max_applications_per_user:
+        n_apps = u.apps if u is not None else 0
+        if n_apps >= self.max_applications_per_user:
             return (
-                f"Queue {self.path} already has {u.apps} applications from user {user} "
+                f"Queue {self.path} already has {n_apps} applications from user {user} "
                 f"cannot accept submission of application: {app_id}"
             )
         return None
