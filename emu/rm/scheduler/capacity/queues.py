@@ -393,6 +393,11 @@ class LeafQueue(Queue):
         app of its waiting on max-parallel-apps still asks; Hadoop then
         makes a new User, not active until its asks stop and start again."""
         self.am_used = ZERO
+        self.pending_only_users = 0
+        """UsersManager.activeUsersWithOnlyPendingApps: the users with apps
+        waiting for activation and none active, counted each time the user
+        limit is recomputed (computeNumActiveUsersWithOnlyPendingApps in
+        reComputeUserLimits), not as they change."""
         self.max_applications = 0
         self.max_applications_per_user = 0
         self.version = 0
@@ -670,7 +675,9 @@ class LeafQueue(Queue):
         in `am_limit`): a queue guaranteed 3145.7 MB with AM percent 0.2
         and user-limit-factor 1.5 gives a user 943.5 MB, rounded up to 1024
         MB (not 0.3 of a guarantee rounded up to 4096 MB, 2048 MB)."""
-        active = len(self.active_users())
+        # UsersManager.getNumActiveUsers: the active users plus those with
+        # only pending apps, as last counted (`pending_only_users`).
+        active = len(self.active_users()) + self.pending_only_users
         share = max(self.conf.user_limit_percent / 100, 1 / max(active, 1))
         if weight != 1.0:
             share = min(share * weight, 1.0)
@@ -709,6 +716,7 @@ class LeafQueue(Queue):
         not the user-limit-factor times a guarantee the queue may not have."""
         conf = self.conf
         p = _partition(env)
+        self.pending_only_users = self._count_pending_only_users()
         limit_users = self.limit_users
         active = [u for _, u in sorted(self.users.items()) if u.name in limit_users]
         active_weight: float | None = None
@@ -740,6 +748,14 @@ class LeafQueue(Queue):
             cap,
             active_weight,
         )
+
+    def _count_pending_only_users(self) -> int:
+        """UsersManager.computeNumActiveUsersWithOnlyPendingApps: users
+        with a runnable app not yet activated and no activated one."""
+        if not self.pending:
+            return 0
+        with_active = {a.user for a in self.active}
+        return len({a.user for a in self.pending} - with_active)
 
     def user_limit_for(self, env: Env, user: str) -> Resource:
         """getComputedResourceLimitForActiveUsers: the user limit times the
