@@ -307,3 +307,23 @@ async def test_a_labelled_am_is_held_to_its_users_weighted_am_limit(autojump_clo
     assert (len(a.active), len(a.pending)) == (1, 1)
     h.finish(first)
     assert (len(a.active), len(a.pending)) == (1, 0)
+
+
+async def test_maximum_applications_is_the_largest_over_configured_labels(autojump_clock) -> None:
+    """AbstractLeafQueue.updateMaximumApplications: with no per-queue limit,
+    a queue may hold (int) (maximum-applications * absolute capacity) apps in
+    whichever of its configured labels gives the most: a's 8 % of 10 apps
+    is 0, its 78 % in x is 7."""
+    h = Harness(
+        {
+            Q + "maximum-applications": 10,
+            Q + "root.queues": "a,b",
+            Q + "root.a.capacity": 8,
+            Q + "root.a.accessible-node-labels.x.capacity": 78,
+            Q + "root.b.capacity": 92,
+            Q + "root.b.accessible-node-labels.x.capacity": 22,
+        }
+    )
+    h.node("n1", 8 * GB)
+    assert (h.leaf("a").max_applications, h.leaf("a").max_applications_per_user) == (7, 7)
+    assert h.leaf("b").max_applications == 9

@@ -3,6 +3,7 @@ and application limits, driven through emu.testing.capacity."""
 
 from __future__ import annotations
 
+from emu.resources import Resource
 from emu.testing.capacity import GB, Harness, Q, used
 
 # --- placement ---------------------------------------------------------------------------
@@ -173,3 +174,49 @@ async def test_maximum_applications_per_queue_and_user(autojump_clock) -> None:
     assert "already has 4 applications" in str(h.try_submit("ops", "c"))
     # default: (int)(maximum-applications 10000 * absolute capacity)
     assert h.leaf("root.eng.alice").max_applications == int(10000 * 0.6 * 0.5)
+
+
+async def test_zero_applications_per_user_refuses_a_new_user(autojump_clock) -> None:
+    """AbstractLeafQueue.validateSubmitApplication takes the user through
+    getUserAndAddIfAbsent: a user with no applications yet is refused when
+    maxApplicationsPerUser is (int)(1 * 50 / 100.0f * 1) = 0."""
+    h = Harness(
+        {
+            **TWO_LEVEL,
+            Q + "root.ops.maximum-applications": 1,
+            Q + "root.ops.minimum-user-limit-percent": 50,
+        }
+    )
+    ops = h.leaf("ops")
+    assert (ops.max_applications, ops.max_applications_per_user) == (1, 0)
+    assert "already has 0 applications from user a" in str(h.try_submit("ops", "a"))
+
+
+async def test_a_user_with_only_pending_apps_shares_the_user_am_limit(autojump_clock) -> None:
+    """UsersManager.getNumActiveUsers adds the users whose apps all wait for
+    activation (activeUsersWithOnlyPendingApps, counted when the user limit
+    is recomputed) to the active ones, which getUserAMResourceLimitPerPartition
+    divides the AM limit by: a's guarantee 8 GB, AM percent 0.25, so 2 GB of
+    AMs; dave's 2 GB AM waits, and with him counted carol may have 1 GB of
+    AMs (0.5 of 2 GB), so her second 1 GB AM waits too."""
+    h = Harness(
+        {
+            Q + "root.queues": "a,b",
+            Q + "root.a.capacity": 50,
+            Q + "root.a.maximum-capacity": 50,
+            Q + "root.a.minimum-user-limit-percent": 50,
+            Q + "root.a.maximum-am-resource-percent": 0.25,
+            Q + "root.b.capacity": 50,
+        }
+    )
+    n = h.node("n1", 16 * GB)
+    a = h.leaf("a")
+    first = h.submit("a", "carol", Resource(GB, 1))
+    h.ask(first, GB, 4)
+    h.submit("a", "dave", Resource(2 * GB, 1))
+    assert (len(a.active), len(a.pending)) == (1, 1)
+    h.heartbeat(n)
+    h.heartbeat(n)
+    assert used(first) > 0
+    h.submit("a", "carol", Resource(GB, 1))
+    assert (len(a.active), len(a.pending)) == (1, 2)

@@ -393,6 +393,11 @@ class LeafQueue(Queue):
         app of its waiting on max-parallel-apps still asks; Hadoop then
         makes a new User, not active until its asks stop and start again."""
         self.am_used = ZERO
+        self.pending_only_users = 0
+        """UsersManager.activeUsersWithOnlyPendingApps: the users with apps
+        waiting for activation and none active, counted each time the user
+        limit is recomputed (computeNumActiveUsersWithOnlyPendingApps in
+        reComputeUserLimits), not as they change."""
         self.max_applications = 0
         self.max_applications_per_user = 0
         self.version = 0
@@ -450,6 +455,17 @@ class LeafQueue(Queue):
                 n = min(cs.global_queue_max_applications, cs.maximum_applications)
             else:
                 n = int(cs.maximum_applications * self.absolute_capacity)
+            if self.conf.min_resource is not None or cs.global_queue_max_applications <= 0:
+                # Hadoop takes the largest over the queue's configured node
+                # labels: (int) (baseMaxApplications * absoluteCapacity(label))
+                # in floats (AbstractLeafQueue.updateMaximumApplications).
+                base = cs.maximum_applications
+                if cs.global_queue_max_applications > 0:
+                    base = min(cs.global_queue_max_applications, base)
+                for label in self.conf.label_capacity:
+                    if label:
+                        by_label = int(rm.f32(rm.f32(base) * rm.f32(self.absolute_in(label)[0])))
+                        n = max(n, by_label)
         self.max_applications = n
         per_user = n
         if self.conf.user_limit_factor != -1:
@@ -464,10 +480,15 @@ class LeafQueue(Queue):
                 f"Queue {self.path} already has {self.num_apps} applications, "
                 f"cannot accept submission of application: {app_id}"
             )
+        # AbstractLeafQueue.validateSubmitApplication checks the user through
+        # usersManager.getUserAndAddIfAbsent, so a user the queue has not seen
+        # yet counts 0 applications and is still refused when
+        # maxApplicationsPerUser is 0 (e.g. (int) (1 * 50 / 100.0f * 1)).
         u = self.users.get(user)
-        if u is not None and u.apps >= self.max_applications_per_user:
+        n_apps = u.apps if u is not None else 0
+        if n_apps >= self.max_applications_per_user:
             return (
-                f"Queue {self.path} already has {u.apps} applications from user {user} "
+                f"Queue {self.path} already has {n_apps} applications from user {user} "
                 f"cannot accept submission of application: {app_id}"
             )
         return None
@@ -654,7 +675,9 @@ class LeafQueue(Queue):
         in `am_limit`): a queue guaranteed 3145.7 MB with AM percent 0.2
         and user-limit-factor 1.5 gives a user 943.5 MB, rounded up to 1024
         MB (not 0.3 of a guarantee rounded up to 4096 MB, 2048 MB)."""
-        active = len(self.active_users())
+        # UsersManager.getNumActiveUsers: the active users plus those with
+        # only pending apps, as last counted (`pending_only_users`).
+        active = len(self.active_users()) + self.pending_only_users
         share = max(self.conf.user_limit_percent / 100, 1 / max(active, 1))
         if weight != 1.0:
             share = min(share * weight, 1.0)
@@ -693,6 +716,7 @@ class LeafQueue(Queue):
         not the user-limit-factor times a guarantee the queue may not have."""
         conf = self.conf
         p = _partition(env)
+        self.pending_only_users = self._count_pending_only_users()
         limit_users = self.limit_users
         active = [u for _, u in sorted(self.users.items()) if u.name in limit_users]
         active_weight: float | None = None
@@ -724,6 +748,14 @@ class LeafQueue(Queue):
             cap,
             active_weight,
         )
+
+    def _count_pending_only_users(self) -> int:
+        """UsersManager.computeNumActiveUsersWithOnlyPendingApps: users
+        with a runnable app not yet activated and no activated one."""
+        if not self.pending:
+            return 0
+        with_active = {a.user for a in self.active}
+        return len({a.user for a in self.pending} - with_active)
 
     def user_limit_for(self, env: Env, user: str) -> Resource:
         """getComputedResourceLimitForActiveUsers: the user limit times the
