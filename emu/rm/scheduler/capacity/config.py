@@ -1273,11 +1273,11 @@ def _check_absolute_mix(
 
 
 def _label_capacity_kind(conf: Configuration, key: str) -> float | str | Resource:
-    """A label capacity as the mix check sees it: resources (ZERO stands for
-    any), a weight, or a percentage (0 when unset or unreadable)."""
+    """A label capacity as the mix check sees it: resources, a weight, or a
+    percentage (0 when unset or unreadable)."""
     raw = conf.get_str(key, "").strip()
     if raw.startswith("["):
-        return ZERO
+        return parse_resources(conf, key, raw)
     if raw.endswith("w"):
         return raw
     try:
