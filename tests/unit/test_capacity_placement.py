@@ -173,3 +173,25 @@ async def test_maximum_applications_per_queue_and_user(autojump_clock) -> None:
     assert "already has 4 applications" in str(h.try_submit("ops", "c"))
     # default: (int)(maximum-applications 10000 * absolute capacity)
     assert h.leaf("root.eng.alice").max_applications == int(10000 * 0.6 * 0.5)
+
+
+async def test_system_maximum_applications_counts_every_queue(autojump_clock) -> None:
+    """CapacityScheduler.addApplication/isSystemAppsLimitReached: once the
+    root holds yarn.scheduler.capacity.maximum-applications apps, any
+    submission is refused, whatever its queue's own limits; a finished app
+    frees its place."""
+    h = Harness(
+        {
+            **TWO_LEVEL,
+            Q + "maximum-applications": 3,
+            Q + "root.ops.maximum-applications": 10,
+            Q + "root.eng.alice.maximum-applications": 10,
+        }
+    )
+    first = h.submit("ops", "a")
+    h.submit("ops", "b")
+    h.submit("alice", "a")
+    reason = str(h.try_submit("ops", "c"))
+    assert reason.startswith("Maximum system application limit reached,cannot accept")
+    h.finish(first)
+    assert h.submit("ops", "c").queue == "root.ops"

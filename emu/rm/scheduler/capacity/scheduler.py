@@ -200,6 +200,15 @@ class CapacityScheduler(Scheduler):
 
     # --- placement and app lifecycle ----------------------------------------------
     def place_app(self, app: RMApp) -> str | None:
+        if self.root.num_apps >= self.cs.maximum_applications:
+            # CapacityScheduler.addApplication rejects first of all when
+            # isSystemAppsLimitReached: the root's getNumApplications (apps
+            # submitted and not yet finished, over every queue) is at least
+            # yarn.scheduler.capacity.maximum-applications.
+            return (
+                "Maximum system application limit reached,"
+                f"cannot accept submission of application: {app.app_id}"
+            )
         where = place(self.cs, app.queue, app.user, app.app_id)
         path = where.path
         if path is None:
