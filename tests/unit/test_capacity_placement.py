@@ -175,6 +175,25 @@ async def test_maximum_applications_per_queue_and_user(autojump_clock) -> None:
     assert h.leaf("root.eng.alice").max_applications == int(10000 * 0.6 * 0.5)
 
 
+async def test_user_limit_of_no_applications_refuses_a_new_user(autojump_clock) -> None:
+    """AbstractLeafQueue.validateSubmitApplication: a user new to the queue
+    (getUserAndAddIfAbsent, 0 applications) is refused too when
+    maxApplicationsPerUser truncates to 0: (int)(2 * 25% * 1) = 0."""
+    h = Harness(
+        {
+            **TWO_LEVEL,
+            Q + "root.ops.maximum-applications": 2,
+            Q + "root.ops.minimum-user-limit-percent": 25,
+        }
+    )
+    assert h.leaf("ops").max_applications_per_user == 0
+    reason = str(h.try_submit("ops", "bob"))
+    assert reason == (
+        "Queue root.ops already has 0 applications from user bob "
+        "cannot accept submission of application: application_0_0001"
+    )
+
+
 async def test_system_maximum_applications_counts_every_queue(autojump_clock) -> None:
     """CapacityScheduler.addApplication/isSystemAppsLimitReached: once the
     root holds yarn.scheduler.capacity.maximum-applications apps, any

@@ -464,10 +464,14 @@ class LeafQueue(Queue):
                 f"Queue {self.path} already has {self.num_apps} applications, "
                 f"cannot accept submission of application: {app_id}"
             )
+        # AbstractLeafQueue.validateSubmitApplication checks a user new to the
+        # queue too (getUserAndAddIfAbsent): with 0 applications, it is refused
+        # when maxApplicationsPerUser truncates to 0.
         u = self.users.get(user)
-        if u is not None and u.apps >= self.max_applications_per_user:
+        apps = u.apps if u is not None else 0
+        if apps >= self.max_applications_per_user:
             return (
-                f"Queue {self.path} already has {u.apps} applications from user {user} "
+                f"Queue {self.path} already has {apps} applications from user {user} "
                 f"cannot accept submission of application: {app_id}"
             )
         return None
