@@ -14,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 
 from emu.resources import Resource
+from emu.rm.attempt import RMAppAttempt
 from emu.testing.capacity import GB, Harness, Q, used
 
 LEAF_QUEUES: dict[str, object] = {
@@ -457,6 +458,26 @@ async def test_fair_ordering_policy_serves_the_least_used_app(autojump_clock) ->
     for _ in range(4):
         h.assign_leaf("b", n0)
     assert (used(x), used(y)) == (2 * GB, 2 * GB)
+
+
+async def test_fair_ordering_puts_a_new_attempt_after_older_attempts(autojump_clock) -> None:
+    """FairOrderingPolicy's FairComparator breaks a usage tie by the
+    attempt's getStartTime (when the attempt was made) before the
+    application id: x's second attempt, made after y's attempt, waits
+    behind y though x is the older app."""
+    h = harness(**{"root__b__ordering_policy": "fair", "root__b__maximum_capacity": 100})
+    n0 = h.node("n0", 16 * GB)
+    x, y = h.submit("b", "u"), h.submit("b", "u")
+    h.sched.on_APP_ATTEMPT_REMOVED(x.attempt_id, h.ctx.attempts[x.attempt_id])
+    second = "appattempt_0_0001_000002"
+    h.ctx.attempts[second] = RMAppAttempt(second, x.app_id, 2, h.ctx.now_ms())
+    h.ctx.apps[x.app_id].attempts.append(second)
+    h.sched.on_APP_ATTEMPT_ADDED(second, h.ctx.attempts[second])
+    x2 = h.sched.apps[second]
+    h.ask(x2, GB, 1)
+    h.ask(y, GB, 1)
+    h.assign_leaf("b", n0)
+    assert (used(x2), used(y)) == (0, GB)
 
 
 async def test_fair_ordering_walks_the_usage_each_app_was_last_sorted_by(

@@ -621,15 +621,18 @@ class LeafQueue(Queue):
         if self.conf.ordering_policy == "fifo":
             self.active.sort(key=lambda a: (-a.priority, a.order))
 
-    def fair_key(self, seen: bool = False) -> Callable[[SchedulerApp], tuple[float, int]]:
+    def fair_key(self, seen: bool = False) -> Callable[[SchedulerApp], tuple[float, int, int]]:
         """FairOrderingPolicy: least used memory first (divided by
-        log2(1 + demand) with size-based weight), then submission order.
+        log2(1 + demand) with size-based weight), then the attempt's start
+        time (FairComparator: getStartTime, when the attempt was made, so
+        a re-attempted app goes after the apps already waiting), then
+        application id (FifoComparator).
         With `seen`, by the usage the policy last sorted by (`fair_seen`),
         as Hadoop's assignment and preemption iterators walk the order."""
         sized = self.conf.fair_size_based_weight
         kept = self.fair_seen if seen else None
 
-        def key(a: SchedulerApp) -> tuple[float, int]:
+        def key(a: SchedulerApp) -> tuple[float, int, int]:
             used_r, pending_r = a.used, a.pending
             if kept is not None:
                 used_r, pending_r = kept.get(a.attempt_id, (ZERO, ZERO))
@@ -637,7 +640,7 @@ class LeafQueue(Queue):
             if sized:
                 weight = math.log1p((used_r + pending_r).memory) / math.log(2)
                 used = used / weight if weight else used
-            return (used, a.order)
+            return (used, a.created, a.order)
 
         return key
 
