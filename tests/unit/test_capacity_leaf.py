@@ -664,3 +664,30 @@ async def test_a_user_whose_last_runnable_app_leaves_stops_counting_as_active(
     h.ask(second, GB, 0)
     h.ask(second, GB, 8)  # asks stop and start again: u is active once more
     assert b.limit_users == {"u"}
+
+
+async def test_user_limit_reads_the_queue_usage_ratio_kept_in_floats(autojump_clock) -> None:
+    """UsersManager keeps the queue's usage ratio as a Java float moved by
+    each user's change of ratio (updateUserResourceUsage), and
+    computeUserLimit scales the partition by it: 6 of 40 vcores is the
+    float 0.15000001, so consumed rounds up to <25600 MB, 7 vcores> and
+    the limit is that plus the minimum allocation, <26624 MB, 8 vcores>,
+    where the exact ratio 0.15 would give <24576 MB, 6 vcores> and a
+    limit of <25600 MB, 7 vcores>."""
+    h = Harness(
+        {
+            Q + "resource-calculator": DRF,
+            Q + "root.queues": "a,b",
+            Q + "root.a.capacity": 10,
+            Q + "root.a.user-limit-factor": 10,
+            Q + "root.b.capacity": 90,
+        }
+    )
+    nodes = [h.node(f"n{i}", 16 * GB, vcores=4) for i in range(10)]
+    app = h.submit("a", "u")
+    h.ask(app, GB, 6)
+    for n in nodes[:6]:
+        h.assign_leaf("a", n)
+    assert app.used == Resource(6 * GB, 6)
+    leaf = h.leaf("a")
+    assert leaf.user_limit(h.sched.default_env) == Resource(26 * GB, 8)

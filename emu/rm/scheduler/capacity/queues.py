@@ -86,7 +86,7 @@ def _partition(env: Env) -> str:
 class User:
     """A user's footprint in one leaf queue."""
 
-    __slots__ = ("am_used", "am_used_in", "apps", "demanding", "name", "used", "used_in")
+    __slots__ = ("am_used", "am_used_in", "apps", "demanding", "name", "ratio", "used", "used_in")
 
     def __init__(self, name: str) -> None:
         self.name = name
@@ -97,6 +97,10 @@ class User:
         self.used_in: dict[str, Resource] = {}
         """Usage in each labelled partition (`used` is the default one's)."""
         self.am_used_in: dict[str, Resource] = {}
+        self.ratio = 0.0
+        """The user's usage ratio in the default partition, a Java float
+        (UsersManager.User.updateUsageRatio: Resources.ratio(used,
+        partition resource)) as last updated."""
 
     def used_of(self, partition: str) -> Resource:
         return self.used if not partition else self.used_in.get(partition, ZERO)
@@ -385,6 +389,8 @@ class LeafQueue(Queue):
         # nonRunnableApps): neither pending activation nor active.
         self.non_runnable: list[SchedulerApp] = []
         self.users: dict[str, User] = {}
+        self.usage_ratio = 0.0
+        """UsersManager.getUsageRatio for the default partition (a Java float)."""
         self.limit_users: set[str] = set()
         """UsersManager's activeUsersSet, which the user limit divides among:
         a user joins when it becomes active (an app of its starts asking)
@@ -427,6 +433,25 @@ class LeafQueue(Queue):
     @property
     def state(self) -> str:
         return self.conf.state
+
+    def update_usage_ratio(self, u: User, calc: ResourceCalculator, cluster: Resource) -> None:
+        """UsersManager.updateUserResourceUsage: the user's usage changed, and
+        the queue's usage ratio (a Java float) moves by the change of the
+        user's ratio (incQueueUsageRatio), so it drifts from the exact sum
+        by float rounding until `recompute_usage_ratio`."""
+        new = rm.f32(calc.ratio(u.used, cluster)) if cluster.memory else 0.0
+        self.usage_ratio = rm.f32(self.usage_ratio + rm.f32(new - u.ratio))
+        u.ratio = new
+
+    def recompute_usage_ratio(self, calc: ResourceCalculator, cluster: Resource) -> None:
+        """UsersManager.updateUsageRatio (AbstractLeafQueue.updateClusterResource,
+        recalculateQueueUsageRatio): every user's ratio afresh, summed in
+        floats."""
+        consumed = 0.0
+        for u in self.users.values():
+            u.ratio = rm.f32(calc.ratio(u.used, cluster)) if cluster.memory else 0.0
+            consumed = rm.f32(consumed + u.ratio)
+        self.usage_ratio = consumed
 
     def user(self, name: str) -> User:
         u = self.users.get(name)
@@ -730,6 +755,7 @@ class LeafQueue(Queue):
             factor,
             cap,
             active_weight,
+            None if p else self.usage_ratio,
         )
 
     def user_limit_for(self, env: Env, user: str) -> Resource:
