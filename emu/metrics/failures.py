@@ -35,7 +35,7 @@ _KINDS: tuple[tuple[str, re.Pattern[str], str], ...] = (
     ),
     (
         "their queue was at its maximum number of applications",
-        re.compile(r"already has \d+ applications"),
+        re.compile(r"already has \d+ applications|Maximum system application limit"),
         "raise yarn.scheduler.capacity.maximum-applications or the queue's maximum-applications",
     ),
     (

@@ -14,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 
 from emu.resources import Resource
+from emu.rm.attempt import RMAppAttempt
 from emu.testing.capacity import GB, Harness, Q, used
 
 LEAF_QUEUES: dict[str, object] = {
@@ -459,6 +460,26 @@ async def test_fair_ordering_policy_serves_the_least_used_app(autojump_clock) ->
     assert (used(x), used(y)) == (2 * GB, 2 * GB)
 
 
+async def test_fair_ordering_puts_a_new_attempt_after_older_attempts(autojump_clock) -> None:
+    """FairOrderingPolicy's FairComparator breaks a usage tie by the
+    attempt's getStartTime (when the attempt was made) before the
+    application id: x's second attempt, made after y's attempt, waits
+    behind y though x is the older app."""
+    h = harness(**{"root__b__ordering_policy": "fair", "root__b__maximum_capacity": 100})
+    n0 = h.node("n0", 16 * GB)
+    x, y = h.submit("b", "u"), h.submit("b", "u")
+    h.sched.on_APP_ATTEMPT_REMOVED(x.attempt_id, h.ctx.attempts[x.attempt_id])
+    second = "appattempt_0_0001_000002"
+    h.ctx.attempts[second] = RMAppAttempt(second, x.app_id, 2, h.ctx.now_ms())
+    h.ctx.apps[x.app_id].attempts.append(second)
+    h.sched.on_APP_ATTEMPT_ADDED(second, h.ctx.attempts[second])
+    x2 = h.sched.apps[second]
+    h.ask(x2, GB, 1)
+    h.ask(y, GB, 1)
+    h.assign_leaf("b", n0)
+    assert (used(x2), used(y)) == (0, GB)
+
+
 async def test_fair_ordering_walks_the_usage_each_app_was_last_sorted_by(
     autojump_clock,
 ) -> None:
@@ -643,3 +664,30 @@ async def test_a_user_whose_last_runnable_app_leaves_stops_counting_as_active(
     h.ask(second, GB, 0)
     h.ask(second, GB, 8)  # asks stop and start again: u is active once more
     assert b.limit_users == {"u"}
+
+
+async def test_user_limit_reads_the_queue_usage_ratio_kept_in_floats(autojump_clock) -> None:
+    """UsersManager keeps the queue's usage ratio as a Java float moved by
+    each user's change of ratio (updateUserResourceUsage), and
+    computeUserLimit scales the partition by it: 6 of 40 vcores is the
+    float 0.15000001, so consumed rounds up to <25600 MB, 7 vcores> and
+    the limit is that plus the minimum allocation, <26624 MB, 8 vcores>,
+    where the exact ratio 0.15 would give <24576 MB, 6 vcores> and a
+    limit of <25600 MB, 7 vcores>."""
+    h = Harness(
+        {
+            Q + "resource-calculator": DRF,
+            Q + "root.queues": "a,b",
+            Q + "root.a.capacity": 10,
+            Q + "root.a.user-limit-factor": 10,
+            Q + "root.b.capacity": 90,
+        }
+    )
+    nodes = [h.node(f"n{i}", 16 * GB, vcores=4) for i in range(10)]
+    app = h.submit("a", "u")
+    h.ask(app, GB, 6)
+    for n in nodes[:6]:
+        h.assign_leaf("a", n)
+    assert app.used == Resource(6 * GB, 6)
+    leaf = h.leaf("a")
+    assert leaf.user_limit(h.sched.default_env) == Resource(26 * GB, 8)

@@ -220,3 +220,44 @@ async def test_a_user_with_only_pending_apps_shares_the_user_am_limit(autojump_c
     assert used(first) > 0
     h.submit("a", "carol", Resource(GB, 1))
     assert (len(a.active), len(a.pending)) == (1, 2)
+
+
+async def test_user_limit_of_no_applications_refuses_a_new_user(autojump_clock) -> None:
+    """AbstractLeafQueue.validateSubmitApplication: a user new to the queue
+    (getUserAndAddIfAbsent, 0 applications) is refused too when
+    maxApplicationsPerUser truncates to 0: (int)(2 * 25% * 1) = 0."""
+    h = Harness(
+        {
+            **TWO_LEVEL,
+            Q + "root.ops.maximum-applications": 2,
+            Q + "root.ops.minimum-user-limit-percent": 25,
+        }
+    )
+    assert h.leaf("ops").max_applications_per_user == 0
+    reason = str(h.try_submit("ops", "bob"))
+    assert reason == (
+        "Queue root.ops already has 0 applications from user bob "
+        "cannot accept submission of application: application_0_0001"
+    )
+
+
+async def test_system_maximum_applications_counts_every_queue(autojump_clock) -> None:
+    """CapacityScheduler.addApplication/isSystemAppsLimitReached: once the
+    root holds yarn.scheduler.capacity.maximum-applications apps, any
+    submission is refused, whatever its queue's own limits; a finished app
+    frees its place."""
+    h = Harness(
+        {
+            **TWO_LEVEL,
+            Q + "maximum-applications": 3,
+            Q + "root.ops.maximum-applications": 10,
+            Q + "root.eng.alice.maximum-applications": 10,
+        }
+    )
+    first = h.submit("ops", "a")
+    h.submit("ops", "b")
+    h.submit("alice", "a")
+    reason = str(h.try_submit("ops", "c"))
+    assert reason.startswith("Maximum system application limit reached,cannot accept")
+    h.finish(first)
+    assert h.submit("ops", "c").queue == "root.ops"

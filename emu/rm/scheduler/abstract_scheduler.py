@@ -153,6 +153,7 @@ class Scheduler:
         self.increment = s.minimum_allocation
         self.nodes: dict[str, SchedulerNode] = {}
         self.apps: dict[str, SchedulerApp] = {}
+        self.attempts_created = 0
         self.app_queue: dict[str, str] = {}
         self.running_apps: set[str] = set()
         self.cluster = ZERO
@@ -328,7 +329,9 @@ class Scheduler:
             app.am_resource,
             self.ctx.now_ms(),
             seq,
+            self.attempts_created,
         )
+        self.attempts_created += 1
         self.apps[attempt_id] = sapp
         self.attempt_added(sapp)
         self.ctx.dispatch("attempt", attempt_sm.AttemptEvent.ATTEMPT_ADDED, attempt_id)

@@ -25,6 +25,7 @@ class SchedulerApp:
         "blacklist",
         "container_prefix",
         "container_seq",
+        "created",
         "info",
         "live",
         "newly_allocated",
@@ -51,6 +52,7 @@ class SchedulerApp:
         am_resource: Resource,
         start_ms: int,
         container_seq: int,
+        created: int = 0,
     ) -> None:
         self.attempt_id = attempt_id
         self.app_id = app_id
@@ -60,6 +62,11 @@ class SchedulerApp:
         self.order = order
         self.am_resource = am_resource
         self.start_ms = start_ms
+        self.created = created
+        """The attempt's rank in creation order among all attempts: stands
+        for SchedulerApplicationAttempt.startTime, the wall clock
+        (SystemClock) when the attempt was made, which orders a new
+        attempt of an old app after the attempts made before it."""
         self.info = AppSchedulingInfo()
         self.live: dict[str, RMContainer] = {}
         self.used = ZERO

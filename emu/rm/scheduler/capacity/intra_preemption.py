@@ -120,7 +120,7 @@ class IntraLeaf:
     used_capacity: float
     disabled: bool
     fair: bool
-    fair_key: Callable[[SchedulerApp], tuple[float, int]]
+    fair_key: Callable[[SchedulerApp], tuple[float, int, int]]
     minimum: Resource
     apps: list[TempApp] = field(default_factory=list)
     """Lowest priority first, once the demand is computed."""

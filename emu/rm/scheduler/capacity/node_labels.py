@@ -93,6 +93,8 @@ def _partition_updated(
         else:
             leaf.charge(delta, ZERO)
             u.used = u.used + delta
+            # decUsedResource/incUsedResource: updateUserResourceUsage
+            leaf.update_usage_ratio(u, sched.calc, sched.default_env.cluster)
     leaf.touch()
     if c.is_am and sapp in leaf.active:
         am = sapp.am_resource

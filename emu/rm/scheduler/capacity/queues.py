@@ -86,7 +86,7 @@ def _partition(env: Env) -> str:
 class User:
     """A user's footprint in one leaf queue."""
 
-    __slots__ = ("am_used", "am_used_in", "apps", "demanding", "name", "used", "used_in")
+    __slots__ = ("am_used", "am_used_in", "apps", "demanding", "name", "ratio", "used", "used_in")
 
     def __init__(self, name: str) -> None:
         self.name = name
@@ -97,6 +97,10 @@ class User:
         self.used_in: dict[str, Resource] = {}
         """Usage in each labelled partition (`used` is the default one's)."""
         self.am_used_in: dict[str, Resource] = {}
+        self.ratio = 0.0
+        """The user's usage ratio in the default partition, a Java float
+        (UsersManager.User.updateUsageRatio: Resources.ratio(used,
+        partition resource)) as last updated."""
 
     def used_of(self, partition: str) -> Resource:
         return self.used if not partition else self.used_in.get(partition, ZERO)
@@ -385,6 +389,8 @@ class LeafQueue(Queue):
         # nonRunnableApps): neither pending activation nor active.
         self.non_runnable: list[SchedulerApp] = []
         self.users: dict[str, User] = {}
+        self.usage_ratio = 0.0
+        """UsersManager.getUsageRatio for the default partition (a Java float)."""
         self.limit_users: set[str] = set()
         """UsersManager's activeUsersSet, which the user limit divides among:
         a user joins when it becomes active (an app of its starts asking)
@@ -432,6 +438,25 @@ class LeafQueue(Queue):
     @property
     def state(self) -> str:
         return self.conf.state
+
+    def update_usage_ratio(self, u: User, calc: ResourceCalculator, cluster: Resource) -> None:
+        """UsersManager.updateUserResourceUsage: the user's usage changed, and
+        the queue's usage ratio (a Java float) moves by the change of the
+        user's ratio (incQueueUsageRatio), so it drifts from the exact sum
+        by float rounding until `recompute_usage_ratio`."""
+        new = rm.f32(calc.ratio(u.used, cluster)) if cluster.memory else 0.0
+        self.usage_ratio = rm.f32(self.usage_ratio + rm.f32(new - u.ratio))
+        u.ratio = new
+
+    def recompute_usage_ratio(self, calc: ResourceCalculator, cluster: Resource) -> None:
+        """UsersManager.updateUsageRatio (AbstractLeafQueue.updateClusterResource,
+        recalculateQueueUsageRatio): every user's ratio afresh, summed in
+        floats."""
+        consumed = 0.0
+        for u in self.users.values():
+            u.ratio = rm.f32(calc.ratio(u.used, cluster)) if cluster.memory else 0.0
+            consumed = rm.f32(consumed + u.ratio)
+        self.usage_ratio = consumed
 
     def user(self, name: str) -> User:
         u = self.users.get(name)
@@ -638,15 +663,18 @@ class LeafQueue(Queue):
         if self.conf.ordering_policy == "fifo":
             self.active.sort(key=lambda a: (-a.priority, a.order))
 
-    def fair_key(self, seen: bool = False) -> Callable[[SchedulerApp], tuple[float, int]]:
+    def fair_key(self, seen: bool = False) -> Callable[[SchedulerApp], tuple[float, int, int]]:
         """FairOrderingPolicy: least used memory first (divided by
-        log2(1 + demand) with size-based weight), then submission order.
+        log2(1 + demand) with size-based weight), then the attempt's start
+        time (FairComparator: getStartTime, when the attempt was made, so
+        a re-attempted app goes after the apps already waiting), then
+        application id (FifoComparator).
         With `seen`, by the usage the policy last sorted by (`fair_seen`),
         as Hadoop's assignment and preemption iterators walk the order."""
         sized = self.conf.fair_size_based_weight
         kept = self.fair_seen if seen else None
 
-        def key(a: SchedulerApp) -> tuple[float, int]:
+        def key(a: SchedulerApp) -> tuple[float, int, int]:
             used_r, pending_r = a.used, a.pending
             if kept is not None:
                 used_r, pending_r = kept.get(a.attempt_id, (ZERO, ZERO))
@@ -654,7 +682,7 @@ class LeafQueue(Queue):
             if sized:
                 weight = math.log1p((used_r + pending_r).memory) / math.log(2)
                 used = used / weight if weight else used
-            return (used, a.order)
+            return (used, a.created, a.order)
 
         return key
 
@@ -747,6 +775,7 @@ class LeafQueue(Queue):
             factor,
             cap,
             active_weight,
+            None if p else self.usage_ratio,
         )
 
     def _count_pending_only_users(self) -> int:

@@ -315,6 +315,7 @@ class Limits:
         factor: float,
         queue_max: Callable[[], Resource],
         active_weight: float | None = None,
+        usage_ratio: float | None = None,
     ) -> Resource:
         """computeUserLimit: at least an equal split among the active users
         (`used_by_active`; with user weights, split by the sum of their
@@ -323,7 +324,12 @@ class Limits:
         queue's maximum), rounded up to the minimum allocation."""
         calc = self.calc
         queue_capacity = rmax(calc, cluster, guaranteed, minimum)
-        ratio = sum(calc.ratio(u, cluster) for u in used_by_user) if cluster.memory else 0
+        # getUsageRatio: the queue's float usage ratio as UsersManager keeps
+        # it (`usage_ratio`), else the sum of the users' ratios.
+        if usage_ratio is not None:
+            ratio = usage_ratio
+        else:
+            ratio = sum(calc.ratio(u, cluster) for u in used_by_user) if cluster.memory else 0
         consumed = multiply_up(calc, cluster, ratio, minimum)
         below = lt(calc, cluster, consumed, queue_capacity)
         current = queue_capacity if below else consumed + minimum
@@ -435,11 +441,15 @@ class MemoryLimits(Limits):
         factor: float,
         queue_max: Callable[[], Resource],
         active_weight: float | None = None,
+        usage_ratio: float | None = None,
     ) -> Resource:
         min_m, min_v = minimum.memory, minimum.vcores
         qc = guaranteed if guaranteed.memory >= min_m else minimum
         cm = cluster.memory
-        ratio = sum(u.memory / cm for u in used_by_user) if cm else 0
+        if usage_ratio is not None:
+            ratio = usage_ratio
+        else:
+            ratio = sum(u.memory / cm for u in used_by_user) if cm else 0
         con_m = step_up(int(cm * ratio + 0.5), min_m)
         if con_m < qc.memory:
             cur_m, cur_v = qc.memory, qc.vcores

@@ -200,6 +200,15 @@ class CapacityScheduler(Scheduler):
 
     # --- placement and app lifecycle ----------------------------------------------
     def place_app(self, app: RMApp) -> str | None:
+        if self.root.num_apps >= self.cs.maximum_applications:
+            # CapacityScheduler.addApplication rejects first of all when
+            # isSystemAppsLimitReached: the root's getNumApplications (apps
+            # submitted and not yet finished, over every queue) is at least
+            # yarn.scheduler.capacity.maximum-applications.
+            return (
+                "Maximum system application limit reached,"
+                f"cannot accept submission of application: {app.app_id}"
+            )
         where = place(self.cs, app.queue, app.user, app.app_id)
         path = where.path
         if path is None:
@@ -457,7 +466,16 @@ class CapacityScheduler(Scheduler):
             update_absolute_labels(
                 self.root, self.cs, self.calc, self.cluster, self.partition_resource
             )
+        self._recompute_usage_ratios()
         self._activate_all()
+
+    def _recompute_usage_ratios(self) -> None:
+        """Each leaf's updateClusterResource recalculates its users' usage
+        ratios (recalculateQueueUsageRatio)."""
+        cluster = self.default_env.cluster
+        for q in self.tree.values():
+            if isinstance(q, LeafQueue):
+                q.recompute_usage_ratio(self.calc, cluster)
 
     # --- usage accounting ---------------------------------------------------------
     def _charge(
@@ -483,6 +501,7 @@ class CapacityScheduler(Scheduler):
             u.used = rm.plain(used.memory + delta.memory, used.vcores + delta.vcores)
         else:
             u.used = used + delta
+        leaf.update_usage_ratio(u, self.calc, self.default_env.cluster)
         leaf.touch()
 
     def container_allocated(self, c: RMContainer, sapp: SchedulerApp, node: SchedulerNode) -> None:
@@ -919,6 +938,7 @@ class CapacityScheduler(Scheduler):
         for path in [p for p in self.queues if p in cs.queues and not cs.queues[p].is_leaf]:
             del self.queues[path]
         self._recount()
+        self._recompute_usage_ratios()
         if self.preemption is not None:
             self.preemption.conf = cs.preemption
             if not cs.preemption.enabled:
