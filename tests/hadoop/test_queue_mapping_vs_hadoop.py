@@ -52,7 +52,9 @@ def test_without_root_default_the_fallback_rejects_as_hadoop(tmp_path):
     d = _without_root_default(tmp_path / "case")
     runs = {}
     for impl in ("emu", "hadoop"):
-        out = sls_case(str(d), tmp_path / impl, f"--scheduler-impl={impl}", failed_jobs=True)
+        out = sls_case(
+            str(d), tmp_path / impl, f"--scheduler-impl={impl}", "--timing=yarn", failed_jobs=True
+        )
         summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
         assert summary["failure_hint"].startswith("3 of 4 jobs failed: " + REJECTED)
         runs[impl] = (out / "jobruntime.csv").read_bytes()

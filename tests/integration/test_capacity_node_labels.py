@@ -71,8 +71,14 @@ def _run(
     (conf / "sls-runner.xml").write_text(
         _xml({"yarn.sls.nm.memory.mb": "8192", "yarn.sls.nm.vcores": "8"})
     )
+    # YARN's AM and NM timing (emu.timing): these tests are about the scheduler.
     result = api.replay(
-        trace, nodes=topology, conf_dir=conf, output_dir=tmp_path / "out", container_log=True
+        trace,
+        nodes=topology,
+        conf_dir=conf,
+        output_dir=tmp_path / "out",
+        container_log=True,
+        timing="yarn",
     )
     return result, _placements(result)
 

@@ -11,6 +11,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from emu.timing import YARN
 from emu.web.live import LiveView
 from emu.web.server import WebServer
 from tests.headless import CHROMIUM, Browser
@@ -71,6 +72,10 @@ def tracked_run(tmp_path: Path, rate: float) -> Run:
     run = Run(sls_conf_dir(tmp_path), tmp_path / "out", rate=rate)
     run.opts.traces = [str(trace(tmp_path / "trace.json"))]
     run.opts.track_jobs = list(JOBS)
+    # YARN's timing: a job ends when the RM finishes it, its AM container
+    # released, so its last point reads all zeros (SLS's ends it at the AM's
+    # unregistration, a heartbeat before the AM container is reported gone).
+    run.opts.timing = YARN
     return run
 
 
