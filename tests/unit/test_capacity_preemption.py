@@ -31,6 +31,14 @@ from emu.rm.scheduler.capacity.preemption import (
 from emu.rm.scheduler.scheduler_app import SchedulerApp
 from emu.testing.capacity import Harness as CapacityHarness
 
+MONITOR_ON = {
+    "yarn.resourcemanager.scheduler.monitor.enable": "true",
+    "yarn.resourcemanager.scheduler.monitor.policies": (
+        "org.apache.hadoop.yarn.server.resourcemanager.monitor.capacity."
+        "ProportionalCapacityPreemptionPolicy"
+    ),
+}
+"""yarn-site.xml's lines that turn the preemption policy on."""
 CONF = PreemptionConf(
     enabled=True,
     max_wait_before_kill_ms=10_000,
@@ -756,11 +764,7 @@ async def test_fair_leaf_is_re_sorted_before_the_policy_reads_it(autojump_clock:
             Q + "root.a.ordering-policy": "fair",
         },
         **{
-            "yarn.resourcemanager.scheduler.monitor.enable": "true",
-            "yarn.resourcemanager.scheduler.monitor.policies": (
-                "org.apache.hadoop.yarn.server.resourcemanager.monitor.capacity."
-                "ProportionalCapacityPreemptionPolicy"
-            ),
+            **MONITOR_ON,
         },
     )
     node = h.node("n1", 16 * GB)
@@ -802,11 +806,7 @@ async def test_intra_queue_fair_order_within_a_user_is_re_sorted(
             Q + "root.a.minimum-user-limit-percent": 50,
         },
         **{
-            "yarn.resourcemanager.scheduler.monitor.enable": "true",
-            "yarn.resourcemanager.scheduler.monitor.policies": (
-                "org.apache.hadoop.yarn.server.resourcemanager.monitor.capacity."
-                "ProportionalCapacityPreemptionPolicy"
-            ),
+            **MONITOR_ON,
             pre + "total_preemption_per_round": 1.0,
             pre + "intra-queue-preemption.enabled": "true",
             pre + "intra-queue-preemption.max-allowable-limit": 1.0,
