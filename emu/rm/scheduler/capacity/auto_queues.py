@@ -52,6 +52,7 @@ from emu.rm.scheduler.capacity.config import (
     ROOT,
     CapacityConf,
     QueueConf,
+    absolute_share,
     build_queue,
 )
 
@@ -366,8 +367,10 @@ def _resize(queues: dict[str, QueueConf], path: str, capacity: float) -> None:
     queues[path] = replace(
         q,
         capacity=capacity,
-        absolute_capacity=parent.absolute_capacity * capacity / 100,
-        absolute_maximum_capacity=parent.absolute_maximum_capacity * q.maximum_capacity / 100,
+        absolute_capacity=absolute_share(parent.absolute_capacity, capacity),
+        absolute_maximum_capacity=absolute_share(
+            parent.absolute_maximum_capacity, q.maximum_capacity
+        ),
     )
     if q.children:
         weighted = all(queues[c].weight >= 0 for c in q.children)

@@ -44,6 +44,7 @@ from emu.config.configuration import Configuration
 from emu.errors import InputError
 from emu.resources import ZERO, Resource, calculator
 from emu.rm.scheduler import javahash
+from emu.rm.scheduler.capacity.resource_math import f32
 
 PREFIX = "yarn.scheduler.capacity."
 ROOT = "root"
@@ -901,7 +902,7 @@ def _label_settings(
         # Unlike the default partition's, a label's capacity may exceed its
         # maximum: Hadoop 3.4.2 checks that only in methods tests call.
         parent_abs, parent_max = parent.absolute_in(label) if parent else (1.0, 1.0)
-        abs_cap, abs_max = parent_abs * cap / 100, parent_max * max_cap / 100
+        abs_cap, abs_max = absolute_share(parent_abs, cap), absolute_share(parent_max, max_cap)
         capacities[label] = (cap, max_cap, abs_cap, abs_max)
     default = (conf.get(p + "default-node-label-expression") or "").strip()
     if (
@@ -946,6 +947,14 @@ def _label_resources(
     return min_res, max_res
 
 
+def absolute_share(parent_absolute: float, percent: float) -> float:
+    """A queue's share of the whole cluster from its parent's and its own
+    percentage, as QueueCapacities holds it: Java floats
+    (CSQueueUtils.updateAbsoluteCapacitiesByNodeLabels), so a maximum of
+    90 % of 40,960 MB is 36,863 MB, not 36,864."""
+    return f32(f32(percent / 100) * parent_absolute)
+
+
 def _capacity_limits(
     conf: Configuration, path: str, parent: QueueConf | None, capacity: float
 ) -> tuple[float, float, float]:
@@ -968,8 +977,8 @@ def _capacity_limits(
     if parent is None:
         abs_cap, abs_max = 1.0, 1.0
     else:
-        abs_cap = parent.absolute_capacity * capacity / 100
-        abs_max = parent.absolute_maximum_capacity * max_cap / 100
+        abs_cap = absolute_share(parent.absolute_capacity, capacity)
+        abs_max = absolute_share(parent.absolute_maximum_capacity, max_cap)
     return max_cap, abs_cap, abs_max
 
 
@@ -1004,7 +1013,7 @@ def _absolute_limits(
             f"Min resource configuration {_text(min_res)} is greater than its max "
             f"value:{_text(max_res)} in queue:{path}",
         )
-    abs_max = parent.absolute_maximum_capacity * max_cap / 100
+    abs_max = absolute_share(parent.absolute_maximum_capacity, max_cap)
     return max_cap, 0.0, abs_max, max_res
 
 
