@@ -115,8 +115,11 @@ class IntraLeaf:
     """Pending and active attempts (getAllApplications)."""
     active: list[SchedulerApp]
     user_used: dict[str, Resource]
-    user_limit: Resource
-    """getResourceLimitForAllUsers (the same for every user)."""
+    user_limit: Callable[[], Resource]
+    """getResourceLimitForAllUsers (the same for every user), read when the
+    leaf's first user is looked at: UsersManager computes it then, or
+    serves the value it cached at an earlier round if no usage or active
+    user has changed since."""
     used_capacity: float
     disabled: bool
     fair: bool
@@ -254,7 +257,7 @@ def compute_demand(
         if user is None:
             am = am_by_user.get(sapp.user, ZERO)
             user = leaf.users[sapp.user] = TempUser(
-                sapp.user, leaf.user_used.get(sapp.user, ZERO), am, leaf.user_limit - am
+                sapp.user, leaf.user_used.get(sapp.user, ZERO), am, leaf.user_limit() - am
             )
         if leaf.usage is None:
             am_used = sapp.am_resource if sapp.am_running else ZERO

@@ -143,16 +143,29 @@ def _intra_leaf(sched: CapacityScheduler, q: LeafQueue, env: Env) -> IntraLeaf:
     c = q.conf
     p = env.partition
     used = {name: u.used_of(p) for name, u in q.users.items()}
-    limit = all_users_limit(
-        sched.calc,
-        env.cluster,
-        sched.minimum,
-        q.guaranteed(env),
-        list(used.values()),
-        c.user_limit_percent,
-        c.user_limit_factor,
-        q.max_resource(env),
-    )
+    version, cluster = q.version, env.cluster
+
+    def limit() -> Resource:
+        # UsersManager.getComputedResourceLimitForAllUsers: recomputed only
+        # when the users' state version moved (usage, active users, the
+        # cluster); a user added by a submission alone does not move it.
+        cached = q.all_users_limits.get(p)
+        if cached is not None and cached[0] == version and cached[1] == cluster:
+            if cached[2] is c:
+                return cached[3]
+        value = all_users_limit(
+            sched.calc,
+            cluster,
+            sched.minimum,
+            q.guaranteed(env),
+            list(used.values()),
+            c.user_limit_percent,
+            c.user_limit_factor,
+            q.max_resource(env),
+        )
+        q.all_users_limits[p] = (version, cluster, c, value)
+        return value
+
     all_apps = list(q.pending) + list(q.active)
     leaf = IntraLeaf(
         all_apps=all_apps,

@@ -333,7 +333,10 @@ class ParentQueue(Queue):
         configured minimum resource when either has one
         (Resource.compareTo: memory, then vcores), else to the larger
         absolute capacity, then to configuration order (the stable
-        Collections.sort)."""
+        Collections.sort). In a labelled partition the queues that can
+        access it come first (compareQueueAccessToPartition), whatever
+        their usage: non-exclusive nodes are offered to the queues of the
+        label before the others."""
         p = _partition(env)
         keyed: list[_ChildKey] = []
         for i, q in enumerate(self.children):
@@ -345,14 +348,15 @@ class ParentQueue(Queue):
                 quota = q.conf.label_resources.get(p)
                 res = quota[0] if quota is not None else None
             tie = _min_resource_key(res)
-            keyed.append((cap <= 0, used, tie, -cap, i, q))
+            barred = bool(p) and not q.conf.can_access(p)
+            keyed.append((barred, cap <= 0, used, tie, -cap, i, q))
         if self.conf.ordering_policy != "priority-utilization":
-            keyed.sort(key=lambda k: k[:5])  # the index is unique
-            return [k[5] for k in keyed]
-        return [k[5] for k in sorted(keyed, key=functools.cmp_to_key(_by_priority))]
+            keyed.sort(key=lambda k: k[:6])  # the index is unique
+            return [k[6] for k in keyed]
+        return [k[6] for k in sorted(keyed, key=functools.cmp_to_key(_by_priority))]
 
 
-_ChildKey = tuple[bool, float, tuple[int, ...], float, int, "Queue"]
+_ChildKey = tuple[bool, bool, float, tuple[int, ...], float, int, "Queue"]
 
 
 def _min_resource_key(res: Resource | None) -> tuple[int, ...]:
@@ -370,12 +374,14 @@ def _by_priority(a: _ChildKey, b: _ChildKey) -> int:
     higher priority first; otherwise by used capacity, ties as
     `sorted_children` breaks them."""
     if a[0] != b[0]:
-        return -1 if b[0] else 1
-    pa, pb = a[5].conf.priority, b[5].conf.priority
-    ua, ub = a[1], b[1]
+        return 1 if a[0] else -1  # compareQueueAccessToPartition
+    if a[1] != b[1]:
+        return -1 if b[1] else 1
+    pa, pb = a[6].conf.priority, b[6].conf.priority
+    ua, ub = a[2], b[2]
     if pa != pb and (ua < 1.0) == (ub < 1.0):
         return (pb > pa) - (pb < pa)
-    ka, kb = a[1:5], b[1:5]
+    ka, kb = a[2:6], b[2:6]
     return (ka > kb) - (ka < kb)
 
 
@@ -391,6 +397,10 @@ class LeafQueue(Queue):
         self.users: dict[str, User] = {}
         self.usage_ratio = 0.0
         """UsersManager.getUsageRatio for the default partition (a Java float)."""
+        self.all_users_limits: dict[str, tuple[int, Resource, QueueConf, Resource]] = {}
+        """Per partition, the user limit over all users as the preemption
+        policy last computed it (preComputedAllUserLimit), with the
+        `version` it was computed at."""
         self.limit_users: set[str] = set()
         """UsersManager's activeUsersSet, which the user limit divides among:
         a user joins when it becomes active (an app of its starts asking)
