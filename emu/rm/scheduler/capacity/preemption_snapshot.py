@@ -150,9 +150,8 @@ def _intra_leaf(sched: CapacityScheduler, q: LeafQueue, env: Env) -> IntraLeaf:
         # when the users' state version moved (usage, active users, the
         # cluster); a user added by a submission alone does not move it.
         cached = q.all_users_limits.get(p)
-        if cached is not None and cached[0] == version and cached[1] == cluster:
-            if cached[2] is c:
-                return cached[3]
+        if cached is not None and cached[0] == version and cached[1] == cluster and cached[2] is c:
+            return cached[3]
         value = all_users_limit(
             sched.calc,
             cluster,
