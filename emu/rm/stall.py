@@ -51,12 +51,15 @@ def progress_mark(ctx: RMContext) -> tuple[int, int]:
 
 
 def finished_mark(ctx: RMContext) -> tuple[int, int, int]:
-    """(containers that ended with their work done, apps ended, containers
-    preempted): a run whose first two stay put while the third grows
-    preempts and places the same work again and again. Containers killed
-    with a preempted AM's attempt end too, but no work of theirs is done."""
+    """(work kept, apps ended, containers preempted): a run whose first two
+    stay put while the third grows preempts and places the same work again
+    and again. Containers killed with a preempted AM's attempt end too, but
+    no work of theirs is done; and what a new attempt finishes only counts
+    once it passes what an earlier attempt of the app had finished
+    (`kept_work`), so an AM preempted over and over while its attempts
+    redo their first tasks is a loop too."""
     sched = ctx.scheduler
-    return sched.succeeded_total, sum(ctx.final_apps.values()), sched.preempted_total
+    return sched.kept_work, sum(ctx.final_apps.values()), sched.preempted_total
 
 
 def explain_loop(ctx: RMContext, waited_ms: int, preempted: int, limit: int = 3) -> str:

@@ -193,6 +193,49 @@ def test_a_preemption_loop_stops_with_its_reason():
     assert result.simulated_ms < 3_600_000
 
 
+class PreemptsTheAmOnceATaskIsDone(FifoScheduler):
+    """FIFO that preempts an attempt's AM container once a task of that
+    attempt has finished: every new attempt redoes its first tasks and
+    loses its AM again, so tasks keep finishing and nothing moves on."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.doomed: set[str] = set()
+
+    def skip_quiet_node_update(self, node_id: str) -> bool:
+        return False
+
+    def complete_container(self, c, exit_status, diagnostics, event, cleanup=True) -> None:
+        attempt = self.ctx.attempts.get(c.attempt_id)
+        if exit_status == 0 and attempt is not None and attempt.am_container_id != c.container_id:
+            self.doomed.add(c.attempt_id)
+        super().complete_container(c, exit_status, diagnostics, event, cleanup)
+
+    def schedule(self, node: SchedulerNode) -> None:
+        for attempt_id in sorted(self.doomed):
+            attempt = self.ctx.attempts.get(attempt_id)
+            am = attempt.am_container_id if attempt is not None else None
+            if am is not None and am in self.ctx.containers:
+                self.on_KILL_PREEMPTED(am, None)
+        self.doomed.clear()
+        super().schedule(node)
+
+
+def test_an_am_preempted_after_each_first_task_is_a_loop():
+    """Each attempt finishes the same first tasks before its AM is preempted
+    and a new attempt starts over: those tasks are work redone, not
+    progress, so the run stops and says so rather than running forever."""
+    conf = fifo_conf(
+        {"yarn.resourcemanager.scheduler.class": f"{__name__}:PreemptsTheAmOnceATaskIsDone"}
+    )
+    result, rows, data = run([mr_job("redoing", maps=2, reduces=1)], conf=conf, n_nodes=1)
+    assert data["complete"] is False
+    reason = data["incomplete_reason"]
+    assert reason.startswith("the run cannot make progress: in ")
+    assert f"{rows['redoing']['app_id']} (redoing) in default" in reason
+    assert result.simulated_ms < 3_600_000
+
+
 class FailsOnSecondContainer(FifoScheduler):
     """A scheduler that breaks when an AM hands back what it was given:
     its allocate raises once the app holds more than its AM container."""

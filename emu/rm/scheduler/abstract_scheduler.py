@@ -162,9 +162,14 @@ class Scheduler:
         self.container_total = 0
         self.preempted_total = 0
         """Containers ended by preemption (the stall test tells a loop by it)."""
-        self.succeeded_total = 0
-        """Containers that ended with exit status 0: work done (the stall test's
-        progress while containers are preempted)."""
+        self.kept_work = 0
+        """Containers that ended with exit status 0, each app's counted only
+        beyond what its best earlier attempt finished: a new attempt's AM
+        runs its job from the start, so work redone after an AM was
+        preempted is not progress (the stall test's, while containers are
+        preempted)."""
+        self._attempt_work: dict[str, int] = {}
+        self._app_best_work: dict[str, int] = {}
         self.unknown_reports: Counter[str] = Counter()
         """NM container statuses for containers the RM does not hold (late
         reports of containers it already ended, or strays), by reported state."""
@@ -750,7 +755,10 @@ class Scheduler:
             return
         self._account_usage()
         if exit_status == EXIT_SUCCESS:
-            self.succeeded_total += 1
+            done = self._attempt_work[c.attempt_id] = self._attempt_work.get(c.attempt_id, 0) + 1
+            if done > self._app_best_work.get(c.app_id, 0):
+                self._app_best_work[c.app_id] = done
+                self.kept_work += 1
         elif exit_status == EXIT_PREEMPTED:
             self.preempted_total += 1
             if self.watcher is not None:
