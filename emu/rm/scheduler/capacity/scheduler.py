@@ -766,17 +766,27 @@ class CapacityScheduler(Scheduler):
         if not ok:
             return NOTHING
         result = NOTHING
+        blocked = ZERO
         for child in q.sorted_children(env):
             a = self._assign(child, node, self.child_limit(q, child, limit, env), env)
             if a.assigned:
                 return a
             if a.outcome == QUEUE_LIMIT:
-                result = a
-                # getResourceLimitsOfChild has already capped the parent's
-                # limit by its maximum (it sets it): the blocked headroom
-                # comes off the capped limit.
+                if result.outcome != QUEUE_LIMIT:
+                    result = a  # the first blocked child's (assignContainersToChildQueues)
+                # A blocked leaf's headroom, or what a blocked parent's own
+                # children were blocked by (getBlockedHeadroom), comes off
+                # the limit the later children are offered. getResourceLimitsOfChild
+                # has already capped the parent's limit by its maximum (it
+                # sets it): the blocked headroom comes off the capped limit.
+                sub = rm.rmax(self.calc, self.cluster, a.headroom, ZERO)
+                blocked = blocked + sub
                 capped = rm.rmin(self.calc, self.cluster, limit, q.effective_max(self))
-                limit = capped - rm.rmax(self.calc, self.cluster, a.headroom, ZERO)
+                limit = capped - sub
+        if result.outcome == QUEUE_LIMIT:
+            # Its parent takes this parent's blocked headroom, the sum of its
+            # children's (ResourceLimits.addBlockedHeadroom).
+            return Assignment(QUEUE_LIMIT, result.locality, blocked)
         return result
 
     def _assign_leaf(
