@@ -151,13 +151,19 @@ def all_users_limit(
     percent: float,
     factor: float,
     queue_max: Resource,
+    usage_ratio: float | None = None,
 ) -> Resource:
     """UsersManager.computeUserLimit for all users (activeUser false): the
     queue's current capacity split among every user it knows, at least
     `percent` of it, capped by `factor` times the guarantee (-1: the
-    queue's maximum), rounded up to the minimum allocation."""
+    queue's maximum), rounded up to the minimum allocation. What the queue
+    consumes comes from its float usage ratio (`usage_ratio`) where
+    UsersManager keeps one, else from the users' usage."""
     queue_capacity = rm.rmax(calc, cluster, guaranteed, minimum)
-    ratio = sum(calc.ratio(u, cluster) for u in used_by_user) if cluster.memory else 0.0
+    if usage_ratio is not None:
+        ratio = usage_ratio
+    else:
+        ratio = sum(calc.ratio(u, cluster) for u in used_by_user) if cluster.memory else 0.0
     consumed = rm.multiply_up(calc, cluster, ratio, minimum)
     below = rm.lt(calc, cluster, consumed, queue_capacity)
     current = queue_capacity if below else consumed + minimum

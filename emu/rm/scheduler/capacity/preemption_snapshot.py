@@ -152,15 +152,19 @@ def _intra_leaf(sched: CapacityScheduler, q: LeafQueue, env: Env) -> IntraLeaf:
         cached = q.all_users_limits.get(p)
         if cached is not None and cached[0] == version and cached[1] == cluster and cached[2] is c:
             return cached[3]
+        # As the active users' limit: the default partition's exact
+        # (truncated) guarantee and the queue's float usage ratio; a
+        # labelled partition's rounded guarantee.
         value = all_users_limit(
             sched.calc,
             cluster,
             sched.minimum,
-            q.guaranteed(env),
+            q.exact_sizes(env)[0] if not p else q.guaranteed(env),
             list(used.values()),
             c.user_limit_percent,
             c.user_limit_factor,
             q.max_resource(env),
+            None if p else q.usage_ratio,
         )
         q.all_users_limits[p] = (version, cluster, c, value)
         return value
