@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import dataclasses
 
+import pytest
+
 from emu.resources import Resource
 from emu.rm.attempt import RMAppAttempt
 from emu.testing.capacity import GB, Harness, Q, used
@@ -99,7 +101,7 @@ async def test_user_limits_two_users_at_50_percent(autojump_clock) -> None:
     h.ask(app0, 3 * GB, 2)
     h.ask(app1, 1 * GB, 2)
     a = h.leaf("a")
-    assert len(a.active_users()) == 2
+    assert a.num_active_users() == 2
 
     h.assign_leaf("a", n0)  # 1 container to user_0
     assert (a.used.memory, used(app0), used(app1)) == (3 * GB, 3 * GB, 0)
@@ -111,7 +113,7 @@ async def test_user_limits_two_users_at_50_percent(autojump_clock) -> None:
     h.assign_leaf("a", n1)
     assert (a.used.memory, used(app0), used(app1)) == (7 * GB, 6 * GB, 1 * GB)
     # app_0 has nothing outstanding: one active user
-    assert len(a.active_users()) == 1
+    assert a.num_active_users() == 1
 
 
 async def test_disabled_user_limit_factor(autojump_clock) -> None:
@@ -530,7 +532,7 @@ async def test_drf_user_limits(autojump_clock) -> None:
     h.ask(app0, 1 * GB, 10, vcores=40)
     h.ask(app2, 2 * GB, 10, vcores=10)
     b = h.leaf("b")
-    assert len(b.active_users()) == 2
+    assert b.num_active_users() == 2
     for n in nodes:
         while True:
             a = h.assign_leaf("b", n)
@@ -668,12 +670,14 @@ async def test_a_user_whose_last_runnable_app_leaves_stops_counting_as_active(
 
 async def test_user_limit_reads_the_queue_usage_ratio_kept_in_floats(autojump_clock) -> None:
     """UsersManager keeps the queue's usage ratio as a Java float moved by
-    each user's change of ratio (updateUserResourceUsage), and
-    computeUserLimit scales the partition by it: 6 of 40 vcores is the
-    float 0.15000001, so consumed rounds up to <25600 MB, 7 vcores> and
-    the limit is that plus the minimum allocation, <26624 MB, 8 vcores>,
-    where the exact ratio 0.15 would give <24576 MB, 6 vcores> and a
-    limit of <25600 MB, 7 vcores>."""
+    each user's change of ratio (updateUserResourceUsage): 6 of 40 vcores
+    is the float 0.15000001. computeUserLimit scales the partition by it
+    with multiplyAndNormalizeUp, whose product the dominant calculator
+    rounds to a float before its ceiling (Math.ceil((float) (v * by))):
+    163840 MB * 0.15000001 is 24576.001 as a double but exactly 24576 as a
+    float, and 40 vcores give exactly 6, so consumed is <24576 MB, 6
+    vcores> and the limit that plus the minimum allocation, <25600 MB, 7
+    vcores>, not <26624 MB, 8 vcores> from ceilings of the doubles."""
     h = Harness(
         {
             Q + "resource-calculator": DRF,
@@ -690,4 +694,5 @@ async def test_user_limit_reads_the_queue_usage_ratio_kept_in_floats(autojump_cl
         h.assign_leaf("a", n)
     assert app.used == Resource(6 * GB, 6)
     leaf = h.leaf("a")
-    assert leaf.user_limit(h.sched.default_env) == Resource(26 * GB, 8)
+    assert leaf.usage_ratio == pytest.approx(0.15000000596046448, abs=0)
+    assert leaf.user_limit(h.sched.default_env) == Resource(25 * GB, 7)

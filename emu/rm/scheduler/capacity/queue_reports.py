@@ -86,7 +86,7 @@ def _info(sched: CapacityScheduler, q: Queue) -> dict[str, Any]:
             {
                 "active_applications": len(q.active),
                 "pending_applications": len(q.pending),
-                "active_users": len(q.active_users()),
+                "active_users": q.num_active_users(),
                 "user_limit_percent": c.user_limit_percent,
                 "user_limit_factor": c.user_limit_factor,
                 "am_used": q.am_used.to_wire(),

@@ -86,14 +86,13 @@ def _partition(env: Env) -> str:
 class User:
     """A user's footprint in one leaf queue."""
 
-    __slots__ = ("am_used", "am_used_in", "apps", "demanding", "name", "ratio", "used", "used_in")
+    __slots__ = ("am_used", "am_used_in", "apps", "name", "ratio", "used", "used_in")
 
     def __init__(self, name: str) -> None:
         self.name = name
         self.used = ZERO
         self.am_used = ZERO
         self.apps = 0
-        self.demanding: set[str] = set()
         self.used_in: dict[str, Resource] = {}
         """Usage in each labelled partition (`used` is the default one's)."""
         self.am_used_in: dict[str, Resource] = {}
@@ -401,6 +400,9 @@ class LeafQueue(Queue):
         """Per partition, the user limit over all users as the preemption
         policy last computed it (preComputedAllUserLimit), with the
         `version` it was computed at."""
+        self.user_apps: dict[str, set[str]] = {}
+        """UsersManager's usersApplications: per user, the applications
+        whose asks are outstanding."""
         self.limit_users: set[str] = set()
         """UsersManager's activeUsersSet, which the user limit divides among:
         a user joins when it becomes active (an app of its starts asking)
@@ -558,7 +560,9 @@ class LeafQueue(Queue):
             self.pending.remove(sapp)
         elif sapp in self.non_runnable:
             self.non_runnable.remove(sapp)
-        self.set_demanding(sapp, False)
+        # AppSchedulingInfo.stop clears the attempt's asks without
+        # deactivating its application: a new attempt of the app finds it
+        # still among its user's applications (`user_apps`).
         user = sapp.user
         if user in self.limit_users and not any(
             a.user == user for apps in (self.pending, self.active) for a in apps
@@ -569,26 +573,37 @@ class LeafQueue(Queue):
             self.touch()
 
     def set_demanding(self, sapp: SchedulerApp, demanding: bool) -> None:
-        u = self.user(sapp.user)
-        if demanding == (sapp.attempt_id in u.demanding):
+        """UsersManager.activateApplication / deactivateApplication: the
+        app's asks started or stopped. Kept by application, not attempt,
+        as Hadoop keeps them."""
+        name = sapp.user
+        apps = self.user_apps.get(name)
+        if demanding == (apps is not None and sapp.app_id in apps):
             return
         if demanding:
-            if not any(a.user == u.name for a in self.active):
+            u = self.user(name)
+            if not any(a.user == name for a in self.active):
                 # UsersManager.activateApplication ignores a user none of
                 # whose apps the queue has activated yet (an app waiting
                 # for the AM limit does not make its user active).
                 return
-            if not u.demanding:
+            if apps is None:
+                apps = self.user_apps[name] = set()
                 self.limit_users.add(u.name)
-            u.demanding.add(sapp.attempt_id)
+            apps.add(sapp.app_id)
         else:
-            u.demanding.discard(sapp.attempt_id)
-            if not u.demanding:
-                self.limit_users.discard(u.name)
+            assert apps is not None
+            apps.discard(sapp.app_id)
+            if not apps:
+                del self.user_apps[name]
+                self.limit_users.discard(name)
         self.touch()
 
-    def active_users(self) -> list[User]:
-        return [u for _, u in sorted(self.users.items()) if u.demanding]
+    def num_active_users(self) -> int:
+        """UsersManager.getNumActiveUsers' first term: the users with an
+        application whose asks are outstanding (an attempt that ended with
+        asks left its application there, as Hadoop's does)."""
+        return len(self.user_apps)
 
     def activate(
         self,
@@ -715,7 +730,7 @@ class LeafQueue(Queue):
         MB (not 0.3 of a guarantee rounded up to 4096 MB, 2048 MB)."""
         # UsersManager.getNumActiveUsers: the active users plus those with
         # only pending apps, as last counted (`pending_only_users`).
-        active = len(self.active_users()) + self.pending_only_users
+        active = self.num_active_users() + self.pending_only_users
         share = max(self.conf.user_limit_percent / 100, 1 / max(active, 1))
         if weight != 1.0:
             share = min(share * weight, 1.0)

@@ -122,9 +122,12 @@ def multiply(r: Resource, by: float) -> Resource:
 
 
 def multiply_up(calc: ResourceCalculator, r: Resource, by: float, step: Resource) -> Resource:
-    """Hadoop's `multiplyAndNormalizeUp`."""
+    """Hadoop's `multiplyAndNormalizeUp`. The dominant calculator rounds
+    the product to a Java float before taking its ceiling
+    (`Math.ceil((float) (rValue * by))`): 24,576 MB times a usage ratio of
+    0.16666667 is 4,096 MB, not 4,097."""
     if isinstance(calc, DominantResourceCalculator):
-        scaled = _map(r, lambda v: math.ceil(v * by))
+        scaled = _map(r, lambda v: math.ceil(f32(v * by)))
     elif not r.extra and not step.extra:
         return plain(
             step_up(int(r.memory * by + 0.5), step.memory),

@@ -269,12 +269,7 @@ class CapacityScheduler(Scheduler):
         u = leaf.users.get(app.user) if app is not None else None
         if u is not None:
             u.apps -= 1
-            if (
-                u.apps <= 0
-                and u.used.is_zero()
-                and not u.demanding
-                and all(r.is_zero() for r in u.used_in.values())
-            ):
+            if u.apps <= 0 and u.used.is_zero() and all(r.is_zero() for r in u.used_in.values()):
                 del leaf.users[u.name]
 
     def attempt_added(self, sapp: SchedulerApp) -> None:
