@@ -137,7 +137,7 @@ def _intra_leaf(low: SchedulerApp, high: SchedulerApp) -> IntraLeaf:
         all_apps=[low, high],
         active=[low, high],
         user_used={"u": R(80)},
-        user_limit=lambda: R(100),
+        user_limit=lambda user: R(100),
         used_capacity=0.8,
         disabled=False,
         fair=False,

@@ -115,8 +115,8 @@ class IntraLeaf:
     """Pending and active attempts (getAllApplications)."""
     active: list[SchedulerApp]
     user_used: dict[str, Resource]
-    user_limit: Callable[[], Resource]
-    """getResourceLimitForAllUsers (the same for every user), read when the
+    user_limit: Callable[[str], Resource]
+    """getResourceLimitForAllUsers for a user (times its weight), read when the
     leaf's first user is looked at: UsersManager computes it then, or
     serves the value it cached at an earlier round if no usage or active
     user has changed since."""
@@ -152,13 +152,16 @@ def all_users_limit(
     factor: float,
     queue_max: Resource,
     usage_ratio: float | None = None,
+    weights: float | None = None,
 ) -> Resource:
     """UsersManager.computeUserLimit for all users (activeUser false): the
     queue's current capacity split among every user it knows, at least
     `percent` of it, capped by `factor` times the guarantee (-1: the
     queue's maximum), rounded up to the minimum allocation. What the queue
     consumes comes from its float usage ratio (`usage_ratio`) where
-    UsersManager keeps one, else from the users' usage."""
+    UsersManager keeps one, else from the users' usage; with user weights
+    the split is by the float sum of every user's weight (`weights`,
+    allUsersTimesWeights), not by their number."""
     queue_capacity = rm.rmax(calc, cluster, guaranteed, minimum)
     if usage_ratio is not None:
         ratio = usage_ratio
@@ -167,10 +170,15 @@ def all_users_limit(
     consumed = rm.multiply_up(calc, cluster, ratio, minimum)
     below = rm.lt(calc, cluster, consumed, queue_capacity)
     current = queue_capacity if below else consumed + minimum
+    split = (
+        rm.divide_and_ceil(current, len(used_by_user))
+        if weights is None
+        else rm.divide_and_ceil_f32(current, weights)
+    )
     limit = rm.rmax(
         calc,
         cluster,
-        rm.divide_and_ceil(current, len(used_by_user)),
+        split,
         rm.divide_and_ceil(rm.multiply(current, percent), 100),
     )
     cap = queue_max if factor == -1 else rm.multiply(queue_capacity, factor)
@@ -263,7 +271,7 @@ def compute_demand(
         if user is None:
             am = am_by_user.get(sapp.user, ZERO)
             user = leaf.users[sapp.user] = TempUser(
-                sapp.user, leaf.user_used.get(sapp.user, ZERO), am, leaf.user_limit() - am
+                sapp.user, leaf.user_used.get(sapp.user, ZERO), am, leaf.user_limit(sapp.user) - am
             )
         if leaf.usage is None:
             am_used = sapp.am_resource if sapp.am_running else ZERO

@@ -145,13 +145,25 @@ def _intra_leaf(sched: CapacityScheduler, q: LeafQueue, env: Env) -> IntraLeaf:
     used = {name: u.used_of(p) for name, u in q.users.items()}
     version, cluster = q.version, env.cluster
 
-    def limit() -> Resource:
+    def limit(user: str) -> Resource:
         # UsersManager.getComputedResourceLimitForAllUsers: recomputed only
         # when the users' state version moved (usage, active users, the
         # cluster); a user added by a submission alone does not move it.
+        # A user with a weight gets the limit times it, rounded down.
+        value = all_users(user)
+        w = c.user_weights.get(user, 1.0) if c.user_weights else 1.0
+        return value if w == 1.0 else rm.multiply_down(value, w, sched.minimum)
+
+    def all_users(user: str) -> Resource:
         cached = q.all_users_limits.get(p)
         if cached is not None and cached[0] == version and cached[1] == cluster and cached[2] is c:
             return cached[3]
+        # allUsersTimesWeights: every user the queue knows, by weight, in floats.
+        weights: float | None = None
+        if c.user_weights:
+            weights = 0.0
+            for name in sorted(used):
+                weights = rm.f32(weights + rm.f32(c.user_weights.get(name, 1.0)))
         # As the active users' limit: the default partition's exact
         # (truncated) guarantee and the queue's float usage ratio; a
         # labelled partition's rounded guarantee.
@@ -165,6 +177,7 @@ def _intra_leaf(sched: CapacityScheduler, q: LeafQueue, env: Env) -> IntraLeaf:
             c.user_limit_factor,
             q.max_resource(env),
             None if p else q.usage_ratio,
+            weights,
         )
         q.all_users_limits[p] = (version, cluster, c, value)
         return value
