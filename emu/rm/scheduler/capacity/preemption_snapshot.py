@@ -103,9 +103,9 @@ def _temp_queue(sched: CapacityScheduler, q: Queue, env: Env, intra_on: bool) ->
         for sapp in t.apps:
             if sapp.reservations:
                 t.reservations[sapp.attempt_id] = allocator.reserved_containers(sched.alloc, sapp)
-        # FifoCandidatesSelector: with labels the whole cluster's share, not the partition's
-        am_share = rm.multiply(sched.cluster, q.absolute_capacity) if sched.labelled else guaranteed
-        t.max_am_resource = rm.multiply(am_share, q.conf.maximum_am_percent)
+        # FifoCandidatesSelector: the default partition's effective
+        # capacity (getEffectiveCapacity(NO_LABEL)) times the AM percent.
+        t.max_am_resource = rm.multiply(guaranteed, q.conf.maximum_am_percent)
         if intra_on:
             t.intra = _intra_leaf(sched, q, env)
     else:

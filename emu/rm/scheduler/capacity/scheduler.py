@@ -359,9 +359,10 @@ class CapacityScheduler(Scheduler):
 
     def _pending_in(self, leaf: LeafQueue, partition: str) -> bool:
         """Whether an app of the leaf asks for `partition` (its pending
-        resource there, as the queue's ResourceUsage keeps it)."""
+        resource there, as the queue's ResourceUsage keeps it: every
+        attempt's asks count, one held back by max-parallel-apps too)."""
         labels = self.app_label
-        for apps in (leaf.active, leaf.pending):
+        for apps in (leaf.active, leaf.pending, leaf.non_runnable):
             for a in apps:
                 if a.info.has_pending() and labels.get(a.app_id, "") == partition:
                     return True
