@@ -381,7 +381,9 @@ class ApplicationMaster:
         if self.replies_next_heartbeat:
             self._queued.append(reply)
             return True
-        await self._consume(reply, nms, stack)
+        allocated = self._take(reply)
+        if allocated:
+            await self._launch(allocated, nms, stack)
         return True
 
     async def _consume(
@@ -389,6 +391,14 @@ class ApplicationMaster:
     ) -> None:
         """Act on an allocate response: completions, then the allocated
         containers started on their nodes."""
+        allocated = self._take(reply)
+        if allocated:
+            await self._launch(allocated, nms, stack)
+
+    def _take(self, reply: AllocateReply) -> list[dict[str, Any]]:
+        """An allocate response's completions and placements, recorded;
+        returns the containers to start (a plain call: the heartbeat path
+        awaits only when there is something to launch)."""
         for st in reply.completed:
             i = self.container_task.pop(st["container_id"], None)
             if i is None or self.state[i] != RUNNING:
@@ -402,10 +412,9 @@ class ApplicationMaster:
         # After the reply: completions the RM still had are in it.
         self._expire_overdue()
         allocated = reply.allocated
-        if allocated:
-            for c in allocated:
-                self._expect_placed(c)
-            await self._launch(allocated, nms, stack)
+        for c in allocated:
+            self._expect_placed(c)
+        return allocated
 
     def _expire_overdue(self) -> None:
         """Fail and re-ask the running tasks whose completion is overdue by
