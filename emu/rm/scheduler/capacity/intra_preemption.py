@@ -162,14 +162,9 @@ def all_users_limit(
     UsersManager keeps one, else from the users' usage; with user weights
     the split is by the float sum of every user's weight (`weights`,
     allUsersTimesWeights), not by their number."""
-    queue_capacity = rm.rmax(calc, cluster, guaranteed, minimum)
-    if usage_ratio is not None:
-        ratio = usage_ratio
-    else:
-        ratio = sum(calc.ratio(u, cluster) for u in used_by_user) if cluster.memory else 0.0
-    consumed = rm.multiply_up(calc, cluster, ratio, minimum)
-    below = rm.lt(calc, cluster, consumed, queue_capacity)
-    current = queue_capacity if below else consumed + minimum
+    queue_capacity, current = rm.current_capacity(
+        calc, cluster, minimum, guaranteed, used_by_user, usage_ratio
+    )
     split = (
         rm.divide_and_ceil(current, len(used_by_user))
         if weights is None

@@ -150,28 +150,23 @@ def _intra_leaf(sched: CapacityScheduler, q: LeafQueue, env: Env) -> IntraLeaf:
         # when the users' state version moved (usage, active users, the
         # cluster); a user added by a submission alone does not move it.
         # A user with a weight gets the limit times it, rounded down.
-        value = all_users(user)
+        value = all_users()
         w = c.user_weights.get(user, 1.0) if c.user_weights else 1.0
         return value if w == 1.0 else rm.multiply_down(value, w, sched.minimum)
 
-    def all_users(user: str) -> Resource:
+    def all_users() -> Resource:
         cached = q.all_users_limits.get(p)
         if cached is not None and cached[0] == version and cached[1] == cluster and cached[2] is c:
             return cached[3]
-        # allUsersTimesWeights: every user the queue knows, by weight, in floats.
-        weights: float | None = None
-        if c.user_weights:
-            weights = 0.0
-            for name in sorted(used):
-                weights = rm.f32(weights + rm.f32(c.user_weights.get(name, 1.0)))
-        # As the active users' limit: the default partition's exact
-        # (truncated) guarantee and the queue's float usage ratio; a
-        # labelled partition's rounded guarantee.
+        # allUsersTimesWeights: every user the queue knows, by weight. As
+        # the active users' limit: the same guarantee, and the queue's
+        # float usage ratio in the default partition.
+        weights = rm.weight_sum(c.user_weights, sorted(used)) if c.user_weights else None
         value = all_users_limit(
             sched.calc,
             cluster,
             sched.minimum,
-            q.exact_sizes(env)[0] if not p else q.guaranteed(env),
+            q.limit_guarantee(env),
             list(used.values()),
             c.user_limit_percent,
             c.user_limit_factor,

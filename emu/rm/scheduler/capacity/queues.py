@@ -772,24 +772,21 @@ class LeafQueue(Queue):
         self.pending_only_users = self._count_pending_only_users()
         limit_users = self.limit_users
         active = [u for _, u in sorted(self.users.items()) if u.name in limit_users]
-        active_weight: float | None = None
-        if conf.user_weights:
-            # UsersManager.sumActiveUsersTimesWeights, in floats.
-            active_weight = 0.0
-            for u in active:
-                active_weight = rm.f32(active_weight + rm.f32(conf.user_weights.get(u.name, 1.0)))
+        # UsersManager.sumActiveUsersTimesWeights, in floats.
+        active_weight = (
+            rm.weight_sum(conf.user_weights, (u.name for u in active))
+            if conf.user_weights
+            else None
+        )
         # The default partition starts from the exact (unrounded) guarantee,
         # as getEffectiveCapacity gives it; a labelled one from its rounded
         # guarantee there, and in IGNORE_PARTITION_EXCLUSIVITY from no factor
         # at all, capped by the whole partition.
         cap: Callable[[], Resource] = lambda: self.max_resource(env)  # noqa: E731
         factor = conf.user_limit_factor
-        if not p:
-            guarantee = self._sizes(env)[4]
-        else:
-            guarantee = self.guaranteed(env)
-            if env.ignore:
-                factor, cap = -1.0, lambda: env.cluster
+        guarantee = self.limit_guarantee(env)
+        if p and env.ignore:
+            factor, cap = -1.0, lambda: env.cluster
         return env.limits.user_limit(
             env.cluster,
             env.minimum,
@@ -802,6 +799,12 @@ class LeafQueue(Queue):
             active_weight,
             None if p else self.usage_ratio,
         )
+
+    def limit_guarantee(self, env: Env) -> Resource:
+        """The guarantee computeUserLimit starts from: the default
+        partition's exact (unrounded) one, as getEffectiveCapacity gives
+        it; a labelled partition's rounded one."""
+        return self._sizes(env)[4] if not _partition(env) else self.guaranteed(env)
 
     def _count_pending_only_users(self) -> int:
         """UsersManager.computeNumActiveUsersWithOnlyPendingApps: users

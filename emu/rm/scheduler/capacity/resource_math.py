@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 import struct
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 
 from emu.resources import (
     MEMORY,
@@ -190,6 +190,40 @@ def f32(x: float) -> float:
     return v
 
 
+def current_capacity(
+    calc: ResourceCalculator,
+    cluster: Resource,
+    minimum: Resource,
+    guaranteed: Resource,
+    used_by_user: list[Resource],
+    usage_ratio: float | None,
+) -> tuple[Resource, Resource]:
+    """computeUserLimit's (queue capacity, current capacity): the guarantee,
+    at least one minimum allocation; and what the queue may use now, that
+    capacity while what it consumes is below it, else the consumed
+    resource plus a minimum allocation. Consumed comes from the queue's
+    float usage ratio as UsersManager keeps it (`usage_ratio`), else from
+    the sum of the users' ratios."""
+    queue_capacity = rmax(calc, cluster, guaranteed, minimum)
+    if usage_ratio is not None:
+        ratio = usage_ratio
+    else:
+        ratio = sum(calc.ratio(u, cluster) for u in used_by_user) if cluster.memory else 0
+    consumed = multiply_up(calc, cluster, ratio, minimum)
+    below = lt(calc, cluster, consumed, queue_capacity)
+    return queue_capacity, queue_capacity if below else consumed + minimum
+
+
+def weight_sum(weights: Mapping[str, float], users: Iterable[str]) -> float:
+    """UsersManager's sum of users' weights (sumActiveUsersTimesWeights,
+    sumAllUsersTimesWeights): added up as Java floats, 1 for a user
+    without a weight."""
+    total = 0.0
+    for name in users:
+        total = f32(total + f32(weights.get(name, 1.0)))
+    return total
+
+
 def divide_and_ceil_f32(r: Resource, by: float) -> Resource:
     """`Resources.divideAndCeil` by a float, in Java floats: each amount,
     made a float, divided by `by` and rounded up (0 when dividing by 0)."""
@@ -326,16 +360,9 @@ class Limits:
         now, capped by `factor` times the guarantee (-1, or no guarantee: the
         queue's maximum), rounded up to the minimum allocation."""
         calc = self.calc
-        queue_capacity = rmax(calc, cluster, guaranteed, minimum)
-        # getUsageRatio: the queue's float usage ratio as UsersManager keeps
-        # it (`usage_ratio`), else the sum of the users' ratios.
-        if usage_ratio is not None:
-            ratio = usage_ratio
-        else:
-            ratio = sum(calc.ratio(u, cluster) for u in used_by_user) if cluster.memory else 0
-        consumed = multiply_up(calc, cluster, ratio, minimum)
-        below = lt(calc, cluster, consumed, queue_capacity)
-        current = queue_capacity if below else consumed + minimum
+        queue_capacity, current = current_capacity(
+            calc, cluster, minimum, guaranteed, used_by_user, usage_ratio
+        )
         active_used = ZERO
         for u in used_by_active:
             active_used = active_used + u
