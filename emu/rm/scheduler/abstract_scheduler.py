@@ -357,6 +357,7 @@ class Scheduler:
                 csm.ContainerEvent.KILL,
             )
         del self.apps[attempt_id]
+        self._attempt_work.pop(attempt_id, None)  # its containers have all ended
         q = self.queue_metrics(sapp.queue)
         q.pending = q.pending - sapp.info.pending
         sapp.info = AppSchedulingInfo()
@@ -366,6 +367,7 @@ class Scheduler:
         queue = self.app_queue.pop(app_id, None)
         if queue is None:
             return
+        self._app_best_work.pop(app_id, None)
         q = self.queue_metrics(queue)
         if app_id in self.running_apps:
             self.running_apps.discard(app_id)
