@@ -86,7 +86,7 @@ fidelity-ci: compile hadoop
 N ?= 1000
 SEED ?= 1
 fidelity-fuzz: compile hadoop
-	$(PY) -m emu.fidelity.fuzz --count $(N) --seed $(SEED)
+	$(PY) -m emu.fidelity.fuzz --count $(N) --seed $(SEED) $(if $(HADOOP_VERSION),--hadoop-version $(HADOOP_VERSION))
 
 bench-quick: compile
 	$(PY) -m emu.bench --quick

@@ -70,7 +70,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
 def _hadoop_line() -> str:
     from emu.hadoop import classpath
 
-    return classpath.describe()
+    return "\n".join(classpath.describe(version=v) for v in classpath.VERSIONS)
 
 
 def _add_impl_options(p: argparse.ArgumentParser) -> None:
@@ -86,6 +86,14 @@ def _add_impl_options(p: argparse.ArgumentParser) -> None:
         metavar="CP",
         help="the jars Hadoop's scheduler is loaded from, e.g. a patched build "
         "(default: HADOOP_HOME's, else Apache Hadoop as fetched by make hadoop)",
+    )
+    p.add_argument(
+        "--hadoop-version",
+        metavar="V",
+        help="the Apache Hadoop release emu follows: its jars for --scheduler-impl hadoop "
+        "and its defaults in emu's own port; 3.4.2 or 3.5.0, whose CapacityScheduler "
+        "schedules asynchronously by default (the property emu.hadoop.version) "
+        "(default: 3.4.2)",
     )
     p.add_argument(
         "--allow-unsupported",
@@ -106,6 +114,8 @@ def _impl_overrides(args: argparse.Namespace) -> dict[str, tuple[str, str]]:
         out["emu.scheduler.impl"] = (args.scheduler_impl, "--scheduler-impl")
     if args.hadoop_classpath:
         out["emu.hadoop.classpath"] = (args.hadoop_classpath, "--hadoop-classpath")
+    if getattr(args, "hadoop_version", None):
+        out["emu.hadoop.version"] = (args.hadoop_version, "--hadoop-version")
     if getattr(args, "allow_unsupported", False):
         out["emu.allow-unsupported"] = ("true", "--allow-unsupported")
     return out

@@ -108,10 +108,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.write is not None:
         text = report.render(cases, replays, comparisons, HADOOP_VERSION, REPO, sections)
         if args.write.exists():  # the random campaign's section is kept as it is
-            from emu.fidelity.fuzz.report import kept_section, replace_section
+            from emu.fidelity.fuzz.report import kept_sections, replace_section
 
-            kept = kept_section(args.write.read_text(encoding="utf-8"))
-            if kept:
+            for kept in kept_sections(args.write.read_text(encoding="utf-8")):
                 text = replace_section(text, kept)
         args.write.write_text(text, encoding="utf-8")
         print(f"fidelity: wrote {args.write}")

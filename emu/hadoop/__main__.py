@@ -1,5 +1,5 @@
-"""`python -m emu.hadoop` (`make hadoop`): fetch the pinned Hadoop release
-with Maven, compile emu's driver against it, and say where both are."""
+"""`python -m emu.hadoop` (`make hadoop`): fetch the Hadoop releases emu
+pins with Maven, compile emu's driver against each, and say where they are."""
 
 from __future__ import annotations
 
@@ -10,26 +10,27 @@ from emu.hadoop import classpath as hcp
 
 
 def main() -> int:
-    try:
-        cp = hcp.resolve(fetch=False)
-    except InputError:
-        print(
-            f"emu.hadoop: fetching Apache Hadoop {hcp.HADOOP_VERSION} with Maven (about 105 MB "
-            "into ~/.m2/repository, once)",
-            flush=True,
-        )
+    for version in hcp.VERSIONS:
         try:
-            hcp.fetch_pinned(quiet=False)
-            cp = hcp.resolve(fetch=False)
+            cp = hcp.resolve(fetch=False, version=version)
+        except InputError:
+            print(
+                f"emu.hadoop: fetching Apache Hadoop {version} with Maven (about 105 MB "
+                "into ~/.m2/repository, once)",
+                flush=True,
+            )
+            try:
+                hcp.fetch_pinned(quiet=False, version=version)
+                cp = hcp.resolve(fetch=False, version=version)
+            except InputError as e:
+                print(f"emu: error: {e}", file=sys.stderr)
+                return 2
+        try:
+            driver = hcp.driver_classes(cp)
         except InputError as e:
             print(f"emu: error: {e}", file=sys.stderr)
             return 2
-    try:
-        driver = hcp.driver_classes(cp)
-    except InputError as e:
-        print(f"emu: error: {e}", file=sys.stderr)
-        return 2
-    print(f"emu.hadoop: {cp.source}: {len(cp.entries)} jars; driver compiled in {driver}")
+        print(f"emu.hadoop: {cp.source}: {len(cp.entries)} jars; driver compiled in {driver}")
     return 0
 
 

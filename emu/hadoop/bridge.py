@@ -44,7 +44,7 @@ def java_message(exc: BaseException) -> str:
         return str(exc)
 
 
-def start(explicit_classpath: str | None = None) -> Any:
+def start(explicit_classpath: str | None = None, version: str = hcp.HADOOP_VERSION) -> Any:
     """Start the JVM (once) and return the driver class."""
     global _started
     try:
@@ -56,7 +56,7 @@ def start(explicit_classpath: str | None = None) -> Any:
             f"needs the Python package JPype1 ({e}): `make hadoop` installs it, or "
             "pip install JPype1",
         ) from None
-    cp = hcp.resolve(explicit_classpath)
+    cp = hcp.resolve(explicit_classpath, version=version)
     if _started is None:
         if hcp.java_home_tool("java") is None:
             raise InputError(
@@ -114,7 +114,7 @@ def start(explicit_classpath: str | None = None) -> Any:
             "--hadoop-classpath",
             None,
             f"this process already runs Hadoop from {_started.source}; "
-            "a different classpath needs a new process",
+            "a different classpath or --hadoop-version needs a new process",
         )
     return jpype.JClass("emu.hadoop.SchedulerDriver")
 
@@ -163,12 +163,13 @@ def new_driver(
     cluster_timestamp: int,
     explicit_classpath: str | None = None,
     source: str = "configuration",
+    version: str = hcp.HADOOP_VERSION,
 ) -> SchedulerBackend:
     """A driver around a new instance of `scheduler_class`, configured with
     `properties`; a configuration the scheduler refuses is an InputError
     with the scheduler's own message. The driver implements the Java
     interface SchedulerBackend, which `emu.hadoop.contract` mirrors."""
-    cls = start(explicit_classpath)
+    cls = start(explicit_classpath, version)
     import jpype
 
     keys = sorted(properties)

@@ -25,13 +25,17 @@ from pathlib import Path
 from emu.errors import InputError
 
 HADOOP_VERSION = "3.4.2"
-"""The pinned release: the newest 3.4.x. Hadoop 3.5.0 resolves too, but its
-CapacityScheduler schedules asynchronously by default (a wall-clock thread
-starting at a random node), which no virtual clock can replay, and its SLS
-(hadoop-sls) is not published; 3.4.2 schedules on node heartbeats by
-default and its SLS resolves, so emu, Hadoop's scheduler and SLS compare
-on one release."""
+"""The default release: the newest 3.4.x, whose SLS (hadoop-sls) is
+published too, so emu, Hadoop's scheduler and SLS compare on one release
+(SLS, MiniYARNCluster and the REST probe always use it)."""
 
+VERSIONS = ("3.4.2", "3.5.0")
+"""The releases emu pins. 3.5.0's CapacityScheduler schedules
+asynchronously by default (`schedule-asynchronously.enable` true); emu's
+port applies each release's defaults, and the backend drives 3.5.0's
+scheduling passes on emu's virtual clock (`SchedulerDriver.asyncPass`)."""
+
+VERSION_PROPERTY = "emu.hadoop.version"
 CLASSPATH_PROPERTY = "emu.hadoop.classpath"
 HERE = Path(__file__).resolve().parent
 POM = HERE / "pom.xml"
@@ -62,16 +66,31 @@ PINNED_STEM = "classpath"
 """The pinned release's listing in the cache: classpath-VERSION-KEY.txt."""
 
 
-def listing_file(pom: Path, stem: str) -> Path:
+def check_version(version: str, where: str = "--hadoop-version") -> str:
+    """`version` if emu pins it; else one InputError naming those it pins
+    and the way to any other build."""
+    v = version.strip()
+    if v not in VERSIONS:
+        raise InputError(
+            where,
+            VERSION_PROPERTY,
+            f"Hadoop {version!r} is not pinned: emu knows Apache Hadoop {' and '.join(VERSIONS)}; "
+            "for another release point --hadoop-classpath (or HADOOP_HOME) at an installed "
+            "Hadoop's jars",
+        )
+    return v
+
+
+def listing_file(pom: Path, stem: str, version: str = HADOOP_VERSION) -> Path:
     """Where `pom`'s classpath is listed in emu's cache: named by `stem`, the
-    pinned release and the pom's content, so that editing the pom resolves
+    release and the pom's content, so that editing the pom resolves
     again."""
     key = hashlib.sha256(pom.read_bytes()).hexdigest()[:12]
-    return cache_dir() / f"{stem}-{HADOOP_VERSION}-{key}.txt"
+    return cache_dir() / f"{stem}-{version}-{key}.txt"
 
 
 def cached_classpath(
-    pom: Path, stem: str, fetch: bool = True, quiet: bool = True
+    pom: Path, stem: str, fetch: bool = True, quiet: bool = True, version: str = HADOOP_VERSION
 ) -> list[str] | None:
     """`pom`'s dependency classpath (its jars, in order), resolved by Maven
     once and listed in emu's cache (`listing_file`). The one cache of every
@@ -79,15 +98,15 @@ def cached_classpath(
     MiniYARNCluster's (emu/fidelity). Resolved again when the listing is
     missing or names a jar that is gone; then None when not `fetch`.
     Maven's failures raise JavaBuildError; each caller says them in its
-    own terms."""
-    listing = listing_file(pom, stem)
+    own terms. `version` is the pom's `hadoop.version` (Maven is told it)."""
+    listing = listing_file(pom, stem, version)
     entries = _listed(listing)
     if entries is not None:
         return entries
     if not fetch:
         return None
-    entries = maven_classpath(pom, listing, quiet)
-    for old in listing.parent.glob(f"{stem}-*.txt"):
+    entries = maven_classpath(pom, listing, quiet, version)
+    for old in listing.parent.glob(f"{stem}-{version}-*.txt"):
         if old != listing:
             old.unlink(missing_ok=True)
     return entries
@@ -103,13 +122,13 @@ def _listed(listing: Path) -> list[str] | None:
     return entries
 
 
-def describe(explicit: str | None = None) -> str:
+def describe(explicit: str | None = None, version: str = HADOOP_VERSION) -> str:
     """One line for `emu --version`: the Hadoop the backend would use."""
     try:
-        cp = resolve(explicit, fetch=False)
+        cp = resolve(explicit, fetch=False, version=version)
     except InputError as e:
         return f"Hadoop schedulers: {e.message}"
-    pinned = listing_file(POM, PINNED_STEM)
+    pinned = listing_file(POM, PINNED_STEM, version)
     where = f"classpath listed in {pinned}" if cp.source.startswith("Apache") else ""
     first = next((e for e in cp.entries if "resourcemanager" in e), cp.entries[0])
     return (
@@ -119,8 +138,11 @@ def describe(explicit: str | None = None) -> str:
     )
 
 
-def resolve(explicit: str | None = None, fetch: bool = True) -> Classpath:
-    """The classpath to load Hadoop's scheduler from (see the module docstring)."""
+def resolve(
+    explicit: str | None = None, fetch: bool = True, version: str = HADOOP_VERSION
+) -> Classpath:
+    """The classpath to load Hadoop's scheduler from (see the module docstring);
+    `version` picks the pinned release when no installed one is given."""
     given = explicit or os.environ.get("EMU_HADOOP_CLASSPATH")
     if given:
         where = "--hadoop-classpath" if explicit else "EMU_HADOOP_CLASSPATH"
@@ -139,12 +161,15 @@ def resolve(explicit: str | None = None, fetch: bool = True) -> Classpath:
                 "HADOOP_HOME", home, "has no share/hadoop/*/*.jar: not a Hadoop install"
             )
         return Classpath(tuple(jars), f"HADOOP_HOME {home}")
-    pinned = fetch_pinned() if fetch else cached_classpath(POM, PINNED_STEM, fetch=False)
+    version = check_version(version)
+    pinned = (
+        fetch_pinned(version=version)
+        if fetch
+        else cached_classpath(POM, PINNED_STEM, fetch=False, version=version)
+    )
     if pinned is None:
-        raise InputError(
-            "Hadoop " + HADOOP_VERSION, None, "not fetched yet (make hadoop fetches it)"
-        )
-    return Classpath(tuple(pinned), f"Apache Hadoop {HADOOP_VERSION} from Maven Central")
+        raise InputError("Hadoop " + version, None, "not fetched yet (make hadoop fetches it)")
+    return Classpath(tuple(pinned), f"Apache Hadoop {version} from Maven Central")
 
 
 def _expand(text: str) -> list[str]:
@@ -168,14 +193,18 @@ class JavaBuildError(Exception):
         self.no_tool = no_tool
 
 
-def maven_classpath(pom: Path, listing: Path, quiet: bool = True) -> list[str]:
-    """Ask Maven for `pom`'s dependency classpath (downloading what is
-    missing) and write it to `listing`; the jars, in order."""
+def maven_classpath(
+    pom: Path, listing: Path, quiet: bool = True, version: str = HADOOP_VERSION
+) -> list[str]:
+    """Ask Maven for `pom`'s dependency classpath at Hadoop `version`
+    (downloading what is missing) and write it to `listing`; the jars, in
+    order."""
     mvn = shutil.which("mvn")
     if mvn is None:
         raise JavaBuildError("Maven is not installed", no_tool=True)
     listing.parent.mkdir(parents=True, exist_ok=True)
-    cmd = [mvn, "-B", "-f", str(pom), "dependency:build-classpath", f"-Dmdep.outputFile={listing}"]
+    cmd = [mvn, "-B", "-f", str(pom), "dependency:build-classpath",
+           f"-Dmdep.outputFile={listing}", f"-Dhadoop.version={version}"]  # fmt: skip
     if quiet:
         cmd.insert(1, "-q")
     done = subprocess.run(cmd, capture_output=quiet, text=True, check=False)
@@ -222,24 +251,24 @@ def javac(sources: Sequence[Path], classpath: str, out: Path) -> Path:
     return out
 
 
-def fetch_pinned(quiet: bool = True) -> list[str]:
-    """The pinned release's classpath, resolved with Maven (downloading on
+def fetch_pinned(quiet: bool = True, version: str = HADOOP_VERSION) -> list[str]:
+    """A pinned release's classpath, resolved with Maven (downloading on
     first use) unless the cache lists it already."""
     try:
-        entries = cached_classpath(POM, PINNED_STEM, fetch=True, quiet=quiet)
+        entries = cached_classpath(POM, PINNED_STEM, fetch=True, quiet=quiet, version=version)
     except JavaBuildError as e:
         if e.no_tool:
             raise InputError(
                 "--scheduler-impl hadoop",
                 None,
-                f"needs Apache Hadoop {HADOOP_VERSION}'s jars and Maven is not installed to "
+                f"needs Apache Hadoop {version}'s jars and Maven is not installed to "
                 "fetch them: install Maven (and OpenJDK 17) and run `make hadoop`, or point "
                 "--hadoop-classpath or HADOOP_HOME at an installed Hadoop",
             ) from None
         raise InputError(
             "--scheduler-impl hadoop",
             None,
-            f"Maven could not fetch Apache Hadoop {HADOOP_VERSION} from Maven Central ({e}); "
+            f"Maven could not fetch Apache Hadoop {version} from Maven Central ({e}); "
             "with network access run `make hadoop`, or point --hadoop-classpath or "
             "HADOOP_HOME at an installed Hadoop",
         ) from None

@@ -125,6 +125,9 @@ class ResourceManager:
         self.stats: dict[str, ServerStats] = {}
         self.connection_events: dict[str, Counter[str] | None] = {}
         self._launch_wakeup = trio.Event()
+        self._async_wakeup = trio.Event()
+        self._async_idle = False
+        """The asynchronous-scheduling loop waits for `_async_wakeup`."""
 
     def _build(self) -> None:
         """The RM's whole in-memory state, new: context, scheduler, services."""
@@ -197,6 +200,8 @@ class ResourceManager:
                 nursery.start_soon(self._monitor_loop, name, monitor.check_interval_ms)
             if self.ctx.scheduler.update_interval_ms:
                 nursery.start_soon(self._scheduler_loop, self.ctx.scheduler.update_interval_ms)
+            if self.ctx.scheduler.async_scheduling is not None:
+                nursery.start_soon(self._async_loop)
             nursery.start_soon(self._launcher)
             task_status.started(actual)
         if self.ctx.failure is not None:
@@ -247,23 +252,45 @@ class ResourceManager:
         return never_waits(handle)
 
     def _wake_launcher(self) -> None:
-        """A request may have allocated AM containers: the launcher starts them."""
+        """A request may have allocated AM containers: the launcher starts
+        them. It may also have given the asynchronous passes work."""
         if self.ctx.am_launches:
             self._launch_wakeup.set()
+        if self._async_idle and self.ctx.scheduler.async_wanted():
+            self._async_idle = False
+            self._async_wakeup.set()
+
+    async def _async_loop(self) -> None:
+        """CapacityScheduler's asynchronous scheduling threads on emu's clock:
+        a tick at each multiple of the interval while a pass could change
+        anything (`Scheduler.async_wanted`), asleep otherwise until a
+        request, a monitor or the scheduler's own update gives it work."""
+        while True:
+            scheduler = self.ctx.scheduler
+            passes = scheduler.async_scheduling
+            if passes is None:
+                return
+            if not scheduler.async_wanted():
+                self._async_idle = True
+                await self._async_wakeup.wait()
+                self._async_wakeup = trio.Event()
+                continue
+            await trio.sleep_until(passes.next_tick_ms(self.ctx.now_ms()) / 1000)
+            self.services.async_pass()
+            if self.ctx.am_launches:
+                self._launch_wakeup.set()
 
     async def _monitor_loop(self, name: str, interval_ms: int) -> None:
         while True:
             await trio.sleep(interval_ms / 1000)
             self.services.check_monitor(name)
-            if self.ctx.am_launches:
-                self._launch_wakeup.set()
+            self._wake_launcher()
 
     async def _scheduler_loop(self, interval_ms: int) -> None:
         while True:
             await trio.sleep(interval_ms / 1000)
             self.services.scheduler_update()
-            if self.ctx.am_launches:
-                self._launch_wakeup.set()
+            self._wake_launcher()
 
     async def _launcher(self) -> None:
         """Carry out queued AM launches (YARN's AMLauncher)."""

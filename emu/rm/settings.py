@@ -27,6 +27,10 @@ SCHEDULER_IMPL = "emu.scheduler.impl"
 """Whose code schedules: `emu` (emu's own port, the default) or `hadoop`
 (Hadoop's scheduler class itself, through `emu.hadoop`)."""
 IMPLS = ("emu", "hadoop")
+HADOOP_VERSION = "emu.hadoop.version"
+"""Which Apache Hadoop release: whose jars `--scheduler-impl hadoop` loads
+and whose defaults emu's port applies (3.5.0 schedules the
+CapacityScheduler asynchronously by default)."""
 
 
 @dataclass(frozen=True)
@@ -51,6 +55,8 @@ class RMSettings:
     """A scheduler plugin (`package.module:Class` or an entry point name;
     docs/plugins.md); `scheduler` is then the kind it inherits (fifo,
     capacity, fair), which REST and the timeline show it as."""
+    hadoop_version: str = "3.4.2"
+    """`HADOOP_VERSION`: one of `emu.hadoop.classpath.VERSIONS`."""
 
     @classmethod
     def from_conf(cls, conf: Configuration) -> RMSettings:
@@ -95,6 +101,7 @@ class RMSettings:
                 "--scheduler-impl hadoop)",
             )
         types = extra_resource_types(conf)
+        version = hadoop_version(conf)
         min_extra = {
             t: conf.get_int(f"yarn.resource-types.{t}.minimum-allocation", 0) for t in types
         }
@@ -137,7 +144,20 @@ class RMSettings:
             java_class=java_class,
             shortcuts=conf.get_bool(SHORTCUTS, True),
             plugin=plugin,
+            hadoop_version=version,
         )
+
+
+def hadoop_version(conf: Configuration) -> str:
+    """The release `HADOOP_VERSION` names (default 3.4.2); another is an
+    InputError naming where it was set."""
+    from emu.hadoop.classpath import HADOOP_VERSION as DEFAULT
+    from emu.hadoop.classpath import check_version
+
+    given = conf.get(HADOOP_VERSION)
+    if not given:
+        return DEFAULT
+    return check_version(given, conf.sources.get(HADOOP_VERSION, "configuration"))
 
 
 def extra_resource_types(conf: Configuration) -> tuple[str, ...]:

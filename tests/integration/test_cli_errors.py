@@ -150,11 +150,13 @@ def test_version(capsys):
     with pytest.raises(SystemExit) as e:
         main(["--version"])
     assert e.value.code == 0
-    first, hadoop = capsys.readouterr().out.strip().split("\n")
+    first, *hadoop = capsys.readouterr().out.strip().split("\n")
     assert first.startswith(f"emu {__version__}, ")
     assert first.endswith(")") and ("compiled (" in first or "pure Python (" in first)
-    # the real-scheduler backend's jars, or why there are none yet
-    assert hadoop.startswith("Hadoop schedulers")
+    # each pinned release's jars for the real-scheduler backend, or why there are none yet
+    assert len(hadoop) == 2
+    assert all(line.startswith("Hadoop schedulers") for line in hadoop)
+    assert "3.4.2" in hadoop[0] and "3.5.0" in hadoop[1]
 
 
 @pytest.mark.parametrize(

@@ -18,8 +18,9 @@ from emu.fidelity.fuzz.report import (
     BEGIN,
     END,
     feature_rows,
-    kept_section,
+    kept_sections,
     markdown,
+    markers,
     replace_section,
     table,
 )
@@ -184,8 +185,15 @@ def test_the_table_counts_per_class_and_the_docs_section_is_replaced() -> None:
     new = replace_section(doc, f"{BEGIN}\nnew\n{END}")
     assert new == f"# title\n\nbefore\n\n{BEGIN}\nnew\n{END}\n\nafter\n"
     assert replace_section("# t\n", "S").endswith("# t\n\nS\n")
-    assert kept_section(new) == f"{BEGIN}\nnew\n{END}"
-    assert kept_section("# t\n") == ""
+    assert kept_sections(new) == [f"{BEGIN}\nnew\n{END}"]
+    assert kept_sections("# t\n") == []
+    # Each Hadoop release has a section of its own; replacing one keeps the other.
+    begin35, end35 = markers("3.5.0")
+    assert (begin35, end35) != (BEGIN, END) and markers("3.4.2") == (BEGIN, END)
+    both = replace_section(new, f"{begin35}\nasync\n{end35}")
+    assert kept_sections(both) == [f"{BEGIN}\nnew\n{END}", f"{begin35}\nasync\n{end35}"]
+    again = replace_section(both, f"{BEGIN}\nnewer\n{END}")
+    assert kept_sections(again) == [f"{BEGIN}\nnewer\n{END}", f"{begin35}\nasync\n{end35}"]
 
 
 def test_a_replay_of_a_file_that_is_no_case_is_refused_naming_it(tmp_path: Path, capsys) -> None:

@@ -24,6 +24,7 @@ from emu.fidelity.fuzz import campaign
 from emu.fidelity.fuzz.generate import KINDS, case_name
 from emu.fidelity.fuzz.report import markdown, replace_section, table
 from emu.fidelity.fuzz.spec import FuzzCase
+from emu.hadoop.classpath import HADOOP_VERSION, check_version
 from emu.metrics.progress import BatchProgress
 
 REPO = Path(__file__).resolve().parents[3]
@@ -47,6 +48,12 @@ def main(argv: list[str] | None = None) -> int:
         default=[],
         help="replay this case.json (or a reproducer directory holding one) instead of drawing",
     )
+    p.add_argument(
+        "--hadoop-version",
+        default="",
+        help="the Hadoop release both implementations follow: 3.4.2 (the default) or 3.5.0, "
+        "whose Capacity cases schedule asynchronously by default and draw its settings",
+    )
     p.add_argument("--out", type=Path, default=REPO / "out" / "fuzz", help="work directory")
     p.add_argument("--shrink", type=int, default=40, help="trial replays to shrink a divergence")
     p.add_argument("--timeout", type=float, default=600, help="wall seconds per case")
@@ -65,6 +72,8 @@ def main(argv: list[str] | None = None) -> int:
     kinds = [k for k in args.kinds.split(",") if k]
     unknown = [k for k in kinds if k not in KINDS]
     try:
+        if args.hadoop_version:
+            args.hadoop_version = check_version(args.hadoop_version)
         if unknown:
             raise InputError("--kinds", ",".join(unknown), f"not a class; the classes: {KINDS}")
         expected: set[str] | None = None
@@ -92,11 +101,22 @@ def main(argv: list[str] | None = None) -> int:
         campaign.Task(args.seed, 0, case_json=text, shrink_budget=args.shrink, keep=True)
         for text in replays
     ] or [
-        campaign.Task(args.seed, n, shrink_budget=args.shrink, keep=args.keep, repeat=not args.once)
+        campaign.Task(
+            args.seed,
+            n,
+            shrink_budget=args.shrink,
+            keep=args.keep,
+            repeat=not args.once,
+            hadoop_version=args.hadoop_version,
+        )
         for n in numbers
         if not kinds or _kind(args.seed, n) in kinds
     ]
-    root = args.out / ("replays" if replays else f"seed-{args.seed}")
+    root = args.out / (
+        "replays"
+        if replays
+        else f"seed-{args.seed}" + (f"-{args.hadoop_version}" if args.hadoop_version else "")
+    )
     start = time.perf_counter()
     bar = BatchProgress("fidelity fuzz", "cases", len(tasks), 0, sys.stderr, sys.stderr.isatty())
     outcomes: list[campaign.Outcome] = []
@@ -120,6 +140,7 @@ def main(argv: list[str] | None = None) -> int:
     (root / "campaign.json").write_text(
         json.dumps(
             {"seed": args.seed, "count": args.count, "wall_s": round(elapsed, 1),
+             "hadoop_version": args.hadoop_version or HADOOP_VERSION,
              "outcomes": [o.to_dict() for o in outcomes]},
             indent=1,
         ),
@@ -140,7 +161,7 @@ def main(argv: list[str] | None = None) -> int:
         f"({100 * same / max(len(outcomes), 1):.1f} %), {elapsed:.0f} s; details in {root}"
     )
     if args.write is not None:
-        text = markdown(outcomes, args.seed, elapsed, args.jobs)
+        text = markdown(outcomes, args.seed, elapsed, args.jobs, args.hadoop_version)
         before = args.write.read_text(encoding="utf-8") if args.write.exists() else ""
         args.write.write_text(replace_section(before, text), encoding="utf-8")
         print(f"fidelity fuzz: wrote {args.write}")

@@ -228,6 +228,8 @@ class Task:
     """Keep the outputs of a case that agreed (the default removes them)."""
     repeat: bool = True
     """Replay each implementation twice, to check each is deterministic."""
+    hadoop_version: str = ""
+    """The Hadoop release the generated case follows (default 3.4.2)."""
 
 
 def _name(task: Task) -> str:
@@ -245,7 +247,7 @@ def _kind(task: Task) -> str:
 def _case_of(task: Task) -> FuzzCase:
     if task.case_json:
         return FuzzCase.from_json(task.case_json)
-    return generate(task.seed, task.number, task.kind)
+    return generate(task.seed, task.number, task.kind, task.hadoop_version)
 
 
 def work(task: Task, root: Path) -> Outcome:

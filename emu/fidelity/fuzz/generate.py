@@ -52,8 +52,11 @@ def kind_of(seed: int, number: int) -> str:
     return KINDS[(number + seed) % len(KINDS)]
 
 
-def generate(seed: int, number: int, kind: str | None = None) -> FuzzCase:
-    """Case `number` of the campaign with seed `seed`."""
+def generate(seed: int, number: int, kind: str | None = None, hadoop_version: str = "") -> FuzzCase:
+    """Case `number` of the campaign with seed `seed`, for the Hadoop
+    release `hadoop_version` (default 3.4.2). Under 3.5.0 a Capacity case
+    also draws its asynchronous scheduling (after every other draw, so the
+    rest of the case is the one 3.4.2 gets)."""
     kind = kind or kind_of(seed, number)
     rng = random.Random(f"{seed}:{number}:{kind}")
     nodes, nm_mb, nm_vc = _nodes(rng, labels=kind == "capacity-labels")
@@ -78,7 +81,26 @@ def generate(seed: int, number: int, kind: str | None = None) -> FuzzCase:
         leaves = ["default"]
     labels = sorted({n.labels.split("(")[0] for n in nodes if n.labels})
     case.jobs = _jobs(rng, case, leaves, users, hosts=case.scheduler != "fifo", labels=labels)
+    if hadoop_version:
+        case.hadoop_version = hadoop_version
+        if case.scheduler == "capacity" and hadoop_version == "3.5.0":
+            _asynchronous(rng, case)
     return case
+
+
+def _asynchronous(rng: random.Random, case: FuzzCase) -> None:
+    """3.5.0's asynchronous scheduling: its defaults most often (on, every
+    5 ms, one thread), else a longer interval, more threads, or off."""
+    prefix = CAP + ".schedule-asynchronously"
+    if _maybe(rng, 0.1):
+        case.scheduler_conf[prefix + ".enable"] = "false"
+        return
+    if _maybe(rng, 0.3):
+        case.scheduler_conf[prefix + ".scheduling-interval-ms"] = str(
+            rng.choice((1, 20, 100, 1000))
+        )
+    if _maybe(rng, 0.2):
+        case.scheduler_conf[prefix + ".maximum-threads"] = str(rng.choice((2, 3)))
 
 
 def _maybe(rng: random.Random, p: float) -> bool:

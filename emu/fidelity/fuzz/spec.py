@@ -138,6 +138,9 @@ class FuzzCase:
     root: Queue = field(default_factory=lambda: Queue("root"))
     placement: list[dict[str, str]] = field(default_factory=list)
     """The allocation file's queuePlacementPolicy rules (Fair), as attributes."""
+    hadoop_version: str = ""
+    """The Hadoop release both implementations follow (`emu.hadoop.version`
+    in yarn-site.xml); empty for the default, 3.4.2."""
 
     # -- files -----------------------------------------------------------------
 
@@ -146,6 +149,8 @@ class FuzzCase:
         conf = where / "conf"
         conf.mkdir(parents=True, exist_ok=True)
         site = {SCHEDULER_CLASS: CLASSES[self.scheduler], **self.site}
+        if self.hadoop_version:
+            site["emu.hadoop.version"] = self.hadoop_version
         if self.scheduler == "fair":
             site["yarn.scheduler.fair.allocation.file"] = "fair-scheduler.xml"
             (conf / "fair-scheduler.xml").write_text(self.allocation_file(), encoding="utf-8")
@@ -251,6 +256,7 @@ class FuzzCase:
             scheduler_conf=dict(d["scheduler_conf"]),
             root=queue(d["root"]),
             placement=[dict(r) for r in d["placement"]],
+            hadoop_version=d.get("hadoop_version", ""),
         )
 
     def features(self) -> list[str]:

@@ -27,6 +27,7 @@ from emu.rm import container as csm
 from emu.rm import node as node_sm
 from emu.rm.container import RMContainer
 from emu.rm.diagnostics import invalid_request
+from emu.rm.scheduler import javahash
 from emu.rm.scheduler.activities import Activities
 from emu.rm.scheduler.app_scheduling_info import AppSchedulingInfo, Ask
 from emu.rm.scheduler.events import check_handlers
@@ -45,6 +46,7 @@ if TYPE_CHECKING:
     from emu.rm.context import RMContext
     from emu.rm.dispatcher import Event
     from emu.rm.node import RMNode
+    from emu.rm.scheduler.async_scheduling import AsyncScheduling
 
 AM_PRIORITY = 0
 
@@ -131,6 +133,17 @@ class Scheduler:
         self.ctx = ctx
         self.calc = calculator
         self.watcher: SchedulerWatcher | None = None
+        self.async_scheduling: AsyncScheduling | None = None
+        """Set when the scheduler schedules in passes every so many
+        milliseconds rather than on node heartbeats (CapacityScheduler's
+        asynchronous scheduling): the RM then calls `async_pass` at each
+        tick `async_wanted` asks for."""
+        self.demanding: set[str] = set()
+        """The attempts with an outstanding ask."""
+        self.peak_nodes = 0
+        """The most nodes the scheduler has held at once: the size of
+        ClusterNodeTracker's HashMap table (`tracked_nodes`)."""
+        self._tracked: list[SchedulerNode] | None = None
         s = ctx.settings
         self.shortcuts = s.shortcuts
         """Whether this scheduler takes its output-preserving shortcuts
@@ -193,6 +206,8 @@ class Scheduler:
         self._account_usage()
         node = SchedulerNode(node_id, rmnode.host, rmnode.rack, rmnode.resource)
         self.nodes[node_id] = node
+        self.peak_nodes = max(self.peak_nodes, len(self.nodes))
+        self._tracked = None
         self.cluster = self.cluster + node.total
         self._node_max_changed(node.total, None)
         self.node_added(node)
@@ -201,6 +216,7 @@ class Scheduler:
         node = self.nodes.pop(node_id, None)
         if node is None:
             return
+        self._tracked = None
         self._account_usage()
         if node.reserved is not None:
             self.unreserve(self.apps.get(node.reserved.attempt_id), node)
@@ -419,6 +435,34 @@ class Scheduler:
         self.complete_container(
             c, EXIT_PREEMPTED, "Container preempted by scheduler", csm.ContainerEvent.KILL
         )
+
+    def tracked_nodes(self) -> list[SchedulerNode]:
+        """All nodes in the order ClusterNodeTracker.getAllNodes lists them:
+        its HashMap keyed by NodeId (host, port 0 as the RM names emu's
+        nodes). Kept until a node joins or leaves."""
+        tracked = self._tracked
+        if tracked is None:
+            nodes = list(self.nodes.values())
+            tracked = self._tracked = javahash.hashmap_order(
+                nodes,
+                [javahash.node_id_hash(n.host, 0) for n in nodes],
+                javahash.capacity_for(self.peak_nodes),
+            )
+        return tracked
+
+    # --- asynchronous scheduling ------------------------------------------------------
+    def async_wanted(self) -> bool:
+        """Whether the next asynchronous pass could change anything: there
+        is a node to offer and an attempt with an outstanding ask (every
+        allocation and reservation is for one; a held reservation keeps its
+        ask outstanding). The RM runs no tick, and draws no start node,
+        while this is false (emu.rm.scheduler.async_scheduling)."""
+        return bool(self.demanding) and bool(self.nodes)
+
+    def async_pass(self) -> None:
+        """One tick of asynchronous scheduling: a pass per thread, from
+        start nodes drawn now."""
+        raise SchedulerError(f"the {self.name} scheduler does not schedule asynchronously")
 
     # --- subclass hooks ------------------------------------------------------------
     def place_app(self, app: RMApp) -> str | None:

@@ -59,6 +59,7 @@ from emu.rm.scheduler.abstract_scheduler import (
     Scheduler,
 )
 from emu.rm.scheduler.app_scheduling_info import Ask
+from emu.rm.scheduler.async_scheduling import SEED_PROPERTY, AsyncScheduling, skip_node_interval_ms
 
 if TYPE_CHECKING:
     from emu.hadoop.contract import SchedulerBackend
@@ -106,7 +107,16 @@ class HadoopScheduler(Scheduler):
             ctx.cluster_timestamp,
             self._explicit_classpath,
             conf.sources.get("yarn.resourcemanager.scheduler.class", "configuration"),
+            ctx.settings.hadoop_version,
         )
+        interval = int(self.driver.asyncIntervalMs())
+        if interval > 0:
+            self.async_scheduling = AsyncScheduling(
+                interval,
+                int(self.driver.asyncThreads()),
+                skip_node_interval_ms(conf),
+                conf.get_int(SEED_PROPERTY, ctx.cluster_timestamp),
+            )
         self._update_ms = int(self.driver.updateIntervalMs())
         self._preempt_ms = int(self.driver.preemptionIntervalMs())
         self._delete_ms = int(self.driver.queueDeletionIntervalMs())
@@ -207,6 +217,8 @@ class HadoopScheduler(Scheduler):
         self.container_allocated(c, sapp, node)
         if not is_am:
             sapp.newly_allocated.append(c)
+        if not sapp.info.has_pending():
+            self.demanding.discard(attempt_id)
         self.ctx.fire("container", c, ContainerEvent.START)
         if self.watcher is not None:
             self.watcher.placed(c)
@@ -326,6 +338,7 @@ class HadoopScheduler(Scheduler):
         if attempt_id in self.apps:
             self._call(self.driver.removeAttempt, attempt_id, state)
         self._max.pop(attempt_id, None)
+        self.demanding.discard(attempt_id)
         super().on_APP_ATTEMPT_REMOVED(attempt_id, attempt)
 
     def on_APP_REMOVED(self, app_id: str, final: str) -> None:
@@ -340,6 +353,20 @@ class HadoopScheduler(Scheduler):
 
     def schedule(self, node: SchedulerNode) -> None:
         """Never called: node updates go to Hadoop's scheduler whole."""
+
+    def async_pass(self) -> None:
+        """One tick of Hadoop's asynchronous scheduling, driven from here
+        (its threads never run), from the start nodes emu draws."""
+        passes = self.async_scheduling
+        if passes is None or not self.nodes:
+            return
+        self._call(self.driver.asyncPass, passes.starts(len(self.nodes)))
+
+    def demand_changed(self, sapp: Any) -> None:
+        if sapp.info.has_pending():
+            self.demanding.add(sapp.attempt_id)
+        else:
+            self.demanding.discard(sapp.attempt_id)
 
     def update(self) -> None:
         now = self.ctx.now_ms()

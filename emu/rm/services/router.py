@@ -186,6 +186,11 @@ class RMServices:
         self.ctx.scheduler.update()
         self.ctx.dispatcher.drain()
 
+    def async_pass(self) -> None:
+        """One tick of asynchronous scheduling (emu.rm.scheduler.async_scheduling)."""
+        self.ctx.scheduler.async_pass()
+        self.ctx.dispatcher.drain()
+
     def take_am_launches(self) -> list[tuple[str, str, dict[str, Any]]]:
         launches, self.ctx.am_launches = self.ctx.am_launches, []
         return launches

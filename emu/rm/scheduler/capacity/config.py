@@ -278,6 +278,13 @@ class CapacityConf:
     multiple_assignments: bool = True
     max_assignments_per_heartbeat: int = 100
     reservations_continue_looking: bool = True
+    async_scheduling: bool = False
+    """`schedule-asynchronously.enable`: passes over every node each
+    `async_interval_ms` instead of allocation on node heartbeats
+    (emu.rm.scheduler.async_scheduling); the default is the Hadoop
+    release's (`emu.hadoop.version`): false in 3.4.2, true in 3.5.0."""
+    async_interval_ms: int = 5
+    async_threads: int = 1
     mappings: tuple[QueueMapping, ...] = ()
     mappings_override: bool = False
     groups: dict[str, tuple[str, ...]] = field(default_factory=dict)
@@ -317,6 +324,18 @@ class CapacityConf:
         return self.groups.get(user, ())
 
 
+ASYNC = PREFIX + "schedule-asynchronously"
+ASYNC_BY_DEFAULT = frozenset({"3.5.0"})
+"""The Hadoop releases whose CapacitySchedulerConfiguration has
+DEFAULT_SCHEDULE_ASYNCHRONOUSLY_ENABLE true (YARN-7327)."""
+
+
+def async_default(conf: Configuration) -> bool:
+    """Whether the chosen Hadoop release (`emu.hadoop.version`) schedules
+    asynchronously unless told otherwise."""
+    return (conf.get("emu.hadoop.version") or "").strip() in ASYNC_BY_DEFAULT
+
+
 def parse(conf: Configuration, minimum: Resource, maximum: Resource) -> CapacityConf:
     """Read and validate the capacity scheduler's configuration."""
     calc_key = PREFIX + "resource-calculator"
@@ -354,6 +373,13 @@ def parse(conf: Configuration, minimum: Resource, maximum: Resource) -> Capacity
             PREFIX + "per-node-heartbeat.maximum-offswitch-assignments",
             f"must be at least 1, got {offswitch}",
         )
+    async_interval = conf.get_int(ASYNC + ".scheduling-interval-ms", 5)
+    if async_interval < 1:
+        raise _fail(
+            conf,
+            ASYNC + ".scheduling-interval-ms",
+            f"must be at least 1 ms (a pass takes no time on emu's clock), got {async_interval}",
+        )
     cs = CapacityConf(
         queues=queues,
         calculator=calc.name,
@@ -372,6 +398,9 @@ def parse(conf: Configuration, minimum: Resource, maximum: Resource) -> Capacity
         reservations_continue_looking=conf.get_bool(
             PREFIX + "reservations-continue-look-all-nodes", True
         ),
+        async_scheduling=conf.get_bool(ASYNC + ".enable", async_default(conf)),
+        async_interval_ms=async_interval,
+        async_threads=max(1, conf.get_int(ASYNC + ".maximum-threads", 1)),
         mappings=_mappings(conf),
         mappings_override=conf.get_bool(PREFIX + "queue-mappings-override.enable", False),
         groups=_groups(conf),

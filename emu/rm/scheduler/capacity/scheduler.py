@@ -55,6 +55,12 @@ from emu.rm.diagnostics import invalid_request
 from emu.rm.scheduler import activities as act
 from emu.rm.scheduler.abstract_scheduler import PartitionUsage, Scheduler
 from emu.rm.scheduler.app_scheduling_info import Ask
+from emu.rm.scheduler.async_scheduling import (
+    SEED_PROPERTY,
+    AsyncScheduling,
+    skip_node_interval_ms,
+    walk,
+)
 from emu.rm.scheduler.capacity import (
     allocator,
     label_waits,
@@ -148,6 +154,13 @@ class CapacityScheduler(Scheduler):
         `job.label.expression`, else its queue's default-node-label-expression)."""
         self.conf = ctx.conf
         self.cs = cs
+        if cs.async_scheduling:
+            self.async_scheduling = AsyncScheduling(
+                cs.async_interval_ms,
+                cs.async_threads,
+                skip_node_interval_ms(ctx.conf),
+                ctx.conf.get_int(SEED_PROPERTY, ctx.cluster_timestamp),
+            )
         self.tree, self.root = build(cs, self.leaf_metrics)
         self.queue_manager = QueueManager(self, ctx.conf)
         self.app_leaf: dict[str, LeafQueue] = {}
@@ -577,7 +590,10 @@ class CapacityScheduler(Scheduler):
         """The node holds no reservation, and either no active attempt has
         an outstanding ask or the node has no room for a minimum
         allocation: `schedule` assigns only while both hold, so the pass
-        would not look at a single queue."""
+        would not look at a single queue. Under asynchronous scheduling a
+        heartbeat never assigns."""
+        if self.async_scheduling is not None:
+            return True
         node = self.nodes.get(node_id)
         if node is None or node.reserved is not None:
             return False
@@ -586,6 +602,42 @@ class CapacityScheduler(Scheduler):
         return self.calc.divide_and_count(node.available, self.minimum) < 1
 
     def schedule(self, node: SchedulerNode) -> None:
+        if self.async_scheduling is None:
+            self._offer(node, True)
+
+    def async_pass(self) -> None:
+        """One tick of asynchronous scheduling (CapacityScheduler.schedule
+        per thread; emu.rm.scheduler.async_scheduling): the nodes in
+        getAllNodes' order from each drawn start, each offered once, a node
+        skipped when its last heartbeat is older than the skip interval or
+        when `skip_quiet_node_update`'s proof holds for it. Once no attempt
+        asks for anything, no later offer can do anything either."""
+        passes = self.async_scheduling
+        assert passes is not None
+        nodes = self.tracked_nodes()
+        if not nodes:
+            return
+        starts = passes.starts(len(nodes))
+        rmnodes, now, skip = self.ctx.nodes, self.ctx.now_ms(), passes.skip_node_interval_ms
+        demand, root, shortcuts = self.demand, self.root.path, self.shortcuts
+        count, minimum = self.calc.divide_and_count, self.minimum
+        for start in starts:
+            for i in walk(len(nodes), start):
+                if not demand[root] and shortcuts:
+                    break
+                node = nodes[i]
+                rmnode = rmnodes.get(node.node_id)
+                if rmnode is None or now - rmnode.last_heartbeat_ms > skip:
+                    continue
+                if shortcuts and node.reserved is None and count(node.available, minimum) < 1:
+                    continue
+                self._offer(node, False)
+
+    def _offer(self, node: SchedulerNode, heartbeat: bool) -> None:
+        """CapacityScheduler.allocateContainersToNode: a reserved node's
+        reservation tried, else new containers, one after another on a node
+        heartbeat while the per-heartbeat limits allow, once in an
+        asynchronous pass."""
         self.alloc.cluster = self.cluster
         if node.reserved is not None:
             allocator.fulfil_reservation(self.alloc, node)
@@ -606,7 +658,7 @@ class CapacityScheduler(Scheduler):
                 alloc.rejected = False
                 if cs.max_assignments_per_heartbeat == -1:
                     return
-            if not a.assigned:
+            if not a.assigned or not heartbeat:
                 return
             if a.locality == OFF_SWITCH:
                 offswitch += 1

@@ -32,7 +32,6 @@ from emu.resources import (
     component_min,
 )
 from emu.rm.scheduler import activities as act
-from emu.rm.scheduler import javahash
 from emu.rm.scheduler.abstract_scheduler import Scheduler, SchedulerError
 from emu.rm.scheduler.app_scheduling_info import Ask
 from emu.rm.scheduler.fair import allocation_file
@@ -116,7 +115,6 @@ class FairScheduler(Scheduler):
         self.activities.on_write = self.kept.decision_recorded
         self.rack_sizes: dict[str, int] = {}
         self.preempt_nodes: dict[str, NodePreemption] = {}
-        self.peak_nodes = 0
         """The most nodes the cluster had at once (the size of
         ClusterNodeTracker's node HashMap's table follows it)."""
         self.peak_containers: dict[str, int] = {}
@@ -164,16 +162,6 @@ class FairScheduler(Scheduler):
 
     def sorted_nodes(self) -> list[SchedulerNode]:
         return [self.nodes[n] for n in sorted(self.nodes)]
-
-    def tracked_nodes(self) -> list[SchedulerNode]:
-        """All nodes in the order ClusterNodeTracker.getAllNodes lists them:
-        its HashMap keyed by NodeId (host, port 0 as the RM names emu's nodes)."""
-        nodes = list(self.nodes.values())
-        return javahash.hashmap_order(
-            nodes,
-            [javahash.node_id_hash(n.host, 0) for n in nodes],
-            javahash.capacity_for(self.peak_nodes),
-        )
 
     def nodes_by_name(self, name: str) -> list[SchedulerNode]:
         """Nodes a resource name denotes, as ClusterNodeTracker.getNodesByResourceName
@@ -297,7 +285,6 @@ class FairScheduler(Scheduler):
 
     def node_added(self, node: SchedulerNode) -> None:
         self.rack_sizes[node.rack] = self.rack_sizes.get(node.rack, 0) + 1
-        self.peak_nodes = max(self.peak_nodes, len(self.nodes))
         self._recompute_steady_shares()
 
     def node_removed(self, node: SchedulerNode) -> None:

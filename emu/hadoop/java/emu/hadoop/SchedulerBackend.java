@@ -31,6 +31,17 @@ public interface SchedulerBackend {
   /** Milliseconds between two passes of the auto-created queue deletion policy; 0 when it does not run. */
   long queueDeletionIntervalMs();
 
+  /** Milliseconds between two asynchronous scheduling passes (CapacityScheduler's
+   *  schedule-asynchronously.scheduling-interval-ms); 0 when it schedules on node heartbeats. */
+  long asyncIntervalMs();
+
+  /** Passes per tick (schedule-asynchronously.maximum-threads, at least 1); 0 when not asynchronous. */
+  int asyncThreads();
+
+  /** One tick of asynchronous scheduling: CapacityScheduler.schedule once per start node, each the
+   *  index in ClusterNodeTracker.getAllNodes that emu drew for that thread's pass. */
+  Reply asyncPass(long now, int[] starts) throws Exception;
+
   /** A node registers: its resource, and labels as `name` or `name(exclusive=false)`. */
   Reply addNode(long now, String emuId, String host, int port, String rack, long memory, int vcores,
       String[] extraNames, long[] extraValues, String[] nodeLabels) throws Exception;

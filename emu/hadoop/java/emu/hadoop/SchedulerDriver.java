@@ -84,6 +84,9 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerApplicat
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerApplicationAttempt;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacityScheduler;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacitySchedulerConfiguration;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.ResourceCommitRequest;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerApp;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerNode;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.constraint.AllocationTagsManager;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.constraint.MemoryPlacementConstraintManager;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.AppAddedSchedulerEvent;
@@ -227,6 +230,141 @@ public final class SchedulerDriver implements SchedulerBackend {
    *  simulated time it was seen at (AbstractCSQueue.isInactiveDynamicQueue reads the wall clock). */
   private final Map<String, long[]> submissionStamps = new HashMap<>();
   private FairPreemption fairPreemption;
+  /** CapacityScheduler's asynchronous scheduling, driven by emu's clock; null when it is off. */
+  private AsyncPasses asyncPasses;
+  /** Each node's last heartbeat (or registration) in emu's simulated milliseconds. */
+  private final Map<NodeId, Long> lastBeat = new HashMap<>();
+
+  /**
+   * CapacityScheduler's asynchronous scheduling (schedule-asynchronously.enable, Hadoop 3.5's
+   * default) with emu's clock in place of its threads. The scheduler is initialised, never started,
+   * so its AsyncScheduleThreads and ResourceCommitterService exist and never run: a node heartbeat
+   * then allocates nothing (CapacityScheduler.nodeUpdate), and the proposals a pass makes wait in
+   * the committer's backlog, which {@link #commit} empties as the committer thread would, one
+   * proposal at a time. emu calls {@link #pass} every scheduling-interval-ms of simulated time.
+   */
+  private final class AsyncPasses {
+    final CapacityScheduler cs;
+    final long intervalMs;
+    final int threads;
+    final long skipNodeIntervalMs;
+    final Method allocateToNode;
+    final Field committerField;
+    final Field backlogField;
+    final Field confField;
+
+    private AsyncPasses(CapacityScheduler cs, long intervalMs, int threads, long skipNodeIntervalMs)
+        throws ReflectiveOperationException {
+      this.cs = cs;
+      this.intervalMs = intervalMs;
+      this.threads = threads;
+      this.skipNodeIntervalMs = skipNodeIntervalMs;
+      allocateToNode = CapacityScheduler.class.getDeclaredMethod("allocateContainersToNode", NodeId.class,
+          boolean.class);
+      allocateToNode.setAccessible(true);
+      confField = CapacityScheduler.class.getDeclaredField("asyncSchedulingConf");
+      confField.setAccessible(true);
+      Class<?> confClass = confField.getType();
+      committerField = confClass.getDeclaredField("resourceCommitterService");
+      committerField.setAccessible(true);
+      backlogField = committerField.getType().getDeclaredField("backlogs");
+      backlogField.setAccessible(true);
+    }
+
+    /**
+     * One tick: each thread's CapacityScheduler.schedule in turn, with the start node emu drew
+     * (java.util.Random.nextInt over the node count, as Hadoop draws it). schedule offers every node
+     * of ClusterNodeTracker.getAllNodes from the start to the end, then from the first to the
+     * start again, the start included twice, as Hadoop's loops do; each node once, without the
+     * heartbeat's multiple assignments (allocateContainersToNode(nodeId, false)), skipping a node
+     * whose last heartbeat is older than skipNodeInterval on emu's clock (shouldSkipNodeSchedule).
+     */
+    void pass(int[] starts) throws ReflectiveOperationException {
+      for (int start : starts) {
+        List<FiCaSchedulerNode> all = cs.getNodeTracker().getAllNodes();
+        int current = 0;
+        for (FiCaSchedulerNode n : all) {
+          if (current++ >= start) {
+            offer(n);
+          }
+        }
+        current = 0;
+        for (FiCaSchedulerNode n : all) {
+          if (current++ > start) {
+            break;
+          }
+          offer(n);
+        }
+      }
+    }
+
+    private void offer(FiCaSchedulerNode n) throws ReflectiveOperationException {
+      Long beat = lastBeat.get(n.getNodeID());
+      if (beat == null || clock.now - EPOCH_MS - beat > skipNodeIntervalMs) {
+        return;
+      }
+      allocateToNode.invoke(cs, n.getNodeID(), false);
+      commit();
+    }
+
+    /** ResourceCommitterService's work: each waiting proposal tried in turn (CapacityScheduler.tryCommit). */
+    @SuppressWarnings("unchecked")
+    void commit() throws ReflectiveOperationException {
+      Object committer = committerField.get(confField.get(cs));
+      if (committer == null) {
+        return;
+      }
+      java.util.concurrent.BlockingQueue<ResourceCommitRequest<FiCaSchedulerApp, FiCaSchedulerNode>> backlog =
+          (java.util.concurrent.BlockingQueue<ResourceCommitRequest<FiCaSchedulerApp, FiCaSchedulerNode>>)
+              backlogField.get(committer);
+      ResourceCommitRequest<FiCaSchedulerApp, FiCaSchedulerNode> r;
+      while ((r = backlog.poll()) != null) {
+        cs.tryCommit(cs.getClusterResource(), r, true);
+      }
+    }
+  }
+
+  /** The passes a CapacityScheduler configured to schedule asynchronously needs; null otherwise. */
+  private AsyncPasses asyncPassesOf(CapacityScheduler cs) throws ReflectiveOperationException {
+    CapacitySchedulerConfiguration c = cs.getConfiguration();
+    if (!c.getScheduleAynschronously()) {
+      return null;
+    }
+    String prefix = CapacitySchedulerConfiguration.SCHEDULE_ASYNCHRONOUSLY_PREFIX;
+    long interval = c.getLong(prefix + ".scheduling-interval-ms", 5);
+    if (interval < 1) {
+      throw new IllegalArgumentException(prefix + ".scheduling-interval-ms is " + interval
+          + ": on a virtual clock a pass takes no time, so the interval must be at least 1 ms");
+    }
+    int threads = Math.max(c.getInt(prefix + ".maximum-threads", 1), 1);
+    return new AsyncPasses(cs, interval, threads, YarnConfiguration.getSkipNodeInterval(conf));
+  }
+
+  /** Milliseconds between two asynchronous scheduling passes; 0 when the scheduler schedules on
+   *  node heartbeats. */
+  @Override
+  public long asyncIntervalMs() {
+    return asyncPasses == null ? 0 : asyncPasses.intervalMs;
+  }
+
+  /** How many passes each tick makes (schedule-asynchronously.maximum-threads). */
+  @Override
+  public int asyncThreads() {
+    return asyncPasses == null ? 0 : asyncPasses.threads;
+  }
+
+  /** One tick of asynchronous scheduling: a pass per thread, from the start nodes emu drew. */
+  @Override
+  public Reply asyncPass(long now, int[] starts) throws ReflectiveOperationException {
+    at(now);
+    if (asyncPasses == null) {
+      return null;
+    }
+    drain();
+    asyncPasses.pass(starts);
+    return drain();
+  }
+
 
   /**
    * What the FairScheduler's FSPreemptionThread does, on the virtual clock:
@@ -351,15 +489,7 @@ public final class SchedulerDriver implements SchedulerBackend {
     context.setScheduler((ResourceScheduler) scheduler);
     scheduler.init(conf);
     if (scheduler instanceof CapacityScheduler) {
-      CapacitySchedulerConfiguration cs = ((CapacityScheduler) scheduler).getConfiguration();
-      if (cs.getBoolean(CapacitySchedulerConfiguration.SCHEDULE_ASYNCHRONOUSLY_ENABLE,
-          CapacitySchedulerConfiguration.DEFAULT_SCHEDULE_ASYNCHRONOUSLY_ENABLE)) {
-        close();
-        throw new IllegalArgumentException(CapacitySchedulerConfiguration.SCHEDULE_ASYNCHRONOUSLY_ENABLE
-            + " is true (Hadoop 3.5's default): asynchronous scheduling runs on a wall-clock thread from a "
-            + "randomly chosen node, so it cannot be replayed on a virtual clock; set it to false "
-            + "(scheduling on node heartbeats, Hadoop 3.4's default)");
-      }
+      asyncPasses = asyncPassesOf((CapacityScheduler) scheduler);
     }
     // As a running RM ten seconds after its start: the largest node bounds an ask, not only the configuration.
     scheduler.getNodeTracker().setForceConfiguredMaxAllocation(false);
@@ -574,6 +704,7 @@ public final class SchedulerDriver implements SchedulerBackend {
     node.proxy = nodeProxy(node);
     nodes.put(emuId, node);
     nodesById.put(id, node);
+    lastBeat.put(id, now);
     labels.activateNode(id, node.total);
     drain();
     scheduler.handle(new NodeAddedSchedulerEvent(node.proxy));
@@ -588,6 +719,7 @@ public final class SchedulerDriver implements SchedulerBackend {
       return null;
     }
     nodesById.remove(node.id);
+    lastBeat.remove(node.id);
     scheduler.handle(new NodeRemovedSchedulerEvent(node.proxy));
     labels.deactivateNode(node.id);
     return drain();
@@ -632,6 +764,7 @@ public final class SchedulerDriver implements SchedulerBackend {
       }
       node.updates.add(new UpdatedContainerInfo(up, done, new ArrayList<>()));
     }
+    lastBeat.put(node.id, now);
     scheduler.handle(new NodeUpdateSchedulerEvent(node.proxy));
     return drain();
   }
@@ -969,6 +1102,13 @@ public final class SchedulerDriver implements SchedulerBackend {
     // Placements are pulled once the events of a call are handled; pulling
     // sends events of its own (ACQUIRED), handled in the next round.
     do {
+      if (asyncPasses != null) {
+        try {
+          asyncPasses.commit();
+        } catch (ReflectiveOperationException x) {
+          throw new IllegalStateException(x);
+        }
+      }
       while ((e = dispatcher.queue.poll()) != null) {
         handle(e);
       }
