@@ -176,19 +176,23 @@ last count): the steady-state figure averages them over thousands."""
 
 
 def run_trace(
-    inputs: Path, scheduler: str, trace: str = "trace.json", impl: str = "emu"
+    inputs: Path,
+    scheduler: str,
+    trace: str = "trace.json",
+    impl: str = "emu",
+    properties: dict[str, str] | None = None,
 ) -> RunStats:
     """Replay `inputs/trace.json` on `inputs/nodes.json` with the
     configuration directory `inputs/<scheduler>` (as `emu sls` would) and
     sample it every simulated second; `impl` hadoop runs Hadoop's own
-    scheduler class instead of emu's."""
+    scheduler class instead of emu's; `properties` are set over the files."""
     opts = SlsOptions(
         tracetype="SLS",
         traces=[str(inputs / trace)],
         output_dir=inputs / "out",
         nodes_file=str(inputs / "nodes.json"),
         conf_dir=str(inputs / scheduler),
-        overrides={"emu.scheduler.impl": impl},
+        overrides={"emu.scheduler.impl": impl, **(properties or {})},
         # YARN's AM and NM timing, as every figure in BENCHMARKS.md was taken
         # with: `emu sls`'s default (SLS's, emu.timing) acts on each reply a
         # heartbeat later, which is other work, not other speed.
@@ -253,14 +257,20 @@ class Figure:
 
 
 def _p1_figure(
-    work: Path, scheduler: str, quick: bool, impl: str, name: str, floor: float
+    work: Path,
+    scheduler: str,
+    quick: bool,
+    impl: str,
+    name: str,
+    floor: float,
+    properties: dict[str, str] | None = None,
 ) -> list[Figure]:
     """The P1 trace (1000 nodes, an hour or ten minutes) replayed with
     `impl` deciding, met at `floor` times faster than real time with every
     job finished: P1 and H1 differ only in who schedules and the bar."""
     span = 600 if quick else 3600
     inputs = _inputs(work, f"p1-{span}", nodes=1000, span_s=span)
-    r = run_trace(inputs, scheduler, impl=impl)
+    r = run_trace(inputs, scheduler, impl=impl, properties=properties)
     steady, apps, mem = r.steady(span / 3, span)
     detail = (
         f"{r.simulated_s:.0f} sim s in {r.wall_s:.1f} wall s; {r.finished}/{r.jobs} jobs, "
@@ -275,6 +285,13 @@ def _p1_figure(
 def _p1(work: Path, scheduler: str, quick: bool) -> list[Figure]:
     name = f"P1 {scheduler}" + (" (10 min)" if quick else "")
     return _p1_figure(work, scheduler, quick, "emu", name, 100)
+
+
+def _p1_async(work: Path, quick: bool) -> list[Figure]:
+    """P1 capacity as Hadoop 3.5.0 schedules by default: asynchronous passes
+    every 5 ms instead of allocation on node heartbeats."""
+    name = "P1 capacity, 3.5.0 asynchronous" + (" (10 min)" if quick else "")
+    return _p1_figure(work, "capacity", quick, "emu", name, 100, {"emu.hadoop.version": "3.5.0"})
 
 
 def _h1(work: Path, scheduler: str, quick: bool) -> list[Figure]:
@@ -506,6 +523,7 @@ FIGURES = {
     "p1-fair": lambda w, q: _p1(w, "fair", q),
     "p1-capacity": lambda w, q: _p1(w, "capacity", q),
     "p1-fifo": lambda w, q: _p1(w, "fifo", q),
+    "p1-capacity-async": _p1_async,
     "p2": _p2,
     "p4": _p4,
     "p6": _p6,

@@ -3,7 +3,8 @@ and by Hadoop 3.5.0's own (`--scheduler-impl hadoop`, its scheduling passes
 driven at emu's ticks from the start nodes emu draws): the same
 jobruntime.csv and containers.csv, byte for byte, under 3.5.0's defaults
 and with other intervals and thread counts; and Hadoop's own run is the
-same run after run."""
+same run after run. The fidelity suite holds more asynchronous cases
+(locality delay, reservations, preemption: `make fidelity`)."""
 
 from __future__ import annotations
 
@@ -19,9 +20,6 @@ ASYNC = "yarn.scheduler.capacity.schedule-asynchronously"
 @pytest.mark.parametrize(
     ("case", "extra"),
     [
-        ("cap-locality-delay", ()),
-        ("cap-reservation", ()),
-        ("cap-preemption", ()),
         ("cap-node-labels", ()),
         (
             "cap-user-limit-factor",

@@ -20,7 +20,7 @@ def maven(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[Path]:
     monkeypatch.setenv("EMU_CACHE_DIR", str(tmp_path / "cache"))
     calls: list[Path] = []
 
-    def resolve(pom: Path, listing: Path, quiet: bool = True) -> list[str]:
+    def resolve(pom: Path, listing: Path, quiet: bool = True, version: str = "") -> list[str]:
         calls.append(pom)
         jar = tmp_path / f"dep-{len(calls)}.jar"
         jar.write_text("")
