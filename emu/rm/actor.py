@@ -25,6 +25,7 @@ from typing import Any
 
 import structlog
 import trio
+import trio.testing
 
 from emu.config.configuration import Configuration
 from emu.metrics.eventlog import EventLog
@@ -262,9 +263,13 @@ class ResourceManager:
 
     async def _async_loop(self) -> None:
         """CapacityScheduler's asynchronous scheduling threads on emu's clock:
-        a tick at each multiple of the interval while a pass could change
+        a pass at each multiple of the interval while one could change
         anything (`Scheduler.async_wanted`), asleep otherwise until a
-        request, a monitor or the scheduler's own update gives it work."""
+        request, a monitor or the scheduler's own update gives it work. The
+        pass at an instant runs once everything else due then is done, so
+        whether the loop slept until the instant or was woken at it, the
+        pass sees the same state."""
+        last = -1
         while True:
             scheduler = self.ctx.scheduler
             passes = scheduler.async_scheduling
@@ -275,10 +280,14 @@ class ResourceManager:
                 await self._async_wakeup.wait()
                 self._async_wakeup = trio.Event()
                 continue
-            await trio.sleep_until(passes.next_tick_ms(self.ctx.now_ms()) / 1000)
-            self.services.async_pass()
-            if self.ctx.am_launches:
-                self._launch_wakeup.set()
+            tick = passes.tick_from(max(self.ctx.now_ms(), last + 1))
+            await trio.sleep_until(tick / 1000)
+            await trio.testing.wait_all_tasks_blocked()
+            last = tick
+            if scheduler.async_wanted():
+                self.services.async_pass(tick)
+                if self.ctx.am_launches:
+                    self._launch_wakeup.set()
 
     async def _monitor_loop(self, name: str, interval_ms: int) -> None:
         while True:

@@ -50,8 +50,8 @@ def test_hadoop_35_allocates_in_passes_every_interval_not_on_heartbeats(tmp_path
     assert len(passes) == len(heartbeat) > 0
     # Heartbeat-driven, the first AM container waits for a node's heartbeat
     # (the sample's nodes beat at 50 ms and later past each second); the
-    # first pass, 5 ms after the submission at 0, places it.
-    assert heartbeat[0] == 1050 and passes[0] == 5
+    # pass at 0, which runs after the submission at that instant, places it.
+    assert heartbeat[0] == 1050 and passes[0] == 0
     assert all(t % 5 == 0 for t in passes)
     assert all(p <= h for p, h in zip(passes, heartbeat, strict=True))
     explicit, _ = _replay(tmp_path / "explicit", "-D", f"{ASYNC}.enable=true")
@@ -73,18 +73,23 @@ def test_the_interval_and_threads_shape_the_passes(tmp_path):
         "-D",
         f"{ASYNC}.maximum-threads=2",
     )
-    assert times[0] == 300 and all(t % 300 == 0 for t in times)
+    assert times[0] == 0 and times[1] == 1200 and all(t % 300 == 0 for t in times)
 
 
 def test_a_node_that_missed_its_heartbeats_is_not_offered(tmp_path):
-    # With a skip interval of 0 only a node heartbeating at the pass's very
-    # instant is offered: allocations happen when a node beats, as they do
-    # without asynchronous scheduling (here, at the same instants).
+    # With a skip interval of 0 only a node heartbeating (or registering) at
+    # the pass's very instant is offered: after the first AM, placed as the
+    # nodes register at 0, allocations happen only at the instants nodes
+    # beat at (the phases past each second heartbeat-driven allocation
+    # shows), not at the first pass after an ask as by default.
     heartbeat, _ = _replay(tmp_path / "342")
+    beats = {t % 1000 for t in heartbeat}
+    default, _ = _replay(tmp_path / "default", "--hadoop-version=3.5.0")
     fresh_only, _ = _replay(
         tmp_path / "stale", "--hadoop-version=3.5.0", "-D", "yarn.scheduler.skip.node.multiplier=0"
     )
-    assert fresh_only == heartbeat
+    assert fresh_only[0] == 0 and {t % 1000 for t in fresh_only[1:]} <= beats
+    assert not {t % 1000 for t in default[1:]} <= beats
 
 
 def test_asynchronous_replays_are_byte_identical_and_follow_the_seed(tmp_path):

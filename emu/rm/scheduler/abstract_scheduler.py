@@ -144,6 +144,18 @@ class Scheduler:
         """The most nodes the scheduler has held at once: the size of
         ClusterNodeTracker's HashMap table (`tracked_nodes`)."""
         self._tracked: list[SchedulerNode] | None = None
+        self.mutations = 0
+        """Bumped by every change a scheduling pass could read: an event, a
+        node's containers launching or ending, asks, releases and blacklists,
+        placements, reservations, completions, and what a subclass changes
+        (its queues, its delay-scheduling counts). An asynchronous pass that
+        leaves it unchanged changed nothing, so the next one, from the same
+        state, would change nothing either (`async_wanted`)."""
+        self._quiet_at = -1
+        """`mutations` after the last asynchronous pass that changed nothing."""
+        self.heartbeat_ms: dict[str, int] = {}
+        """Each node's last update, as the scheduler saw it (a node that
+        missed heartbeats and beats again is a change to asynchronous passes)."""
         s = ctx.settings
         self.shortcuts = s.shortcuts
         """Whether this scheduler takes its output-preserving shortcuts
@@ -200,6 +212,8 @@ class Scheduler:
 
     # --- events ------------------------------------------------------------------
     def handle(self, event: Event) -> None:
+        if event.type != "NODE_UPDATE":  # on_NODE_UPDATE tells a quiet one
+            self.mutations += 1
         getattr(self, "on_" + event.type)(event.target, event.data)
 
     def on_NODE_ADDED(self, node_id: str, rmnode: RMNode) -> None:
@@ -266,12 +280,16 @@ class Scheduler:
 
     def set_force_configured_maximum(self, flag: bool) -> None:
         """ClusterNodeTracker.setForceConfiguredMaxAllocation."""
+        self.mutations += 1
         self.force_configured_maximum = flag
         self._node_max_changed(None, None)
 
     def on_NODE_UPDATE(self, node_id: str, data: tuple[list[str], list[dict[str, Any]]]) -> None:
         launched, completed = data
+        if self.async_scheduling is not None:
+            self._node_beat(node_id)
         if launched or completed:
+            self.mutations += 1
             self._node_statuses(node_id, launched, completed)
         node = self.nodes.get(node_id)
         if node is not None and not (self.shortcuts and self.skip_quiet_node_update(node_id)):
@@ -282,6 +300,16 @@ class Scheduler:
             if self.watcher is not None:
                 self.watcher.scheduling_pass(node_id)
             self.schedule(node)
+
+    def _node_beat(self, node_id: str) -> None:
+        """A node heartbeat under asynchronous scheduling: one from a node
+        that had missed the skip interval makes it an offer again."""
+        assert self.async_scheduling is not None
+        now = self.ctx.now_ms()
+        last = self.heartbeat_ms.get(node_id)
+        if last is None or now - last > self.async_scheduling.skip_node_interval_ms:
+            self.mutations += 1
+        self.heartbeat_ms[node_id] = now
 
     def _node_statuses(
         self, node_id: str, launched: list[str], completed: list[dict[str, Any]]
@@ -455,13 +483,18 @@ class Scheduler:
         """Whether the next asynchronous pass could change anything: there
         is a node to offer and an attempt with an outstanding ask (every
         allocation and reservation is for one; a held reservation keeps its
-        ask outstanding). The RM runs no tick, and draws no start node,
-        while this is false (emu.rm.scheduler.async_scheduling)."""
-        return bool(self.demanding) and bool(self.nodes)
+        ask outstanding), and something changed since the last pass that
+        changed nothing (`mutations`). The RM runs no tick while this is
+        false (emu.rm.scheduler.async_scheduling)."""
+        return (
+            bool(self.demanding)
+            and bool(self.nodes)
+            and not (self.shortcuts and self._quiet_at == self.mutations)
+        )
 
-    def async_pass(self) -> None:
-        """One tick of asynchronous scheduling: a pass per thread, from
-        start nodes drawn now."""
+    def async_pass(self, tick_ms: int) -> None:
+        """The tick `tick_ms` of asynchronous scheduling: a pass per thread,
+        from the start nodes drawn for it."""
         raise SchedulerError(f"the {self.name} scheduler does not schedule asynchronously")
 
     # --- subclass hooks ------------------------------------------------------------
@@ -585,6 +618,8 @@ class Scheduler:
         sapp = self.apps.get(attempt_id)
         if sapp is None:
             return Allocation([], ZERO)
+        if asks or releases or blacklist_add or blacklist_remove:
+            self.mutations += 1
         if asks:
             parsed = []
             maximum = self.max_allocation(sapp)[0]
@@ -643,6 +678,7 @@ class Scheduler:
         return normalized
 
     def _update_asks(self, sapp: SchedulerApp, asks: list[Ask]) -> None:
+        self.mutations += 1
         before = sapp.info.pending
         had = sapp.info.has_pending()
         sapp.info.update(asks)
@@ -686,6 +722,7 @@ class Scheduler:
         `container_id` is that of the reservation the placement fulfils: YARN
         allocates the reserved Container itself, id included, rather than a new one."""
         self._account_usage()
+        self.mutations += 1
         c = self._new_container(sapp, node, priority, node_type, ask, container_id)
         before = sapp.info.pending
         sapp.info.allocated(node_type, node, priority)
@@ -741,6 +778,7 @@ class Scheduler:
         its app running. Schedulers extend it (call super first) to charge
         their own queues and users, so no path can charge one and not the
         other."""
+        self.mutations += 1
         ctx = self.ctx
         ctx.containers[c.container_id] = c
         node.add(c)
@@ -800,6 +838,7 @@ class Scheduler:
         if ctx.containers.pop(c.container_id, None) is None:
             return
         self._account_usage()
+        self.mutations += 1
         if exit_status == EXIT_SUCCESS:
             done = self._attempt_work[c.attempt_id] = self._attempt_work.get(c.attempt_id, 0) + 1
             if done > self._app_best_work.get(c.app_id, 0):
@@ -873,6 +912,7 @@ class Scheduler:
     ) -> RMContainer:
         """Reserve `node` for an ask that does not fit yet, so smaller asks
         cannot starve it (YARN's node reservation)."""
+        self.mutations += 1
         ctx = self.ctx
         c = self._new_container(sapp, node, priority, OFF_SWITCH, ask)
         ctx.fire("container", c, csm.ContainerEvent.RESERVED)
@@ -886,6 +926,7 @@ class Scheduler:
         c = node.reserved
         if c is None:
             return
+        self.mutations += 1
         node.reserved = None
         if sapp is not None:
             sapp.reservations.pop(node.node_id, None)

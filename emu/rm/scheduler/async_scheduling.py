@@ -13,20 +13,23 @@ heartbeated within `skip.node.multiplier` heartbeat intervals; a
 ResourceCommitterService thread commits the proposals.
 
 On emu's clock a pass takes no time: the RM runs one per thread
-(`maximum-threads`) at every multiple of the interval, and each proposal
-is committed as it is made (the committer never lags behind, so
-`maximum-pending-backlogs` never holds a pass back). The start nodes are
-drawn here, from a `JavaRandom` seeded with the RM's cluster timestamp
-(Hadoop seeds its generator with the wall clock when the class loads) or
-`emu.scheduler.async-seed`, and handed to whichever implementation
-schedules, so emu's port and Hadoop's own scheduler start their passes at
-the same nodes.
+(`maximum-threads`) at every multiple of the interval, after everything
+else that happens at that instant, and each proposal is committed as it
+is made (the committer never lags behind, so `maximum-pending-backlogs`
+never holds a pass back). The start nodes are drawn here and handed to
+whichever implementation schedules, so emu's port and Hadoop's own
+scheduler start their passes at the same nodes: each tick's from a
+`JavaRandom` seeded with the run's seed (the RM's cluster timestamp, or
+`emu.scheduler.async-seed`; Hadoop seeds its one generator with the wall
+clock) mixed with the tick's number. A tick that an implementation skips
+then shifts no other tick's draws.
 
-A tick is skipped, and draws nothing, when no attempt has an outstanding
-ask: every allocation and reservation is for one, and a held reservation
-keeps its ask outstanding, so such a pass would change nothing in either
-implementation (`Scheduler.async_wanted`). Which Hadoop run this is
-depends only on the generator's seed, as it does in Hadoop.
+A tick is skipped when no pass could change anything
+(`Scheduler.async_wanted`): when no attempt has an outstanding ask (every
+allocation and reservation is for one, and a held reservation keeps its
+ask outstanding), or, in emu's port, when the last pass changed nothing
+and nothing has changed since. Which Hadoop run this is depends only on
+the seed, as it does in Hadoop.
 """
 
 from __future__ import annotations
@@ -44,7 +47,7 @@ SEED_PROPERTY = "emu.scheduler.async-seed"
 class AsyncScheduling:
     """The settings of asynchronous scheduling and its start-node generator."""
 
-    __slots__ = ("interval_ms", "random", "skip_node_interval_ms", "threads")
+    __slots__ = ("interval_ms", "seed", "skip_node_interval_ms", "threads")
 
     def __init__(self, interval_ms: int, threads: int, skip_node_interval_ms: int, seed: int):
         self.interval_ms = interval_ms
@@ -52,15 +55,21 @@ class AsyncScheduling:
         self.skip_node_interval_ms = skip_node_interval_ms
         """YarnConfiguration.getSkipNodeInterval: a node whose last heartbeat
         is older than this is not offered (shouldSkipNodeSchedule)."""
-        self.random = JavaRandom(seed)
+        self.seed = seed
 
-    def starts(self, node_count: int) -> list[int]:
-        """The start node of each thread's pass this tick (`random.nextInt`)."""
-        return [self.random.next_int(node_count) for _ in range(self.threads)]
+    def starts(self, tick_ms: int, node_count: int) -> list[int]:
+        """The start node of each thread's pass at the tick `tick_ms`
+        (`java.util.Random.nextInt(nodeCount)`, one generator per tick)."""
+        random = JavaRandom(self.seed ^ (tick_ms // self.interval_ms) * _GOLDEN)
+        return [random.next_int(node_count) for _ in range(self.threads)]
 
-    def next_tick_ms(self, now_ms: int) -> int:
-        """The first tick after `now_ms`: passes run at multiples of the interval."""
-        return (now_ms // self.interval_ms + 1) * self.interval_ms
+    def tick_from(self, ms: int) -> int:
+        """The first tick at or after `ms`: passes run at multiples of the interval."""
+        return -(-ms // self.interval_ms) * self.interval_ms
+
+
+_GOLDEN = 0x9E3779B97F4A7C15
+"""Spreads consecutive tick numbers over the seed's bits (JavaRandom keeps 48)."""
 
 
 def walk(count: int, start: int) -> list[int]:

@@ -354,13 +354,13 @@ class HadoopScheduler(Scheduler):
     def schedule(self, node: SchedulerNode) -> None:
         """Never called: node updates go to Hadoop's scheduler whole."""
 
-    def async_pass(self) -> None:
+    def async_pass(self, tick_ms: int) -> None:
         """One tick of Hadoop's asynchronous scheduling, driven from here
         (its threads never run), from the start nodes emu draws."""
         passes = self.async_scheduling
         if passes is None or not self.nodes:
             return
-        self._call(self.driver.asyncPass, passes.starts(len(self.nodes)))
+        self._call(self.driver.asyncPass, passes.starts(tick_ms, len(self.nodes)))
 
     def demand_changed(self, sapp: Any) -> None:
         if sapp.info.has_pending():

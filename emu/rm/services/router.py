@@ -186,9 +186,9 @@ class RMServices:
         self.ctx.scheduler.update()
         self.ctx.dispatcher.drain()
 
-    def async_pass(self) -> None:
-        """One tick of asynchronous scheduling (emu.rm.scheduler.async_scheduling)."""
-        self.ctx.scheduler.async_pass()
+    def async_pass(self, tick_ms: int) -> None:
+        """The tick `tick_ms` of asynchronous scheduling (emu.rm.scheduler.async_scheduling)."""
+        self.ctx.scheduler.async_pass(tick_ms)
         self.ctx.dispatcher.drain()
 
     def take_am_launches(self) -> list[tuple[str, str, dict[str, Any]]]:

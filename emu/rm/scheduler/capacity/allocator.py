@@ -122,6 +122,10 @@ class AllocatorState:
     am_non_exclusive: bool = False
     """`yarn.resourcemanager.node-labels.am.allow-non-exclusive-allocation`:
     AM containers too may be placed ignoring exclusivity."""
+    touches: int = 0
+    """Bumped by each change to the delay-scheduling and re-reservation
+    counts (and each refused proposal): with the scheduler's `mutations`,
+    what tells an asynchronous pass that changed nothing."""
     rejected: bool = False
     """The last proposal was refused at commit (`accepts`)."""
     ignore_exclusivity: bool = False
@@ -206,6 +210,7 @@ def assign_app(
             # a non-exclusive partition only after missing one per node.
             key = (sapp.attempt_id, priority)
             missed = st.missed[key] = st.missed.get(key, 0) + 1
+            st.touches += 1
             if st.ignore_exclusivity and missed < len(st.nodes):
                 return APP_SKIPPED, OFF_SWITCH
         if node.host in sapp.blacklist or node.rack in sapp.blacklist:
@@ -216,6 +221,7 @@ def assign_app(
         if outcome == PRIORITY_SKIPPED:
             opportunities[priority] -= 1
             continue
+        st.touches += 1
         return outcome, locality
     return APP_SKIPPED, OFF_SWITCH
 
@@ -303,6 +309,7 @@ def _assign_container(
             # (doAllocation runs first).
             _reset_opportunities(st, sapp, priority, node_type)
             st.rejected = True
+            st.touches += 1
             return ALLOCATED
         if other is not None:
             st.containers.unreserve(sapp, other)
@@ -314,6 +321,7 @@ def _assign_container(
             st.containers.reserve(sapp, node, priority, ask)
         else:
             st.rejected = True
+            st.touches += 1
         _reset_opportunities(st, sapp, priority, node_type)
         return RESERVED
     return LOCALITY_SKIPPED
@@ -439,6 +447,7 @@ def fulfil_reservation(st: AllocatorState, node: SchedulerNode) -> bool:
     # a reserved node brings the app closer to off-switch placement.
     opportunities = sapp.opportunities
     opportunities[priority] = opportunities.get(priority, 0) + 1
+    st.touches += 1
     for node_type in (NODE_LOCAL, RACK_LOCAL, OFF_SWITCH):
         ask = sapp.info.can_place(priority, node, node_type)
         if ask is None:

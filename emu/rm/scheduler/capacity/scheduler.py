@@ -402,6 +402,7 @@ class CapacityScheduler(Scheduler):
         """A labelled node came or went, or the first labelled app: the
         partitions' resources (the default one's is what no label holds)
         and their `Env`s follow."""
+        self.mutations += 1
         self.labelled = self.alloc.labelled = bool(self.node_partition or self.app_label)
         self.envs = {}
         if not self.labelled:
@@ -605,7 +606,7 @@ class CapacityScheduler(Scheduler):
         if self.async_scheduling is None:
             self._offer(node, True)
 
-    def async_pass(self) -> None:
+    def async_pass(self, tick_ms: int) -> None:
         """One tick of asynchronous scheduling (CapacityScheduler.schedule
         per thread; emu.rm.scheduler.async_scheduling): the nodes in
         getAllNodes' order from each drawn start, each offered once, a node
@@ -617,7 +618,9 @@ class CapacityScheduler(Scheduler):
         nodes = self.tracked_nodes()
         if not nodes:
             return
-        starts = passes.starts(len(nodes))
+        starts = passes.starts(tick_ms, len(nodes))
+        alloc = self.alloc
+        before = (self.mutations, alloc.touches)
         rmnodes, now, skip = self.ctx.nodes, self.ctx.now_ms(), passes.skip_node_interval_ms
         demand, root, shortcuts = self.demand, self.root.path, self.shortcuts
         count, minimum = self.calc.divide_and_count, self.minimum
@@ -632,6 +635,8 @@ class CapacityScheduler(Scheduler):
                 if shortcuts and node.reserved is None and count(node.available, minimum) < 1:
                     continue
                 self._offer(node, False)
+        if (self.mutations, alloc.touches) == before:
+            self._quiet_at = self.mutations
 
     def _offer(self, node: SchedulerNode, heartbeat: bool) -> None:
         """CapacityScheduler.allocateContainersToNode: a reserved node's
@@ -955,6 +960,7 @@ class CapacityScheduler(Scheduler):
         """The scheduling monitor's policies, each on the update tick nearest
         its own interval (the tick is the shortest of them)."""
         now, slack = self.ctx.now_ms(), (self.update_interval_ms or 0) // 2
+        self.mutations += 1
         if self.preemption is not None and now + slack >= self._next_preemption:
             self._next_preemption = now + self.cs.preemption.monitoring_interval_ms
             self.preemption.edit_schedule(self)
@@ -969,6 +975,7 @@ class CapacityScheduler(Scheduler):
     def refresh(self, properties: Mapping[str, object]) -> str | None:
         """Apply `properties` over the running configuration; refuse (and keep
         running the old one) if the result is invalid or removes a queue."""
+        self.mutations += 1
         conf = Configuration()
         conf.update(self.conf)
         for k, v in sorted(properties.items()):
