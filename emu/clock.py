@@ -31,6 +31,7 @@ from typing import Any, TypeVar
 
 import trio
 import trio.testing
+from trio._core._run import GLOBAL_RUN_CONTEXT
 from trio.abc import Clock
 
 T = TypeVar("T")
@@ -330,3 +331,22 @@ class ScaledWallClock(Clock):
 
     def deadline_to_sleep_time(self, deadline: float) -> float:
         return (deadline - self.current_time()) / self.rate
+
+
+async def after_everything_at(ms: int) -> None:
+    """Return at simulated millisecond `ms` once every other task due within
+    it has run and blocked: a pass that must see all of an instant's
+    events. Tasks that slept relative times may be due a rounding error
+    after `ms / 1000` (a heartbeat every 1.0 s sums to 65.49000000001), so
+    waiting for the others to block once is not enough: while another
+    deadline falls within the same millisecond (before `ms` + 0.5), sleep
+    until it and wait again."""
+    end = (ms + 0.5) / 1000
+    await trio.sleep_until(ms / 1000)
+    runner = GLOBAL_RUN_CONTEXT.runner
+    while True:
+        await trio.testing.wait_all_tasks_blocked()
+        due = runner.deadlines.next_deadline()
+        if due >= end:
+            return
+        await trio.sleep_until(due)

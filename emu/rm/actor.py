@@ -25,8 +25,8 @@ from typing import Any
 
 import structlog
 import trio
-import trio.testing
 
+from emu.clock import after_everything_at
 from emu.config.configuration import Configuration
 from emu.metrics.eventlog import EventLog
 from emu.msg import catalogue as C
@@ -281,8 +281,7 @@ class ResourceManager:
                 self._async_wakeup = trio.Event()
                 continue
             tick = passes.tick_from(max(self.ctx.now_ms(), last + 1))
-            await trio.sleep_until(tick / 1000)
-            await trio.testing.wait_all_tasks_blocked()
+            await after_everything_at(tick)
             last = tick
             if scheduler.async_wanted():
                 self.services.async_pass(tick)

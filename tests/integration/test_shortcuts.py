@@ -38,3 +38,22 @@ def test_outputs_identical_with_and_without_shortcuts(
         # the workload is a loaded one: many jobs, all finished
         assert on["summary.json"].count(b'"FINISHED"') >= 20
         assert b'"FAILED"' not in on["summary.json"]
+
+
+@pytest.mark.parametrize("case", ["sls-capacity", "bench-capacity"])
+def test_asynchronous_scheduling_identical_with_and_without_shortcuts(
+    tmp_path: Path, bench_inputs: Path, case: str
+) -> None:
+    """Hadoop 3.5's asynchronous scheduling: with the shortcuts, no pass runs
+    after one that changed nothing until something changes, and a pass
+    skips the nodes without room; without them every tick runs every pass."""
+
+    def outputs(out: Path, on: bool) -> dict[str, bytes]:
+        opts = reference_options(case, out, bench_inputs)
+        overrides = {**opts.overrides, "emu.hadoop.version": "3.5.0", SHORTCUTS: str(on).lower()}
+        run(dataclasses.replace(opts, overrides=overrides), stdout=io.StringIO())
+        return comparable_outputs(out)
+
+    on, off = outputs(tmp_path / "on", True), outputs(tmp_path / "off", False)
+    assert on == off
+    assert b"job_1" in on["jobruntime.csv"] or b'"FINISHED"' in on["summary.json"]

@@ -17,7 +17,10 @@ here against it).
 The scheduler's threads never run: `update()` calls, on emu's clock, what
 Fair's update thread does every `yarn.scheduler.fair.update-interval-ms`
 and what the Capacity preemption monitor does every
-`...monitor.capacity.preemption.monitoring_interval`.
+`...monitor.capacity.preemption.monitoring_interval`; `async_pass` what
+the CapacityScheduler's asynchronous scheduling threads do every
+`schedule-asynchronously.scheduling-interval-ms` (Hadoop 3.5's default),
+from the start nodes emu draws (emu.rm.scheduler.async_scheduling).
 
 A container Hadoop places is handed to emu at once (Hadoop's RM pulls an AM
 container the same way); a task container then waits in emu for its AM's
