@@ -152,6 +152,10 @@ class Scheduler:
         leaves it unchanged changed nothing, so the next one, from the same
         state, would change nothing either (`async_wanted`)."""
         self._quiet_at = -1
+        self.reserved_nodes = 0
+        """How many nodes hold a reservation. An app's asks may all be met
+        elsewhere while it still holds one: the next offer of that node
+        gives it up, so such a node still makes a pass worth running."""
         """`mutations` after the last asynchronous pass that changed nothing."""
         self.heartbeat_ms: dict[str, int] = {}
         """Each node's last update, as the scheduler saw it (a node that
@@ -481,13 +485,14 @@ class Scheduler:
     # --- asynchronous scheduling ------------------------------------------------------
     def async_wanted(self) -> bool:
         """Whether the next asynchronous pass could change anything: there
-        is a node to offer and an attempt with an outstanding ask (every
-        allocation and reservation is for one; a held reservation keeps its
-        ask outstanding), and something changed since the last pass that
-        changed nothing (`mutations`). The RM runs no tick while this is
-        false (emu.rm.scheduler.async_scheduling)."""
+        is a node to offer, and an attempt with an outstanding ask (every
+        allocation and new reservation is for one) or a node holding a
+        reservation (which an offer fulfils, renews or gives up), and
+        something changed since the last pass that changed nothing
+        (`mutations`). The RM runs no tick while this is false
+        (emu.rm.scheduler.async_scheduling)."""
         return (
-            bool(self.demanding)
+            bool(self.demanding or self.reserved_nodes)
             and bool(self.nodes)
             and not (self.shortcuts and self._quiet_at == self.mutations)
         )
@@ -917,6 +922,7 @@ class Scheduler:
         c = self._new_container(sapp, node, priority, OFF_SWITCH, ask)
         ctx.fire("container", c, csm.ContainerEvent.RESERVED)
         node.reserved = c
+        self.reserved_nodes += 1
         sapp.reservations[node.node_id] = c
         q = self.queue_metrics(sapp.queue)
         q.reserved = q.reserved + c.resource
@@ -928,6 +934,7 @@ class Scheduler:
             return
         self.mutations += 1
         node.reserved = None
+        self.reserved_nodes -= 1
         if sapp is not None:
             sapp.reservations.pop(node.node_id, None)
         queue = sapp.queue if sapp is not None else self._queue_of(c)

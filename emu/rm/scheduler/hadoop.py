@@ -364,6 +364,9 @@ class HadoopScheduler(Scheduler):
         if passes is None or not self.nodes:
             return
         self._call(self.driver.asyncPass, passes.starts(tick_ms, len(self.nodes)))
+        # Hadoop's reservations are not mirrored: ask how many nodes hold one
+        # after each pass, the only place one is made (`async_wanted`).
+        self.reserved_nodes = int(self.driver.reservedNodes())
 
     def demand_changed(self, sapp: Any) -> None:
         if sapp.info.has_pending():

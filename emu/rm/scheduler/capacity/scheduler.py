@@ -612,7 +612,8 @@ class CapacityScheduler(Scheduler):
         getAllNodes' order from each drawn start, each offered once, a node
         skipped when its last heartbeat is older than the skip interval or
         when `skip_quiet_node_update`'s proof holds for it. Once no attempt
-        asks for anything, no later offer can do anything either."""
+        asks for anything and no node holds a reservation, no later offer
+        can do anything either."""
         passes = self.async_scheduling
         assert passes is not None
         nodes = self.tracked_nodes()
@@ -626,7 +627,7 @@ class CapacityScheduler(Scheduler):
         count, minimum = self.calc.divide_and_count, self.minimum
         for start in starts:
             for i in walk(len(nodes), start):
-                if not demand[root] and shortcuts:
+                if shortcuts and not demand[root] and not self.reserved_nodes:
                     break
                 node = nodes[i]
                 rmnode = rmnodes.get(node.node_id)

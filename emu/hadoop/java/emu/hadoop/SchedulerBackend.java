@@ -38,6 +38,9 @@ public interface SchedulerBackend {
   /** Passes per tick (schedule-asynchronously.maximum-threads, at least 1); 0 when not asynchronous. */
   int asyncThreads();
 
+  /** How many nodes hold a reservation. */
+  int reservedNodes();
+
   /** One tick of asynchronous scheduling: CapacityScheduler.schedule once per start node, each the
    *  index in ClusterNodeTracker.getAllNodes that emu drew for that thread's pass. */
   Reply asyncPass(long now, int[] starts) throws Exception;

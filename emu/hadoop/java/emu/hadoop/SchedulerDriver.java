@@ -87,6 +87,7 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.Capacity
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.ResourceCommitRequest;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerApp;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerNode;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerNode;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.constraint.AllocationTagsManager;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.constraint.MemoryPlacementConstraintManager;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.AppAddedSchedulerEvent;
@@ -351,6 +352,19 @@ public final class SchedulerDriver implements SchedulerBackend {
   @Override
   public int asyncThreads() {
     return asyncPasses == null ? 0 : asyncPasses.threads;
+  }
+
+  /** How many nodes hold a reservation: an app whose asks were met elsewhere may still hold one,
+   *  which the next pass to offer that node gives up. */
+  @Override
+  public int reservedNodes() {
+    int held = 0;
+    for (SchedulerNode n : scheduler.getNodeTracker().getAllNodes()) {
+      if (n.getReservedContainer() != null) {
+        held++;
+      }
+    }
+    return held;
   }
 
   /** One tick of asynchronous scheduling: a pass per thread, from the start nodes emu drew. */
