@@ -128,3 +128,29 @@ def test_bad_versions_and_intervals_are_refused_by_name(tmp_path):
     )
     assert done.returncode == 2
     assert f"{ASYNC}.scheduling-interval-ms" in done.stderr and "at least 1 ms" in done.stderr
+
+
+def test_passes_that_place_nothing_still_count_with_node_labels(tmp_path):
+    """With node labels a leaf publishes its AM limit for the partition of
+    each node it is offered, so a pass that places nothing still leaves the
+    limit of the last node it offered: such passes are never skipped, and
+    the replay is the same with the shortcuts on and off (on the case where
+    skipping them had admitted an AM one pass late)."""
+    from tests.fidelity_runs import sls_argv
+
+    runs = []
+    for on in ("true", "false"):
+        out = tmp_path / on
+        done = run_here(
+            [
+                *sls_argv("cap35-async-label-limit-order", out),
+                "--container-log",
+                "--progress=never",
+                "-D",
+                f"emu.scheduler.shortcuts={on}",
+            ]
+        )
+        assert done.returncode in (0, 1), done.stderr[-2000:]
+        runs.append((out / "containers.csv").read_bytes())
+    assert runs[0] == runs[1]
+    assert b"113970,allocated,container_0_0006_01_000001" in runs[0]

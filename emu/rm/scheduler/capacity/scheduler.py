@@ -636,7 +636,11 @@ class CapacityScheduler(Scheduler):
                 if shortcuts and node.reserved is None and count(node.available, minimum) < 1:
                     continue
                 self._offer(node, False)
-        if (self.mutations, alloc.touches) == before:
+        if (self.mutations, alloc.touches) == before and not self.labelled:
+            # With node labels a leaf publishes its limit for the partition
+            # of each node it is offered (the AM limit reads the last one),
+            # so two passes from different start nodes that change nothing
+            # else can still leave different limits: none is quiet.
             self._quiet_at = self.mutations
 
     def _offer(self, node: SchedulerNode, heartbeat: bool) -> None:
