@@ -161,7 +161,9 @@ def main(argv: list[str] | None = None) -> int:
         f"({100 * same / max(len(outcomes), 1):.1f} %), {elapsed:.0f} s; details in {root}"
     )
     if args.write is not None:
-        text = markdown(outcomes, args.seed, elapsed, args.jobs, args.hadoop_version)
+        text = markdown(
+            outcomes, args.seed, elapsed, args.jobs, args.hadoop_version, once=args.once
+        )
         before = args.write.read_text(encoding="utf-8") if args.write.exists() else ""
         args.write.write_text(replace_section(before, text), encoding="utf-8")
         print(f"fidelity fuzz: wrote {args.write}")

@@ -65,7 +65,12 @@ def table(outcomes: list[Outcome]) -> str:
 
 
 def markdown(
-    outcomes: list[Outcome], seed: int, wall_s: float, jobs: int, version: str = ""
+    outcomes: list[Outcome],
+    seed: int,
+    wall_s: float,
+    jobs: int,
+    version: str = "",
+    once: bool = False,
 ) -> str:
     """The campaign section of docs/fidelity.md for Hadoop `version`."""
     same = sum(o.verdict == "identical" for o in outcomes)
@@ -79,6 +84,10 @@ def markdown(
     make = f"make fidelity-fuzz N={len(outcomes)} SEED={seed}" + (
         f" HADOOP_VERSION={shown}" if begin != BEGIN else ""
     )
+    if once:
+        make = f"python -m emu.fidelity.fuzz --count {len(outcomes)} --seed {seed} --once" + (
+            f" --hadoop-version {shown}" if begin != BEGIN else ""
+        )
     out = [
         begin,
         title,
@@ -99,7 +108,8 @@ def markdown(
         "min/max/maxChildResources, maxRunningApps, maxAMShare, fair/drf/fifo policies, "
         "placement rules, assignmultiple, locality thresholds, min- and fair-share "
         "preemption). It is replayed with "
-        "emu's port and with Hadoop's scheduler, twice each. A case is identical when "
+        f"emu's port and with Hadoop's scheduler, {'once' if once else 'twice'} each. "
+        "A case is identical when "
         "the two implementations' `containers.csv` (every allocation and preemption: "
         "time, node, app, container, size, priority, locality) and `jobruntime.csv` agree; "
         "*not repeatable* counts cases where one implementation's two replays differed.",
