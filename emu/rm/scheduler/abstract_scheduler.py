@@ -152,14 +152,15 @@ class Scheduler:
         leaves it unchanged changed nothing, so the next one, from the same
         state, would change nothing either (`async_wanted`)."""
         self._quiet_at = -1
+        """`mutations` after the last asynchronous pass that changed nothing."""
         self.reserved_nodes = 0
         """How many nodes hold a reservation. An app's asks may all be met
         elsewhere while it still holds one: the next offer of that node
         gives it up, so such a node still makes a pass worth running."""
-        """`mutations` after the last asynchronous pass that changed nothing."""
         self.heartbeat_ms: dict[str, int] = {}
-        """Each node's last update, as the scheduler saw it (a node that
-        missed heartbeats and beats again is a change to asynchronous passes)."""
+        """Under asynchronous scheduling, each node's registration or last
+        heartbeat: a pass does not offer a node that missed the skip
+        interval, and one that beats again is a change to the passes."""
         s = ctx.settings
         self.shortcuts = s.shortcuts
         """Whether this scheduler takes its output-preserving shortcuts
@@ -224,6 +225,8 @@ class Scheduler:
         self._account_usage()
         node = SchedulerNode(node_id, rmnode.host, rmnode.rack, rmnode.resource)
         self.nodes[node_id] = node
+        if self.async_scheduling is not None:
+            self.heartbeat_ms[node_id] = self.ctx.now_ms()
         self.peak_nodes = max(self.peak_nodes, len(self.nodes))
         self._tracked = None
         self.cluster = self.cluster + node.total
@@ -235,6 +238,7 @@ class Scheduler:
         if node is None:
             return
         self._tracked = None
+        self.heartbeat_ms.pop(node_id, None)
         self._account_usage()
         if node.reserved is not None:
             self.unreserve(self.apps.get(node.reserved.attempt_id), node)

@@ -25,11 +25,14 @@ clock) mixed with the tick's number. A tick that an implementation skips
 then shifts no other tick's draws.
 
 A tick is skipped when no pass could change anything
-(`Scheduler.async_wanted`): when no attempt has an outstanding ask (every
-allocation and reservation is for one, and a held reservation keeps its
-ask outstanding), or, in emu's port, when the last pass changed nothing
-and nothing has changed since. Which Hadoop run this is depends only on
-the seed, as it does in Hadoop.
+(`Scheduler.async_wanted`): when no attempt has an outstanding ask and no
+node holds a reservation (every allocation and new reservation is for an
+ask; an offer of a reserved node fulfils, renews or gives up the
+reservation, even once its app's asks were met elsewhere), or, in emu's
+port, when the last pass changed nothing and nothing has changed since
+(never with node labels: a leaf publishes its limit per partition of the
+node it is offered). Which Hadoop run this is depends only on the seed, as
+it does in Hadoop.
 """
 
 from __future__ import annotations
@@ -48,6 +51,20 @@ class AsyncScheduling:
     """The settings of asynchronous scheduling and its start-node generator."""
 
     __slots__ = ("interval_ms", "seed", "skip_node_interval_ms", "threads")
+
+    @classmethod
+    def from_conf(
+        cls, conf: Configuration, interval_ms: int, threads: int, cluster_timestamp: int
+    ) -> AsyncScheduling:
+        """The passes of a scheduler that schedules every `interval_ms` with
+        `threads` threads; the skip interval and seed from `conf` (the seed
+        defaulting to the RM's cluster timestamp)."""
+        return cls(
+            interval_ms,
+            threads,
+            skip_node_interval_ms(conf),
+            conf.get_int(SEED_PROPERTY, cluster_timestamp),
+        )
 
     def __init__(self, interval_ms: int, threads: int, skip_node_interval_ms: int, seed: int):
         self.interval_ms = interval_ms

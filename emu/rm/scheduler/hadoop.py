@@ -62,7 +62,7 @@ from emu.rm.scheduler.abstract_scheduler import (
     Scheduler,
 )
 from emu.rm.scheduler.app_scheduling_info import Ask
-from emu.rm.scheduler.async_scheduling import SEED_PROPERTY, AsyncScheduling, skip_node_interval_ms
+from emu.rm.scheduler.async_scheduling import AsyncScheduling
 
 if TYPE_CHECKING:
     from emu.hadoop.contract import SchedulerBackend
@@ -114,11 +114,8 @@ class HadoopScheduler(Scheduler):
         )
         interval = int(self.driver.asyncIntervalMs())
         if interval > 0:
-            self.async_scheduling = AsyncScheduling(
-                interval,
-                int(self.driver.asyncThreads()),
-                skip_node_interval_ms(conf),
-                conf.get_int(SEED_PROPERTY, ctx.cluster_timestamp),
+            self.async_scheduling = AsyncScheduling.from_conf(
+                conf, interval, int(self.driver.asyncThreads()), ctx.cluster_timestamp
             )
         self._update_ms = int(self.driver.updateIntervalMs())
         self._preempt_ms = int(self.driver.preemptionIntervalMs())

@@ -42,6 +42,7 @@ from dataclasses import dataclass, field
 from emu.config import support
 from emu.config.configuration import Configuration
 from emu.errors import InputError
+from emu.hadoop.classpath import VERSION_PROPERTY
 from emu.resources import ZERO, Resource, calculator
 from emu.rm.scheduler import javahash
 from emu.rm.scheduler.capacity.resource_math import f32
@@ -333,7 +334,15 @@ DEFAULT_SCHEDULE_ASYNCHRONOUSLY_ENABLE true (YARN-7327)."""
 def async_default(conf: Configuration) -> bool:
     """Whether the chosen Hadoop release (`emu.hadoop.version`) schedules
     asynchronously unless told otherwise."""
-    return (conf.get("emu.hadoop.version") or "").strip() in ASYNC_BY_DEFAULT
+    return (conf.get(VERSION_PROPERTY) or "").strip() in ASYNC_BY_DEFAULT
+
+
+def _at_least_one(conf: Configuration, key: str, default: int, unit: str = "") -> int:
+    """The integer `key` (or `default`); below 1 it is refused, naming `key`."""
+    value = conf.get_int(key, default)
+    if value < 1:
+        raise _fail(conf, key, f"must be at least 1{unit}, got {value}")
+    return value
 
 
 def parse(conf: Configuration, minimum: Resource, maximum: Resource) -> CapacityConf:
@@ -366,20 +375,13 @@ def parse(conf: Configuration, minimum: Resource, maximum: Resource) -> Capacity
     )
     _check_label_sums(conf, queues, calc.name)
 
-    offswitch = conf.get_int(PREFIX + "per-node-heartbeat.maximum-offswitch-assignments", 1)
-    if offswitch < 1:
-        raise _fail(
-            conf,
-            PREFIX + "per-node-heartbeat.maximum-offswitch-assignments",
-            f"must be at least 1, got {offswitch}",
-        )
-    async_interval = conf.get_int(ASYNC + ".scheduling-interval-ms", 5)
-    if async_interval < 1:
-        raise _fail(
-            conf,
-            ASYNC + ".scheduling-interval-ms",
-            f"must be at least 1 ms (a pass takes no time on emu's clock), got {async_interval}",
-        )
+    offswitch = _at_least_one(conf, PREFIX + "per-node-heartbeat.maximum-offswitch-assignments", 1)
+    async_interval = _at_least_one(
+        conf,
+        ASYNC + ".scheduling-interval-ms",
+        5,
+        " ms (a pass takes no time on emu's clock)",
+    )
     cs = CapacityConf(
         queues=queues,
         calculator=calc.name,

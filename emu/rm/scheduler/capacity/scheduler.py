@@ -55,12 +55,7 @@ from emu.rm.diagnostics import invalid_request
 from emu.rm.scheduler import activities as act
 from emu.rm.scheduler.abstract_scheduler import PartitionUsage, Scheduler
 from emu.rm.scheduler.app_scheduling_info import Ask
-from emu.rm.scheduler.async_scheduling import (
-    SEED_PROPERTY,
-    AsyncScheduling,
-    skip_node_interval_ms,
-    walk,
-)
+from emu.rm.scheduler.async_scheduling import AsyncScheduling, walk
 from emu.rm.scheduler.capacity import (
     allocator,
     label_waits,
@@ -155,11 +150,8 @@ class CapacityScheduler(Scheduler):
         self.conf = ctx.conf
         self.cs = cs
         if cs.async_scheduling:
-            self.async_scheduling = AsyncScheduling(
-                cs.async_interval_ms,
-                cs.async_threads,
-                skip_node_interval_ms(ctx.conf),
-                ctx.conf.get_int(SEED_PROPERTY, ctx.cluster_timestamp),
+            self.async_scheduling = AsyncScheduling.from_conf(
+                ctx.conf, cs.async_interval_ms, cs.async_threads, ctx.cluster_timestamp
             )
         self.tree, self.root = build(cs, self.leaf_metrics)
         self.queue_manager = QueueManager(self, ctx.conf)
@@ -622,7 +614,7 @@ class CapacityScheduler(Scheduler):
         starts = passes.starts(tick_ms, len(nodes))
         alloc = self.alloc
         before = (self.mutations, alloc.touches)
-        rmnodes, now, skip = self.ctx.nodes, self.ctx.now_ms(), passes.skip_node_interval_ms
+        beats, now, skip = self.heartbeat_ms, self.ctx.now_ms(), passes.skip_node_interval_ms
         demand, root, shortcuts = self.demand, self.root.path, self.shortcuts
         count, minimum = self.calc.divide_and_count, self.minimum
         for start in starts:
@@ -630,8 +622,7 @@ class CapacityScheduler(Scheduler):
                 if shortcuts and not demand[root] and not self.reserved_nodes:
                     break
                 node = nodes[i]
-                rmnode = rmnodes.get(node.node_id)
-                if rmnode is None or now - rmnode.last_heartbeat_ms > skip:
+                if now - beats[node.node_id] > skip:
                     continue
                 if shortcuts and node.reserved is None and count(node.available, minimum) < 1:
                     continue
