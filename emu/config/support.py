@@ -62,6 +62,7 @@ CAPACITY_QUEUE_KEYS = (
     "max-parallel-apps",
     "accessible-node-labels",
     "default-node-label-expression",
+    "multi-node-sorting.policy",
 )
 """The per-queue keys emu's CapacityScheduler reads (`capacity.config`); one
 of these for a queue no `queues` list defines is an error there. A key
@@ -190,7 +191,24 @@ RULES: tuple[Rule, ...] = (
     ),
     _r(_CS + "<queue>.maximum-application-lifetime", "application lifetimes", CAPACITY, _POSITIVE),
     _r(_CS + "<queue>.default-application-lifetime", "application lifetimes", CAPACITY, _POSITIVE),
-    _r(_CS + "multi-node-placement-enabled", "multi-node placement", CAPACITY, _TRUE),
+    _e(
+        _CS + "multi-node-placement-enabled",
+        CAPACITY,
+        note="global scheduling: each offer is a partition's recently heartbeated nodes, "
+        "walked in each app's sorting-policy order",
+    ),
+    _e(_CS + "multi-node-sorting.policy.names", CAPACITY, note="the policies a sorter runs for"),
+    _e(
+        _CS + "multi-node-sorting.policy.*",
+        CAPACITY,
+        note="a policy's class (ResourceUsageMultiNodeLookupPolicy; `default` needs none) "
+        "and sorting-interval.ms (1,000; 0 sorts on every use), on emu's clock",
+    ),
+    _e(
+        _CS + "multi-node-sorting.policy",
+        CAPACITY,
+        note="the sorting policy of queues that name none",
+    ),
     _r(_FS + "continuous-scheduling-enabled", "continuous scheduling", FAIR, _TRUE),
     _r(_CS + "lazy-preemption-enabled", "lazy preemption", CAPACITY, _TRUE),
     _r(_CS + "legacy-queue-mode.enabled", "the non-legacy queue mode", CAPACITY, _FALSE),
@@ -229,7 +247,6 @@ RULES: tuple[Rule, ...] = (
     ),
     _n(_CS + "mapping-rule-json", "read only with mapping-rule-format=json", CAPACITY),
     _n(_CS + "mapping-rule-json-file", "read only with mapping-rule-format=json", CAPACITY),
-    _n(_CS + "multi-node-sorting.*", "acts only with multi-node placement", CAPACITY),
     _e(
         _CS + "schedule-asynchronously.enable",
         CAPACITY,

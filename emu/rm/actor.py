@@ -201,6 +201,8 @@ class ResourceManager:
                 nursery.start_soon(self._monitor_loop, name, monitor.check_interval_ms)
             if self.ctx.scheduler.update_interval_ms:
                 nursery.start_soon(self._scheduler_loop, self.ctx.scheduler.update_interval_ms)
+            if self.ctx.scheduler.node_sort_interval_ms > 0:
+                nursery.start_soon(self._sort_loop, self.ctx.scheduler.node_sort_interval_ms)
             if self.ctx.scheduler.async_scheduling is not None:
                 nursery.start_soon(self._async_loop)
             nursery.start_soon(self._launcher)
@@ -292,6 +294,19 @@ class ResourceManager:
         while True:
             await trio.sleep(interval_ms / 1000)
             self.services.check_monitor(name)
+            self._wake_launcher()
+
+    async def _sort_loop(self, interval_ms: int) -> None:
+        """The multi-node sorter's thread on emu's clock: a resort at each
+        multiple of the interval from the RM's start (its first run, at the
+        start, finds no node). It runs among the instant's other tasks, so
+        always before an asynchronous pass at the same instant (which waits
+        for all of them)."""
+        tick = 0
+        while True:
+            tick += interval_ms
+            await trio.sleep_until(tick / 1000)
+            self.services.sort_nodes()
             self._wake_launcher()
 
     async def _scheduler_loop(self, interval_ms: int) -> None:

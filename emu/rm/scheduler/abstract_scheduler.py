@@ -30,6 +30,7 @@ from emu.rm.diagnostics import invalid_request
 from emu.rm.scheduler import javahash
 from emu.rm.scheduler.activities import Activities
 from emu.rm.scheduler.app_scheduling_info import AppSchedulingInfo, Ask
+from emu.rm.scheduler.async_scheduling import skip_node_interval_ms
 from emu.rm.scheduler.events import check_handlers
 from emu.rm.scheduler.locality import ANY, OFF_SWITCH
 from emu.rm.scheduler.queue_metrics import QueueMetrics
@@ -121,6 +122,9 @@ class Scheduler:
     update_interval_ms: int | None = None
     """If set, the RM calls `update()` this often (fair-share recomputation,
     preemption policies)."""
+    node_sort_interval_ms: int = 0
+    """If positive, the RM calls `sort_nodes()` this often (the
+    CapacityScheduler's multi-node sorter), from the RM's start."""
     holds_launched: bool = False
     """Whether a container the scheduler ends (kill, preemption, release,
     expiry) after its NM reported it running keeps its node's capacity until
@@ -158,9 +162,13 @@ class Scheduler:
         elsewhere while it still holds one: the next offer of that node
         gives it up, so such a node still makes a pass worth running."""
         self.heartbeat_ms: dict[str, int] = {}
-        """Under asynchronous scheduling, each node's registration or last
-        heartbeat: a pass does not offer a node that missed the skip
-        interval, and one that beats again is a change to the passes."""
+        """Under asynchronous scheduling or multi-node placement
+        (`tracks_heartbeats`), each node's registration or last heartbeat:
+        a node that missed the skip interval is not offered, and one that
+        beats again is a change to the passes."""
+        self.tracks_heartbeats = False
+        self.skip_node_ms = skip_node_interval_ms(ctx.conf)
+        """YarnConfiguration.getSkipNodeInterval."""
         s = ctx.settings
         self.shortcuts = s.shortcuts
         """Whether this scheduler takes its output-preserving shortcuts
@@ -225,7 +233,7 @@ class Scheduler:
         self._account_usage()
         node = SchedulerNode(node_id, rmnode.host, rmnode.rack, rmnode.resource)
         self.nodes[node_id] = node
-        if self.async_scheduling is not None:
+        if self.async_scheduling is not None or self.tracks_heartbeats:
             self.heartbeat_ms[node_id] = self.ctx.now_ms()
         self.peak_nodes = max(self.peak_nodes, len(self.nodes))
         self._tracked = None
@@ -294,7 +302,7 @@ class Scheduler:
 
     def on_NODE_UPDATE(self, node_id: str, data: tuple[list[str], list[dict[str, Any]]]) -> None:
         launched, completed = data
-        if self.async_scheduling is not None:
+        if self.async_scheduling is not None or self.tracks_heartbeats:
             self._node_beat(node_id)
         if launched or completed:
             self.mutations += 1
@@ -310,12 +318,12 @@ class Scheduler:
             self.schedule(node)
 
     def _node_beat(self, node_id: str) -> None:
-        """A node heartbeat under asynchronous scheduling: one from a node
-        that had missed the skip interval makes it an offer again."""
-        assert self.async_scheduling is not None
+        """A node heartbeat under asynchronous scheduling or multi-node
+        placement: one from a node that had missed the skip interval makes
+        it an offer again."""
         now = self.ctx.now_ms()
         last = self.heartbeat_ms.get(node_id)
-        if last is None or now - last > self.async_scheduling.skip_node_interval_ms:
+        if last is None or now - last > self.skip_node_ms:
             self.mutations += 1
         self.heartbeat_ms[node_id] = now
 
@@ -554,6 +562,9 @@ class Scheduler:
 
     def update(self) -> None:
         """Periodic work, every `update_interval_ms` (none for FIFO)."""
+
+    def sort_nodes(self) -> None:
+        """A multi-node sorter's run, every `node_sort_interval_ms`."""
 
     def refresh(self, properties: Mapping[str, object]) -> str | None:
         """Apply a queue-configuration refresh; return the reason if refused.

@@ -117,6 +117,7 @@ class HadoopScheduler(Scheduler):
             self.async_scheduling = AsyncScheduling.from_conf(
                 conf, interval, int(self.driver.asyncThreads()), ctx.cluster_timestamp
             )
+        self.node_sort_interval_ms = int(self.driver.nodeSortIntervalMs())
         self._update_ms = int(self.driver.updateIntervalMs())
         self._preempt_ms = int(self.driver.preemptionIntervalMs())
         self._delete_ms = int(self.driver.queueDeletionIntervalMs())
@@ -360,10 +361,17 @@ class HadoopScheduler(Scheduler):
         passes = self.async_scheduling
         if passes is None or not self.nodes:
             return
-        self._call(self.driver.asyncPass, passes.starts(tick_ms, len(self.nodes)))
+        bound = int(self.driver.asyncBound())  # nodes, or partitions with multi-node placement
+        if bound:
+            self._call(self.driver.asyncPass, passes.starts(tick_ms, bound))
         # Hadoop's reservations are not mirrored: ask how many nodes hold one
         # after each pass, the only place one is made (`async_wanted`).
         self.reserved_nodes = int(self.driver.reservedNodes())
+
+    def sort_nodes(self) -> None:
+        """The multi-node sorters due now re-sort Hadoop's nodes (their
+        threads never run)."""
+        self._call(self.driver.sortNodes)
 
     def demand_changed(self, sapp: Any) -> None:
         if sapp.info.has_pending():

@@ -186,6 +186,11 @@ class RMServices:
         self.ctx.scheduler.update()
         self.ctx.dispatcher.drain()
 
+    def sort_nodes(self) -> None:
+        """A run of the multi-node sorter (emu.rm.scheduler.capacity.multi_node)."""
+        self.ctx.scheduler.sort_nodes()
+        self.ctx.dispatcher.drain()
+
     def async_pass(self, tick_ms: int) -> None:
         """The tick `tick_ms` of asynchronous scheduling (emu.rm.scheduler.async_scheduling)."""
         self.ctx.scheduler.async_pass(tick_ms)

@@ -138,6 +138,9 @@ class AllocatorState:
     The walk's headroom does not imply it: under DRF a queue's limit is the
     dominant-share minimum of its maximum and what its parent offers, which
     can keep more of one resource than an ancestor has left."""
+    preferred: Callable[[SchedulerApp], list[SchedulerNode]] | None = None
+    """With multi-node placement, the nodes an app walks, in its sorting
+    policy's order (AppPlacementAllocator.getPreferredNodeIterator)."""
     missed: dict[tuple[str, int], int] = field(default_factory=dict)
     """Missed non-partitioned scheduling opportunities per (attempt,
     priority) (SchedulerApplicationAttempt's
@@ -171,59 +174,125 @@ class AllocatorState:
 def assign_app(
     st: AllocatorState,
     sapp: SchedulerApp,
-    node: SchedulerNode,
+    node: SchedulerNode | None,
     headroom: Resource,
     must_unreserve: Resource = ZERO,
 ) -> tuple[str, str]:
-    """Try to give `sapp` one container (or a reservation) on `node`;
-    returns (outcome, locality). `headroom` is what the queue may still
-    take; `must_unreserve` is how far the user is above the user limit
-    (only reservations elsewhere can make room for it)."""
+    """Try to give `sapp` one container (or a reservation) on `node`, or,
+    with multi-node placement (`node` None), on the first of its preferred
+    nodes that takes one (`AllocatorState.preferred`); returns (outcome,
+    locality). `headroom` is what the queue may still take;
+    `must_unreserve` is how far the user is above the user limit (only
+    reservations elsewhere can make room for it).
+
+    RegularContainerAllocator.allocate: per priority, the request's checks
+    (pending, the AM in non-exclusive mode, the reservation arithmetic
+    without continue-looking, the queue's headroom, a missed non-partitioned
+    opportunity) and then each node in turn (its partition, the blacklist, a
+    scheduling opportunity, locality); the walk stops at the first node that
+    takes a container, and a reservation is made only on the last node. 3.5.0
+    checks the request once per priority, before any node
+    (`CapacityConf.request_checked_once`); 3.4.2 checks it with each node,
+    after the node's partition."""
     info = sapp.info
-    calc = st.calc
-    looking = st.cs.reservations_continue_looking
+    once = st.cs.request_checked_once
+    nodes: list[SchedulerNode] | None = [node] if node is not None else None
     for priority in list(info.priorities):
         any_ask = info.get(priority, ANY)
         if any_ask is None or any_ask.num <= 0:
             continue
         required = any_ask.capability
-        if st.labelled:
-            partition = st.app_partition.get(sapp.app_id, "")
-            if st.ignore_exclusivity and sapp.am_pending and not st.am_non_exclusive:
-                return APP_SKIPPED, OFF_SWITCH  # no AM in non-exclusive mode
-            if partition != ("" if st.ignore_exclusivity else st.node_partition):
-                continue  # precheckNode: PRIORITY_SKIPPED
-        if not looking and not should_allocate_or_reserve(st, sapp, priority, required):
-            continue
-        unreservable = (
-            reserved_in(st.partition_of, sapp, st.node_partition)
-            if looking and sapp.reservations
-            else ZERO
-        )
-        # RegularContainerAllocator.checkHeadroom: Resources.fitsIn, every
-        # resource type under DRF (not a dominant-share comparison), so an
-        # ask short of headroom in any type skips the queue.
-        if not rm.fits(calc, required, headroom + unreservable):
-            return QUEUE_SKIPPED, OFF_SWITCH
-        if st.labelled and not st.app_partition.get(sapp.app_id, ""):
-            # A default-partition ask counts the chances it had; it may use
-            # a non-exclusive partition only after missing one per node.
-            key = (sapp.attempt_id, priority)
-            missed = st.missed[key] = st.missed.get(key, 0) + 1
-            st.touches += 1
-            if st.ignore_exclusivity and missed < len(st.nodes):
-                return APP_SKIPPED, OFF_SWITCH
-        if node.host in sapp.blacklist or node.rack in sapp.blacklist:
-            return APP_SKIPPED, OFF_SWITCH
-        opportunities = sapp.opportunities
-        opportunities[priority] = opportunities.get(priority, 0) + 1
-        outcome, locality = _assign_on_node(st, sapp, node, priority, headroom, must_unreserve)
+        if once:
+            checked = _check_request(st, sapp, priority, required, headroom)
+            if checked == PRIORITY_SKIPPED:
+                continue
+            if checked:
+                return checked, OFF_SWITCH
+        if nodes is None:
+            assert st.preferred is not None
+            nodes = st.preferred(sapp)
+        outcome, locality = PRIORITY_SKIPPED, OFF_SWITCH
+        tried = False
+        last = len(nodes) - 1
+        for i, n in enumerate(nodes):
+            if not once:
+                if _am_refused(st, sapp):
+                    outcome = APP_SKIPPED
+                    continue
+                if not _partition_matches(st, sapp):
+                    outcome = PRIORITY_SKIPPED
+                    continue
+                checked = _check_request(st, sapp, priority, required, headroom)
+                if checked:
+                    outcome = checked
+                    continue
+            elif not _partition_matches(st, sapp):
+                outcome = PRIORITY_SKIPPED  # preCheckForNode
+                continue
+            if n.host in sapp.blacklist or n.rack in sapp.blacklist:
+                outcome = APP_SKIPPED
+                continue
+            opportunities = sapp.opportunities
+            opportunities[priority] = opportunities.get(priority, 0) + 1
+            tried = True
+            outcome, locality = _assign_on_node(
+                st, sapp, n, priority, headroom, must_unreserve, i == last
+            )
+            if outcome == PRIORITY_SKIPPED:
+                opportunities[priority] -= 1
+            elif outcome == ALLOCATED:
+                break
         if outcome == PRIORITY_SKIPPED:
-            opportunities[priority] -= 1
             continue
-        st.touches += 1
+        if tried:
+            st.touches += 1
         return outcome, locality
     return APP_SKIPPED, OFF_SWITCH
+
+
+def _partition_matches(st: AllocatorState, sapp: SchedulerApp) -> bool:
+    """AppSchedulingInfo.precheckNode: the ask's partition is the offered
+    one's (ignoring exclusivity: the default partition's asks only)."""
+    if not st.labelled:
+        return True
+    partition = st.app_partition.get(sapp.app_id, "")
+    return partition == ("" if st.ignore_exclusivity else st.node_partition)
+
+
+def _am_refused(st: AllocatorState, sapp: SchedulerApp) -> bool:
+    """No AM container in non-exclusive mode (unless the RM allows it)."""
+    return st.labelled and st.ignore_exclusivity and sapp.am_pending and not st.am_non_exclusive
+
+
+def _check_request(
+    st: AllocatorState, sapp: SchedulerApp, priority: int, required: Resource, headroom: Resource
+) -> str:
+    """RegularContainerAllocator.preCheckRequest for one priority, less the
+    node's partition: "" when the ask may be tried on nodes, else why not."""
+    looking = st.cs.reservations_continue_looking
+    if _am_refused(st, sapp):
+        return APP_SKIPPED
+    if not looking and not should_allocate_or_reserve(st, sapp, priority, required):
+        return PRIORITY_SKIPPED
+    unreservable = (
+        reserved_in(st.partition_of, sapp, st.node_partition)
+        if looking and sapp.reservations
+        else ZERO
+    )
+    # RegularContainerAllocator.checkHeadroom: Resources.fitsIn, every
+    # resource type under DRF (not a dominant-share comparison), so an
+    # ask short of headroom in any type skips the queue.
+    if not rm.fits(st.calc, required, headroom + unreservable):
+        return QUEUE_SKIPPED
+    if st.labelled and not st.app_partition.get(sapp.app_id, ""):
+        # A default-partition ask counts the chances it had; it may use
+        # a non-exclusive partition only after missing one per node.
+        key = (sapp.attempt_id, priority)
+        missed = st.missed[key] = st.missed.get(key, 0) + 1
+        st.touches += 1
+        if st.ignore_exclusivity and missed < len(st.nodes):
+            return APP_SKIPPED
+    return ""
 
 
 def _assign_on_node(
@@ -233,7 +302,10 @@ def _assign_on_node(
     priority: int,
     headroom: Resource,
     must_unreserve: Resource,
+    reserve: bool = True,
 ) -> tuple[str, str]:
+    """RegularContainerAllocator.assignContainersOnNode; `reserve` false when
+    more preferred nodes follow (a RESERVED outcome is then not acted on)."""
     info = sapp.info
     for node_type in (NODE_LOCAL, RACK_LOCAL, OFF_SWITCH):
         ask = info.can_place(priority, node, node_type)
@@ -244,7 +316,7 @@ def _assign_on_node(
                 return LOCALITY_WAIT, node_type
             continue
         outcome = _assign_container(
-            st, sapp, node, priority, ask, node_type, headroom, must_unreserve
+            st, sapp, node, priority, ask, node_type, headroom, must_unreserve, reserve
         )
         if outcome in (ALLOCATED, RESERVED):
             return outcome, node_type
@@ -281,6 +353,7 @@ def _assign_container(
     node_type: str,
     headroom: Resource,
     must_unreserve: Resource,
+    reserve: bool = True,
 ) -> str:
     calc, cluster = st.calc, st.cluster
     looking = st.cs.reservations_continue_looking
@@ -303,9 +376,11 @@ def _assign_container(
         net = capability
         if other is not None:
             net = capability - sapp.reservations[other.node_id].resource
-        if not _accepted(st, sapp, net):
-            # The proposal is made, then refused at commit: nothing
-            # placed or given up, though the app's delay was reset
+        if node.reserved is not None or not _accepted(st, sapp, net):
+            # The proposal is made, then refused at commit (by the queues'
+            # maximums, or because the node is reserved, which only
+            # multi-node placement offers: FiCaSchedulerApp.commonCheckContainerAllocation):
+            # nothing placed or given up, though the app's delay was reset
             # (doAllocation runs first).
             _reset_opportunities(st, sapp, priority, node_type)
             st.rejected = True
@@ -316,8 +391,13 @@ def _assign_container(
         st.containers.place(sapp, node, priority, node_type, ask)
         _reset_opportunities(st, sapp, priority, node_type)
         return ALLOCATED
-    if should and not (looking and need_unreserve) and node.reserved is None:
-        if _accepted(st, sapp, capability):
+    if should and not (looking and need_unreserve):
+        if not reserve:
+            return RESERVED  # the walk goes on to the next node (doAllocation waits)
+        # A node already reserved (only multi-node placement offers one)
+        # refuses the proposal at commit (FiCaSchedulerApp.accept), after
+        # doAllocation has reset the delay.
+        if node.reserved is None and _accepted(st, sapp, capability):
             st.containers.reserve(sapp, node, priority, ask)
         else:
             st.rejected = True

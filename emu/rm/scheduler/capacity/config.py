@@ -45,6 +45,8 @@ from emu.errors import InputError
 from emu.hadoop.classpath import VERSION_PROPERTY
 from emu.resources import ZERO, Resource, calculator
 from emu.rm.scheduler import javahash
+from emu.rm.scheduler.capacity import multi_node
+from emu.rm.scheduler.capacity.multi_node import MultiNodeConf
 from emu.rm.scheduler.capacity.resource_math import f32
 
 PREFIX = "yarn.scheduler.capacity."
@@ -286,6 +288,13 @@ class CapacityConf:
     release's (`emu.hadoop.version`): false in 3.4.2, true in 3.5.0."""
     async_interval_ms: int = 5
     async_threads: int = 1
+    multi_node: MultiNodeConf = field(default_factory=MultiNodeConf)
+    """Global scheduling with multi-node placement (emu.rm.scheduler.capacity.multi_node)."""
+    request_checked_once: bool = False
+    """RegularContainerAllocator checks an ask against the queue's headroom
+    (and counts a missed non-partitioned opportunity) once per priority,
+    before looking at nodes, and the node's partition after (3.5.0); 3.4.2
+    checks all of it for each node, the partition first."""
     mappings: tuple[QueueMapping, ...] = ()
     mappings_override: bool = False
     groups: dict[str, tuple[str, ...]] = field(default_factory=dict)
@@ -331,10 +340,20 @@ ASYNC_BY_DEFAULT = frozenset({"3.5.0"})
 DEFAULT_SCHEDULE_ASYNCHRONOUSLY_ENABLE true (YARN-7327)."""
 
 
+REQUEST_CHECKED_ONCE = frozenset({"3.5.0"})
+"""The releases whose RegularContainerAllocator.allocate runs preCheckRequest
+once per priority and preCheckForNode per node (`CapacityConf.request_checked_once`)."""
+
+
+def hadoop_version(conf: Configuration) -> str:
+    """The Hadoop release whose defaults apply (`emu.hadoop.version`)."""
+    return (conf.get(VERSION_PROPERTY) or "").strip()
+
+
 def async_default(conf: Configuration) -> bool:
     """Whether the chosen Hadoop release (`emu.hadoop.version`) schedules
     asynchronously unless told otherwise."""
-    return (conf.get(VERSION_PROPERTY) or "").strip() in ASYNC_BY_DEFAULT
+    return hadoop_version(conf) in ASYNC_BY_DEFAULT
 
 
 def _at_least_one(conf: Configuration, key: str, default: int, unit: str = "") -> int:
@@ -403,6 +422,8 @@ def parse(conf: Configuration, minimum: Resource, maximum: Resource) -> Capacity
         async_scheduling=conf.get_bool(ASYNC + ".enable", async_default(conf)),
         async_interval_ms=async_interval,
         async_threads=max(1, conf.get_int(ASYNC + ".maximum-threads", 1)),
+        multi_node=multi_node.parse(conf, list(queues), support.hadoop_decides(conf)),
+        request_checked_once=hadoop_version(conf) in REQUEST_CHECKED_ONCE,
         mappings=_mappings(conf),
         mappings_override=conf.get_bool(PREFIX + "queue-mappings-override.enable", False),
         groups=_groups(conf),

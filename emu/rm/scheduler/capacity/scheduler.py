@@ -66,6 +66,7 @@ from emu.rm.scheduler.capacity import (
 from emu.rm.scheduler.capacity import resource_math as rm
 from emu.rm.scheduler.capacity.config import CapacityConf, parse
 from emu.rm.scheduler.capacity.max_running_apps import MaxRunningAppsEnforcer
+from emu.rm.scheduler.capacity.multi_node import MultiNodePlacement
 from emu.rm.scheduler.capacity.placement import place
 from emu.rm.scheduler.capacity.preemption import PreemptionPolicy, TempQueue
 from emu.rm.scheduler.capacity.queue_manager import QueueManager
@@ -177,6 +178,18 @@ class CapacityScheduler(Scheduler):
         self.alloc.am_non_exclusive = ctx.conf.get_bool(
             "yarn.resourcemanager.node-labels.am.allow-non-exclusive-allocation", False
         )
+        self.multi_node: MultiNodePlacement | None = None
+        """Global scheduling with multi-node placement, when enabled."""
+        if cs.multi_node.enabled:
+            self.multi_node = MultiNodePlacement(
+                cs.multi_node,
+                self.nodes,
+                self.node_partition,
+                self.heartbeat_ms,
+                self.skip_node_ms,
+            )
+            self.tracks_heartbeats = True
+            self.node_sort_interval_ms = cs.multi_node.interval_ms
         self.preemption = PreemptionPolicy(cs.preemption) if cs.preemption.enabled else None
         intervals = []
         if self.preemption is not None:
@@ -264,6 +277,8 @@ class CapacityScheduler(Scheduler):
         return None
 
     def app_removed(self, app_id: str, queue: str) -> None:
+        if self.multi_node is not None:
+            self.multi_node.app_policy.pop(app_id, None)
         leaf = self.app_leaf.pop(app_id, None)
         if leaf is None:
             return
@@ -283,6 +298,10 @@ class CapacityScheduler(Scheduler):
         (CSMaxRunningAppsEnforcer.checkRunnabilityWithUpdate, trackApp)."""
         sapp.priority = min(sapp.priority, self.cs.max_application_priority)
         self.max_running.track(sapp, self.leaf_of(sapp))
+        if self.multi_node is not None:
+            self.multi_node.app_policy.setdefault(
+                sapp.app_id, self.cs.multi_node.policy_of(self.leaf_of(sapp).path)
+            )
 
     def attempt_removed(self, sapp: SchedulerApp) -> None:
         """CapacityScheduler.doneApplicationAttempt: the queue forgets the
@@ -460,6 +479,8 @@ class CapacityScheduler(Scheduler):
         label), queues in resources get new effective capacities
         (root.updateClusterResource), and waiting apps may now start."""
         self.limits = rm.limits_for(self.calc, self.cluster, self.minimum)
+        if self.multi_node is not None:
+            self.multi_node.invalidate()
         if self.labelled or labels:
             self._labels_changed()
         if self.cs.absolute:
@@ -587,6 +608,9 @@ class CapacityScheduler(Scheduler):
         heartbeat never assigns."""
         if self.async_scheduling is not None:
             return True
+        if self.multi_node is not None:
+            # Any node's heartbeat offers its whole partition.
+            return not self.demand[self.root.path] and not self.reserved_nodes
         node = self.nodes.get(node_id)
         if node is None or node.reserved is not None:
             return False
@@ -598,6 +622,12 @@ class CapacityScheduler(Scheduler):
         if self.async_scheduling is None:
             self._offer(node, True)
 
+    def sort_nodes(self) -> None:
+        """The multi-node sorter's run (MultiNodeSorter.reSortClusterNodes):
+        a new order is a change an asynchronous pass must see."""
+        if self.multi_node is not None and self.multi_node.sort():
+            self.mutations += 1
+
     def async_pass(self, tick_ms: int) -> None:
         """One tick of asynchronous scheduling (CapacityScheduler.schedule
         per thread; emu.rm.scheduler.async_scheduling): the nodes in
@@ -608,13 +638,16 @@ class CapacityScheduler(Scheduler):
         can do anything either."""
         passes = self.async_scheduling
         assert passes is not None
+        if self.multi_node is not None:
+            self._async_pass_partitions(passes, tick_ms)
+            return
         nodes = self.tracked_nodes()
         if not nodes:
             return
         starts = passes.starts(tick_ms, len(nodes))
         alloc = self.alloc
         before = (self.mutations, alloc.touches)
-        beats, now, skip = self.heartbeat_ms, self.ctx.now_ms(), passes.skip_node_interval_ms
+        beats, now, skip = self.heartbeat_ms, self.ctx.now_ms(), self.skip_node_ms
         demand, root, shortcuts = self.demand, self.root.path, self.shortcuts
         count, minimum = self.calc.divide_and_count, self.minimum
         for start in starts:
@@ -634,55 +667,138 @@ class CapacityScheduler(Scheduler):
             # else can still leave different limits: none is quiet.
             self._quiet_at = self.mutations
 
+    def _async_pass_partitions(self, passes: AsyncScheduling, tick_ms: int) -> None:
+        """CapacityScheduler.schedule with multi-node placement: the
+        partitions in ClusterNodeTracker.getPartitions' order from each drawn
+        start (the start twice, as for nodes), each offered as its recently
+        heartbeated nodes once per such node. An offer that changes nothing
+        leaves the next one of the same partition nothing to do (the same
+        candidates, the same state): the rest are skipped."""
+        mn = self.multi_node
+        assert mn is not None
+        partitions = mn.partitions()
+        if not partitions:
+            return
+        alloc, shortcuts, demand, root = self.alloc, self.shortcuts, self.demand, self.root.path
+        before = (self.mutations, alloc.touches)
+        now = self.ctx.now_ms()
+        for start in passes.starts(tick_ms, len(partitions)):
+            for i in walk(len(partitions), start):
+                partition = partitions[i]
+                nodes = mn.candidates(partition, now)
+                for _ in nodes:
+                    if shortcuts and not demand[root] and not self.reserved_nodes:
+                        break
+                    offer_before = (self.mutations, alloc.touches)
+                    self._offer_nodes(nodes, partition, False)
+                    if shortcuts and (self.mutations, alloc.touches) == offer_before:
+                        break
+        if (self.mutations, alloc.touches) == before and not self.labelled:
+            self._quiet_at = self.mutations
+
     def _offer(self, node: SchedulerNode, heartbeat: bool) -> None:
         """CapacityScheduler.allocateContainersToNode: a reserved node's
         reservation tried, else new containers, one after another on a node
         heartbeat while the per-heartbeat limits allow, once in an
-        asynchronous pass."""
+        asynchronous pass. With multi-node placement the offer is every
+        recently heartbeated node of the node's partition (`_offer_nodes`)."""
+        if self.multi_node is not None:
+            partition = self.node_partition.get(node.node_id, "")
+            nodes = self.multi_node.candidates(partition, self.ctx.now_ms())
+            self._offer_nodes(nodes or [node], partition, heartbeat)
+            return
         self.alloc.cluster = self.cluster
         if node.reserved is not None:
             allocator.fulfil_reservation(self.alloc, node)
             return
-        cs, minimum, count = self.cs, self.minimum, self.calc.divide_and_count
+        minimum, count = self.minimum, self.calc.divide_and_count
         offswitch = assigned = 0
         labelled = self.labelled
-        alloc = self.alloc
         while self.demand[self.root.path] and count(node.available, minimum) >= 1:
             if labelled:
-                a = self._assign_partitioned(node)
+                a = self._assign_partitioned(node, self.node_partition.get(node.node_id, ""))
             else:
                 a = self._assign(self.root, node, self.cluster, self)
-            if alloc.rejected:
-                # Hadoop counts a refused proposal as the heartbeat's
-                # assignment and tries again while its limits allow; with
-                # no limit on assignments that would never end.
-                alloc.rejected = False
-                if cs.max_assignments_per_heartbeat == -1:
-                    return
-            if not a.assigned or not heartbeat:
+            if not self._more(a, heartbeat, offswitch, assigned):
                 return
-            if a.locality == OFF_SWITCH:
-                offswitch += 1
-            if a.outcome == allocator.RESERVED:
-                return
+            offswitch += a.locality == OFF_SWITCH
             assigned += 1
-            if offswitch >= cs.offswitch_per_heartbeat or not cs.multiple_assignments:
-                return
-            if (
-                cs.max_assignments_per_heartbeat != -1
-                and assigned >= cs.max_assignments_per_heartbeat
-            ):
-                return
 
-    def _assign_partitioned(self, node: SchedulerNode) -> Assignment:
+    def _more(self, a: Assignment, heartbeat: bool, offswitch: int, assigned: int) -> bool:
+        """CapacityScheduler.canAllocateMore after assignment `a` (counted
+        with `offswitch` and `assigned` before it): only on a node heartbeat,
+        after a container (not a reservation), within the off-switch and
+        assignment limits."""
+        cs, alloc = self.cs, self.alloc
+        if alloc.rejected:
+            # Hadoop counts a refused proposal as the heartbeat's
+            # assignment and tries again while its limits allow; with
+            # no limit on assignments that would never end.
+            alloc.rejected = False
+            if cs.max_assignments_per_heartbeat == -1:
+                return False
+        if not a.assigned or not heartbeat:
+            return False
+        if a.locality == OFF_SWITCH:
+            offswitch += 1
+        if a.outcome == allocator.RESERVED:
+            return False
+        assigned += 1
+        if offswitch >= cs.offswitch_per_heartbeat or not cs.multiple_assignments:
+            return False
+        return cs.max_assignments_per_heartbeat == -1 or assigned < cs.max_assignments_per_heartbeat
+
+    def _offer_nodes(self, nodes: list[SchedulerNode], partition: str, heartbeat: bool) -> None:
+        """CapacityScheduler.allocateContainersOnMultiNodes over the candidate
+        `nodes` of `partition`, repeated on a node heartbeat as `_offer` is:
+        each reserved node's reservation tried, then the queues walked once
+        for all of them, each app walking its preferred nodes (RegularContainerAllocator.allocate).
+        A lone candidate is offered as a single node is (getSingleNode): the
+        queues are walked only if it has no reservation and room."""
+        alloc, count, minimum = self.alloc, self.calc.divide_and_count, self.minimum
+        mn = self.multi_node
+        assert mn is not None
+        alloc.cluster = self.cluster
+        now = self.ctx.now_ms()
+        single = nodes[0] if len(nodes) == 1 else None
+
+        def preferred(sapp: SchedulerApp) -> list[SchedulerNode]:
+            return mn.preferred(sapp.app_id, nodes, partition, now)
+
+        offswitch = assigned = 0
+        while True:
+            for n in nodes:
+                if n.reserved is not None:
+                    alloc.cluster = self.cluster
+                    allocator.fulfil_reservation(alloc, n)
+            if not self.demand[self.root.path]:
+                return
+            if single is not None and (
+                single.reserved is not None or count(single.available, minimum) < 1
+            ):
+                return  # ParentQueue.canAssign
+            alloc.preferred = preferred
+            try:
+                if self.labelled:
+                    a = self._assign_partitioned(single, partition)
+                else:
+                    a = self._assign(self.root, single, self.cluster, self)
+            finally:
+                alloc.preferred = None
+            if not self._more(a, heartbeat, offswitch, assigned):
+                return
+            offswitch += a.locality == OFF_SWITCH
+            assigned += 1
+
+    def _assign_partitioned(self, node: SchedulerNode | None, partition: str) -> Assignment:
         """CapacityScheduler.allocateOrReserveNewContainers with node labels:
-        the node's partition is offered respecting exclusivity (only asks
-        for that partition, within the queues' capacities there); when
-        nothing is placed and the partition is non-exclusive, it is offered
-        again ignoring exclusivity, to default-partition asks, each queue
-        up to the whole partition."""
+        the partition is offered respecting exclusivity (only asks for that
+        partition, within the queues' capacities there); when nothing is
+        placed and the partition is non-exclusive, it is offered again
+        ignoring exclusivity, to default-partition asks, each queue up to the
+        whole partition. `node` is the node offered, None for several
+        (multi-node placement)."""
         alloc = self.alloc
-        partition = self.node_partition.get(node.node_id, "")
         alloc.node_partition = partition
         alloc.ignore_exclusivity = False
         if not partition:
@@ -796,7 +912,9 @@ class CapacityScheduler(Scheduler):
         leaf_max = leaf.effective_max(e)
         return e.limits.current_limit(e.cluster, steps, leaf_max, self.minimum)
 
-    def _assign(self, q: Queue, node: SchedulerNode, limit: Resource, env: Env) -> Assignment:
+    def _assign(
+        self, q: Queue, node: SchedulerNode | None, limit: Resource, env: Env
+    ) -> Assignment:
         if not self.demand[q.path]:
             return NOTHING
         if (
@@ -839,7 +957,7 @@ class CapacityScheduler(Scheduler):
         return result
 
     def _assign_leaf(
-        self, leaf: LeafQueue, node: SchedulerNode, limit: Resource, env: Env
+        self, leaf: LeafQueue, node: SchedulerNode | None, limit: Resource, env: Env
     ) -> Assignment:
         """LeafQueue.assignContainers: the first app (in order) that takes a
         container or a reservation wins; users above the user limit wait."""
@@ -854,6 +972,7 @@ class CapacityScheduler(Scheduler):
             return NOTHING  # hasPendingResourceRequest for the partition looked at
         check_queue, headroom = True, ZERO
         record = self.activities.record
+        node_id = node.node_id if node is not None else ""
         order = self._scheduling_order(leaf)
         for i, sapp in enumerate(order):
             # getCurrentReservation: the app's reservations in the default
@@ -875,7 +994,7 @@ class CapacityScheduler(Scheduler):
                     waiting = next((a for a in order[i:] if a.info.priorities), None)
                     if waiting is not None:
                         why = label_waits.queue_max(leaf, "" if env.ignore else partition)
-                        record(waiting.app_id, why, node.node_id)
+                        record(waiting.app_id, why, node_id)
                     return NOTHING
                 check_queue = looking and not reserved.is_zero()
                 # computeUserLimitAndSetHeadroom publishes the limit the leaf
@@ -894,13 +1013,13 @@ class CapacityScheduler(Scheduler):
                 # canAssignToUser: the exchange reads the user's usage in the
                 # default partition, whatever the node's.
                 if not (looking and rm.le(calc, cluster, user.used - reserved, user_limit)):
-                    record(sapp.app_id, act.USER_LIMIT, node.node_id)
+                    record(sapp.app_id, act.USER_LIMIT, node_id)
                     continue
                 must_unreserve = user_used - user_limit
             outcome, locality = allocator.assign_app(
                 self.alloc, sapp, node, headroom, must_unreserve
             )
-            record(sapp.app_id, _REASONS.get(outcome, act.NO_FIT), node.node_id)
+            record(sapp.app_id, _REASONS.get(outcome, act.NO_FIT), node_id)
             if outcome in (allocator.ALLOCATED, allocator.RESERVED):
                 return Assignment(outcome, locality)
             if outcome in (allocator.APP_SKIPPED, allocator.LOCALITY_WAIT):

@@ -41,8 +41,20 @@ public interface SchedulerBackend {
   /** How many nodes hold a reservation. */
   int reservedNodes();
 
-  /** One tick of asynchronous scheduling: CapacityScheduler.schedule once per start node, each the
-   *  index in ClusterNodeTracker.getAllNodes that emu drew for that thread's pass. */
+  /** Milliseconds between two runs of the multi-node sorters emu drives (the greatest common divisor
+   *  of their sorting intervals); 0 when multi-node placement is off or no sorter sorts on an interval. */
+  long nodeSortIntervalMs();
+
+  /** What an asynchronous pass draws its start among: the nodes, or with multi-node placement the
+   *  partitions holding nodes. */
+  int asyncBound();
+
+  /** The multi-node sorters whose interval divides `now` re-sort the nodes (MultiNodeSorter.reSortClusterNodes). */
+  Reply sortNodes(long now) throws Exception;
+
+  /** One tick of asynchronous scheduling: CapacityScheduler.schedule once per start, each the index
+   *  that emu drew for that thread's pass in ClusterNodeTracker.getAllNodes (or, with multi-node
+   *  placement, in its getPartitions). */
   Reply asyncPass(long now, int[] starts) throws Exception;
 
   /** A node registers: its resource, and labels as `name` or `name(exclusive=false)`. */

@@ -88,6 +88,10 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.ResourceCo
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerApp;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerNode;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerNode;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.placement.CandidateNodeSet;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.placement.MultiNodePolicySpec;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.placement.MultiNodeSorter;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.placement.MultiNodeSortingManager;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.constraint.AllocationTagsManager;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.constraint.MemoryPlacementConstraintManager;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.AppAddedSchedulerEvent;
@@ -281,6 +285,12 @@ public final class SchedulerDriver implements SchedulerBackend {
      * whose last heartbeat is older than skipNodeInterval on emu's clock (shouldSkipNodeSchedule).
      */
     void pass(int[] starts) throws ReflectiveOperationException {
+      if (multiNode != null) {
+        for (int start : starts) {
+          multiNode.pass(start);
+        }
+        return;
+      }
       for (int start : starts) {
         List<FiCaSchedulerNode> all = cs.getNodeTracker().getAllNodes();
         int current = 0;
@@ -323,6 +333,158 @@ public final class SchedulerDriver implements SchedulerBackend {
         cs.tryCommit(cs.getClusterResource(), r, true);
       }
     }
+  }
+
+  /**
+   * Global scheduling with multi-node placement, on emu's clock. The RM's MultiNodeSortingManager is
+   * made and initialised as the ResourceManager does, never started: its sorters (one per policy
+   * class, as createAllPolicies makes them) are made here and initialised, not started, so no sorter
+   * thread runs. A sorter with a sorting interval is marked running (its handler set), so that apps
+   * walk the order of its last run, and {@link #sortNodes} runs it at emu's instants; one with
+   * interval 0 sorts on every use, as in Hadoop. Hadoop judges a node's last heartbeat on the wall
+   * clock (SchedulerUtils.isNodeHeartbeated): before each scheduling call every node's heartbeat
+   * stamp is set so that the wall clock gives emu's verdict.
+   */
+  private final class MultiNode {
+    final CapacityScheduler cs;
+    final Map<MultiNodeSorter<?>, Long> sorters = new java.util.LinkedHashMap<>();
+    final long intervalMs;
+    final long skipNodeIntervalMs;
+    final Field beatField;
+    final Method candidatesOf;
+    final Method allocateToCandidates;
+
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    MultiNode(CapacityScheduler cs, MultiNodeSortingManager<?> manager) throws ReflectiveOperationException {
+      this.cs = cs;
+      skipNodeIntervalMs = YarnConfiguration.getSkipNodeInterval(conf);
+      Field specsField = MultiNodeSortingManager.class.getDeclaredField("policySpecs");
+      specsField.setAccessible(true);
+      Field runningField = MultiNodeSortingManager.class.getDeclaredField("runningMultiNodeSorters");
+      runningField.setAccessible(true);
+      Map<String, MultiNodeSorter> running = (Map<String, MultiNodeSorter>) runningField.get(manager);
+      Field handler = MultiNodeSorter.class.getDeclaredField("handler");
+      handler.setAccessible(true);
+      long gcd = 0;
+      for (MultiNodePolicySpec spec : (Set<MultiNodePolicySpec>) specsField.get(manager)) {
+        MultiNodeSorter sorter = new MultiNodeSorter(context, spec);
+        sorter.init(conf);
+        long interval = spec.getSortingInterval();
+        if (interval != 0) {
+          handler.set(sorter, new NeverRuns());
+          gcd = gcd == 0 ? interval : java.math.BigInteger.valueOf(gcd).gcd(java.math.BigInteger.valueOf(interval)).longValue();
+        }
+        // 3.5.0 names a sorter by its policy's class (getPolicyClassName), 3.4.2 by getPolicyName:
+        // the same string, the class's name.
+        Method name;
+        try {
+          name = MultiNodePolicySpec.class.getMethod("getPolicyClassName");
+        } catch (NoSuchMethodException e) {
+          name = MultiNodePolicySpec.class.getMethod("getPolicyName");
+        }
+        MultiNodeSorter previous = running.put((String) name.invoke(spec), sorter);
+        if (previous != null) {
+          sorters.remove(previous);
+        }
+        sorters.put(sorter, interval);
+      }
+      intervalMs = gcd;
+      beatField = SchedulerNode.class.getDeclaredField("lastHeartbeatMonotonicTime");
+      beatField.setAccessible(true);
+      candidatesOf = CapacityScheduler.class.getDeclaredMethod("getCandidateNodeSet", String.class);
+      candidatesOf.setAccessible(true);
+      allocateToCandidates = CapacityScheduler.class.getDeclaredMethod("allocateContainersToNode",
+          CandidateNodeSet.class, boolean.class);
+      allocateToCandidates.setAccessible(true);
+    }
+
+    /** The sorters due at `now` (a multiple of their interval) re-sort. */
+    void sort(long now) {
+      for (Map.Entry<MultiNodeSorter<?>, Long> e : sorters.entrySet()) {
+        if (e.getValue() > 0 && now % e.getValue() == 0) {
+          e.getKey().reSortClusterNodes();
+        }
+      }
+    }
+
+    /** Every node's heartbeat stamp set so that Hadoop's wall-clock test agrees with emu's clock. */
+    void stampHeartbeats() throws IllegalAccessException {
+      long now = clock.now - EPOCH_MS;
+      for (FiCaSchedulerNode n : cs.getNodeTracker().getAllNodes()) {
+        Long beat = lastBeat.get(n.getNodeID());
+        boolean fresh = beat != null && now - beat <= skipNodeIntervalMs;
+        beatField.setLong(n, fresh ? Long.MAX_VALUE / 4 : Long.MIN_VALUE / 4);
+      }
+    }
+
+    /** CapacityScheduler.schedule's multi-node branch from partition `start`: each partition (the start
+     *  twice) offered as its heartbeated nodes, once per such node. */
+    @SuppressWarnings("unchecked")
+    void pass(int start) throws ReflectiveOperationException {
+      stampHeartbeats();
+      List<String> partitions = cs.getNodeTracker().getPartitions();
+      int current = 0;
+      for (String partition : partitions) {
+        if (current++ >= start) {
+          offer(partition);
+        }
+      }
+      current = 0;
+      for (String partition : partitions) {
+        if (current++ > start) {
+          break;
+        }
+        offer(partition);
+      }
+    }
+
+    @SuppressWarnings("unchecked")
+    private void offer(String partition) throws ReflectiveOperationException {
+      CandidateNodeSet<FiCaSchedulerNode> candidates =
+          (CandidateNodeSet<FiCaSchedulerNode>) candidatesOf.invoke(cs, partition);
+      if (candidates == null) {
+        return;
+      }
+      int count = candidates.getAllNodes().size();
+      for (int i = 0; i < count; i++) {
+        allocateToCandidates.invoke(cs, candidates, false);
+        asyncPasses.commit();
+      }
+    }
+  }
+
+  /** A sorter's handler that marks it running; nothing runs. */
+  private static final class NeverRuns implements java.util.concurrent.ScheduledFuture<Object> {
+    public long getDelay(java.util.concurrent.TimeUnit unit) { return Long.MAX_VALUE; }
+    public int compareTo(java.util.concurrent.Delayed o) { return 0; }
+    public boolean cancel(boolean mayInterruptIfRunning) { return true; }
+    public boolean isCancelled() { return false; }
+    public boolean isDone() { return false; }
+    public Object get() { return null; }
+    public Object get(long timeout, java.util.concurrent.TimeUnit unit) { return null; }
+  }
+
+  /** Multi-node placement, when the CapacityScheduler has it on; null otherwise. */
+  private MultiNode multiNode;
+
+  @Override
+  public int asyncBound() {
+    return multiNode != null ? scheduler.getNodeTracker().getPartitions().size()
+        : scheduler.getNodeTracker().nodeCount();
+  }
+
+  @Override
+  public long nodeSortIntervalMs() {
+    return multiNode == null ? 0 : multiNode.intervalMs;
+  }
+
+  @Override
+  public Reply sortNodes(long now) {
+    at(now);
+    if (multiNode != null) {
+      multiNode.sort(now);
+    }
+    return drain();
   }
 
   /** The passes a CapacityScheduler configured to schedule asynchronously needs; null otherwise. */
@@ -498,12 +660,21 @@ public final class SchedulerDriver implements SchedulerBackend {
     context.setNodeLabelManager(labels);
     rmApps = context.getRMApps();
 
+    // As the ResourceManager makes it (createAndInitActiveServices); started there, never here.
+    MultiNodeSortingManager<SchedulerNode> sorting = new MultiNodeSortingManager<>();
+    sorting.setRMContext(context);
+    context.setMultiNodeSortingManager(sorting);
+
     scheduler.setClock(clock);
     ((ResourceScheduler) scheduler).setRMContext(context);
     context.setScheduler((ResourceScheduler) scheduler);
     scheduler.init(conf);
+    sorting.init(conf);
     if (scheduler instanceof CapacityScheduler) {
       asyncPasses = asyncPassesOf((CapacityScheduler) scheduler);
+      if (((CapacityScheduler) scheduler).isMultiNodePlacementEnabled()) {
+        multiNode = new MultiNode((CapacityScheduler) scheduler, sorting);
+      }
     }
     // As a running RM ten seconds after its start: the largest node bounds an ask, not only the configuration.
     scheduler.getNodeTracker().setForceConfiguredMaxAllocation(false);
@@ -779,6 +950,13 @@ public final class SchedulerDriver implements SchedulerBackend {
       node.updates.add(new UpdatedContainerInfo(up, done, new ArrayList<>()));
     }
     lastBeat.put(node.id, now);
+    if (multiNode != null) {
+      try {
+        multiNode.stampHeartbeats();
+      } catch (IllegalAccessException x) {
+        throw new IllegalStateException(x);
+      }
+    }
     scheduler.handle(new NodeUpdateSchedulerEvent(node.proxy));
     return drain();
   }
