@@ -86,7 +86,7 @@ fidelity-ci: compile hadoop
 N ?= 1000
 SEED ?= 1
 fidelity-fuzz: compile hadoop
-	$(PY) -m emu.fidelity.fuzz --count $(N) --seed $(SEED) $(if $(HADOOP_VERSION),--hadoop-version $(HADOOP_VERSION))
+	$(PY) -m emu.fidelity.fuzz --count $(N) --seed $(SEED) $(if $(HADOOP_VERSION),--hadoop-version $(HADOOP_VERSION)) $(if $(MULTI_NODE),--multi-node)
 
 bench-quick: compile
 	$(PY) -m emu.bench --quick

@@ -40,17 +40,42 @@ def test_outputs_identical_with_and_without_shortcuts(
         assert b'"FAILED"' not in on["summary.json"]
 
 
-@pytest.mark.parametrize("case", ["sls-capacity", "bench-capacity"])
+MULTI_NODE = {
+    "yarn.scheduler.capacity.multi-node-placement-enabled": "true",
+    "yarn.scheduler.capacity.multi-node-sorting.policy.names": "default",
+    "yarn.scheduler.capacity.multi-node-sorting.policy": "default",
+    "yarn.scheduler.capacity.multi-node-sorting.policy.default.class": (
+        "org.apache.hadoop.yarn.server.resourcemanager.scheduler.placement."
+        "ResourceUsageMultiNodeLookupPolicy"
+    ),
+}
+
+
+@pytest.mark.parametrize(
+    ("case", "version", "multi_node"),
+    [
+        ("sls-capacity", "3.5.0", False),
+        ("bench-capacity", "3.5.0", False),
+        ("sls-capacity", "3.4.2", True),
+        ("bench-capacity", "3.5.0", True),
+    ],
+)
 def test_asynchronous_scheduling_identical_with_and_without_shortcuts(
-    tmp_path: Path, bench_inputs: Path, case: str
+    tmp_path: Path, bench_inputs: Path, case: str, version: str, multi_node: bool
 ) -> None:
     """Hadoop 3.5's asynchronous scheduling: with the shortcuts, no pass runs
     after one that changed nothing until something changes, and a pass
-    skips the nodes without room; without them every tick runs every pass."""
+    skips the nodes without room; without them every tick runs every pass.
+    With multi-node placement (on heartbeats under 3.4.2, in passes under
+    3.5.0) a quiet heartbeat is skipped only while nothing is asked for or
+    reserved, and a pass stops offering a partition once an offer changed
+    nothing."""
 
     def outputs(out: Path, on: bool) -> dict[str, bytes]:
         opts = reference_options(case, out, bench_inputs)
-        overrides = {**opts.overrides, "emu.hadoop.version": "3.5.0", SHORTCUTS: str(on).lower()}
+        overrides = {**opts.overrides, "emu.hadoop.version": version, SHORTCUTS: str(on).lower()}
+        if multi_node:
+            overrides.update(MULTI_NODE)
         run(dataclasses.replace(opts, overrides=overrides), stdout=io.StringIO())
         return comparable_outputs(out)
 

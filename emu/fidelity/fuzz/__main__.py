@@ -54,6 +54,11 @@ def main(argv: list[str] | None = None) -> int:
         help="the Hadoop release both implementations follow: 3.4.2 (the default) or 3.5.0, "
         "whose Capacity cases schedule asynchronously by default and draw its settings",
     )
+    p.add_argument(
+        "--multi-node",
+        action="store_true",
+        help="Capacity cases turn on multi-node placement and draw its sorting settings",
+    )
     p.add_argument("--out", type=Path, default=REPO / "out" / "fuzz", help="work directory")
     p.add_argument("--shrink", type=int, default=40, help="trial replays to shrink a divergence")
     p.add_argument("--timeout", type=float, default=600, help="wall seconds per case")
@@ -108,6 +113,7 @@ def main(argv: list[str] | None = None) -> int:
             keep=args.keep,
             repeat=not args.once,
             hadoop_version=args.hadoop_version,
+            multi_node=args.multi_node,
         )
         for n in numbers
         if not kinds or _kind(args.seed, n) in kinds
@@ -115,7 +121,9 @@ def main(argv: list[str] | None = None) -> int:
     root = args.out / (
         "replays"
         if replays
-        else f"seed-{args.seed}" + (f"-{args.hadoop_version}" if args.hadoop_version else "")
+        else f"seed-{args.seed}"
+        + (f"-{args.hadoop_version}" if args.hadoop_version else "")
+        + ("-multi-node" if args.multi_node else "")
     )
     start = time.perf_counter()
     bar = BatchProgress("fidelity fuzz", "cases", len(tasks), 0, sys.stderr, sys.stderr.isatty())
@@ -141,6 +149,7 @@ def main(argv: list[str] | None = None) -> int:
         json.dumps(
             {"seed": args.seed, "count": args.count, "wall_s": round(elapsed, 1),
              "hadoop_version": args.hadoop_version or HADOOP_VERSION,
+             "multi_node": args.multi_node,
              "outcomes": [o.to_dict() for o in outcomes]},
             indent=1,
         ),
@@ -162,7 +171,13 @@ def main(argv: list[str] | None = None) -> int:
     )
     if args.write is not None:
         text = markdown(
-            outcomes, args.seed, elapsed, args.jobs, args.hadoop_version, once=args.once
+            outcomes,
+            args.seed,
+            elapsed,
+            args.jobs,
+            args.hadoop_version,
+            once=args.once,
+            multi_node=args.multi_node,
         )
         before = args.write.read_text(encoding="utf-8") if args.write.exists() else ""
         args.write.write_text(replace_section(before, text), encoding="utf-8")

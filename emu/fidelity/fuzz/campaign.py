@@ -230,6 +230,8 @@ class Task:
     """Replay each implementation twice, to check each is deterministic."""
     hadoop_version: str = ""
     """The Hadoop release the generated case follows (default 3.4.2)."""
+    multi_node: bool = False
+    """Capacity cases draw multi-node placement settings."""
 
 
 def _name(task: Task) -> str:
@@ -247,7 +249,7 @@ def _kind(task: Task) -> str:
 def _case_of(task: Task) -> FuzzCase:
     if task.case_json:
         return FuzzCase.from_json(task.case_json)
-    return generate(task.seed, task.number, task.kind, task.hadoop_version)
+    return generate(task.seed, task.number, task.kind, task.hadoop_version, task.multi_node)
 
 
 def work(task: Task, root: Path) -> Outcome:

@@ -52,11 +52,18 @@ def kind_of(seed: int, number: int) -> str:
     return KINDS[(number + seed) % len(KINDS)]
 
 
-def generate(seed: int, number: int, kind: str | None = None, hadoop_version: str = "") -> FuzzCase:
+def generate(
+    seed: int,
+    number: int,
+    kind: str | None = None,
+    hadoop_version: str = "",
+    multi_node: bool = False,
+) -> FuzzCase:
     """Case `number` of the campaign with seed `seed`, for the Hadoop
     release `hadoop_version` (default 3.4.2). Under 3.5.0 a Capacity case
-    also draws its asynchronous scheduling (after every other draw, so the
-    rest of the case is the one 3.4.2 gets)."""
+    also draws its asynchronous scheduling, and with `multi_node` its
+    multi-node placement settings (after every other draw, so the rest of
+    the case is the one 3.4.2 gets)."""
     kind = kind or kind_of(seed, number)
     rng = random.Random(f"{seed}:{number}:{kind}")
     nodes, nm_mb, nm_vc = _nodes(rng, labels=kind == "capacity-labels")
@@ -85,7 +92,34 @@ def generate(seed: int, number: int, kind: str | None = None, hadoop_version: st
         case.hadoop_version = hadoop_version
         if case.scheduler == "capacity" and hadoop_version == "3.5.0":
             _asynchronous(rng, case)
+    if multi_node and case.scheduler == "capacity":
+        _multi_node(rng, case)
     return case
+
+
+MULTI_NODE_POLICY = (
+    "org.apache.hadoop.yarn.server.resourcemanager.scheduler.placement."
+    "ResourceUsageMultiNodeLookupPolicy"
+)
+
+
+def _multi_node(rng: random.Random, case: FuzzCase) -> None:
+    """Multi-node placement on: most often the resource-usage policy as
+    operators name it at its default interval, else a shorter or longer interval, 0 (sorted on every use),
+    or no policy at all (each app gets the first candidate)."""
+    conf = case.scheduler_conf
+    conf[CAP + ".multi-node-placement-enabled"] = "true"
+    if _maybe(rng, 0.1):
+        return  # no sorting policy: Hadoop's fallback, the first candidate
+    name = rng.choice(("default", "default", "resource-based"))
+    policy = CAP + ".multi-node-sorting.policy"
+    conf[policy + ".names"] = name
+    if name == "default" and _maybe(rng, 0.1):
+        return  # a sorter runs (`default` needs no class there), no queue names it
+    conf[policy] = name
+    conf[f"{policy}.{name}.class"] = MULTI_NODE_POLICY  # a queue's policy needs its class
+    if _maybe(rng, 0.4):
+        conf[f"{policy}.{name}.sorting-interval.ms"] = str(rng.choice((0, 0, 100, 500, 3000)))
 
 
 def _asynchronous(rng: random.Random, case: FuzzCase) -> None:

@@ -16,12 +16,14 @@ BEGIN = "<!-- random campaign: begin -->"
 END = "<!-- random campaign: end -->"
 
 
-def markers(version: str = "") -> tuple[str, str]:
+def markers(version: str = "", multi_node: bool = False) -> tuple[str, str]:
     """The campaign section's markers: one section per Hadoop release (the
-    default release's has no version in its markers)."""
-    if not version or version == HADOOP_VERSION:
+    default release's has no version in its markers), and one per release
+    for campaigns with multi-node placement."""
+    if (not version or version == HADOOP_VERSION) and not multi_node:
         return BEGIN, END
-    return f"<!-- random campaign {version}: begin -->", f"<!-- random campaign {version}: end -->"
+    name = (version or HADOOP_VERSION) + (" multi-node" if multi_node else "")
+    return f"<!-- random campaign {name}: begin -->", f"<!-- random campaign {name}: end -->"
 
 
 def _rows(outcomes: list[Outcome]) -> list[tuple[str, int, int, int, str]]:
@@ -71,22 +73,30 @@ def markdown(
     jobs: int,
     version: str = "",
     once: bool = False,
+    multi_node: bool = False,
 ) -> str:
-    """The campaign section of docs/fidelity.md for Hadoop `version`."""
+    """The campaign section of docs/fidelity.md for Hadoop `version` (with
+    multi-node placement in every Capacity case: `multi_node`)."""
     same = sum(o.verdict == "identical" for o in outcomes)
-    begin, end = markers(version)
+    begin, end = markers(version, multi_node)
     shown = version or HADOOP_VERSION
     title = (
         "## Random cases: the differential campaign"
         if begin == BEGIN
         else f"## Random cases against Hadoop {shown}"
+        + (", multi-node placement" if multi_node else "")
     )
-    make = f"make fidelity-fuzz N={len(outcomes)} SEED={seed}" + (
-        f" HADOOP_VERSION={shown}" if begin != BEGIN else ""
+    versioned = bool(version) and version != HADOOP_VERSION
+    make = (
+        f"make fidelity-fuzz N={len(outcomes)} SEED={seed}"
+        + (f" HADOOP_VERSION={shown}" if versioned else "")
+        + (" MULTI_NODE=1" if multi_node else "")
     )
     if once:
-        make = f"python -m emu.fidelity.fuzz --count {len(outcomes)} --seed {seed} --once" + (
-            f" --hadoop-version {shown}" if begin != BEGIN else ""
+        make = (
+            f"python -m emu.fidelity.fuzz --count {len(outcomes)} --seed {seed} --once"
+            + (f" --hadoop-version {shown}" if versioned else "")
+            + (" --multi-node" if multi_node else "")
         )
     out = [
         begin,
@@ -107,7 +117,8 @@ def markdown(
         "node labels, cross- and intra-queue preemption; Fair: nested queues, weights, "
         "min/max/maxChildResources, maxRunningApps, maxAMShare, fair/drf/fifo policies, "
         "placement rules, assignmultiple, locality thresholds, min- and fair-share "
-        "preemption). It is replayed with "
+        "preemption; with multi-node placement, its sorting policy and interval). "
+        "It is replayed with "
         f"emu's port and with Hadoop's scheduler, {'once' if once else 'twice'} each. "
         "A case is identical when "
         "the two implementations' `containers.csv` (every allocation and preemption: "
@@ -160,9 +171,10 @@ def kept_sections(text: str) -> list[str]:
 
     kept = []
     for version in VERSIONS:
-        begin, end = markers(version)
-        if begin in text and end in text:
-            kept.append(begin + text.split(begin, 1)[1].split(end, 1)[0] + end)
+        for multi_node in (False, True):
+            begin, end = markers(version, multi_node)
+            if begin in text and end in text:
+                kept.append(begin + text.split(begin, 1)[1].split(end, 1)[0] + end)
     return kept
 
 

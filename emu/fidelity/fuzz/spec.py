@@ -303,6 +303,17 @@ class FuzzCase:
                 found.add("capacity: node-locality-delay")
             if any(n.labels for n in self.nodes):
                 found.add("capacity: node labels")
+            cap = "yarn.scheduler.capacity."
+            if conf.get(cap + "multi-node-placement-enabled") == "true":
+                found.add("capacity: multi-node placement")
+                if not conf.get(cap + "multi-node-sorting.policy"):
+                    found.add("capacity: multi-node, no sorting policy")
+                elif any(k.endswith("sorting-interval.ms") and v == "0" for k, v in conf.items()):
+                    found.add("capacity: multi-node, sorted on every use")
+            if self.hadoop_version == "3.5.0" and (
+                conf.get(cap + "schedule-asynchronously.enable", "") != "false"
+            ):
+                found.add("capacity: asynchronous scheduling")
             if site.get("yarn.resourcemanager.scheduler.monitor.enable") == "true":
                 found.add("capacity: preemption")
                 if any(k.endswith("intra-queue-preemption.enabled") for k in site):
