@@ -294,6 +294,28 @@ def _p1_async(work: Path, quick: bool) -> list[Figure]:
     return _p1_figure(work, "capacity", quick, "emu", name, 100, {"emu.hadoop.version": "3.5.0"})
 
 
+MULTI_NODE = {
+    "yarn.scheduler.capacity.multi-node-placement-enabled": "true",
+    "yarn.scheduler.capacity.multi-node-sorting.policy.names": "default",
+    "yarn.scheduler.capacity.multi-node-sorting.policy": "default",
+    "yarn.scheduler.capacity.multi-node-sorting.policy.default.class": (
+        "org.apache.hadoop.yarn.server.resourcemanager.scheduler.placement."
+        "ResourceUsageMultiNodeLookupPolicy"
+    ),
+}
+"""Multi-node placement as operators turn it on: the resource-usage policy
+for every queue, sorted every second."""
+
+
+def _p1_multi_node(work: Path, quick: bool) -> list[Figure]:
+    """P1 capacity with global scheduling (multi-node placement) under
+    3.5.0's asynchronous passes: each offer is the whole cluster, each app
+    walking the nodes least-allocated first."""
+    name = "P1 capacity, 3.5.0 multi-node" + (" (10 min)" if quick else "")
+    props = {"emu.hadoop.version": "3.5.0", **MULTI_NODE}
+    return _p1_figure(work, "capacity", quick, "emu", name, 100, props)
+
+
 def _h1(work: Path, scheduler: str, quick: bool) -> list[Figure]:
     """P1 with Hadoop's own scheduler class deciding (`--scheduler-impl hadoop`)."""
     from emu.errors import InputError
@@ -524,6 +546,7 @@ FIGURES = {
     "p1-capacity": lambda w, q: _p1(w, "capacity", q),
     "p1-fifo": lambda w, q: _p1(w, "fifo", q),
     "p1-capacity-async": _p1_async,
+    "p1-capacity-multi-node": _p1_multi_node,
     "p2": _p2,
     "p4": _p4,
     "p6": _p6,

@@ -48,3 +48,10 @@ def test_emu_and_hadoop_place_on_multiple_nodes_alike(case, extra, tmp_path):
     assert ours[0] == hadoops[0]
     assert ours[1] == hadoops[1]
     assert ours[1].count(b",allocated,") > 10
+
+
+def test_hadoops_multi_node_replay_is_the_same_run_after_run(tmp_path):
+    args = (*MULTI_NODE, "--hadoop-version=3.5.0", "--scheduler-impl", "hadoop")
+    first = runtime_and_containers("cap-reservation", tmp_path / "a", *args)
+    again = runtime_and_containers("cap-reservation", tmp_path / "b", *args)
+    assert first == again

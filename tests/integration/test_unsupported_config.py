@@ -313,9 +313,9 @@ def test_a_job_label_expression_in_the_trace_is_refused_by_the_fair_scheduler(tm
     )
 
 
-MULTI_NODE = CS + "multi-node-placement-enabled"
-MULTI_NODE_REFUSED = (
-    f"{MULTI_NODE}: emu's CapacityScheduler does not emulate multi-node placement; run Hadoop's "
+LAZY = CS + "lazy-preemption-enabled"
+LAZY_REFUSED = (
+    f"{LAZY}: emu's CapacityScheduler does not emulate lazy preemption; run Hadoop's "
     "own scheduler with --scheduler-impl hadoop, or pass --allow-unsupported to run without it"
 )
 
@@ -328,23 +328,23 @@ def test_every_entry_point_refuses_in_the_same_words(tmp_path, capsys):
     scenario = ROOT / "scenarios" / "capacity-preemption.toml"
     sls_argv = ["sls", f"--tracelocation={TRACE}", "--tracetype=SLS", f"--conf-dir={conf}"]
     for argv in (
-        [*sls_argv, f"--output-dir={tmp_path / 'out'}", "-D", f"{MULTI_NODE}=true"],
-        ["run", str(scenario), "-D", f"{MULTI_NODE}=true"],
+        [*sls_argv, f"--output-dir={tmp_path / 'out'}", "-D", f"{LAZY}=true"],
+        ["run", str(scenario), "-D", f"{LAZY}=true"],
     ):
         assert main(argv) == 2
-        assert error_lines(capsys.readouterr().err) == [f"emu: error: -D: {MULTI_NODE_REFUSED}"]
+        assert error_lines(capsys.readouterr().err) == [f"emu: error: -D: {LAZY_REFUSED}"]
     with pytest.raises(InputError) as replayed:
-        api.replay(TRACE, conf_dir=conf, properties={MULTI_NODE: True}, output_dir=tmp_path / "o")
+        api.replay(TRACE, conf_dir=conf, properties={LAZY: True}, output_dir=tmp_path / "o")
     with pytest.raises(InputError) as ran:
-        api.run_scenario(scenario, properties={MULTI_NODE: True})
+        api.run_scenario(scenario, properties={LAZY: True})
     assert [str(replayed.value), str(ran.value)] == [
-        f"-D: {MULTI_NODE_REFUSED}",
-        f"properties: {MULTI_NODE_REFUSED}",
+        f"-D: {LAZY_REFUSED}",
+        f"properties: {LAZY_REFUSED}",
     ]
     for command in (["rm", "--web-port=-1", "--port-base=1"], ["cluster", "up", "--nodes=1"]):
-        argv = [*command, f"--conf-dir={conf}", "--conf", f"{MULTI_NODE}=true"]
+        argv = [*command, f"--conf-dir={conf}", "--conf", f"{LAZY}=true"]
         done = subprocess.run(
             [sys.executable, "-m", "emu", *argv], capture_output=True, text=True, check=False
         )
         assert done.returncode == 2, done.stderr
-        assert error_lines(done.stderr) == [f"emu: error: --conf: {MULTI_NODE_REFUSED}"]
+        assert error_lines(done.stderr) == [f"emu: error: --conf: {LAZY_REFUSED}"]

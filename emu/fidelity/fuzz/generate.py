@@ -105,8 +105,9 @@ MULTI_NODE_POLICY = (
 
 def _multi_node(rng: random.Random, case: FuzzCase) -> None:
     """Multi-node placement on: most often the resource-usage policy as
-    operators name it at its default interval, else a shorter or longer interval, 0 (sorted on every use),
-    or no policy at all (each app gets the first candidate)."""
+    operators name it at its default interval, else a shorter or longer
+    interval, 0 (sorted on every use), or no policy at all (each app gets
+    the first candidate)."""
     conf = case.scheduler_conf
     conf[CAP + ".multi-node-placement-enabled"] = "true"
     if _maybe(rng, 0.1):

@@ -41,7 +41,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 # The dataclass below names these types at run time (its annotations are
 # evaluated when the class is made, compiled or not), so they are imported.
@@ -56,6 +56,8 @@ from emu.rm.scheduler.scheduler_node import SchedulerNode
 if TYPE_CHECKING:
     from emu.rm.container import RMContainer
     from emu.rm.scheduler.app_scheduling_info import Ask
+
+K = TypeVar("K")
 
 ALLOCATED, RESERVED = "ALLOCATED", "RESERVED"
 PRIORITY_SKIPPED, APP_SKIPPED = "PRIORITY_SKIPPED", "APP_SKIPPED"
@@ -138,6 +140,12 @@ class AllocatorState:
     The walk's headroom does not imply it: under DRF a queue's limit is the
     dominant-share minimum of its maximum and what its parent offers, which
     can keep more of one resource than an ancestor has left."""
+    journal: dict[tuple[int, object], list[object]] | None = None
+    """While set, each change to a delay-scheduling count (an app's
+    scheduling opportunities, its missed non-partitioned opportunities) is
+    noted here as [count map, key, value before, net change]; every other
+    kind of touch sets `opaque` (see `saturated`)."""
+    opaque: bool = False
     preferred: Callable[[SchedulerApp], list[SchedulerNode]] | None = None
     """With multi-node placement, the nodes an app walks, in its sorting
     policy's order (AppPlacementAllocator.getPreferredNodeIterator)."""
@@ -233,13 +241,13 @@ def assign_app(
                 outcome = APP_SKIPPED
                 continue
             opportunities = sapp.opportunities
-            opportunities[priority] = opportunities.get(priority, 0) + 1
+            _count(st, opportunities, priority, 1)
             tried = True
             outcome, locality = _assign_on_node(
                 st, sapp, n, priority, headroom, must_unreserve, i == last
             )
             if outcome == PRIORITY_SKIPPED:
-                opportunities[priority] -= 1
+                _count(st, opportunities, priority, -1)
             elif outcome == ALLOCATED:
                 break
         if outcome == PRIORITY_SKIPPED:
@@ -257,6 +265,43 @@ def _partition_matches(st: AllocatorState, sapp: SchedulerApp) -> bool:
         return True
     partition = st.app_partition.get(sapp.app_id, "")
     return partition == ("" if st.ignore_exclusivity else st.node_partition)
+
+
+def _count(st: AllocatorState, counts: dict[K, int], key: K, by: int) -> int:
+    """Add `by` to a delay-scheduling count, noting it in the journal."""
+    value = counts.get(key, 0)
+    journal = st.journal
+    if journal is not None:
+        entry = journal.get((id(counts), key))
+        if entry is None:
+            journal[(id(counts), key)] = [counts, key, value, by]
+        else:
+            entry[3] = int(entry[3]) + by  # type: ignore[call-overload]
+    counts[key] = value + by
+    return value + by
+
+
+def saturated(st: AllocatorState) -> bool:
+    """Whether the offer the journal covers changed nothing but counts that
+    no decision can tell apart any more: each was above every threshold it
+    is compared with (all at most the cluster's node count: the locality
+    delays and the non-partitioned opportunities) before the offer, and
+    nothing else was touched. The same offer again would take the same
+    path and add the same amounts."""
+    journal = st.journal
+    if journal is None or st.opaque:
+        return False
+    limit = len(st.nodes)
+    return all(int(e[2]) > limit for e in journal.values())  # type: ignore[call-overload]
+
+
+def apply_again(st: AllocatorState, times: int) -> None:
+    """The journal's net changes made `times` more times: what that many
+    more saturated offers would have added."""
+    assert st.journal is not None
+    for counts, key, _, net in st.journal.values():
+        d: dict[object, int] = counts  # type: ignore[assignment]
+        d[key] = d[key] + int(net) * times  # type: ignore[call-overload]
 
 
 def _am_refused(st: AllocatorState, sapp: SchedulerApp) -> bool:
@@ -288,7 +333,7 @@ def _check_request(
         # A default-partition ask counts the chances it had; it may use
         # a non-exclusive partition only after missing one per node.
         key = (sapp.attempt_id, priority)
-        missed = st.missed[key] = st.missed.get(key, 0) + 1
+        missed = _count(st, st.missed, key, 1)
         st.touches += 1
         if st.ignore_exclusivity and missed < len(st.nodes):
             return APP_SKIPPED
@@ -385,6 +430,7 @@ def _assign_container(
             _reset_opportunities(st, sapp, priority, node_type)
             st.rejected = True
             st.touches += 1
+            st.opaque = True
             return ALLOCATED
         if other is not None:
             st.containers.unreserve(sapp, other)
@@ -402,6 +448,7 @@ def _assign_container(
         else:
             st.rejected = True
             st.touches += 1
+            st.opaque = True
         _reset_opportunities(st, sapp, priority, node_type)
         return RESERVED
     return LOCALITY_SKIPPED
@@ -528,6 +575,7 @@ def fulfil_reservation(st: AllocatorState, node: SchedulerNode) -> bool:
     opportunities = sapp.opportunities
     opportunities[priority] = opportunities.get(priority, 0) + 1
     st.touches += 1
+    st.opaque = True
     for node_type in (NODE_LOCAL, RACK_LOCAL, OFF_SWITCH):
         ask = sapp.info.can_place(priority, node, node_type)
         if ask is None:

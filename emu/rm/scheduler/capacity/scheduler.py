@@ -673,7 +673,10 @@ class CapacityScheduler(Scheduler):
         start (the start twice, as for nodes), each offered as its recently
         heartbeated nodes once per such node. An offer that changes nothing
         leaves the next one of the same partition nothing to do (the same
-        candidates, the same state): the rest are skipped."""
+        candidates, the same state): the rest are skipped. So is the rest
+        of an offer that changed only delay-scheduling counts already past
+        every threshold (`allocator.saturated`): each would add the same
+        again, which is added at once."""
         mn = self.multi_node
         assert mn is not None
         partitions = mn.partitions()
@@ -686,12 +689,27 @@ class CapacityScheduler(Scheduler):
             for i in walk(len(partitions), start):
                 partition = partitions[i]
                 nodes = mn.candidates(partition, now)
-                for _ in nodes:
+                for k in range(len(nodes)):
                     if shortcuts and not demand[root] and not self.reserved_nodes:
                         break
+                    if not shortcuts:
+                        self._offer_nodes(nodes, partition, False)
+                        continue
                     offer_before = (self.mutations, alloc.touches)
-                    self._offer_nodes(nodes, partition, False)
-                    if shortcuts and (self.mutations, alloc.touches) == offer_before:
+                    alloc.journal, alloc.opaque = {}, False
+                    try:
+                        self._offer_nodes(nodes, partition, False)
+                        quiet = (self.mutations, alloc.touches) == offer_before
+                        repeats = (
+                            not quiet
+                            and self.mutations == offer_before[0]
+                            and allocator.saturated(alloc)
+                        )
+                        if repeats:
+                            allocator.apply_again(alloc, len(nodes) - k - 1)
+                    finally:
+                        alloc.journal = None
+                    if quiet or repeats:
                         break
         if (self.mutations, alloc.touches) == before and not self.labelled:
             self._quiet_at = self.mutations
