@@ -41,21 +41,19 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol, TypeVar
+from typing import Protocol, TypeVar
 
 # The dataclass below names these types at run time (its annotations are
 # evaluated when the class is made, compiled or not), so they are imported.
 from emu.resources import ZERO, Resource, ResourceCalculator
+from emu.rm.container import RMContainer
 from emu.rm.scheduler import javahash
+from emu.rm.scheduler.app_scheduling_info import Ask
 from emu.rm.scheduler.capacity import resource_math as rm
 from emu.rm.scheduler.capacity.config import CapacityConf
 from emu.rm.scheduler.locality import ANY, NODE_LOCAL, OFF_SWITCH, RACK_LOCAL
 from emu.rm.scheduler.scheduler_app import SchedulerApp
 from emu.rm.scheduler.scheduler_node import SchedulerNode
-
-if TYPE_CHECKING:
-    from emu.rm.container import RMContainer
-    from emu.rm.scheduler.app_scheduling_info import Ask
 
 K = TypeVar("K")
 
@@ -140,6 +138,9 @@ class AllocatorState:
     The walk's headroom does not imply it: under DRF a queue's limit is the
     dominant-share minimum of its maximum and what its parent offers, which
     can keep more of one resource than an ancestor has left."""
+    proposing: list[Proposal] | None = None
+    """While set, new allocations and reservations are proposed here, to be
+    committed after the offer (`commit`), instead of carried out at once."""
     journal: dict[tuple[int, object], list[object]] | None = None
     """While set, each change to a delay-scheduling count (an app's
     scheduling opportunities, its missed non-partitioned opportunities) is
@@ -421,6 +422,15 @@ def _assign_container(
         net = capability
         if other is not None:
             net = capability - sapp.reservations[other.node_id].resource
+        if st.proposing is not None:
+            st.proposing.append(
+                Proposal(
+                    ALLOCATED, sapp, node, priority, node_type, ask, other, net,
+                    st.node_partition, st.ignore_exclusivity,
+                )
+            )  # fmt: skip
+            _reset_opportunities(st, sapp, priority, node_type)
+            return ALLOCATED
         if node.reserved is not None or not _accepted(st, sapp, net):
             # The proposal is made, then refused at commit (by the queues'
             # maximums, or because the node is reserved, which only
@@ -440,6 +450,15 @@ def _assign_container(
     if should and not (looking and need_unreserve):
         if not reserve:
             return RESERVED  # the walk goes on to the next node (doAllocation waits)
+        if st.proposing is not None:
+            st.proposing.append(
+                Proposal(
+                    RESERVED, sapp, node, priority, node_type, ask, None, capability,
+                    st.node_partition, st.ignore_exclusivity,
+                )
+            )  # fmt: skip
+            _reset_opportunities(st, sapp, priority, node_type)
+            return RESERVED
         # A node already reserved (only multi-node placement offers one)
         # refuses the proposal at commit (FiCaSchedulerApp.accept), after
         # doAllocation has reset the delay.
@@ -555,19 +574,54 @@ def fulfil_reservation(st: AllocatorState, node: SchedulerNode) -> bool:
     limits are not checked again, as in YARN); drop the reservation if the
     app no longer needs it; otherwise re-reserve. True if a container was
     allocated."""
+    proposal = propose_fulfilment(st, node)
+    return proposal is not None and commit(st, proposal)
+
+
+@dataclass(slots=True)
+class Proposal:
+    """A decision made in an offer and carried out at commit
+    (CapacityScheduler.tryCommit). Asynchronous scheduling queues each
+    proposal of an offer (ResourceCommitterService) and commits them after
+    it, so with multi-node placement an offer's later decisions do not see
+    its earlier ones; FiCaSchedulerApp.accept then checks each against the
+    state of the moment."""
+
+    outcome: str
+    """ALLOCATED, RESERVED (a new reservation), or for a reserved node:
+    FULFIL (allocate from it), RERESERVE, UNRESERVE."""
+    sapp: SchedulerApp | None
+    node: SchedulerNode
+    priority: int
+    node_type: str = OFF_SWITCH
+    ask: Ask | None = None
+    other: SchedulerNode | None = None
+    """A reservation elsewhere given up for this allocation."""
+    net: Resource = ZERO
+    partition: str = ""
+    ignore_exclusivity: bool = False
+    reserved: RMContainer | None = None
+    """The reserved container a FULFIL, RERESERVE or UNRESERVE is about."""
+
+
+FULFIL, RERESERVE, UNRESERVE = "FULFIL", "RERESERVE", "UNRESERVE"
+
+
+def propose_fulfilment(st: AllocatorState, node: SchedulerNode) -> Proposal | None:
+    """CapacityScheduler.allocateFromReservedContainer's decision for the
+    node's reserved container; None when it proposes nothing (a blacklisted
+    node)."""
     reserved = node.reserved
     assert reserved is not None
     sapp = st.apps.get(reserved.attempt_id)
     if sapp is None:
-        st.containers.unreserve(None, node)
-        return False
+        return Proposal(UNRESERVE, None, node, reserved.priority, reserved=reserved)
     priority = reserved.priority
     any_ask = sapp.info.get(priority, ANY)
     if any_ask is None or any_ask.num <= 0:
-        st.containers.unreserve(sapp, node)
-        return False
+        return Proposal(UNRESERVE, sapp, node, priority, reserved=reserved)
     if node.host in sapp.blacklist or node.rack in sapp.blacklist:
-        return False  # tryAllocateOnNode's checkIfNodeBlackListed: APP_SKIPPED
+        return None  # tryAllocateOnNode's checkIfNodeBlackListed: APP_SKIPPED
     # RegularContainerAllocator.tryAllocateOnNode counts a scheduling
     # opportunity for the reserved container's priority too (and never takes
     # it back, nor resets the count on this allocation): every heartbeat of
@@ -585,14 +639,73 @@ def fulfil_reservation(st: AllocatorState, node: SchedulerNode) -> bool:
             # (only off-switch is exempt): it is then allocated off-switch.
             continue
         if st.calc.fits(ask.capability, node.available):
-            st.fulfilling = True
-            st.containers.unreserve(sapp, node)
-            # The reserved Container itself is allocated, its id included
-            # (RegularContainerAllocator.getContainer with a reserved RMContainer).
-            st.containers.place(sapp, node, priority, node_type, ask, reserved.container_id)
-            st.fulfilling = False
-            return True
+            return Proposal(FULFIL, sapp, node, priority, node_type, ask, reserved=reserved)
         break
-    key = (sapp.attempt_id, priority)
-    st.rereservations[key] = st.rereservations.get(key, 0) + 1
-    return False
+    return Proposal(RERESERVE, sapp, node, priority, reserved=reserved)
+
+
+def commit(st: AllocatorState, p: Proposal) -> bool:
+    """Carry out `p` if it still holds (FiCaSchedulerApp.accept and
+    AbstractCSQueue.accept against the state now); a refused one changes
+    nothing. True if a container was allocated."""
+    node, sapp = p.node, p.sapp
+    if p.outcome in (FULFIL, RERESERVE, UNRESERVE):
+        if node.reserved is not p.reserved or node.node_id not in st.nodes:
+            return False  # the reservation is gone, or the node
+        if p.outcome == UNRESERVE:
+            st.containers.unreserve(sapp, node)
+            return False
+        assert (sapp is not None and p.ask is not None) or p.outcome == RERESERVE
+        if p.outcome == RERESERVE:
+            assert sapp is not None
+            key = (sapp.attempt_id, p.priority)
+            st.rereservations[key] = st.rereservations.get(key, 0) + 1
+            return False
+        assert sapp is not None and p.ask is not None and p.reserved is not None
+        if sapp.info.can_place(p.priority, node, p.node_type) is None or not st.calc.fits(
+            p.ask.capability, node.available
+        ):
+            _refused(st)
+            return False
+        st.fulfilling = True
+        st.containers.unreserve(sapp, node)
+        # The reserved Container itself is allocated, its id included
+        # (RegularContainerAllocator.getContainer with a reserved RMContainer).
+        st.containers.place(sapp, node, p.priority, p.node_type, p.ask, p.reserved.container_id)
+        st.fulfilling = False
+        return True
+    assert sapp is not None and p.ask is not None
+    saved = st.node_partition, st.ignore_exclusivity
+    st.node_partition, st.ignore_exclusivity = p.partition, p.ignore_exclusivity
+    try:
+        live = sapp.attempt_id in st.apps and node.node_id in st.nodes
+        if p.outcome == RESERVED:
+            if live and node.reserved is None and _accepted(st, sapp, p.net):
+                st.containers.reserve(sapp, node, p.priority, p.ask)
+                return False
+            _refused(st)
+            return False
+        other = p.other
+        ok = (
+            live
+            and node.reserved is None
+            and sapp.info.can_place(p.priority, node, p.node_type) is not None
+            and st.calc.fits(p.ask.capability, node.available)
+            and (other is None or other.node_id in sapp.reservations)
+            and _accepted(st, sapp, p.net)
+        )
+        if not ok:
+            _refused(st)
+            return False
+        if other is not None:
+            st.containers.unreserve(sapp, other)
+        st.containers.place(sapp, node, p.priority, p.node_type, p.ask)
+        return True
+    finally:
+        st.node_partition, st.ignore_exclusivity = saved
+
+
+def _refused(st: AllocatorState) -> None:
+    st.rejected = True
+    st.touches += 1
+    st.opaque = True

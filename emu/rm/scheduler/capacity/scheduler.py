@@ -783,6 +783,28 @@ class CapacityScheduler(Scheduler):
         def preferred(sapp: SchedulerApp) -> list[SchedulerNode]:
             return mn.preferred(sapp.app_id, nodes, partition, now)
 
+        if not heartbeat:
+            # Asynchronous: the offer's proposals wait in the committer's
+            # backlog until it ends, the reserved nodes' first.
+            proposals: list[allocator.Proposal] = []
+            for n in nodes:
+                if n.reserved is not None:
+                    p = allocator.propose_fulfilment(alloc, n)
+                    if p is not None:
+                        proposals.append(p)
+            if self.demand[self.root.path] and not (
+                single is not None
+                and (single.reserved is not None or count(single.available, minimum) < 1)
+            ):
+                alloc.preferred, alloc.proposing = preferred, proposals
+                try:
+                    self._assign_offered(single, partition)
+                finally:
+                    alloc.preferred, alloc.proposing = None, None
+            for p in proposals:
+                alloc.cluster = self.cluster
+                allocator.commit(alloc, p)
+            return
         offswitch = assigned = 0
         while True:
             for n in nodes:
@@ -797,16 +819,19 @@ class CapacityScheduler(Scheduler):
                 return  # ParentQueue.canAssign
             alloc.preferred = preferred
             try:
-                if self.labelled:
-                    a = self._assign_partitioned(single, partition)
-                else:
-                    a = self._assign(self.root, single, self.cluster, self)
+                a = self._assign_offered(single, partition)
             finally:
                 alloc.preferred = None
             if not self._more(a, heartbeat, offswitch, assigned):
                 return
             offswitch += a.locality == OFF_SWITCH
             assigned += 1
+
+    def _assign_offered(self, single: SchedulerNode | None, partition: str) -> Assignment:
+        """The queues walked once for the offered nodes of `partition`."""
+        if self.labelled:
+            return self._assign_partitioned(single, partition)
+        return self._assign(self.root, single, self.cluster, self)
 
     def _assign_partitioned(self, node: SchedulerNode | None, partition: str) -> Assignment:
         """CapacityScheduler.allocateOrReserveNewContainers with node labels:
