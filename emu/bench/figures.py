@@ -294,25 +294,14 @@ def _p1_async(work: Path, quick: bool) -> list[Figure]:
     return _p1_figure(work, "capacity", quick, "emu", name, 100, {"emu.hadoop.version": "3.5.0"})
 
 
-MULTI_NODE = {
-    "yarn.scheduler.capacity.multi-node-placement-enabled": "true",
-    "yarn.scheduler.capacity.multi-node-sorting.policy.names": "default",
-    "yarn.scheduler.capacity.multi-node-sorting.policy": "default",
-    "yarn.scheduler.capacity.multi-node-sorting.policy.default.class": (
-        "org.apache.hadoop.yarn.server.resourcemanager.scheduler.placement."
-        "ResourceUsageMultiNodeLookupPolicy"
-    ),
-}
-"""Multi-node placement as operators turn it on: the resource-usage policy
-for every queue, sorted every second."""
-
-
 def _p1_multi_node(work: Path, quick: bool) -> list[Figure]:
     """P1 capacity with global scheduling (multi-node placement) under
     3.5.0's asynchronous passes: each offer is the whole cluster, each app
     walking the nodes least-allocated first."""
     name = "P1 capacity, 3.5.0 multi-node" + (" (10 min)" if quick else "")
-    props = {"emu.hadoop.version": "3.5.0", **MULTI_NODE}
+    from emu.rm.scheduler.capacity.multi_node import AS_OPERATORS_TURN_IT_ON
+
+    props = {"emu.hadoop.version": "3.5.0", **AS_OPERATORS_TURN_IT_ON}
     return _p1_figure(work, "capacity", quick, "emu", name, 100, props)
 
 

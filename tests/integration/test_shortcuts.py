@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from emu.rm.scheduler.capacity.multi_node import AS_OPERATORS_TURN_IT_ON
 from emu.rm.settings import SHORTCUTS
 from emu.sls import run
 from tests.reference import REFERENCE_CASES, comparable_outputs, reference_options
@@ -40,17 +41,6 @@ def test_outputs_identical_with_and_without_shortcuts(
         assert b'"FAILED"' not in on["summary.json"]
 
 
-MULTI_NODE = {
-    "yarn.scheduler.capacity.multi-node-placement-enabled": "true",
-    "yarn.scheduler.capacity.multi-node-sorting.policy.names": "default",
-    "yarn.scheduler.capacity.multi-node-sorting.policy": "default",
-    "yarn.scheduler.capacity.multi-node-sorting.policy.default.class": (
-        "org.apache.hadoop.yarn.server.resourcemanager.scheduler.placement."
-        "ResourceUsageMultiNodeLookupPolicy"
-    ),
-}
-
-
 @pytest.mark.parametrize(
     ("case", "version", "multi_node"),
     [
@@ -75,7 +65,7 @@ def test_asynchronous_scheduling_identical_with_and_without_shortcuts(
         opts = reference_options(case, out, bench_inputs)
         overrides = {**opts.overrides, "emu.hadoop.version": version, SHORTCUTS: str(on).lower()}
         if multi_node:
-            overrides.update(MULTI_NODE)
+            overrides.update(AS_OPERATORS_TURN_IT_ON)
         run(dataclasses.replace(opts, overrides=overrides), stdout=io.StringIO())
         return comparable_outputs(out)
 

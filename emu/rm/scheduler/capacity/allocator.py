@@ -423,14 +423,7 @@ def _assign_container(
         if other is not None:
             net = capability - sapp.reservations[other.node_id].resource
         if st.proposing is not None:
-            st.proposing.append(
-                Proposal(
-                    ALLOCATED, sapp, node, priority, node_type, ask, other, net,
-                    st.node_partition, st.ignore_exclusivity,
-                )
-            )  # fmt: skip
-            _reset_opportunities(st, sapp, priority, node_type)
-            return ALLOCATED
+            return _propose(st, ALLOCATED, sapp, node, priority, node_type, ask, other, net)
         if node.reserved is not None or not _accepted(st, sapp, net):
             # The proposal is made, then refused at commit (by the queues'
             # maximums, or because the node is reserved, which only
@@ -451,14 +444,7 @@ def _assign_container(
         if not reserve:
             return RESERVED  # the walk goes on to the next node (doAllocation waits)
         if st.proposing is not None:
-            st.proposing.append(
-                Proposal(
-                    RESERVED, sapp, node, priority, node_type, ask, None, capability,
-                    st.node_partition, st.ignore_exclusivity,
-                )
-            )  # fmt: skip
-            _reset_opportunities(st, sapp, priority, node_type)
-            return RESERVED
+            return _propose(st, RESERVED, sapp, node, priority, node_type, ask, None, capability)
         # A node already reserved (only multi-node placement offers one)
         # refuses the proposal at commit (FiCaSchedulerApp.accept), after
         # doAllocation has reset the delay.
@@ -471,6 +457,30 @@ def _assign_container(
         _reset_opportunities(st, sapp, priority, node_type)
         return RESERVED
     return LOCALITY_SKIPPED
+
+
+def _propose(
+    st: AllocatorState,
+    outcome: str,
+    sapp: SchedulerApp,
+    node: SchedulerNode,
+    priority: int,
+    node_type: str,
+    ask: Ask,
+    other: SchedulerNode | None,
+    net: Resource,
+) -> str:
+    """A new container or reservation proposed, to be committed after the
+    offer (`commit`); doAllocation's reset of the delay happens now."""
+    assert st.proposing is not None
+    st.proposing.append(
+        Proposal(
+            outcome, sapp, node, priority, node_type, ask, other, net,
+            st.node_partition, st.ignore_exclusivity,
+        )
+    )  # fmt: skip
+    _reset_opportunities(st, sapp, priority, node_type)
+    return outcome
 
 
 def reserved_in(partition_of: dict[str, str], sapp: SchedulerApp, partition: str) -> Resource:

@@ -49,6 +49,14 @@ RESOURCE_USAGE = (
 DEFAULT_NAME = "default"
 """The one policy name whose class need not be given (CapacitySchedulerConfiguration)."""
 DEFAULT_INTERVAL_MS = 1000
+AS_OPERATORS_TURN_IT_ON = {
+    ENABLED: "true",
+    POLICY_NAMES: "default",
+    POLICY: "default",
+    f"{POLICY}.default.class": RESOURCE_USAGE,
+}
+"""Multi-node placement as operators turn it on: the resource-usage policy
+for every queue, sorted every second (the benchmark's and tests' setting)."""
 
 
 @dataclass(frozen=True, slots=True)
