@@ -34,9 +34,9 @@ MULTI_NODE = (
         # Reservations land on the last node an app walks; a reserved node
         # may still be walked, and its proposals are refused at commit.
         ("cap-reservation", ("--hadoop-version=3.4.2",)),
-        ("cap-locality-delay", ("--hadoop-version=3.5.0",)),
+        # Sorted on every use, in asynchronous passes, with delay scheduling.
         (
-            "cap-node-labels",
+            "cap-locality-delay",
             ("--hadoop-version=3.5.0", "-D", f"{POLICY}.default.sorting-interval.ms=0"),
         ),
     ],
