@@ -142,11 +142,12 @@ class AllocatorState:
     """While set, new allocations and reservations are proposed here, to be
     committed after the offer (`commit`), instead of carried out at once."""
     journal: dict[tuple[int, object], list[object]] | None = None
-    """While set, each change to a delay-scheduling count (an app's
-    scheduling opportunities, its missed non-partitioned opportunities) is
-    noted here as [count map, key, value before, net change]; every other
-    kind of touch sets `opaque` (see `saturated`)."""
-    opaque: bool = False
+    """While set, each count decisions compare with thresholds (an app's
+    scheduling opportunities, missed non-partitioned opportunities and
+    re-reservations) is noted here before it first changes, as [count map,
+    key, value before, whether already past every threshold] (see
+    `saturated`). Everything else an offer can change is a placement, a
+    reservation or a release: `Scheduler.mutations`."""
     preferred: Callable[[SchedulerApp], list[SchedulerNode]] | None = None
     """With multi-node placement, the nodes an app walks, in its sorting
     policy's order (AppPlacementAllocator.getPreferredNodeIterator)."""
@@ -204,6 +205,11 @@ def assign_app(
     (`CapacityConf.request_checked_once`); 3.4.2 checks it with each node,
     after the node's partition."""
     info = sapp.info
+    if not _partition_matches(st, sapp):
+        # RegularContainerAllocator.assignContainers: an app with nothing
+        # pending in the offered partition (the default one when ignoring
+        # exclusivity) is skipped before any of its asks is looked at.
+        return APP_SKIPPED, OFF_SWITCH
     once = st.cs.request_checked_once
     nodes: list[SchedulerNode] | None = [node] if node is not None else None
     for priority in list(info.priorities):
@@ -268,41 +274,55 @@ def _partition_matches(st: AllocatorState, sapp: SchedulerApp) -> bool:
     return partition == ("" if st.ignore_exclusivity else st.node_partition)
 
 
-def _count(st: AllocatorState, counts: dict[K, int], key: K, by: int) -> int:
-    """Add `by` to a delay-scheduling count, noting it in the journal."""
-    value = counts.get(key, 0)
+def _note(st: AllocatorState, counts: dict[K, int], key: K, past: bool | None = None) -> None:
+    """Before a count decisions compare with thresholds changes: note in
+    the journal its value and whether it was already past all of them
+    (`past`; by default above the cluster's node count, which bounds every
+    locality delay and the non-partitioned opportunities)."""
     journal = st.journal
-    if journal is not None:
-        entry = journal.get((id(counts), key))
-        if entry is None:
-            journal[(id(counts), key)] = [counts, key, value, by]
-        else:
-            entry[3] = int(entry[3]) + by  # type: ignore[call-overload]
-    counts[key] = value + by
-    return value + by
+    if journal is not None and (id(counts), key) not in journal:
+        value = counts.get(key, 0)
+        if past is None:
+            past = value > len(st.nodes)
+        journal[(id(counts), key)] = [counts, key, value, past]
+
+
+def _count(
+    st: AllocatorState, counts: dict[K, int], key: K, by: int, past: bool | None = None
+) -> int:
+    """Add `by` to a count, noted in the journal (`_note`)."""
+    _note(st, counts, key, past)
+    value = counts.get(key, 0) + by
+    counts[key] = value
+    return value
+
+
+def _changes(st: AllocatorState) -> list[tuple[dict[object, int], object, int, bool]]:
+    """The journal's counts with their net change since they were noted."""
+    assert st.journal is not None
+    out = []
+    for counts, key, before, past in st.journal.values():
+        d: dict[object, int] = counts  # type: ignore[assignment]
+        out.append((d, key, d.get(key, 0) - int(before), bool(past)))  # type: ignore[call-overload]
+    return out
 
 
 def saturated(st: AllocatorState) -> bool:
-    """Whether the offer the journal covers changed nothing but counts that
-    no decision can tell apart any more: each was above every threshold it
-    is compared with (all at most the cluster's node count: the locality
-    delays and the non-partitioned opportunities) before the offer, and
-    nothing else was touched. The same offer again would take the same
-    path and add the same amounts."""
-    journal = st.journal
-    if journal is None or st.opaque:
+    """Whether the offer the journal covers changed nothing but counts, each
+    either back where it started or already past every threshold it is
+    compared with, and nothing else. The same offer again would take the
+    same path and make the same changes (`apply_again`)."""
+    if st.journal is None:
         return False
-    limit = len(st.nodes)
-    return all(int(e[2]) > limit for e in journal.values())  # type: ignore[call-overload]
+    return all(net == 0 or past for _, _, net, past in _changes(st))
 
 
 def apply_again(st: AllocatorState, times: int) -> None:
     """The journal's net changes made `times` more times: what that many
-    more saturated offers would have added."""
-    assert st.journal is not None
-    for counts, key, _, net in st.journal.values():
-        d: dict[object, int] = counts  # type: ignore[assignment]
-        d[key] = d[key] + int(net) * times  # type: ignore[call-overload]
+    more saturated offers would have made."""
+    for d, key, net, _ in _changes(st):
+        if net:
+            d[key] = d[key] + net * times
 
 
 def _am_refused(st: AllocatorState, sapp: SchedulerApp) -> bool:
@@ -431,9 +451,7 @@ def _assign_container(
             # nothing placed or given up, though the app's delay was reset
             # (doAllocation runs first).
             _reset_opportunities(st, sapp, priority, node_type)
-            st.rejected = True
-            st.touches += 1
-            st.opaque = True
+            _refused(st)
             return ALLOCATED
         if other is not None:
             st.containers.unreserve(sapp, other)
@@ -451,9 +469,7 @@ def _assign_container(
         if node.reserved is None and _accepted(st, sapp, capability):
             st.containers.reserve(sapp, node, priority, ask)
         else:
-            st.rejected = True
-            st.touches += 1
-            st.opaque = True
+            _refused(st)
         _reset_opportunities(st, sapp, priority, node_type)
         return RESERVED
     return LOCALITY_SKIPPED
@@ -506,9 +522,12 @@ def _reset_opportunities(
     reservation alike: a node-local one (or a rack-local one with
     rack-locality-full-reset) restarts the app's delay at `priority`."""
     if node_type == NODE_LOCAL or (node_type == RACK_LOCAL and st.cs.rack_locality_full_reset):
+        _note(st, sapp.opportunities, priority)
         sapp.opportunities[priority] = 0
     if st.labelled and not st.node_partition:
-        st.missed.pop((sapp.attempt_id, priority), None)
+        key = (sapp.attempt_id, priority)
+        _note(st, st.missed, key)
+        st.missed.pop(key, None)
 
 
 def _node_to_unreserve(
@@ -636,10 +655,8 @@ def propose_fulfilment(st: AllocatorState, node: SchedulerNode) -> Proposal | No
     # opportunity for the reserved container's priority too (and never takes
     # it back, nor resets the count on this allocation): every heartbeat of
     # a reserved node brings the app closer to off-switch placement.
-    opportunities = sapp.opportunities
-    opportunities[priority] = opportunities.get(priority, 0) + 1
+    _count(st, sapp.opportunities, priority, 1)
     st.touches += 1
-    st.opaque = True
     for node_type in (NODE_LOCAL, RACK_LOCAL, OFF_SWITCH):
         ask = sapp.info.can_place(priority, node, node_type)
         if ask is None:
@@ -668,8 +685,14 @@ def commit(st: AllocatorState, p: Proposal) -> bool:
         assert (sapp is not None and p.ask is not None) or p.outcome == RERESERVE
         if p.outcome == RERESERVE:
             assert sapp is not None
-            key = (sapp.attempt_id, p.priority)
-            st.rereservations[key] = st.rereservations.get(key, 0) + 1
+            # More re-reservations only ever let the app reserve more
+            # (shouldAllocOrReserveNewContainer's starvation term): once it
+            # may, the count is past its threshold.
+            any_ask = sapp.info.get(p.priority, ANY)
+            past = any_ask is not None and should_allocate_or_reserve(
+                st, sapp, p.priority, any_ask.capability
+            )
+            _count(st, st.rereservations, (sapp.attempt_id, p.priority), 1, past)
             return False
         assert sapp is not None and p.ask is not None and p.reserved is not None
         if sapp.info.can_place(p.priority, node, p.node_type) is None or not st.calc.fits(
@@ -716,6 +739,6 @@ def commit(st: AllocatorState, p: Proposal) -> bool:
 
 
 def _refused(st: AllocatorState) -> None:
+    """A proposal refused at commit: nothing changes but the flag."""
     st.rejected = True
     st.touches += 1
-    st.opaque = True

@@ -696,7 +696,7 @@ class CapacityScheduler(Scheduler):
                         self._offer_nodes(nodes, partition, False)
                         continue
                     offer_before = (self.mutations, alloc.touches)
-                    alloc.journal, alloc.opaque = {}, False
+                    alloc.journal = {}
                     try:
                         self._offer_nodes(nodes, partition, False)
                         quiet = (self.mutations, alloc.touches) == offer_before
@@ -804,6 +804,7 @@ class CapacityScheduler(Scheduler):
             for p in proposals:
                 alloc.cluster = self.cluster
                 allocator.commit(alloc, p)
+            alloc.rejected = False  # read only between a heartbeat's offers
             return
         offswitch = assigned = 0
         while True:
