@@ -274,17 +274,29 @@ def _partition_matches(st: AllocatorState, sapp: SchedulerApp) -> bool:
     return partition == ("" if st.ignore_exclusivity else st.node_partition)
 
 
-def _note(st: AllocatorState, counts: dict[K, int], key: K, past: bool | None = None) -> None:
+def _note(
+    st: AllocatorState,
+    counts: dict[K, int],
+    key: K,
+    past: bool | None = None,
+    reset: bool = False,
+) -> None:
     """Before a count decisions compare with thresholds changes: note in
     the journal its value and whether it was already past all of them
     (`past`; by default above the cluster's node count, which bounds every
-    locality delay and the non-partitioned opportunities)."""
+    locality delay and the non-partitioned opportunities). A count set back
+    (`reset`) is past nothing: what the next offer does depends on it."""
     journal = st.journal
-    if journal is not None and (id(counts), key) not in journal:
+    if journal is None:
+        return
+    entry = journal.get((id(counts), key))
+    if entry is None:
         value = counts.get(key, 0)
         if past is None:
             past = value > len(st.nodes)
-        journal[(id(counts), key)] = [counts, key, value, past]
+        journal[(id(counts), key)] = [counts, key, value, past and not reset]
+    elif reset:
+        entry[3] = False
 
 
 def _count(
@@ -322,7 +334,7 @@ def apply_again(st: AllocatorState, times: int) -> None:
     more saturated offers would have made."""
     for d, key, net, _ in _changes(st):
         if net:
-            d[key] = d[key] + net * times
+            d[key] = d.get(key, 0) + net * times
 
 
 def _am_refused(st: AllocatorState, sapp: SchedulerApp) -> bool:
@@ -522,11 +534,11 @@ def _reset_opportunities(
     reservation alike: a node-local one (or a rack-local one with
     rack-locality-full-reset) restarts the app's delay at `priority`."""
     if node_type == NODE_LOCAL or (node_type == RACK_LOCAL and st.cs.rack_locality_full_reset):
-        _note(st, sapp.opportunities, priority)
+        _note(st, sapp.opportunities, priority, reset=True)
         sapp.opportunities[priority] = 0
     if st.labelled and not st.node_partition:
         key = (sapp.attempt_id, priority)
-        _note(st, st.missed, key)
+        _note(st, st.missed, key, reset=True)
         st.missed.pop(key, None)
 
 
