@@ -138,6 +138,10 @@ class AllocatorState:
     The walk's headroom does not imply it: under DRF a queue's limit is the
     dominant-share minimum of its maximum and what its parent offers, which
     can keep more of one resource than an ancestor has left."""
+    unconfirmed: dict[str, Resource] = field(default_factory=dict)
+    """Per attempt, what the offer's proposals from reservations would give
+    it until they are committed (FiCaSchedulerApp's unconfirmed allocated
+    resource)."""
     proposing: list[Proposal] | None = None
     """While set, new allocations and reservations are proposed here, to be
     committed after the offer (`commit`), instead of carried out at once."""
@@ -205,7 +209,7 @@ def assign_app(
     (`CapacityConf.request_checked_once`); 3.4.2 checks it with each node,
     after the node's partition."""
     info = sapp.info
-    if not _partition_matches(st, sapp):
+    if not _partition_matches(st, sapp) or _all_unconfirmed(st, sapp):
         # RegularContainerAllocator.assignContainers: an app with nothing
         # pending in the offered partition (the default one when ignoring
         # exclusivity) is skipped before any of its asks is looked at.
@@ -263,6 +267,22 @@ def assign_app(
             st.touches += 1
         return outcome, locality
     return APP_SKIPPED, OFF_SWITCH
+
+
+def _all_unconfirmed(st: AllocatorState, sapp: SchedulerApp) -> bool:
+    """SchedulerApplicationAttempt.hasPendingResourceRequest in the default
+    partition: what the app still asks for, less what this offer has
+    already proposed to give it from its reservations (unconfirmed until
+    committed), is nothing."""
+    unconfirmed = st.unconfirmed.get(sapp.attempt_id) if st.unconfirmed else None
+    if unconfirmed is None or (st.node_partition and not st.ignore_exclusivity):
+        return False
+    pending = sapp.info.pending
+    return (
+        pending.memory <= unconfirmed.memory
+        and pending.vcores <= unconfirmed.vcores
+        and all(v <= dict(unconfirmed.extra).get(k, 0) for k, v in pending.extra)
+    )
 
 
 def _partition_matches(st: AllocatorState, sapp: SchedulerApp) -> bool:
@@ -551,7 +571,9 @@ def _node_to_unreserve(
 ) -> SchedulerNode | None:
     """FiCaSchedulerApp.getNodeIdToUnreserve: the first reservation at
     `priority` at least `amount` big, in the iteration order of the
-    HashMap<NodeId, RMContainer> Hadoop keeps them in."""
+    HashMap<NodeId, RMContainer> Hadoop keeps them in; `node`'s own
+    included (only multi-node placement walks a node the app reserved:
+    the proposal is then refused at commit)."""
     held = [
         st.nodes[node_id]
         for node_id, c in sapp.reservations.items()
@@ -560,7 +582,7 @@ def _node_to_unreserve(
     peak = st.reservation_peaks.get((sapp.attempt_id, priority), len(held))
     for other in javahash.hash_order(held, lambda n: javahash.node_id_hash(n.host), peak):
         c = sapp.reservations[other.node_id]
-        if other.node_id != node.node_id and rm.fits(st.calc, amount, c.resource):
+        if rm.fits(st.calc, amount, c.resource):
             return other
     return None
 

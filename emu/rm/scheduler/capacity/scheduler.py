@@ -787,11 +787,15 @@ class CapacityScheduler(Scheduler):
             # Asynchronous: the offer's proposals wait in the committer's
             # backlog until it ends, the reserved nodes' first.
             proposals: list[allocator.Proposal] = []
+            unconfirmed = alloc.unconfirmed
             for n in nodes:
                 if n.reserved is not None:
                     p = allocator.propose_fulfilment(alloc, n)
                     if p is not None:
                         proposals.append(p)
+                        if p.outcome == allocator.FULFIL and p.sapp is not None and p.ask:
+                            key = p.sapp.attempt_id
+                            unconfirmed[key] = unconfirmed.get(key, ZERO) + p.ask.capability
             if self.demand[self.root.path] and not (
                 single is not None
                 and (single.reserved is not None or count(single.available, minimum) < 1)
@@ -801,6 +805,7 @@ class CapacityScheduler(Scheduler):
                     self._assign_offered(single, partition)
                 finally:
                     alloc.preferred, alloc.proposing = None, None
+            unconfirmed.clear()
             for p in proposals:
                 alloc.cluster = self.cluster
                 allocator.commit(alloc, p)
