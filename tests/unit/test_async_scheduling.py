@@ -26,18 +26,18 @@ def test_a_pass_walks_from_the_start_to_the_end_then_to_the_start_again():
 
 
 def test_each_ticks_start_nodes_are_java_randoms_next_int_over_the_node_count():
-    passes = AsyncScheduling(5, 2, 2000, seed=42)
+    passes = AsyncScheduling(5, 2, seed=42)
     for tick in (0, 5, 10, 100_000):
         java = JavaRandom(42 ^ (tick // 5) * 0x9E3779B97F4A7C15)
         assert passes.starts(tick, 7) == [java.next_int(7), java.next_int(7)]
     # a tick's draws depend on that tick alone: skipping others shifts nothing
-    assert passes.starts(100_000, 7) == AsyncScheduling(5, 2, 2000, 42).starts(100_000, 7)
+    assert passes.starts(100_000, 7) == AsyncScheduling(5, 2, 42).starts(100_000, 7)
     drawn = [s for tick in range(0, 5000, 5) for s in passes.starts(tick, 7)]
     assert all(0 <= s < 7 for s in drawn) and len(set(drawn)) == 7
 
 
 def test_ticks_are_the_multiples_of_the_interval_from_now():
-    passes = AsyncScheduling(5, 1, 2000, seed=0)
+    passes = AsyncScheduling(5, 1, seed=0)
     assert [passes.tick_from(t) for t in (0, 1, 4, 5, 6, 1003)] == [0, 5, 5, 5, 10, 1005]
 
 

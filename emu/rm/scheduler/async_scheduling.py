@@ -50,28 +50,21 @@ SEED_PROPERTY = "emu.scheduler.async-seed"
 class AsyncScheduling:
     """The settings of asynchronous scheduling and its start-node generator."""
 
-    __slots__ = ("interval_ms", "seed", "skip_node_interval_ms", "threads")
+    __slots__ = ("interval_ms", "seed", "threads")
 
     @classmethod
     def from_conf(
         cls, conf: Configuration, interval_ms: int, threads: int, cluster_timestamp: int
     ) -> AsyncScheduling:
         """The passes of a scheduler that schedules every `interval_ms` with
-        `threads` threads; the skip interval and seed from `conf` (the seed
-        defaulting to the RM's cluster timestamp)."""
-        return cls(
-            interval_ms,
-            threads,
-            skip_node_interval_ms(conf),
-            conf.get_int(SEED_PROPERTY, cluster_timestamp),
-        )
+        `threads` threads; the seed from `conf` (defaulting to the RM's
+        cluster timestamp). The skip interval is the scheduler's
+        (`Scheduler.skip_node_ms`): multi-node placement reads it too."""
+        return cls(interval_ms, threads, conf.get_int(SEED_PROPERTY, cluster_timestamp))
 
-    def __init__(self, interval_ms: int, threads: int, skip_node_interval_ms: int, seed: int):
+    def __init__(self, interval_ms: int, threads: int, seed: int):
         self.interval_ms = interval_ms
         self.threads = max(1, threads)
-        self.skip_node_interval_ms = skip_node_interval_ms
-        """YarnConfiguration.getSkipNodeInterval: a node whose last heartbeat
-        is older than this is not offered (shouldSkipNodeSchedule)."""
         self.seed = seed
 
     def starts(self, tick_ms: int, node_count: int) -> list[int]:

@@ -716,7 +716,6 @@ def commit(st: AllocatorState, p: Proposal) -> bool:
         if p.outcome == UNRESERVE:
             st.containers.unreserve(sapp, node)
             return False
-        assert (sapp is not None and p.ask is not None) or p.outcome == RERESERVE
         if p.outcome == RERESERVE:
             assert sapp is not None
             # More re-reservations only ever let the app reserve more

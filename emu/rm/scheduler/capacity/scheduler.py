@@ -783,6 +783,14 @@ class CapacityScheduler(Scheduler):
         def preferred(sapp: SchedulerApp) -> list[SchedulerNode]:
             return mn.preferred(sapp.app_id, nodes, partition, now)
 
+        def walk_allowed() -> bool:
+            """Some attempt asks, and a lone candidate has no reservation
+            and room (ParentQueue.canAssign)."""
+            return bool(self.demand[self.root.path]) and not (
+                single is not None
+                and (single.reserved is not None or count(single.available, minimum) < 1)
+            )
+
         if not heartbeat:
             # Asynchronous: the offer's proposals wait in the committer's
             # backlog until it ends, the reserved nodes' first.
@@ -796,10 +804,7 @@ class CapacityScheduler(Scheduler):
                         if p.outcome == allocator.FULFIL and p.sapp is not None and p.ask:
                             key = p.sapp.attempt_id
                             unconfirmed[key] = unconfirmed.get(key, ZERO) + p.ask.capability
-            if self.demand[self.root.path] and not (
-                single is not None
-                and (single.reserved is not None or count(single.available, minimum) < 1)
-            ):
+            if walk_allowed():
                 alloc.preferred, alloc.proposing = preferred, proposals
                 try:
                     self._assign_offered(single, partition)
@@ -817,12 +822,8 @@ class CapacityScheduler(Scheduler):
                 if n.reserved is not None:
                     alloc.cluster = self.cluster
                     allocator.fulfil_reservation(alloc, n)
-            if not self.demand[self.root.path]:
+            if not walk_allowed():
                 return
-            if single is not None and (
-                single.reserved is not None or count(single.available, minimum) < 1
-            ):
-                return  # ParentQueue.canAssign
             alloc.preferred = preferred
             try:
                 a = self._assign_offered(single, partition)
