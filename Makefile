@@ -65,8 +65,12 @@ test-oracle: hadoop
 regold: $(TOOLS)
 	$(PY) -m tests.regold
 
-bench: compile
-	$(PY) -m emu.bench
+# Every figure beside its target, each also replayed on BENCH_BASE (the commit
+# the speed work started from; any commit) and on this build at once, one core
+# each, their CPU seconds compared. BENCH_BASE= (empty): no paired runs.
+BENCH_BASE ?= cfa4cec
+bench: compile hadoop
+	$(PY) -m emu.bench $(if $(BENCH_BASE),--vs $(BENCH_BASE))
 
 # The fidelity suite (scenarios/fidelity/suite.toml): every case replayed with
 # emu's scheduler and with Hadoop's, compared, and docs/fidelity.md written.

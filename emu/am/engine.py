@@ -91,6 +91,11 @@ class AMFailed(Exception):
     that gets an InvalidResourceRequestException from allocate fails its job."""
 
 
+_EMPTY_REPLY = AllocateReply(0, 0, [], [], None, 0)
+"""What an allocate answered directly is recorded as: a reply with nothing
+placed or completed (`ApplicationMaster._answered_directly`); never changed."""
+
+
 class ApplicationMaster:
     """One AM attempt. `am` is the launch context the RM sent with the AM
     container: attempt id, RM address, and `context` (the job's task plan)."""
@@ -326,7 +331,8 @@ class ApplicationMaster:
         desired = self._desired()
         if desired is self._in_step:
             # `sent` still mirrors this very table: nothing to restate.
-            await self._round(rm, nms, stack, [])
+            if not (self.releases or self._answered_directly(rm)):
+                await self._round(rm, nms, stack, [])
             return self.done_count == len(self.state)
         if not self.replies_next_heartbeat and self._outstanding() and self._changes_any(desired):
             # Asks are absolute. Restating `*` while the RM may hold
@@ -384,6 +390,23 @@ class ApplicationMaster:
         allocated = self._take(reply)
         if allocated:
             await self._launch(allocated, nms, stack)
+        return True
+
+    def _answered_directly(self, rm: Connection) -> bool:
+        """An allocate of nothing (no asks, no releases) made as a direct
+        call when the RM is in this process (`Connection.call_direct`):
+        True when the RM answered it (its reply would have carried nothing:
+        the new response id is all there is), and it is recorded as
+        `_round` records an empty reply. False: make the call."""
+        rid = rm.call_direct("allocate_nothing", self.attempt_id, self.response_id)
+        if rid is None:
+            return False
+        self.request_id += 1
+        self.response_id = cast(int, rid)
+        if self.replies_next_heartbeat:
+            self._queued.append(_EMPTY_REPLY)
+        else:
+            self._take(_EMPTY_REPLY)
         return True
 
     async def _consume(

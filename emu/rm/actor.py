@@ -45,6 +45,7 @@ from emu.transport import (
     connect,
     never_waits,
     serve,
+    with_direct,
 )
 
 log = structlog.get_logger("emu.rm")
@@ -252,7 +253,18 @@ class ResourceManager:
             return reply
 
         # Every request is handled synchronously (see emu.rm.services).
-        return never_waits(handle)
+        handler = never_waits(handle)
+        if service == C.AM_PROTOCOL:
+
+            def allocate_nothing(attempt_id: str, response_id: int) -> int | None:
+                # As `handle` does for an allocate: looked up per call.
+                rid = self.services.allocate_nothing(attempt_id, response_id)
+                if rid is not None:
+                    self._wake_launcher()
+                return rid
+
+            with_direct(handler, {"allocate_nothing": allocate_nothing})
+        return handler
 
     def _wake_launcher(self) -> None:
         """A request may have allocated AM containers: the launcher starts

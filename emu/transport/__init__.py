@@ -5,7 +5,9 @@ Actor code sees only this interface, never a socket:
 - `serve(address, handler)` runs a server loop; `handler(payload) -> reply`
   is awaited once per request, in arrival order, and its reply goes back to the
   requester (`never_waits(handler)` marks one that never waits, which the
-  in-process transport may run inline with less ceremony). Started with
+  in-process transport may run inline with less ceremony; `with_direct`
+  gives it calls an in-process client may make instead of a request,
+  `Connection.call_direct`). Started with
   `await nursery.start(serve, ...)`, it reports the bound address (useful with `tcp://127.0.0.1:0`).
 - `connect(address, identity=...)` is an async context manager giving a
   `Connection` whose `request(payload, timeout=...)` returns the reply.
@@ -44,6 +46,7 @@ from emu.transport.base import (
     request_timeout,
     serve,
     set_defaults,
+    with_direct,
 )
 
 __all__ = [
@@ -68,6 +71,7 @@ __all__ = [
     "request_timeout",
     "serve",
     "set_defaults",
+    "with_direct",
 ]
 
 if TYPE_CHECKING:

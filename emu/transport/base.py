@@ -116,6 +116,14 @@ class Connection(ABC):
     async def _request(self, payload: Payload) -> Payload:
         """Deliver one request and wait, without a deadline, for its reply."""
 
+    def call_direct(self, name: str, *args: object) -> object | None:
+        """Make the server's direct call `name` (see `with_direct`) here and
+        now, if this transport has one and the server could take a request
+        at once: its answer, or None (no such call, the server busy or out
+        of reach, or the call declined), when the caller sends the request
+        as usual. Over a network every call is a message: None."""
+        return None
+
 
 class Pending:
     """One outstanding request, completed by whoever receives its reply.
@@ -216,6 +224,18 @@ def _answered(reply: Payload | None, stats: ServerStats, address: str, raw: bool
         return None
     stats.replies += 1
     return reply
+
+
+def with_direct(handler: _H, calls: dict[str, Callable[..., object]]) -> _H:
+    """Give `handler` direct calls: functions an in-process client may call
+    instead of sending a request (`Connection.call_direct`), for a request
+    whose answer is a plain value the server can give without building the
+    reply. Each returns its answer, or None to decline (the client then
+    sends the request). The in-process transport counts an answered call as
+    a request and its reply, so the server's counts are what the messages
+    would have made them."""
+    handler.direct = calls  # type: ignore[attr-defined]
+    return handler
 
 
 def never_waits(handler: _H) -> _H:

@@ -18,7 +18,7 @@ unbounded request channel per server and none per request or connection.
 from __future__ import annotations
 
 import math
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import NoReturn
 
@@ -46,6 +46,7 @@ class _Server:
     __slots__ = (
         "address",
         "busy",
+        "direct",
         "handler",
         "idle",
         "inline",
@@ -77,6 +78,8 @@ class _Server:
         self.inline: trio.CancelScope | None = None
         self.stopped = False
         self.never_waits: bool = getattr(handler, "never_waits", False)
+        self.direct: dict[str, Callable[..., object]] = getattr(handler, "direct", None) or {}
+        """The handler's direct calls (`with_direct`)."""
 
     def done(self) -> None:
         self.busy = False
@@ -173,6 +176,26 @@ class MemConnection(Connection):
         self.identity = identity
         self._name = address.removeprefix(_SCHEME)
         self._closed = False
+
+    def call_direct(self, name: str, *args: object) -> object | None:
+        """The server's direct call `name`, made inline when a request would
+        be handled inline too (a `never_waits` server, idle, nothing
+        queued): the same moment, the same order. An answer is counted as a
+        request and its reply."""
+        if self._closed:
+            return None
+        server = _servers().get(self._name)
+        if server is None or server.busy or server.queued or not server.never_waits:
+            return None
+        call = server.direct.get(name)
+        if call is None:
+            return None
+        answer = call(*args)
+        if answer is not None:
+            stats = server.stats
+            stats.requests += 1
+            stats.replies += 1
+        return answer
 
     async def _request(self, payload: Payload) -> Payload:
         if self._closed:

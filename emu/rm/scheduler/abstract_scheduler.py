@@ -96,6 +96,18 @@ DEFAULT_PARTITION = ""
 """The partition of unlabelled nodes (YARN's RMNodeLabelsManager.NO_LABEL)."""
 
 
+_NO_ASKS: list[dict[str, Any]] = []
+"""The asks of an allocate of nothing (`allocate_nothing`), as a watcher
+sees them; never changed."""
+
+_NOTHING_ALLOCATED = Allocation([], ZERO)
+
+
+def _allocated_nothing() -> Allocation:
+    """What a watcher's `call` gives for an allocate of nothing."""
+    return _NOTHING_ALLOCATED
+
+
 @dataclass
 class PartitionUsage:
     """One node-label partition as the run's per-partition gauges read it:
@@ -626,6 +638,26 @@ class Scheduler:
                 lambda: self._allocate(attempt_id, asks, releases, blacklist_add, blacklist_remove),
             )
         return self._allocate(attempt_id, asks, releases, blacklist_add, blacklist_remove)
+
+    def allocate_nothing(self, attempt_id: str) -> bool:
+        """`allocate` with no asks, releases or blacklist changes, made
+        cheaper (the RM's `ApplicationMasterService.allocate_nothing`):
+        True, the call counted by the watcher, when it would hand the
+        attempt nothing (no container placed since its last call, nothing
+        to preempt) and change nothing; False, with nothing done, when the
+        call must be made. The headroom the call would compute is not (an
+        AM in this process reads none); a scheduler whose allocate has
+        other effects returns False (its own override, or the shortcuts
+        off)."""
+        if not self.shortcuts:
+            return False
+        sapp = self.apps.get(attempt_id)
+        if sapp is None or sapp.newly_allocated or sapp.to_preempt:
+            return False
+        watcher = self.watcher
+        if watcher is not None:
+            watcher.allocate(attempt_id, _NO_ASKS, _allocated_nothing)
+        return True
 
     def _allocate(
         self,

@@ -464,6 +464,11 @@ class HadoopScheduler(Scheduler):
             return found, f" of queue {sapp.queue}"
         return self.maximum, ""
 
+    def allocate_nothing(self, attempt_id: str) -> bool:
+        """Never: every allocate crosses into Hadoop's scheduler, which
+        decides what it changes."""
+        return False
+
     def _allocate(
         self,
         attempt_id: str,

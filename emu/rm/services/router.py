@@ -44,6 +44,8 @@ class RMServices:
     def __init__(self, ctx: RMContext, epoch: float = 0.0, rate: float = 0.0) -> None:
         self.ctx = ctx
         self.requests: Counter[str] = Counter()
+        self.answered_directly = 0
+        """Of the `allocate` requests, those answered as direct calls."""
         self.errors: Counter[str] = Counter()
         self.tracker = ResourceTrackerService(ctx, self.errors, epoch, rate)
         self.am = ApplicationMasterService(ctx, self.errors)
@@ -118,6 +120,16 @@ class RMServices:
             return Map(self._failed("allocate", e, req.request_id))
         finally:
             self.ctx.dispatcher.drain()
+
+    def allocate_nothing(self, attempt_id: str, response_id: int) -> int | None:
+        """An allocate of nothing answered without its messages
+        (`ApplicationMasterService.allocate_nothing`), counted as an
+        `allocate` when answered."""
+        rid = self.am.allocate_nothing(attempt_id, response_id)
+        if rid is not None:
+            self.requests["allocate"] += 1
+            self.answered_directly += 1
+        return rid
 
     def _allocate_map(self, msg: dict[str, Any]) -> dict[str, Any]:
         """`allocate` for a request map (`handle`)."""

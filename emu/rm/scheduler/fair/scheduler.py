@@ -206,6 +206,13 @@ class FairScheduler(Scheduler):
         self._kill_due()
         return super().allocate(attempt_id, asks, releases, blacklist_add, blacklist_remove)
 
+    def allocate_nothing(self, attempt_id: str) -> bool:
+        """As the common layer's, unless preempted containers await their
+        kill: `allocate` would kill those due now (`_kill_due`)."""
+        if self.preemption.kills:
+            return False
+        return super().allocate_nothing(attempt_id)
+
     def request_am_container(self, attempt_id: str, am_resource: Resource) -> None:
         self._kill_due()
         super().request_am_container(attempt_id, am_resource)
