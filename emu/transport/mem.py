@@ -176,6 +176,17 @@ class MemConnection(Connection):
         self.identity = identity
         self._name = address.removeprefix(_SCHEME)
         self._closed = False
+        self._last: _Server | None = None
+        """The server last found under the name: used while it serves (a
+        stopped one is looked up again), sparing the per-run registry's
+        lookup on every request."""
+
+    def _server(self) -> _Server | None:
+        """The server serving the name now, if any."""
+        server = self._last
+        if server is None or server.stopped:
+            server = self._last = _servers().get(self._name)
+        return server
 
     def call_direct(self, name: str, *args: object) -> object | None:
         """The server's direct call `name`, made inline when a request would
@@ -184,7 +195,7 @@ class MemConnection(Connection):
         request and its reply."""
         if self._closed:
             return None
-        server = _servers().get(self._name)
+        server = self._server()
         if server is None or server.busy or server.queued or not server.never_waits:
             return None
         call = server.direct.get(name)
@@ -200,7 +211,7 @@ class MemConnection(Connection):
     async def _request(self, payload: Payload) -> Payload:
         if self._closed:
             raise TransportError(f"connection to {self.address} closed")
-        server = _servers().get(self._name)
+        server = self._server()
         if server is None:
             raise TransportError(f"no server at {self.address}")
         if not server.busy and not server.queued:
