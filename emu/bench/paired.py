@@ -62,7 +62,11 @@ def prepare_base(rev: str, work: Path) -> Path:
             raise RuntimeError(f"git archive {rev}: {archive.stderr.decode().strip()}")
         subprocess.run(["tar", "-x", "-C", str(tree)], input=archive.stdout, check=True)
     if not os.environ.get("EMU_PURE_PYTHON"):
-        print(f"bench: compiling the base build {rev} in {tree} (once; a few minutes)", flush=True)
+        print(
+            f"bench: the base build {rev} in {tree}, compiled unless it is already "
+            "(a few minutes the first time)",
+            flush=True,
+        )
         done = subprocess.run(
             [sys.executable, "-m", "emu.compile"],
             cwd=tree,
