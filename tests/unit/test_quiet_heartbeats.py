@@ -135,3 +135,73 @@ async def test_a_heartbeat_reporting_a_launch_is_handled_without_a_pass(autojump
     rm.heartbeat("h1", [{"container_id": cid, "state": "RUNNING", "exit_status": -1000}])
     assert rm.ctx.containers[cid].state == "RUNNING"
     assert passes == []
+
+
+@pytest.mark.parametrize("shortcuts", [True, False])
+async def test_a_heartbeat_reporting_containers_is_handled_at_once_and_counted_as_queued(
+    autojump_clock, shortcuts
+):
+    """A healthy heartbeat with statuses: its STATUS_UPDATE and NODE_UPDATE
+    handled at once with the shortcuts (no event queued), through the
+    queue without; the same counts and the same container states."""
+    rm = RMHarness(Configuration({SCHEDULER: "fair", SHORTCUTS: str(shortcuts).lower()}))
+    rm.add_node("h1")
+    app = rm.submit("a")
+    _tick(rm)
+    rm.heartbeat("h1")
+    rm.register_am(app)
+    rm.allocate(app, [ask(20, ANY, 2)])
+    _tick(rm)
+    rm.heartbeat("h1")
+    rm.heartbeat("h1")  # one container per heartbeat
+    placed = rm.allocate(app)["allocated"]
+    assert len(placed) == 2
+    handled = rm.ctx.dispatcher.handled
+    counts = (handled["node.STATUS_UPDATE"], handled["scheduler.NODE_UPDATE"])
+    queued_s = rm.ctx.dispatcher.handle_seconds["node.STATUS_UPDATE"]
+    first, second = (c["container_id"] for c in placed)
+    rm.heartbeat(
+        "h1",
+        [
+            {"container_id": first, "state": "RUNNING", "exit_status": -1000},
+            {"container_id": second, "state": "COMPLETE", "exit_status": 0, "diagnostics": ""},
+        ],
+    )
+    assert rm.ctx.containers[first].state == "RUNNING"
+    assert second not in rm.ctx.containers
+    handled = rm.ctx.dispatcher.handled
+    assert (handled["node.STATUS_UPDATE"], handled["scheduler.NODE_UPDATE"]) == (
+        counts[0] + 1,
+        counts[1] + 1,
+    )
+    # at once the STATUS_UPDATE has no handler time of its own: never queued
+    unqueued = rm.ctx.dispatcher.handle_seconds["node.STATUS_UPDATE"] == queued_s
+    assert unqueued == shortcuts
+    assert [c["container_id"] for c in rm.allocate(app)["completed"]] == [second]
+
+
+async def test_fair_kills_due_preempted_containers_on_a_heartbeat_taken_at_once(autojump_clock):
+    """FairScheduler's PreemptContainersTask: whatever the scheduler does at
+    or after the kill time sees the container gone, a node update taken at
+    once (the quiet heartbeat) as much as one from the queue."""
+    import trio
+
+    rm = RMHarness(Configuration({SCHEDULER: "fair"}))
+    rm.add_node("h1")
+    rm.add_node("h2")
+    app = rm.submit("a")
+    _tick(rm)
+    rm.heartbeat("h1")
+    rm.register_am(app)
+    rm.allocate(app, [ask(20, ANY, 1)])
+    _tick(rm)
+    rm.heartbeat("h1")
+    (placed,) = rm.allocate(app)["allocated"]
+    cid = placed["container_id"]
+    rm.heartbeat("h1", [{"container_id": cid, "state": "RUNNING", "exit_status": -1000}])
+    fs = rm.ctx.scheduler
+    fs.preemption.kills.append((rm.ctx.now_ms() + 1000, cid))
+    await trio.sleep(2)
+    rm.heartbeat("h2")  # quiet: taken at once
+    assert cid not in rm.ctx.containers
+    assert not fs.preemption.kills

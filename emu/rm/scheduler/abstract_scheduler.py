@@ -312,6 +312,12 @@ class Scheduler:
         self.force_configured_maximum = flag
         self._node_max_changed(None, None)
 
+    def node_update(self, node_id: str, data: tuple[list[str], list[dict[str, Any]]]) -> None:
+        """A NODE_UPDATE taken at once, not from the event queue (the
+        heartbeat path's shortcut, `ResourceTrackerService._take`): what
+        `handle` does for one."""
+        self.on_NODE_UPDATE(node_id, data)
+
     def on_NODE_UPDATE(self, node_id: str, data: tuple[list[str], list[dict[str, Any]]]) -> None:
         launched, completed = data
         if self.async_scheduling is not None or self.tracks_heartbeats:

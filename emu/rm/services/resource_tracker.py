@@ -141,20 +141,21 @@ class ResourceTrackerService(Service):
         its STATUS_UPDATE and everything that sets off, handled before the
         reply is built, then the response id and the reply.
 
-        Made cheaper for the commonest heartbeat of a busy cluster (1 s
-        apart, while containers run for minutes): one that reports no
-        container, healthy, to a RUNNING node. Its STATUS_UPDATE does one
-        thing (`node._status`), raise a NODE_UPDATE that reports nothing,
-        so while nothing else is queued (nothing would be handled between
-        them) the pair is handled at once: the scheduler's NODE_UPDATE
-        handler is called with nothing to report, and the dispatcher counts
-        both events (`Dispatcher.handled_at_once`; SLS's scheduler-operation
-        counters), sparing two events their queueing and routing. The
-        handler decides, as on every node update, whether the pass would
-        change anything (`Scheduler.skip_quiet_node_update`). With the
-        shortcuts off (`RMSettings.shortcuts`), and for a plugin scheduler
-        (its handler is guarded: `RMContext.attach_scheduler`), both events
-        go through the queue."""
+        Made cheaper for every healthy heartbeat to a RUNNING node (most of
+        them: 1 s apart, while containers run for minutes): its
+        STATUS_UPDATE does one thing (`node._status`), raise a NODE_UPDATE
+        with the containers it reports launched and completed, so while
+        nothing else is queued (nothing would be handled between them) the
+        pair is handled at once: the scheduler takes the NODE_UPDATE as its
+        event handler would (`Scheduler.node_update`), and the dispatcher
+        counts both events (`Dispatcher.handled_at_once`; SLS's
+        scheduler-operation counters), sparing two events their queueing
+        and routing. The scheduler decides, as on every node update,
+        whether the pass would change anything
+        (`Scheduler.skip_quiet_node_update`). With the shortcuts off
+        (`RMSettings.shortcuts`), for a plugin scheduler (its handler is
+        guarded: `RMContext.attach_scheduler`), and for a report while the
+        RM recovers state, both events go through the queue."""
         ctx = self.ctx
         dispatcher = ctx.dispatcher
         nodes, pings = ctx.nodes, ctx.nm_liveness.last_pings
@@ -181,10 +182,17 @@ class ResourceTrackerService(Service):
                         if node_id in pings:
                             pings[node_id] = now_ms
                         node.health_report = report
-                        if at_once and idle and not statuses and node.state is running:
+                        if (
+                            at_once
+                            and idle
+                            and node.state is running
+                            and (not statuses or recovery is None)
+                        ):
                             status_updates += 1
                             start = clock()
-                            scheduler.on_NODE_UPDATE(node_id, _NOTHING)
+                            scheduler.node_update(
+                                node_id, _reported(statuses) if statuses else _NOTHING
+                            )
                             update_seconds += clock() - start
                             node_updates += 1
                             if dispatcher.depth:
@@ -273,11 +281,9 @@ class ResourceTrackerService(Service):
         return P.reply(msg)
 
 
-def _status_update(
-    ctx: RMContext, node_id: str, healthy: bool, statuses: list[dict[str, Any]]
-) -> None:
-    """The heartbeat's STATUS_UPDATE (launch reports and completions apart)
-    and everything it sets off, handled before the reply is built."""
+def _reported(statuses: list[dict[str, Any]]) -> tuple[list[str], list[dict[str, Any]]]:
+    """A heartbeat's container statuses as its NODE_UPDATE reports them:
+    the ids of those launched, the statuses of those completed."""
     launched: list[str] = []
     completed: list[dict[str, Any]] = []
     for st in statuses:
@@ -285,5 +291,14 @@ def _status_update(
             completed.append(st)
         else:
             launched.append(st["container_id"])
+    return launched, completed
+
+
+def _status_update(
+    ctx: RMContext, node_id: str, healthy: bool, statuses: list[dict[str, Any]]
+) -> None:
+    """The heartbeat's STATUS_UPDATE (launch reports and completions apart)
+    and everything it sets off, handled before the reply is built."""
+    launched, completed = _reported(statuses)
     ctx.dispatch("node", node_sm.NodeEvent.STATUS_UPDATE, node_id, (healthy, launched, completed))
     ctx.dispatcher.drain()

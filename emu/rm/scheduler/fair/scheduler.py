@@ -195,6 +195,11 @@ class FairScheduler(Scheduler):
         self._kill_due()
         super().handle(event)
 
+    def node_update(self, node_id: str, data: tuple[list[str], list[dict[str, Any]]]) -> None:
+        """As `handle` takes a NODE_UPDATE: the kills due first."""
+        self._kill_due()
+        super().node_update(node_id, data)
+
     def allocate(
         self,
         attempt_id: str,
