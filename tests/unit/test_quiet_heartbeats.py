@@ -7,6 +7,7 @@ pass (here: a new ask) ends the quiet."""
 from __future__ import annotations
 
 import pytest
+import trio
 
 from emu.config.configuration import Configuration
 from emu.rm.scheduler.locality import ANY
@@ -43,6 +44,25 @@ def _tick(rm: RMHarness) -> None:
     """The scheduler's periodic update (demand and shares), if it has one."""
     if rm.ctx.scheduler.update_interval_ms is not None:
         rm.ctx.scheduler.update()
+
+
+def _placed(conf: dict[str, str], containers: int, nodes: int = 1) -> tuple[RMHarness, str, list]:
+    """An RM with `nodes` nodes (h1, h2, ...) and an app whose AM runs on h1
+    and whose `containers` asked for were placed on h1 and handed over."""
+    rm = RMHarness(Configuration(conf))
+    for i in range(nodes):
+        rm.add_node(f"h{i + 1}")
+    app = rm.submit("a")
+    _tick(rm)
+    rm.heartbeat("h1")
+    rm.register_am(app)
+    rm.allocate(app, [ask(20, ANY, containers)])
+    _tick(rm)
+    for _ in range(containers):
+        rm.heartbeat("h1")  # Fair: one container per heartbeat
+    placed = rm.allocate(app)["allocated"]
+    assert len(placed) == containers
+    return rm, app, placed
 
 
 @pytest.mark.parametrize("scheduler", ["fifo", "fair", "capacity"])
@@ -118,16 +138,7 @@ async def test_fair_quiet_ends_when_an_app_is_held_back_anew(autojump_clock):
 async def test_a_heartbeat_reporting_a_launch_is_handled_without_a_pass(autojump_clock, scheduler):
     """The status is applied (the container is RUNNING); the pass, which
     could place nothing, is skipped."""
-    rm = RMHarness(Configuration({SCHEDULER: scheduler}))
-    rm.add_node("h1")
-    app = rm.submit("a")
-    _tick(rm)
-    rm.heartbeat("h1")
-    rm.register_am(app)
-    rm.allocate(app, [ask(20, ANY, 1)])
-    _tick(rm)
-    rm.heartbeat("h1")
-    (placed,) = rm.allocate(app)["allocated"]
+    rm, _, (placed,) = _placed({SCHEDULER: scheduler}, 1)
     _tick(rm)
     rm.heartbeat("h1")  # nothing left to place: the scheduler sees it is quiet
     passes = _counting_passes(rm)
@@ -144,18 +155,7 @@ async def test_a_heartbeat_reporting_containers_is_handled_at_once_and_counted_a
     """A healthy heartbeat with statuses: its STATUS_UPDATE and NODE_UPDATE
     handled at once with the shortcuts (no event queued), through the
     queue without; the same counts and the same container states."""
-    rm = RMHarness(Configuration({SCHEDULER: "fair", SHORTCUTS: str(shortcuts).lower()}))
-    rm.add_node("h1")
-    app = rm.submit("a")
-    _tick(rm)
-    rm.heartbeat("h1")
-    rm.register_am(app)
-    rm.allocate(app, [ask(20, ANY, 2)])
-    _tick(rm)
-    rm.heartbeat("h1")
-    rm.heartbeat("h1")  # one container per heartbeat
-    placed = rm.allocate(app)["allocated"]
-    assert len(placed) == 2
+    rm, app, placed = _placed({SCHEDULER: "fair", SHORTCUTS: str(shortcuts).lower()}, 2)
     handled = rm.ctx.dispatcher.handled
     counts = (handled["node.STATUS_UPDATE"], handled["scheduler.NODE_UPDATE"])
     queued_s = rm.ctx.dispatcher.handle_seconds["node.STATUS_UPDATE"]
@@ -184,19 +184,7 @@ async def test_fair_kills_due_preempted_containers_on_a_heartbeat_taken_at_once(
     """FairScheduler's PreemptContainersTask: whatever the scheduler does at
     or after the kill time sees the container gone, a node update taken at
     once (the quiet heartbeat) as much as one from the queue."""
-    import trio
-
-    rm = RMHarness(Configuration({SCHEDULER: "fair"}))
-    rm.add_node("h1")
-    rm.add_node("h2")
-    app = rm.submit("a")
-    _tick(rm)
-    rm.heartbeat("h1")
-    rm.register_am(app)
-    rm.allocate(app, [ask(20, ANY, 1)])
-    _tick(rm)
-    rm.heartbeat("h1")
-    (placed,) = rm.allocate(app)["allocated"]
+    rm, _, (placed,) = _placed({SCHEDULER: "fair"}, 1, nodes=2)
     cid = placed["container_id"]
     rm.heartbeat("h1", [{"container_id": cid, "state": "RUNNING", "exit_status": -1000}])
     fs = rm.ctx.scheduler
