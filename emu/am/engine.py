@@ -406,7 +406,7 @@ class ApplicationMaster:
         if self.replies_next_heartbeat:
             self._queued.append(_EMPTY_REPLY)
         else:
-            self._take(_EMPTY_REPLY)
+            self._expire_overdue()  # all `_take` does with a reply of nothing
         return True
 
     async def _consume(

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from collections.abc import Sequence
@@ -53,14 +54,14 @@ def prepare_base(rev: str, work: Path) -> Path:
     RuntimeError with git's or the compiler's message when it cannot."""
     resolved = _git("rev-parse", "--verify", f"{rev}^{{commit}}").strip()
     tree = work / f"base-{resolved[:12]}"
-    if not (tree / "emu").is_dir():
-        tree.mkdir(parents=True, exist_ok=True)
-        archive = subprocess.run(
-            ["git", "-C", str(REPO), "archive", resolved], capture_output=True, check=False
-        )
-        if archive.returncode != 0:
-            raise RuntimeError(f"git archive {rev}: {archive.stderr.decode().strip()}")
-        subprocess.run(["tar", "-x", "-C", str(tree)], input=archive.stdout, check=True)
+    if not tree.is_dir():
+        # Extracted beside it and renamed once whole: a tree that exists is complete.
+        partial = work / f"{tree.name}.partial"
+        shutil.rmtree(partial, ignore_errors=True)
+        partial.mkdir(parents=True)
+        archive = _git_bytes("archive", resolved)
+        subprocess.run(["tar", "-x", "-C", str(partial)], input=archive, check=True)
+        partial.rename(tree)
     if not os.environ.get("EMU_PURE_PYTHON"):
         print(
             f"bench: the base build {rev} in {tree}, compiled unless it is already "
@@ -81,13 +82,17 @@ def prepare_base(rev: str, work: Path) -> Path:
     return tree
 
 
-def _git(*args: str) -> str:
-    done = subprocess.run(
-        ["git", "-C", str(REPO), *args], capture_output=True, text=True, check=False
-    )
+def _git_bytes(*args: str) -> bytes:
+    """`git args` in this checkout: its output, or RuntimeError with git's message."""
+    done = subprocess.run(["git", "-C", str(REPO), *args], capture_output=True, check=False)
     if done.returncode != 0:
-        raise RuntimeError(f"git {' '.join(args)}: {done.stderr.strip()}")
+        raise RuntimeError(f"git {' '.join(args)}: {done.stderr.decode().strip()}")
     return done.stdout
+
+
+def _git(*args: str) -> str:
+    """`_git_bytes` as text."""
+    return _git_bytes(*args).decode()
 
 
 def _env(tree: Path) -> dict[str, str]:
