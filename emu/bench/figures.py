@@ -714,6 +714,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--child", choices=sorted(FIGURES), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.pairs < 1:
+        parser.error(f"--pairs must be at least 1, not {args.pairs}")
     P3.nm_procs, P3.window_s, P3.sized = args.p3_nm_procs, args.p3_window_s, args.p3_sized
     work = args.work_dir or Path(tempfile.gettempdir()) / "emu-bench"
     work.mkdir(parents=True, exist_ok=True)
