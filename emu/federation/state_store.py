@@ -1,0 +1,71 @@
+"""The federation state store: which sub-clusters are alive and how loaded,
+and each application's home.
+
+YARN keeps this in a FederationStateStore (memory, ZooKeeper or SQL) that
+every sub-cluster RM heartbeats into (`FederationStateStoreHeartbeat`, every
+`yarn.federation.state-store.heartbeat-interval-secs`), the Router reads to
+route, and the AMRMProxy and Global Policy Generator read to split and
+weigh. Here it is one object the federation's actors share in a process;
+membership is kept as Hadoop's SubClusterInfo is: state, last heartbeat and
+the capability the RM reported (its cluster metrics).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+HEARTBEAT_INTERVAL = "yarn.federation.state-store.heartbeat-interval-secs"
+HEARTBEAT_INTERVAL_DEFAULT_S = 60
+SUBCLUSTER_TIMEOUT = "yarn.federation.state-store.heartbeat.initial-delay"
+
+RUNNING = "SC_RUNNING"
+UNHEALTHY = "SC_UNHEALTHY"
+LOST = "SC_LOST"
+
+
+@dataclass
+class Membership:
+    """One sub-cluster as the store knows it (Hadoop's SubClusterInfo)."""
+
+    id: str
+    state: str = RUNNING
+    last_heartbeat_ms: int = -1
+    capability: dict[str, Any] = field(default_factory=dict)
+    """The RM's cluster metrics at its last heartbeat (what Hadoop's
+    heartbeat carries as JSON: ClusterMetricsInfo)."""
+
+    @property
+    def active(self) -> bool:
+        return self.state == RUNNING
+
+
+@dataclass
+class FederationStateStore:
+    """Membership, app -> home sub-cluster, and the routing decisions made."""
+
+    members: dict[str, Membership] = field(default_factory=dict)
+    homes: dict[str, str] = field(default_factory=dict)
+
+    def register(self, sid: str, now_ms: int) -> None:
+        self.members[sid] = Membership(sid, RUNNING, now_ms)
+
+    def heartbeat(self, sid: str, now_ms: int, capability: dict[str, Any]) -> None:
+        m = self.members[sid]
+        m.last_heartbeat_ms = now_ms
+        m.capability = capability
+        m.state = RUNNING
+
+    def mark(self, sid: str, state: str) -> None:
+        self.members[sid].state = state
+
+    def active(self) -> list[str]:
+        """Active sub-clusters, in id order (a sorted view, as Hadoop's
+        facade returns them from a map keyed by id)."""
+        return sorted(s for s, m in self.members.items() if m.active)
+
+    def add_home(self, app_id: str, sid: str) -> None:
+        self.homes[app_id] = sid
+
+    def home(self, app_id: str) -> str | None:
+        return self.homes.get(app_id)
