@@ -238,6 +238,10 @@ class NodeManagerHost:
     """A node's first heartbeat after its first registration comes one
     interval after its random offset, as an SLS NMSimulator's does (its
     firstStep does nothing; emu.timing); False: at the offset."""
+    amrmproxy: str | None = None
+    """The AMRMProxy's address when `yarn.nodemanager.amrmproxy.enabled`:
+    the AMs started here are given it as their scheduler's address (YARN's
+    NM rewrites the AM's scheduler address to its local proxy)."""
 
     def __post_init__(self) -> None:
         self.by_id = {n.node_id: n for n in self.nodes}
@@ -690,6 +694,8 @@ class NodeManagerHost:
                 failed.append({"container_id": cid, "reason": "container already running"})
                 continue
             am = launch.get("am")
+            if am is not None and self.amrmproxy is not None:
+                am = {**am, "rm_address": self.amrmproxy}
             if am is not None and (
                 self._nursery is None or (self.am_runner is None and self.am_driver is None)
             ):

@@ -226,8 +226,8 @@ def _weights(value: Any, name: str) -> dict[str, float]:
         if not isinstance(sid, str):
             raise ValueError(f"{name}.entry[{i}].key.id: expected a sub-cluster id")
         try:
-            out[sid] = _f32(float(e.get("value")))
-        except (TypeError, ValueError):
+            out[sid] = _f32(float(e["value"]))
+        except (KeyError, TypeError, ValueError):
             raise ValueError(
                 f"{name}.entry[{i}].value: {e.get('value')!r} is not a number"
             ) from None
@@ -600,9 +600,10 @@ class LocalityMulticastAMRMProxyPolicy(AMRMProxyPolicy):
                         hit = True
                 if hit:
                     continue
-            sid = unresolved.get(aid)
-            if sid is None:
-                sid = unresolved[aid] = aes[self.draws.multicast.next_int(len(aes))]
+            drawn = unresolved.get(aid)
+            if drawn is None:
+                drawn = unresolved[aid] = aes[self.draws.multicast.next_int(len(aes))]
+            sid = drawn
             if racks:
                 book.add(sid, ask, aid, rack=True)
             else:

@@ -254,6 +254,7 @@ CATALOGUE: dict[str, Spec] = {
             "am_resource": RESOURCE,
             "am_type": str,
             "context": dict,
+            "unmanaged_am": Opt(bool),
         },
         {"app_id": str},
     ),

@@ -91,6 +91,7 @@ class RMApp:
         "started_ms",
         "state",
         "submit_ms",
+        "unmanaged",
         "unregistered_ms",
         "user",
         "vcore_seconds",
@@ -124,6 +125,11 @@ class RMApp:
         self.started_ms = -1
         self.finished_ms = -1
         self.unregistered_ms = -1  # when its AM unregistered (-1: not yet, or never)
+        # An unmanaged AM (YARN's ApplicationSubmissionContext.unmanagedAM) runs
+        # outside the cluster: no AM container; its attempt waits for it to
+        # register as soon as it is scheduled (the AMRMProxy's secondary
+        # sub-cluster apps are such).
+        self.unmanaged = False
         self.final_status = "UNDEFINED"
         self.final_target = ""
         self.attempt_finished_while_saving = False
@@ -191,7 +197,11 @@ def _saved(ctx: EntityContext, app: RMApp, data: Any) -> None:
     """Hand the app to the scheduler, unless its AM container could never be
     granted (RMAppManager's validation of the AM request)."""
     maximum = ctx.scheduler.maximum
-    refusal = invalid_request(app.am_resource, maximum, ctx.scheduler.configured_maximum)
+    refusal = (
+        None
+        if app.unmanaged
+        else invalid_request(app.am_resource, maximum, ctx.scheduler.configured_maximum)
+    )
     if refusal is not None:
         ctx.dispatch("app", AppEvent.APP_REJECTED, app.app_id, refusal)
         return
@@ -278,8 +288,10 @@ def start_new_attempt(ctx: EntityContext, app: RMApp) -> None:
     if ctx.recovery is not None and ctx.recovery.resume_attempt(app):
         return
     number = len(app.attempts) + 1
-    seq = app.app_id.rsplit("_", 1)[1]
-    attempt_id = f"appattempt_{ctx.cluster_timestamp}_{seq}_{number:06d}"
+    # The app's own cluster timestamp (an app submitted with another RM's id,
+    # a federation's unmanaged AM, keeps it, as YARN's ApplicationAttemptId).
+    _, ts, seq = app.app_id.split("_")
+    attempt_id = f"appattempt_{ts}_{seq}_{number:06d}"
     ctx.attempts[attempt_id] = RMAppAttempt(attempt_id, app.app_id, number, ctx.now_ms())
     app.attempts.append(attempt_id)
     ctx.dispatch("attempt", AttemptEvent.START, attempt_id)

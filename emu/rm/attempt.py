@@ -99,9 +99,16 @@ def _recover(ctx: EntityContext, a: RMAppAttempt, data: Any) -> str:
     return LAUNCHED
 
 
-def _schedule(ctx: EntityContext, a: RMAppAttempt, data: Any) -> None:
-    """Ask for the AM container: priority 0, anywhere, the app's AM resource."""
-    ctx.scheduler.request_am_container(a.attempt_id, ctx.apps[a.app_id].am_resource)
+def _schedule(ctx: EntityContext, a: RMAppAttempt, data: Any) -> str:
+    """Ask for the AM container: priority 0, anywhere, the app's AM resource.
+    An unmanaged AM has none: its attempt is launched at once and waits for
+    the AM to register (RMAppAttemptImpl's LAUNCHED_UNMANAGED_SAVING)."""
+    app = ctx.apps[a.app_id]
+    if app.unmanaged:
+        _launched(ctx, a, None)
+        return LAUNCHED
+    ctx.scheduler.request_am_container(a.attempt_id, app.am_resource)
+    return SCHEDULED
 
 
 def _am_allocated(ctx: EntityContext, a: RMAppAttempt, container_id: Any) -> None:
@@ -152,10 +159,16 @@ def _registered_before_launch_reply(ctx: EntityContext, a: RMAppAttempt, data: A
     _registered(ctx, a, data)
 
 
-def _unregistered(ctx: EntityContext, a: RMAppAttempt, data: Any) -> None:
+def _unregistered(ctx: EntityContext, a: RMAppAttempt, data: Any) -> str:
+    """The AM unregistered: the attempt waits for its AM container to exit,
+    or, unmanaged (no container), is finished at once."""
     a.final_status, a.diagnostics = data
     ctx.am_liveness.unregister(a.attempt_id)
     ctx.dispatch("app", AppEvent.ATTEMPT_UNREGISTERED, a.app_id, a.attempt_id)
+    if ctx.apps[a.app_id].unmanaged:
+        _end(ctx, a, AppEvent.ATTEMPT_FINISHED, "")
+        return FINISHED
+    return FINISHING
 
 
 def _end(ctx: EntityContext, a: RMAppAttempt, app_event: str, diagnostics: str) -> None:
@@ -222,7 +235,7 @@ MACHINE: StateMachine = StateMachine(
         (NEW, E.START, SUBMITTED, _start),
         (NEW, E.RECOVER, (SUBMITTED, LAUNCHED), _recover),
         (NEW, E.KILL, KILLED, None),
-        (SUBMITTED, E.ATTEMPT_ADDED, SCHEDULED, _schedule),
+        (SUBMITTED, E.ATTEMPT_ADDED, (SCHEDULED, LAUNCHED), _schedule),
         (SCHEDULED, E.CONTAINER_ALLOCATED, ALLOCATED, _am_allocated),
         (ALLOCATED, E.LAUNCHED, LAUNCHED, _launched),
         (ALLOCATED, E.LAUNCH_FAILED, FAILED, _launch_failed),
@@ -235,7 +248,7 @@ MACHINE: StateMachine = StateMachine(
         (LAUNCHED, E.REGISTERED, RUNNING, _registered),
         (ALLOCATED, E.REGISTERED, RUNNING, _registered_before_launch_reply),
         ((LAUNCHED, RUNNING), E.EXPIRE, FAILED, _expired),
-        (RUNNING, E.UNREGISTERED, FINISHING, _unregistered),
+        (RUNNING, E.UNREGISTERED, (FINISHING, FINISHED), _unregistered),
         (FINISHING, E.CONTAINER_FINISHED, (FINISHING, FINISHED), _container_finished),
         (FINISHING, E.EXPIRE, FINISHED, _am_expired_after_unregister),
         ((SUBMITTED, SCHEDULED, ALLOCATED, LAUNCHED, RUNNING), E.KILL, KILLED, _killed),

@@ -42,6 +42,7 @@ _NORMALIZED_MAX = 256
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
 
+    from emu.config.configuration import Configuration
     from emu.rm.app import RMApp
     from emu.rm.attempt import RMAppAttempt
     from emu.rm.context import RMContext
@@ -180,6 +181,7 @@ class Scheduler:
         beats again is a change to the passes."""
         self.tracks_heartbeats = False
         self.skip_node_ms = skip_node_interval_ms(ctx.conf)
+        self.container_epoch = container_epoch(ctx.conf)
         """YarnConfiguration.getSkipNodeInterval."""
         s = ctx.settings
         self.shortcuts = s.shortcuts
@@ -949,8 +951,13 @@ class Scheduler:
             sapp.container_seq += 1
             prefix = sapp.container_prefix
             if not prefix:
-                app_seq, attempt_no = _container_prefix(sapp.attempt_id)
-                prefix = f"container_{ctx.cluster_timestamp}_{app_seq}_{attempt_no}_"
+                # The attempt's own cluster timestamp: an app submitted with
+                # another RM's id (a federation's secondary sub-cluster) keeps it.
+                ts, app_seq, attempt_no = _container_prefix(sapp.attempt_id)
+                epoch = self.container_epoch
+                # ContainerId.toString: the RM's epoch (container id >> 40), if any.
+                mark = f"e{epoch:02d}_" if epoch > 0 else ""
+                prefix = f"container_{mark}{ts}_{app_seq}_{attempt_no}_"
                 sapp.container_prefix = prefix
             cid = f"{prefix}{sapp.container_seq:06d}"
         return RMContainer(
@@ -1013,9 +1020,23 @@ def _app_seq(app_id: str) -> int:
     return int(app_id.rsplit("_", 1)[1])
 
 
-def _container_prefix(attempt_id: str) -> tuple[str, str]:
+RM_EPOCH = "yarn.resourcemanager.epoch"
+
+
+def container_epoch(conf: Configuration) -> int:
+    """The RM's epoch, the top bits of its container ids: the state store's
+    (`yarn.resourcemanager.epoch`, its base) when the RM keeps one, as a
+    federation's sub-cluster RMs do to keep their container ids apart;
+    0 without (Hadoop's NullRMStateStore)."""
+    keeps_store = conf.get_bool("yarn.resourcemanager.recovery.enabled", False)
+    if not (keeps_store or conf.get_bool("yarn.federation.enabled", False)):
+        return 0
+    return max(0, conf.get_int(RM_EPOCH, 0))
+
+
+def _container_prefix(attempt_id: str) -> tuple[str, str, str]:
     parts = attempt_id.split("_")
-    return parts[2], f"{int(parts[3]):02d}"
+    return parts[1], parts[2], f"{int(parts[3]):02d}"
 
 
 def _holds_a_max(total: Resource, node_max: Resource) -> bool:

@@ -33,12 +33,15 @@ class ClientRMService(Service):
             raise Refused(P.INVALID, f"{app_id!r} is not an application id")
         if app_id in ctx.apps:
             raise Refused(P.INVALID, f"application {app_id} already submitted")
-        am_resource = Resource.from_wire(msg["am_resource"])
+        unmanaged = bool(msg.get("unmanaged_am"))
+        # An unmanaged AM asks for no AM container (YARN's RMAppManager makes
+        # no AM request for one): no AM resource counts against the queue.
+        am_resource = ZERO if unmanaged else Resource.from_wire(msg["am_resource"])
         sched = ctx.scheduler
         # YARN's RMAppManager refuses an invalid AM request before the app
         # exists; emu keeps the app and rejects it with the same message
         # (RMApp's saved hook), so a replay goes on and every output says why.
-        if invalid_request(am_resource, sched.maximum, sched.maximum) is None:
+        if not unmanaged and invalid_request(am_resource, sched.maximum, sched.maximum) is None:
             am_resource = sched.calc.normalize(
                 am_resource, sched.minimum, sched.maximum, sched.increment
             )
@@ -54,6 +57,7 @@ class ClientRMService(Service):
             ctx.settings.am_max_attempts,
             ctx.now_ms(),
         )
+        app.unmanaged = unmanaged
         ctx.apps[app_id] = app
         ctx.dispatch("app", app_sm.AppEvent.START, app_id)
         return P.reply(msg, app_id=app_id)
