@@ -39,6 +39,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
     if args.rate is not None and not args.rate > 0:
         raise InputError("--rate", str(args.rate), "must be a positive number")
+    if native.is_federation(args.scenario):
+        return _run_federation(args)
     scenario = native.load(args.scenario, _impl_overrides(args))
     _apply_defines(scenario.conf, args.define)
     seed = scenario.seed if args.seed is None else args.seed
@@ -64,6 +66,40 @@ def _cmd_run(args: argparse.Namespace) -> int:
         rate=args.rate,
     )
     watch.serve_until_stopped()
+    return code
+
+
+def _run_federation(args: argparse.Namespace) -> int:
+    """`emu run` of a federation file (one with [[subclusters]])."""
+    from emu.federation import description
+    from emu.federation.run import format_federation, run_federation_file
+    from emu.metrics import outputs
+
+    for flag, given in (
+        ("--rate", args.rate is not None),
+        ("--invariants", args.invariants),
+        ("--web-port", args.web_port is not None),
+        ("-D", bool(args.define)),
+        ("--scheduler-impl", args.scheduler_impl is not None),
+        ("--hadoop-version", getattr(args, "hadoop_version", None) is not None),
+    ):
+        if given:
+            raise InputError(
+                args.scenario,
+                flag,
+                "a federation file runs on the virtual clock without it (set sub-cluster "
+                "properties in its [config] or [subclusters.config])",
+            )
+    fed = description.load(args.scenario)
+    seed = fed.seed if args.seed is None else args.seed
+    done = run_federation_file(fed, seed, args.output_dir or None)
+    result, out = done.result, done.output_dir
+    code = outputs.print_report(
+        done.summary,
+        format_federation(done.summary["federation"]) + f"\nwall {result.wall_seconds:.2f} s; "
+        f"{result.simulated_ms / 1000 / max(result.wall_seconds, 1e-9):.0f} simulated s per wall s"
+        + (f"; outputs in {out}" if out is not None else ""),
+    )
     return code
 
 

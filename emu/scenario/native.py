@@ -226,6 +226,16 @@ def load(path: str | Path, overrides: dict[str, tuple[str, str]] | None = None) 
     )
 
 
+def is_federation(path: str | Path) -> bool:
+    """Whether `path` is a federation file (`emu.federation.description`):
+    a TOML file with [[subclusters]]. Any problem reading it is left to the
+    reader that reports it."""
+    try:
+        return "subclusters" in tomllib.loads(Path(path).read_text("utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return False
+
+
 def _read_toml(path: str) -> dict[str, Any]:
     """The file's TOML document; InputError says why it cannot be read."""
     # TOML is UTF-8 without a byte-order mark, hence plain utf-8.
