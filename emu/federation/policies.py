@@ -90,8 +90,7 @@ def sized_map_order(keys: Sequence[str], initial: int) -> list[str]:
 def concurrent_map_order(keys: Sequence[str]) -> list[str]:
     """A default ConcurrentHashMap filled with `keys` in this order."""
     cap = concurrent_capacity_for(len(keys))
-    ranked = sorted(((scid_hash(k) & 0x7FFFFFFF) & (cap - 1), i) for i, k in enumerate(keys))
-    return [keys[i] for _, i in ranked]
+    return _order(keys, cap)  # spread() is HashMap's hash() but the sign bit
 
 
 def weighted_random(rand: JavaRandom, weights: Sequence[float]) -> int:

@@ -15,6 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from emu.federation.policies import concurrent_map_order
+
 HEARTBEAT_INTERVAL = "yarn.federation.state-store.heartbeat-interval-secs"
 HEARTBEAT_INTERVAL_DEFAULT_S = 60
 SUBCLUSTER_TIMEOUT = "yarn.federation.state-store.heartbeat.initial-delay"
@@ -60,9 +62,10 @@ class FederationStateStore:
         self.members[sid].state = state
 
     def active(self) -> list[str]:
-        """Active sub-clusters, in id order (a sorted view, as Hadoop's
-        facade returns them from a map keyed by id)."""
-        return sorted(s for s, m in self.members.items() if m.active)
+        """Active sub-clusters in the order Hadoop's MemoryFederationStateStore
+        lists them (its membership is a ConcurrentHashMap filled in
+        registration order)."""
+        return [s for s in concurrent_map_order(list(self.members)) if self.members[s].active]
 
     def add_home(self, app_id: str, sid: str) -> None:
         self.homes[app_id] = sid
