@@ -813,3 +813,59 @@ def manager_from_conf(conf: Configuration, path: str) -> PolicyManager:
             "sub-clusters' enhanced headroom); leave it false",
         )
     return PolicyManager(simple, router_name, amrm_name, info, where)
+
+
+class PolicyFacade:
+    """Which policy decides for a queue (Hadoop's RouterPolicyFacade and
+    FederationPolicyUtils.loadAMRMPolicy): the state store's policy for the
+    queue's name, else its "*" policy, else the federation's configured
+    manager. A router policy is kept per key and reinitialized when the
+    store's policy changes: the same class keeps its instance (and its
+    random source), and weights equal to the old ones (the headroom alpha
+    aside, as WeightedPolicyInfo.equals) change nothing."""
+
+    def __init__(
+        self,
+        default: PolicyManager,
+        stored: dict[str, PolicyManager],
+        draws: Draws,
+        resolver: Resolver,
+        conf: Configuration,
+    ) -> None:
+        self.default = default
+        self.stored = stored
+        self.draws = draws
+        self.resolver = resolver
+        self.conf = conf
+        self._routers: dict[str, tuple[PolicyManager, RouterPolicy]] = {}
+
+    def manager(self, queue: str | None) -> tuple[str, PolicyManager]:
+        q = queue or DEFAULT_QUEUE
+        if q in self.stored:
+            return q, self.stored[q]
+        if "*" in self.stored:
+            return "*", self.stored["*"]
+        return "*", self.default
+
+    def router(self, queue: str | None) -> RouterPolicy:
+        key, mgr = self.manager(queue)
+        cached = self._routers.get(key)
+        if cached is not None and cached[0] is mgr:
+            return cached[1]
+        cls = ROUTER_POLICIES[mgr.router_name]
+        if cached is not None and type(cached[1]) is cls:
+            policy = cached[1]
+            if not _same_weights(policy.info, mgr.info):
+                policy.info = mgr.info
+        else:
+            policy = cls(mgr.info, self.draws, self.resolver)
+        self._routers[key] = (mgr, policy)
+        return policy
+
+    def amrm(self, queue: str | None, home: str) -> AMRMProxyPolicy:
+        """A new AMRMProxy policy for an AM of `queue` homed in `home`."""
+        return self.manager(queue)[1].amrm(self.draws, self.resolver, home, self.conf)
+
+
+def _same_weights(a: WeightedPolicyInfo, b: WeightedPolicyInfo) -> bool:
+    return a.router == b.router and a.amrm == b.amrm

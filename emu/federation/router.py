@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, cast
 
-from emu.federation.policies import Draws, Membership, PolicyError, RouterPolicy
+from emu.federation.policies import Draws, Membership, PolicyError, PolicyFacade
 from emu.msg import types as P
 from emu.msg.types import Invalid, Map, Message
 from emu.resources import MEMORY, VCORES
@@ -45,19 +45,20 @@ class Routing:
 
 class Router:
     """The client protocol over the sub-clusters' client services
-    (`clients`, by sub-cluster id)."""
+    (`clients`, by sub-cluster id); `policies` says which router policy
+    decides for a queue."""
 
     def __init__(
         self,
         clients: dict[str, Connection],
-        policy: RouterPolicy,
+        policies: PolicyFacade,
         membership: Callable[[], Membership],
         draws: Draws,
         now_ms: Callable[[], int],
         retries: int = SUBMIT_RETRY_DEFAULT,
     ) -> None:
         self.clients = clients
-        self.policy = policy
+        self.policies = policies
         self.membership = membership
         self.draws = draws
         self.now_ms = now_ms
@@ -109,7 +110,8 @@ class Router:
         why = ""
         for _ in range(tries):
             try:
-                home = self.policy.home(msg["queue"], None, members, blacklist)
+                policy = self.policies.router(msg["queue"])
+                home = policy.home(msg["queue"], None, members, blacklist)
             except PolicyError as e:
                 why = str(e)
                 break

@@ -29,7 +29,8 @@ from emu.client import RMClient
 from emu.clock import poll_io_sparsely, run_deterministically, virtual_clock
 from emu.federation.amrmproxy import AMRMProxy, FederationStats
 from emu.federation.description import Federation
-from emu.federation.policies import Draws, Membership, Resolver
+from emu.federation.gpg import PolicyGenerator, global_policy
+from emu.federation.policies import Draws, Membership, PolicyFacade, Resolver
 from emu.federation.router import SUBMIT_RETRY, SUBMIT_RETRY_DEFAULT, Router
 from emu.federation.state_store import (
     HEARTBEAT_INTERVAL,
@@ -87,6 +88,8 @@ class FederatedSimulation:
     events: dict[str, EventLog] = field(default_factory=dict)
     """Sub-cluster id -> its RM's event log (none: a log kept in memory)."""
     on_tick: Callable[[dict[str, ResourceManager]], None] | None = None
+    gpg: PolicyGenerator | None = field(default=None, init=False)
+    """The Global Policy Generator, once the run has built it."""
 
     async def run(self) -> FederationResult:
         with fewer_collections():
@@ -100,6 +103,10 @@ class FederatedSimulation:
         draws = Draws.seeded(self.seed)
         resolver = Resolver.of((n.host, sc.id, n.rack) for sc in fed.subclusters for n in sc.nodes)
         stats = FederationStats()
+        facade = PolicyFacade(fed.policy, store.policies, draws, resolver, fed.conf)
+        gpg_policy, gpg_interval_ms, readonly, blacklist = global_policy(fed.conf, fed.path)
+        gpg = PolicyGenerator(gpg_policy, readonly, blacklist, store.policies)
+        self.gpg = gpg
         rms: dict[str, ResourceManager] = {}
         for i, sc in enumerate(fed.subclusters):
             conf = sc.conf
@@ -156,7 +163,7 @@ class FederatedSimulation:
                     am_conns,
                     client_conns,
                     membership,
-                    lambda home, queue: fed.policy.amrm(draws, resolver, home, fed.conf),
+                    lambda home, queue: facade.amrm(queue, home),
                     stats,
                 )
                 proxy_address = f"mem://{sc.id}/amrmproxy"
@@ -177,7 +184,7 @@ class FederatedSimulation:
                 nm_hosts[sc.id] = nm
             router = Router(
                 client_conns,
-                fed.policy.router(draws, resolver),
+                facade,
                 membership,
                 draws,
                 lambda: round(trio.current_time() * 1000),
@@ -186,6 +193,8 @@ class FederatedSimulation:
             await nursery.start(partial(serve, ROUTER_ADDRESS, router.handle, codec=CODEC))
             interval_s = fed.conf.get_int(HEARTBEAT_INTERVAL, HEARTBEAT_INTERVAL_DEFAULT_S)
             nursery.start_soon(self._membership_heartbeats, rms, store, interval_s)
+            if gpg_interval_ms > 0 and gpg_policy.name != "NoOpGlobalPolicy":
+                nursery.start_soon(self._generate_policies, gpg, rms, store, gpg_interval_ms)
             if self.on_tick is not None:
                 nursery.start_soon(self._ticks, rms)
             racks = {n.host: n.rack for sc in fed.subclusters for n in sc.nodes}
@@ -246,6 +255,29 @@ class FederatedSimulation:
             now = round(trio.current_time() * 1000)
             for sid, rm in rms.items():
                 store.heartbeat(sid, now, _capability(rm.services.client.metrics()))
+
+    async def _generate_policies(
+        self,
+        gpg: PolicyGenerator,
+        rms: dict[str, ResourceManager],
+        store: FederationStateStore,
+        interval_ms: int,
+    ) -> None:
+        """The Global Policy Generator at a fixed rate from the start, reading
+        each RM's queues and pending apps as its REST views show them then."""
+
+        def parent_queues() -> set[str]:
+            names: set[str] = set()
+            for rm in rms.values():
+                names |= rm.ctx.scheduler.parent_queue_names()
+            return names
+
+        def pending(sid: str) -> int:
+            return int(rms[sid].services.client.metrics()["apps_pending"])
+
+        while True:
+            gpg.run(round(trio.current_time() * 1000), store.active(), parent_queues, pending)
+            await trio.sleep(interval_ms / 1000)
 
     async def _ticks(self, rms: dict[str, ResourceManager]) -> None:
         assert self.on_tick is not None

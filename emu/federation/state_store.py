@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from emu.federation.policies import concurrent_map_order
+from emu.federation.policies import PolicyManager, concurrent_map_order
 
 HEARTBEAT_INTERVAL = "yarn.federation.state-store.heartbeat-interval-secs"
 HEARTBEAT_INTERVAL_DEFAULT_S = 60
@@ -44,10 +44,12 @@ class Membership:
 
 @dataclass
 class FederationStateStore:
-    """Membership, app -> home sub-cluster, and the routing decisions made."""
+    """Membership, app -> home sub-cluster, and per-queue policies."""
 
     members: dict[str, Membership] = field(default_factory=dict)
     homes: dict[str, str] = field(default_factory=dict)
+    policies: dict[str, PolicyManager] = field(default_factory=dict)
+    """Queue name (or "*") -> its policy, as the Global Policy Generator wrote it."""
 
     def register(self, sid: str, now_ms: int) -> None:
         self.members[sid] = Membership(sid, RUNNING, now_ms)

@@ -13,6 +13,7 @@ import pytest
 from emu.errors import InputError
 from emu.federation import description
 from emu.federation.run import run_federation_file
+from emu.federation.simulation import FederatedSimulation, run_federation
 from tests.cli_runs import run_here
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -200,3 +201,33 @@ def test_bad_weights_are_refused_naming_the_property(
     done = run_here(["run", str(path)])
     assert done.returncode != 0
     assert done.stderr.strip().count("\n") == 0 and "policy-manager-params" in done.stderr
+
+
+def test_the_global_policy_generator_writes_parent_queue_policies_on_its_interval(
+    tmp_path: Path,
+) -> None:
+    capacity = """
+"yarn.resourcemanager.scheduler.class" = "capacity"
+"yarn.scheduler.capacity.root.queues" = "a,b"
+"yarn.scheduler.capacity.root.a.capacity" = "50"
+"yarn.scheduler.capacity.root.b.capacity" = "50"
+"yarn.scheduler.capacity.root.a.queues" = "a1"
+"yarn.scheduler.capacity.root.a.a1.capacity" = "100"
+"""
+    path = federation(tmp_path, "UniformBroadcastPolicyManager")
+    text = path.read_text().replace('"yarn.resourcemanager.scheduler.class" = "fair"', capacity)
+    text = text.replace(
+        "[config]",
+        '"yarn.federation.gpg.policy.generator.class" = "LoadBasedGlobalPolicy"\n'
+        '"yarn.federation.gpg.policy.generator.interval" = "10s"\n[config]',
+    )
+    text = text.replace("submit_ms = 0\n", 'submit_ms = 0\nqueue = "a1"\n')
+    text = text.replace("submit_ms = 5000\n", 'submit_ms = 5000\nqueue = "b"\n')
+    path.write_text(text)
+    fed = description.load(path)
+    sim = FederatedSimulation(fed, 3)
+    result = run_federation(sim)
+    assert all(j["final_status"] == "SUCCEEDED" for j in result.jobs)
+    assert sim.gpg is not None
+    # One write for the parent queue "a" (leaves and root get none), at the first pass.
+    assert [(t, q) for t, q, _ in sim.gpg.writes] == [(0, "a")]

@@ -606,6 +606,12 @@ class Scheduler:
             q = self.queues[name] = QueueMetrics(name)
         return q
 
+    def parent_queue_names(self) -> set[str]:
+        """The short names of the non-root parent queues a federation's Global
+        Policy Generator writes policies for: none but the CapacityScheduler's
+        (Hadoop's GPG reads only a Capacity scheduler's queue tree)."""
+        return set()
+
     def leaf_queues(self) -> list[str]:
         """Full names of leaf queues, for metrics series."""
         return sorted(self.queues)

@@ -210,6 +210,13 @@ class CapacityScheduler(Scheduler):
         by cached usage (`LeafQueue.fair_seen`): both the leaf's assignment
         and a preemption policy read it."""
 
+    def parent_queue_names(self) -> set[str]:
+        """Non-root parent queues by short name (a leaf is another class in
+        the REST view Hadoop's Global Policy Generator reads)."""
+        return {
+            q.conf.name for path, q in self.tree.items() if path != "root" and not q.conf.is_leaf
+        }
+
     def leaf_metrics(self, path: str) -> QueueMetrics:
         q = self.queues.get(path)
         if q is None:
