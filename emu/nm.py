@@ -578,8 +578,11 @@ class NodeManagerHost:
             self._schedule_all(due, at)
 
     def _heartbeat_failed(self, node: NMNode, error: str) -> None:
+        """Tried again next interval. Logged at the 1st, 10th, 100th, ...
+        failure: an RM down for minutes fails every node's every heartbeat."""
         self.errors += 1
-        log.warning("heartbeat failed", node=node.node_id, error=error)
+        if _power_of_ten(self.errors):
+            log.warning("heartbeat failed", node=node.node_id, error=error, failures=self.errors)
         self._schedule(node, current_time() + self.heartbeat_ms / 1000)
 
     def _heartbeat_reply(
@@ -806,6 +809,12 @@ def _collect_ends(node: NMNode, now_ms: int) -> None:
         _, cid = heapq.heappop(ends)
         if cid in node.containers:
             node.finish(cid, P.EXIT_SUCCESS, "")
+
+
+def _power_of_ten(n: int) -> bool:
+    while n % 10 == 0 and n > 1:
+        n //= 10
+    return n == 1
 
 
 def _advertised(bound: str, host: str | None) -> str:

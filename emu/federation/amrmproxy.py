@@ -23,16 +23,24 @@ from dataclasses import dataclass, field
 from typing import Any, cast
 
 import structlog
+import trio
 
 from emu.federation.policies import AMRMProxyPolicy, Membership, PolicyError
 from emu.msg import types as P
 from emu.msg.types import Allocate, AllocateReply, Invalid, Map, Message
 from emu.resources import Resource
-from emu.transport import Connection
+from emu.transport import Connection, TransportError
 
 log = structlog.get_logger()
+UNAVAILABLE = "unavailable"
 
 AMRMPROXY_ENABLED = "yarn.nodemanager.amrmproxy.enabled"
+SUBCLUSTER_TIMEOUT = "yarn.federation.amrmproxy.subcluster.timeout.ms"
+SUBCLUSTER_TIMEOUT_DEFAULT_MS = 60_000
+CONNECT_MAX_WAIT = "yarn.resourcemanager.connect.max-wait.ms"
+CONNECT_MAX_WAIT_DEFAULT_MS = 900_000
+CONNECT_RETRY = "yarn.resourcemanager.connect.retry-interval.ms"
+RETRY_INTERVAL_S = 30.0  # yarn.resourcemanager.connect.retry-interval.ms
 
 
 @dataclass
@@ -42,8 +50,14 @@ class _Secondary:
     attempt_id: str
     response_id: int = 0
     registered: bool = False
+    submitted: bool = False
     request_id: int = 0
     finished: bool = False
+    asks: dict[tuple[int, str, int], dict[str, Any]] = field(default_factory=dict)
+    """The asks this sub-cluster holds, by (priority, name, allocation id):
+    stated again when its RM lost them (Hadoop's AMRMClientRelayer)."""
+    last_ok_ms: int = 0
+    """When its RM last answered an allocate."""
 
 
 @dataclass
@@ -90,7 +104,11 @@ class AMRMProxy:
         membership: Callable[[], Membership],
         policy_for: Callable[[str, str], AMRMProxyPolicy],
         stats: FederationStats,
+        subcluster_timeout_ms: int = SUBCLUSTER_TIMEOUT_DEFAULT_MS,
+        connect_max_wait_ms: int = CONNECT_MAX_WAIT_DEFAULT_MS,
     ) -> None:
+        self.subcluster_timeout_ms = subcluster_timeout_ms
+        self.connect_max_wait_ms = connect_max_wait_ms
         self.home = home
         self.rms = rms
         self.clients = clients
@@ -117,15 +135,37 @@ class AMRMProxy:
         )
 
     async def _call(self, conn: Connection, mtype: str, **fields: Any) -> dict[str, Any]:
+        """One request; an RM that is down answers as a refused connection."""
         self._id += 1
-        reply: dict[str, Any] = (
-            await conn.request(Map(P.request(mtype, self._id, **fields)))
-        ).to_map()
+        try:
+            reply: dict[str, Any] = (
+                await conn.request(Map(P.request(mtype, self._id, **fields)))
+            ).to_map()
+        except TransportError as e:
+            return P.error(UNAVAILABLE, str(e), self._id)
         return reply
+
+    async def _home(self, message: Message) -> Message:
+        """A request to the home RM, tried again every retry interval while
+        it does not answer, for at most `yarn.resourcemanager.connect.max-wait.ms`
+        (YARN's RMProxy retry policy): the AM's call waits meanwhile."""
+        waited = 0.0
+        while True:
+            try:
+                return await self.rms[self.home].request(message)
+            except TransportError as e:
+                if waited * 1000 >= self.connect_max_wait_ms:
+                    request_id = message.to_map().get("id")
+                    return Map(
+                        P.error(UNAVAILABLE, f"the home RM does not answer: {e}", request_id)
+                    )
+                step = min(RETRY_INTERVAL_S, self.connect_max_wait_ms / 1000 - waited)
+                await trio.sleep(max(step, 0.001))
+                waited += max(step, 0.001)
 
     async def _register(self, message: Message, msg: dict[str, Any]) -> Message:
         """The AM registers with its home RM; the proxy learns its app."""
-        reply = await self.rms[self.home].request(message)
+        reply = await self._home(message)
         if reply.type == "error":
             return reply
         attempt_id = msg["attempt_id"]
@@ -146,10 +186,16 @@ class AMRMProxy:
     async def _allocate(self, req: Allocate) -> Message:
         it = self.attempts.get(req.attempt_id)
         if it is None:  # not registered through this proxy: the home RM decides
-            return await self.rms[self.home].request(req)
+            return await self._home(req)
         members = self.membership()
+        now = round(trio.current_time() * 1000)
+        timed_out = [
+            sid
+            for sid, sec in it.secondaries.items()
+            if sec.registered and now - sec.last_ok_ms > self.subcluster_timeout_ms
+        ]
         try:
-            split = it.policy.split(req.asks, members) if req.asks else {}
+            split = it.policy.split(req.asks, members, timed_out) if req.asks else {}
         except PolicyError as e:
             self.stats.split_refused += 1
             return Map(P.error(P.INVALID, f"AMRMProxy policy: {e}", req.request_id))
@@ -170,7 +216,7 @@ class AMRMProxy:
             req.blacklist_remove,
             req.progress,
         )
-        answer = await self.rms[self.home].request(home)
+        answer = await self._home(home)
         if answer.type != "allocate_reply":
             return answer
         reply = cast(AllocateReply, answer)
@@ -203,63 +249,70 @@ class AMRMProxy:
         releases: list[str],
         req: Allocate,
     ) -> None:
-        """One allocate of the AM forwarded to sub-cluster `sid`, its unmanaged
-        AM submitted and registered first if it has none yet."""
+        """One allocate of the AM forwarded to sub-cluster `sid`: its unmanaged
+        AM submitted and registered first if it has none (again, with every
+        ask it holds, after its RM lost it). An RM that does not answer is
+        skipped this time; one silent for `subcluster.timeout.ms` counts as
+        timed out for the policy's splits."""
         sec = it.secondaries.get(sid)
         if sec is None:
             if not asks:
                 return
-            sec = it.secondaries[sid] = _Secondary(it.attempt_id.rsplit("_", 1)[0] + "_000001")
-            submitted = await self._call(
-                self.clients[sid],
-                "submit_application",
-                app_id=it.app_id,
-                name=it.name,
-                queue=it.queue,
-                user=it.user,
-                priority=0,
-                am_resource=Resource().to_wire(),
-                am_type="unmanaged",
-                context={},
-                unmanaged_am=True,
+            sec = it.secondaries[sid] = _Secondary(
+                it.attempt_id.rsplit("_", 1)[0] + "_000001",
+                last_ok_ms=round(trio.current_time() * 1000),
             )
-            if submitted["type"] == "error":
-                log.warning(
-                    "unmanaged AM refused", sub_cluster=sid, app=it.app_id, why=submitted["message"]
-                )
-                sec.finished = True
-                return
-            self.stats.unmanaged_ams += 1
+        for a in asks:
+            key = (a.get("priority", 0), a["resource_name"], a.get("allocation_request_id", 0))
+            sec.asks[key] = a
         if sec.finished:
+            return
+        if not sec.submitted and not await self._submit_unmanaged(it, sid, sec):
             return
         if not sec.registered:
             registered = await self._call(
                 self.rms[sid], "register_am", attempt_id=sec.attempt_id, host="", tracking_url=""
             )
             if registered["type"] == "error":
-                return  # not launched yet (its queue holds it): asked again next time
+                if registered["code"] == P.NOT_FOUND:
+                    sec.submitted = False  # its RM restarted without it: submit again
+                return  # not launched yet, or its RM is down: tried again next time
             sec.registered = True
+            sec.response_id = 0
+            asks = [a for a in sec.asks.values() if a["num_containers"] > 0]
         sec.request_id += 1
-        answer = await self.rms[sid].request(
-            Allocate(
-                sec.request_id,
-                sec.attempt_id,
-                sec.response_id,
-                asks,
-                releases,
-                req.blacklist_add,
-                req.blacklist_remove,
-                req.progress,
+        try:
+            answer = await self.rms[sid].request(
+                Allocate(
+                    sec.request_id,
+                    sec.attempt_id,
+                    sec.response_id,
+                    asks,
+                    releases,
+                    req.blacklist_add,
+                    req.blacklist_remove,
+                    req.progress,
+                )
             )
-        )
+        except TransportError:
+            return
         if answer.type != "allocate_reply":
+            code = answer.to_map().get("code")
+            if code in (P.NOT_FOUND, P.INVALID):
+                # The RM restarted: lost the app (not found) or has it back
+                # waiting for its AM (not registered).
+                sec.registered = False
+                sec.submitted = code != P.NOT_FOUND
             return
         reply = cast(AllocateReply, answer)
         if reply.command is not None:
             if reply.command == P.SHUTDOWN:
                 sec.finished = True
+            elif reply.command == P.RESYNC:
+                sec.registered = False
             return
         sec.response_id = reply.response_id
+        sec.last_ok_ms = round(trio.current_time() * 1000)
         it.policy.notify(sid, _memory(reply.available))
         for c in reply.allocated:
             it.owner[c["container_id"]] = sid
@@ -269,6 +322,33 @@ class AMRMProxy:
         it.completed.extend(reply.completed)
         it.available[sid] = _resource(reply.available)
         it.nodes[sid] = reply.num_cluster_nodes
+
+    async def _submit_unmanaged(self, it: _Interceptor, sid: str, sec: _Secondary) -> bool:
+        """The unmanaged AM of `it`'s app submitted to sub-cluster `sid`."""
+        submitted = await self._call(
+            self.clients[sid],
+            "submit_application",
+            app_id=it.app_id,
+            name=it.name,
+            queue=it.queue,
+            user=it.user,
+            priority=0,
+            am_resource=Resource().to_wire(),
+            am_type="unmanaged",
+            context={},
+            unmanaged_am=True,
+        )
+        if submitted["type"] == "error":
+            if submitted["code"] != UNAVAILABLE:
+                log.warning(
+                    "unmanaged AM refused", sub_cluster=sid, app=it.app_id, why=submitted["message"]
+                )
+                sec.finished = True
+            return False
+        sec.submitted = True
+        sec.registered = False
+        self.stats.unmanaged_ams += 1
+        return True
 
     async def _finish(self, message: Message, msg: dict[str, Any]) -> Message:
         """finish_am: the unmanaged AMs finish first, then the home one."""
@@ -284,7 +364,7 @@ class AMRMProxy:
                         diagnostics=msg["diagnostics"],
                     )
                     sec.finished = True
-        reply = await self.rms[self.home].request(message)
+        reply = await self._home(message)
         if reply.type != "error" and it is not None:
             del self.attempts[it.attempt_id]
         return reply

@@ -48,7 +48,18 @@ from emu.scenario.queues import check_capacity_queues
 from emu.scenario.topology import read_nodes_file
 from emu.workload import NodeSpec, Workload
 
-TOP_KEYS = {"name", "description", "seed", "federation", "config", "subclusters", "jobs", "trace"}
+TOP_KEYS = {
+    "name",
+    "description",
+    "seed",
+    "federation",
+    "config",
+    "subclusters",
+    "jobs",
+    "trace",
+    "faults",
+}
+FAULT_KINDS = ("subcluster_down", "subcluster_up")
 SUBCLUSTER_KEYS = {
     "id",
     "racks",
@@ -75,6 +86,17 @@ class SubCluster:
     nodes: list[NodeSpec]
 
 
+@dataclass(frozen=True)
+class SubClusterFault:
+    """A sub-cluster's RM going down (its process gone: nothing answers, no
+    membership heartbeat) or coming back (a new RM process, recovering its
+    apps if `yarn.resourcemanager.recovery.enabled`)."""
+
+    at_ms: int
+    kind: str
+    target: str
+
+
 @dataclass
 class Federation:
     """A federation file, read and checked."""
@@ -92,6 +114,7 @@ class Federation:
     path: str = ""
     hosts: dict[str, str] = field(default_factory=dict)
     """Host -> its sub-cluster's id (what Hadoop's machine list says)."""
+    faults: list[SubClusterFault] = field(default_factory=list)
 
     def subcluster(self, sid: str) -> SubCluster:
         for sc in self.subclusters:
@@ -134,6 +157,7 @@ def load(path: str | Path) -> Federation:
     keyed = [(f"jobs: {j.job_id}: queue", j) for j in jobs]
     for sc in subclusters[1:]:
         check_capacity_queues(path, sc.conf, keyed)
+    faults = _faults(r, data, [s.id for s in subclusters])
     return Federation(
         name=name,
         description=str(data.get("description", "")),
@@ -145,7 +169,42 @@ def load(path: str | Path) -> Federation:
         am_heartbeat_ms=base.get_int(AM_HEARTBEAT_MS, 1000),
         path=path,
         hosts=owner,
+        faults=faults,
     )
+
+
+def _faults(r: native._Reader, data: dict[str, Any], ids: list[str]) -> list[SubClusterFault]:
+    """[[faults]]: sub-clusters going down and coming back, in time order;
+    a sub-cluster comes back only after it went down."""
+    faults = []
+    for i, f in enumerate(r.list_(data, "faults", "")):
+        p = f"faults[{i}]."
+        if not isinstance(f, dict):
+            raise r.fail(p.rstrip("."), "expected a table")
+        check_keys(r.path, f, {"at_ms", "kind", "target"}, p)
+        kind = r.str_(f, "kind", p)
+        if kind not in FAULT_KINDS:
+            raise r.fail(
+                f"{p}kind", f"unknown kind {kind!r} (expected one of {', '.join(FAULT_KINDS)})"
+            )
+        target = r.str_(f, "target", p)
+        if target not in ids:
+            raise r.fail(
+                f"{p}target", f"no sub-cluster {target!r} (the federation has {', '.join(ids)})"
+            )
+        faults.append(SubClusterFault(r.int_(f, "at_ms", p, None, 0), kind, target))
+    faults.sort(key=lambda f: f.at_ms)
+    down: set[str] = set()
+    for f in faults:
+        if f.kind == "subcluster_down":
+            if f.target in down:
+                raise r.fail("faults", f"{f.target} goes down at {f.at_ms} ms while it is down")
+            down.add(f.target)
+        elif f.target not in down:
+            raise r.fail("faults", f"{f.target} comes back at {f.at_ms} ms but was not down")
+        else:
+            down.discard(f.target)
+    return faults
 
 
 def _federation_conf(r: native._Reader, data: dict[str, Any]) -> Configuration:

@@ -25,11 +25,13 @@ from emu.msg import types as P
 from emu.msg.types import Invalid, Map, Message
 from emu.resources import MEMORY, VCORES
 from emu.rm import app as app_sm
-from emu.transport import Connection
+from emu.transport import Connection, TransportError
 
 SUBMIT_RETRY = "yarn.router.submit.retry"
 SUBMIT_RETRY_DEFAULT = 3
 FORWARDED_TO_HOME = ("kill_application", "application_report")
+UNAVAILABLE = "unavailable"
+"""The error code of a request to a sub-cluster whose RM is down."""
 
 
 @dataclass
@@ -65,6 +67,7 @@ class Router:
         self.retries = max(1, retries)
         self.routing = Routing()
         self._id = 0
+        self._last: dict[tuple[str, str, str], dict[str, Any]] = {}
 
     async def handle(self, message: Message) -> Message:
         if message.type == P.INVALID_TYPE:
@@ -85,22 +88,34 @@ class Router:
         if mtype == "list_nodes":
             nodes: list[dict[str, Any]] = []
             for sid in sorted(self.clients):
-                nodes.extend((await self._call(sid, "list_nodes"))["nodes"])
+                nodes.extend((await self._latest(sid, "list_nodes")).get("nodes", []))
             return Map(P.reply(msg, nodes=nodes))
         return Map(P.error(P.WRONG_SERVICE, f"{mtype} is not served by the Router", msg.get("id")))
 
     async def _call(self, sid: str, mtype: str, **fields: Any) -> dict[str, Any]:
+        """One request to sub-cluster `sid`'s client service; an RM that is
+        down answers as a refused connection would (an error reply)."""
         self._id += 1
-        answer = await self.clients[sid].request(Map(P.request(mtype, self._id, **fields)))
-        reply: dict[str, Any] = answer.to_map()
-        return reply
+        return (await self._forward(sid, Map(P.request(mtype, self._id, **fields)))).to_map()
+
+    async def _forward(self, sid: str, message: Message) -> Message:
+        try:
+            return await self.clients[sid].request(message)
+        except TransportError as e:
+            request_id = message.to_map().get("id")
+            return Map(P.error(UNAVAILABLE, f"{sid}'s RM does not answer: {e}", request_id))
 
     async def _new_application(self, message: Message, msg: dict[str, Any]) -> Message:
+        """An id from an active sub-cluster drawn at random, another drawn
+        if it does not answer (up to the submit retries)."""
         active = self.membership().active_order()
-        if not active:
-            return Map(P.error(P.NOT_FOUND, "No active SubCluster available", msg["id"]))
-        sid = active[self.draws.facade.next_int(len(active))]
-        return await self.clients[sid].request(message)
+        reply: Message = Map(P.error(P.NOT_FOUND, "No active SubCluster available", msg["id"]))
+        for _ in range(min(len(active), self.retries)):
+            sid = active[self.draws.facade.next_int(len(active))]
+            reply = await self._forward(sid, message)
+            if reply.type != "error":
+                return reply
+        return reply
 
     async def _submit(self, msg: dict[str, Any]) -> dict[str, Any]:
         app_id = msg["app_id"]
@@ -156,14 +171,24 @@ class Router:
             if refused is not None:
                 return Map(P.reply(msg, killed=False))
             return Map(P.error(P.NOT_FOUND, f"unknown application {app_id}", msg["id"]))
-        return await self.clients[home].request(message)
+        return await self._forward(home, message)
+
+    async def _latest(self, sid: str, mtype: str, **fields: Any) -> dict[str, Any]:
+        """A sub-cluster's answer, or while its RM is down the last it gave
+        (a federated view keeps showing what it last knew of it)."""
+        reply = await self._call(sid, mtype, **fields)
+        key = (sid, mtype, repr(sorted(fields.items())))
+        if reply["type"] == "error":
+            return self._last.get(key, reply)
+        self._last[key] = reply
+        return reply
 
     async def _list_apps(self, msg: dict[str, Any]) -> dict[str, Any]:
         states = msg.get("states")
         apps: dict[str, dict[str, Any]] = {}
         homes = self.routing.homes
         for sid in sorted(self.clients):
-            for report in (await self._call(sid, "list_apps", states=states))["apps"]:
+            for report in (await self._latest(sid, "list_apps", states=states)).get("apps", []):
                 if homes.get(report["app_id"]) == sid:
                     apps[report["app_id"]] = report
         for app_id, report in self.routing.refused.items():
@@ -174,9 +199,11 @@ class Router:
     async def _metrics(self, msg: dict[str, Any]) -> dict[str, Any]:
         """The sub-clusters' metrics summed (utilization weighted by each
         one's capacity); refused submissions count as submitted and failed."""
-        parts = [
-            (await self._call(sid, "cluster_metrics"))["metrics"] for sid in sorted(self.clients)
-        ]
+        parts = []
+        for sid in sorted(self.clients):
+            reply = await self._latest(sid, "cluster_metrics")
+            if reply["type"] != "error":
+                parts.append(reply["metrics"])
         merged = _sum(parts)
         merged["time_ms"] = self.now_ms()
         refused = len(self.routing.refused)

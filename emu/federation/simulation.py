@@ -15,11 +15,13 @@ metrics into the store every `yarn.federation.state-store.heartbeat-interval-sec
 
 from __future__ import annotations
 
+import tempfile
 import time
 from collections.abc import Callable
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
 from functools import partial
+from pathlib import Path
 from typing import Any
 
 import trio
@@ -27,14 +29,30 @@ import trio
 from emu.am import AMDriver, AMFaults, run_am
 from emu.client import RMClient
 from emu.clock import poll_io_sparsely, run_deterministically, virtual_clock
-from emu.federation.amrmproxy import AMRMProxy, FederationStats
+from emu.federation.amrmproxy import (
+    CONNECT_MAX_WAIT,
+    CONNECT_MAX_WAIT_DEFAULT_MS,
+    SUBCLUSTER_TIMEOUT,
+    SUBCLUSTER_TIMEOUT_DEFAULT_MS,
+    AMRMProxy,
+    FederationStats,
+)
 from emu.federation.description import Federation
 from emu.federation.gpg import PolicyGenerator, global_policy
 from emu.federation.policies import Draws, Membership, PolicyFacade, Resolver
 from emu.federation.router import SUBMIT_RETRY, SUBMIT_RETRY_DEFAULT, Router
 from emu.federation.state_store import (
+    CLEANER_INTERVAL,
+    CLEANER_INTERVAL_DEFAULT_MS,
+    HEARTBEAT_EXPIRATION,
+    HEARTBEAT_EXPIRATION_DEFAULT_MS,
     HEARTBEAT_INTERVAL,
     HEARTBEAT_INTERVAL_DEFAULT_S,
+    INITIAL_DELAY,
+    INITIAL_DELAY_DEFAULT_MS,
+    LOST,
+    NEW,
+    RUNNING,
     FederationStateStore,
 )
 from emu.metrics.eventlog import EventLog
@@ -42,7 +60,7 @@ from emu.msg.codec import CODEC
 from emu.nm import NMNode, NodeManagerHost
 from emu.replay import Replayer
 from emu.rm import app as app_sm
-from emu.rm import stall
+from emu.rm import recovery, stall
 from emu.rm.actor import ResourceManager, RMAddresses
 from emu.rm.scheduler.abstract_scheduler import RM_EPOCH
 from emu.simulation import DEFAULT_NODE, RemovedApps, fewer_collections
@@ -92,7 +110,15 @@ class FederatedSimulation:
     """The Global Policy Generator, once the run has built it."""
 
     async def run(self) -> FederationResult:
-        with fewer_collections():
+        # A run's sub-cluster RMs keep their state stores (with recovery on)
+        # in a directory of the run's own: they must never recover another
+        # run's apps, nor each other's.
+        with fewer_collections(), tempfile.TemporaryDirectory(prefix="emu-fedstore-") as stores:
+            for sc in self.fed.subclusters:
+                if recovery.enabled(sc.conf):
+                    sc.conf.set(
+                        recovery.STORE_URI, str(Path(stores) / sc.id), "emu: the run's own store"
+                    )
             return await self._run()
 
     async def _run(self) -> FederationResult:
@@ -165,6 +191,8 @@ class FederatedSimulation:
                     membership,
                     lambda home, queue: facade.amrm(queue, home),
                     stats,
+                    fed.conf.get_int(SUBCLUSTER_TIMEOUT, SUBCLUSTER_TIMEOUT_DEFAULT_MS),
+                    sc.conf.get_int(CONNECT_MAX_WAIT, CONNECT_MAX_WAIT_DEFAULT_MS),
                 )
                 proxy_address = f"mem://{sc.id}/amrmproxy"
                 await nursery.start(partial(serve, proxy_address, proxy.handle, codec=CODEC))
@@ -192,7 +220,16 @@ class FederatedSimulation:
             )
             await nursery.start(partial(serve, ROUTER_ADDRESS, router.handle, codec=CODEC))
             interval_s = fed.conf.get_int(HEARTBEAT_INTERVAL, HEARTBEAT_INTERVAL_DEFAULT_S)
-            nursery.start_soon(self._membership_heartbeats, rms, store, interval_s)
+            down: set[str] = set()
+            nursery.start_soon(self._membership_heartbeats, rms, store, interval_s, down)
+            nursery.start_soon(self._clean_subclusters, store)
+            faults_done = trio.Event()
+            if fed.faults:
+                nursery.start_soon(
+                    self._inject, nursery, rms, removed, store, down, interval_s, faults_done
+                )
+            else:
+                faults_done.set()
             if gpg_interval_ms > 0 and gpg_policy.name != "NoOpGlobalPolicy":
                 nursery.start_soon(self._generate_policies, gpg, rms, store, gpg_interval_ms)
             if self.on_tick is not None:
@@ -202,7 +239,9 @@ class FederatedSimulation:
                 client = RMClient(conn)
                 replayer = Replayer(client, fed.workload, racks, fed.am_heartbeat_ms)
                 with trio.CancelScope() as replay_scope:
-                    nursery.start_soon(self._watch_stall, rms, replayer, stalled, replay_scope)
+                    nursery.start_soon(
+                        self._watch_stall, rms, replayer, stalled, replay_scope, faults_done
+                    )
                     reports = await replayer.run()
                 if stalled:
                     reports = await client.list_apps()
@@ -246,15 +285,86 @@ class FederatedSimulation:
         )
 
     async def _membership_heartbeats(
-        self, rms: dict[str, ResourceManager], store: FederationStateStore, interval_s: int
+        self,
+        rms: dict[str, ResourceManager],
+        store: FederationStateStore,
+        interval_s: int,
+        down: set[str],
     ) -> None:
-        """Each RM's FederationStateStoreHeartbeat: its metrics, every interval."""
+        """Each running RM's FederationStateStoreHeartbeat: its metrics, every
+        interval (an RM that is down sends none)."""
         interval_s = interval_s if interval_s > 0 else HEARTBEAT_INTERVAL_DEFAULT_S
         while True:
             await trio.sleep(interval_s)
             now = round(trio.current_time() * 1000)
             for sid, rm in rms.items():
-                store.heartbeat(sid, now, _capability(rm.services.client.metrics()))
+                # A rejoining RM (SC_NEW) first heartbeats after its initial delay.
+                if sid not in down and store.members[sid].state != NEW:
+                    store.heartbeat(sid, now, _capability(rm.services.client.metrics()))
+
+    async def _clean_subclusters(self, store: FederationStateStore) -> None:
+        """The Router's SubClusterCleaner: every `yarn.router.subcluster.cleaner.interval.time`,
+        a member whose last heartbeat is older than `...heartbeat.expiration.time`
+        is marked SC_LOST (the Router and AMRMProxy stop choosing it)."""
+        conf = self.fed.conf
+        interval = conf.get_time_ms(CLEANER_INTERVAL, CLEANER_INTERVAL_DEFAULT_MS)
+        expiry = conf.get_time_ms(HEARTBEAT_EXPIRATION, HEARTBEAT_EXPIRATION_DEFAULT_MS)
+        if interval <= 0:
+            return
+        while True:
+            await trio.sleep(interval / 1000)
+            now = round(trio.current_time() * 1000)
+            for sid, m in store.members.items():
+                if m.state == RUNNING and now - m.last_heartbeat_ms > expiry:
+                    store.mark(sid, LOST)
+
+    async def _inject(
+        self,
+        nursery: trio.Nursery,
+        rms: dict[str, ResourceManager],
+        removed: dict[str, RemovedApps],
+        store: FederationStateStore,
+        down: set[str],
+        interval_s: int,
+        done: trio.Event,
+    ) -> None:
+        """Sub-clusters going down and coming back at their times. Down: the
+        RM process is gone (its memory lost; nothing answers; no membership
+        heartbeat). Back: a new RM process on the same addresses, recovering
+        its apps if `yarn.resourcemanager.recovery.enabled`, joining the
+        federation as SC_NEW and heartbeating SC_RUNNING after
+        `yarn.federation.state-store.heartbeat.initial-delay` (30 s)."""
+        ids = list(rms)
+        for fault in self.fed.faults:
+            await trio.sleep_until(max(fault.at_ms / 1000, trio.current_time()))
+            sid = fault.target
+            rm = rms[sid]
+            events = self.events.get(sid)
+            if events is not None:
+                events.emit("fault", kind=fault.kind, target=sid)
+            if fault.kind == "subcluster_down":
+                removed[sid].restarting(rm.ctx.recovery is not None)
+                down.add(sid)
+                assert rm.ctx.stop_rm is not None
+                rm.ctx.stop_rm()
+                continue
+            n = len(ids)
+            rm.renew(n + 1 + fault.at_ms * n + ids.index(sid))
+            removed[sid].attach()
+            await nursery.start(rm.run)
+            down.discard(sid)
+            store.register(sid, round(trio.current_time() * 1000), NEW)
+            nursery.start_soon(self._rejoin, sid, rm, store, down)
+        done.set()
+
+    async def _rejoin(
+        self, sid: str, rm: ResourceManager, store: FederationStateStore, down: set[str]
+    ) -> None:
+        delay = self.fed.conf.get_time_ms(INITIAL_DELAY, INITIAL_DELAY_DEFAULT_MS)
+        await trio.sleep(max(delay, 1) / 1000)
+        if sid not in down:
+            now = round(trio.current_time() * 1000)
+            store.heartbeat(sid, now, _capability(rm.services.client.metrics()))
 
     async def _generate_policies(
         self,
@@ -291,6 +401,7 @@ class FederatedSimulation:
         replayer: Replayer,
         stalled: list[str],
         scope: trio.CancelScope,
+        faults_done: trio.Event,
     ) -> None:
         """Stop the replay, saying why, once every sub-cluster with unfinished
         apps has been idle (`emu.rm.stall`) and none has made progress for a
@@ -308,6 +419,7 @@ class FederatedSimulation:
                     progressed = True
                     best[sid] = mark
             submitted = len(replayer.app_of_job) == len(self.fed.workload.jobs)
+            submitted = submitted and faults_done.is_set()
             waiting = [sid for sid, rm in rms.items() if stall.idle(rm.ctx)]
             busy = any(
                 not stall.idle(rm.ctx)

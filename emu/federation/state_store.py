@@ -18,9 +18,15 @@ from typing import Any
 from emu.federation.policies import PolicyManager, concurrent_map_order
 
 HEARTBEAT_INTERVAL = "yarn.federation.state-store.heartbeat-interval-secs"
-HEARTBEAT_INTERVAL_DEFAULT_S = 60
-SUBCLUSTER_TIMEOUT = "yarn.federation.state-store.heartbeat.initial-delay"
+HEARTBEAT_INTERVAL_DEFAULT_S = 300
+INITIAL_DELAY = "yarn.federation.state-store.heartbeat.initial-delay"
+INITIAL_DELAY_DEFAULT_MS = 30_000
+CLEANER_INTERVAL = "yarn.router.subcluster.cleaner.interval.time"
+CLEANER_INTERVAL_DEFAULT_MS = 60_000
+HEARTBEAT_EXPIRATION = "yarn.router.subcluster.heartbeat.expiration.time"
+HEARTBEAT_EXPIRATION_DEFAULT_MS = 1_800_000
 
+NEW = "SC_NEW"
 RUNNING = "SC_RUNNING"
 UNHEALTHY = "SC_UNHEALTHY"
 LOST = "SC_LOST"
@@ -51,8 +57,13 @@ class FederationStateStore:
     policies: dict[str, PolicyManager] = field(default_factory=dict)
     """Queue name (or "*") -> its policy, as the Global Policy Generator wrote it."""
 
-    def register(self, sid: str, now_ms: int) -> None:
-        self.members[sid] = Membership(sid, RUNNING, now_ms)
+    def register(self, sid: str, now_ms: int, state: str = RUNNING) -> None:
+        """A sub-cluster RM joins (again): its membership record replaced."""
+        if sid in self.members:
+            m = self.members[sid]
+            m.state, m.last_heartbeat_ms = state, now_ms
+            return
+        self.members[sid] = Membership(sid, state, now_ms)
 
     def heartbeat(self, sid: str, now_ms: int, capability: dict[str, Any]) -> None:
         m = self.members[sid]

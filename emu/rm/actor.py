@@ -154,6 +154,15 @@ class ResourceManager:
         reconnect; `mem://` ones never notice), so the restart takes no
         simulated time."""
         address = self.ctx.am_service_address
+        self.renew(cluster_timestamp)
+        self.ctx.am_service_address = address
+        if self.ctx.recovery is not None:
+            self.ctx.recovery.recover()
+
+    def renew(self, cluster_timestamp: int) -> None:
+        """The state a new RM process starts with (as `restart`), for an RM
+        that stopped (crashed) and will `run` again: `run` recovers the
+        stored apps when it starts serving."""
         self.cluster_timestamp = cluster_timestamp
         self.recovery_meta = None
         if rec.enabled(self.conf):
@@ -164,9 +173,6 @@ class ResourceManager:
         self._build()
         # Hadoop's node-label store is a file the new RM reads back.
         self.ctx.node_labels = labels.restarted()
-        self.ctx.am_service_address = address
-        if self.ctx.recovery is not None:
-            self.ctx.recovery.recover()
 
     async def run(
         self, *, task_status: trio.TaskStatus[RMAddresses] = trio.TASK_STATUS_IGNORED

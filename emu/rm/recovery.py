@@ -223,6 +223,7 @@ def _app_record(app: RMApp, attempts: list[RMAppAttempt]) -> dict[str, Any]:
         "priority": app.priority,
         "am_resource": app.am_resource.to_wire(),
         "am_type": app.am_type,
+        "unmanaged": app.unmanaged,
         "max_attempts": app.max_attempts,
         "state": app.state,
         "submit_ms": app.submit_ms,
@@ -328,6 +329,7 @@ class RMRecovery:
                 rec["max_attempts"],
                 rec["submit_ms"],
             )
+            app.unmanaged = bool(rec.get("unmanaged", False))
             app.started_ms = rec["started_ms"]
             app.finished_ms = rec["finished_ms"]
             app.final_status = rec["final_status"]

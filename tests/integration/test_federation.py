@@ -231,3 +231,59 @@ def test_the_global_policy_generator_writes_parent_queue_policies_on_its_interva
     assert sim.gpg is not None
     # One write for the parent queue "a" (leaves and root get none), at the first pass.
     assert [(t, q) for t, q, _ in sim.gpg.writes] == [(0, "a")]
+
+
+def _with_outage(tmp_path: Path, recovery: bool) -> Path:
+    # SC-2 first: the jobs before the outage are homed there, the one
+    # during it (c) is placed by the Router's retry.
+    params = weights("SC-1", "SC-2", router=(0.5, 1.0))
+    path = federation(tmp_path, "PriorityBroadcastPolicyManager", params)
+    text = path.read_text()
+    if recovery:
+        text = text.replace(
+            "[config]\n", '[config]\n"yarn.resourcemanager.recovery.enabled" = true\n', 1
+        )
+    text += """
+[[jobs]]
+id = "c"
+submit_ms = 60000
+  [[jobs.tasks]]
+  type = "map"
+  count = 6
+  duration_ms = 10000
+  memory_mb = 1024
+[[faults]]
+kind = "subcluster_down"
+target = "SC-2"
+at_ms = 8000
+[[faults]]
+kind = "subcluster_up"
+target = "SC-2"
+at_ms = 120000
+"""
+    path.write_text(text)
+    return path
+
+
+def test_a_subcluster_down_and_back_with_recovery_loses_no_job(tmp_path: Path) -> None:
+    path = _with_outage(tmp_path, recovery=True)
+    run = run_federation_file(description.load(path), 3)
+    by_job = {j["job_id"]: j for j in run.result.jobs}
+    assert all(j["final_status"] == "SUCCEEDED" for j in run.result.jobs), by_job
+    # Submitted while SC-2 was down: the Router's retry placed it on SC-1.
+    assert by_job["c"]["home"] == "SC-1"
+    # An app homed on SC-2 waited for its RM and finished after it came back.
+    on_two = [j for j in run.result.jobs if j["home"] == "SC-2"]
+    assert [j["job_id"] for j in on_two] == ["a", "b"]
+    assert all(j["finished_ms"] > 120000 for j in on_two)
+
+
+def test_a_subcluster_down_without_recovery_fails_its_apps_saying_why(tmp_path: Path) -> None:
+    path = _with_outage(tmp_path, recovery=False)
+    run = run_federation_file(description.load(path), 3)
+    on_two = [j for j in run.result.jobs if j["home"] == "SC-2"]
+    elsewhere = [j for j in run.result.jobs if j["home"] != "SC-2"]
+    assert [j["job_id"] for j in on_two] == ["a", "b"]
+    assert [j["job_id"] for j in elsewhere] == ["c"]
+    assert all(j["state"] == "FAILED" and "restart" in j["diagnostics"] for j in on_two)
+    assert all(j["final_status"] == "SUCCEEDED" for j in elsewhere)
