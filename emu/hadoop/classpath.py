@@ -42,7 +42,12 @@ POM = HERE / "pom.xml"
 JAVA = HERE / "java" / "emu" / "hadoop"
 CONTRACT_SOURCE = JAVA / "SchedulerBackend.java"
 """The contract's Java side (`emu.hadoop.contract` is its Python side)."""
-DRIVER_SOURCES = (CONTRACT_SOURCE, JAVA / "SchedulerDriver.java")
+EPOCH_SOURCE = HERE / "java" / "org" / "apache" / "hadoop" / "yarn" / "server" / "resourcemanager"
+DRIVER_SOURCES = (
+    CONTRACT_SOURCE,
+    JAVA / "SchedulerDriver.java",
+    EPOCH_SOURCE / "EmuRMEpoch.java",
+)
 LOG4J = HERE / "log4j.properties"
 
 

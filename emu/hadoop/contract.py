@@ -167,6 +167,7 @@ class SchedulerBackend(Protocol):
         extraNames: Sequence[str] | None,
         extraValues: Sequence[int] | None,
         labelExpression: str | None,
+        unmanaged: bool,
     ) -> Reply | None: ...
 
     def addAttempt(self, now: int, attemptId: str) -> Reply | None: ...

@@ -60,6 +60,7 @@ from emu.rm.scheduler.abstract_scheduler import (
     Allocation,
     PartitionUsage,
     Scheduler,
+    container_epoch,
 )
 from emu.rm.scheduler.app_scheduling_info import Ask
 from emu.rm.scheduler.async_scheduling import AsyncScheduling
@@ -93,6 +94,7 @@ class HadoopScheduler(Scheduler):
 
         conf = ctx.conf
         props = {name: conf.get(name) or "" for name in conf}
+        props["emu.rm.epoch"] = str(container_epoch(conf))
         if (
             ctx.settings.scheduler == "capacity"
             and "yarn.scheduler.capacity.root.queues" not in props
@@ -322,6 +324,7 @@ class HadoopScheduler(Scheduler):
             names,
             values,
             _label_expression(app),
+            app.unmanaged,
         )
 
     def on_APP_ATTEMPT_ADDED(self, attempt_id: str, attempt: RMAppAttempt) -> None:

@@ -70,9 +70,12 @@ public interface SchedulerBackend {
   Reply nodeUpdate(long now, String emuId, String[] launched, String[] completed, int[] exits,
       String[] diagnostics);
 
-  /** A submission, placed by the RM's placement rules; answered with an Accepted or a Rejected record. */
+  /**
+   * A submission, placed by the RM's placement rules; answered with an Accepted or a Rejected record.
+   * An unmanaged AM's app asks for no AM container (a federation's secondary sub-cluster apps).
+   */
   Reply addApp(long now, String appId, String queue, String user, int priority, long amMemory, int amVcores,
-      String[] extraNames, long[] extraValues, String labelExpression) throws Exception;
+      String[] extraNames, long[] extraValues, String labelExpression, boolean unmanaged) throws Exception;
 
   Reply addAttempt(long now, String attemptId);
 

@@ -643,6 +643,9 @@ public final class SchedulerDriver implements SchedulerBackend {
     context = new RMContextImpl(dispatcher, expirer, null, null, null, null, containerTokens, nmTokens,
         new ClientToAMTokenSecretManagerInRM(), (ResourceScheduler) scheduler);
     context.setYarnConfiguration(conf);
+    // The RM's epoch, the top bits of its container ids (emu passes what its
+    // own scheduler uses: the state store's, as a federation's RMs keep).
+    org.apache.hadoop.yarn.server.resourcemanager.EmuRMEpoch.set(context, conf.getLong("emu.rm.epoch", 0L));
     context.setSystemClock(clock);
     context.setRMApplicationHistoryWriter(new RMApplicationHistoryWriter());
     context.setSystemMetricsPublisher(new NoOpSystemMetricPublisher());
@@ -964,19 +967,20 @@ public final class SchedulerDriver implements SchedulerBackend {
   // --- apps and attempts -------------------------------------------------------------
   @Override
   public Reply addApp(long now, String appId, String queue, String user, int priority, long amMemory,
-      int amVcores, String[] extraNames, long[] extraValues, String labelExpression)
+      int amVcores, String[] extraNames, long[] extraValues, String labelExpression, boolean unmanaged)
       throws ReflectiveOperationException {
     at(now);
     ApplicationId id = ApplicationId.fromString(appId);
     ApplicationSubmissionContext asc = ApplicationSubmissionContext.newInstance(id, appId, queue,
-        Priority.newInstance(priority), null, false, false, 2, resource(amMemory, amVcores, extraNames, extraValues),
-        "MAPREDUCE");
+        Priority.newInstance(priority), null, unmanaged, false, 2,
+        resource(amMemory, amVcores, extraNames, extraValues), "MAPREDUCE");
     if (labelExpression != null && !labelExpression.isEmpty()) {
       asc.setNodeLabelExpression(labelExpression);
     }
     ResourceRequest amAsk = ResourceRequest.newInstance(Priority.newInstance(0), ResourceRequest.ANY,
         asc.getResource(), 1, true, labelExpression == null || labelExpression.isEmpty() ? null : labelExpression);
-    App app = new App(id, user, Collections.singletonList(amAsk), asc);
+    // An unmanaged AM's app has no AM request (RMAppManager makes none for one).
+    App app = new App(id, user, unmanaged ? null : Collections.singletonList(amAsk), asc);
     app.proxy = appProxy(app);
     apps.put(id, app);
     rmApps.put(id, app.proxy);
@@ -1418,7 +1422,8 @@ public final class SchedulerDriver implements SchedulerBackend {
     for (Container c : sa.pullNewlyAllocatedContainers()) {
       RMContainer rmc = scheduler.getRMContainer(c.getId());
       boolean am = false;
-      if (attempt != null && attempt.master == null && rmc != null) {
+      // An unmanaged AM has no container: every container is a task's.
+      if (attempt != null && attempt.master == null && rmc != null && !app.context.getUnmanagedAM()) {
         attempt.master = c;
         ((RMContainerImpl) rmc).setAMContainer(true);
         am = true;
