@@ -287,3 +287,18 @@ def test_a_subcluster_down_without_recovery_fails_its_apps_saying_why(tmp_path: 
     assert [j["job_id"] for j in elsewhere] == ["c"]
     assert all(j["state"] == "FAILED" and "restart" in j["diagnostics"] for j in on_two)
     assert all(j["final_status"] == "SUCCEEDED" for j in elsewhere)
+
+
+def test_compare_replays_one_cluster_and_its_federation_of_the_same_nodes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from emu.federation import compare
+
+    args = [str(tmp_path), "--nodes", "80", "--subclusters", "2", "--span-s", "60"]
+    assert compare.main([*args, "--util", "0.5"]) == 0
+    table = capsys.readouterr().out.splitlines()[1:]  # after the workload's line
+    rows = {line[:20].strip(): line[20:].split() for line in table[1:]}
+    assert table[0].split() == ["1", "2"]
+    assert rows["jobs finished"][0] == rows["jobs finished"][1] != "0"
+    assert rows["containers across"][0] == "0" and int(rows["containers across"][1]) > 0
+    assert (tmp_path / "federation-2" / "out" / "SC-2" / "summary.json").is_file()
