@@ -22,6 +22,9 @@ from emu.federation.simulation import FederatedSimulation, FederationResult, run
 from emu.metrics import outputs
 from emu.metrics.eventlog import EventLog
 from emu.metrics.outputs import _percentile as _pct
+from emu.metrics.progress import trace_span_ms
+from emu.metrics.timeline import Timeline, sample_every_s
+from emu.rm.actor import ResourceManager
 
 
 @dataclass
@@ -49,8 +52,15 @@ def run_federation_file(
                 partial = d / "events.jsonl.partial"
                 events[sc.id] = EventLog(files.enter_context(partial.open("w")))
                 partials.append((partial, d / "events.jsonl"))
+        every = sample_every_s(trace_span_ms(fed.workload))
+        timelines = {sc.id: Timeline(every) for sc in fed.subclusters}
+
+        def tick(rms: dict[str, ResourceManager]) -> None:
+            for sid, rm in rms.items():
+                timelines[sid].tick(rm)
+
         try:
-            result = run_federation(FederatedSimulation(fed, seed, events))
+            result = run_federation(FederatedSimulation(fed, seed, events, on_tick=tick))
         except BaseException:
             for partial, _ in partials:
                 partial.unlink(missing_ok=True)
@@ -61,6 +71,7 @@ def run_federation_file(
         fed.name, seed, result.jobs, result.metrics, result.simulated_ms, result.stalled
     )
     data["federation"] = federation_section(fed, result)
+    data["federation"]["load_imbalance"] = load_imbalance(timelines)
     if out is not None:
         outputs.write_jobruntime(out / "jobruntime.csv", result.jobs)
         outputs.write_summary(out / "summary.json", data)
@@ -75,9 +86,36 @@ def run_federation_file(
                 result.simulated_ms,
                 result.stalled,
             )
+            sub["timeline"] = timelines[sc.id].to_json()
             outputs.write_jobruntime(out / sc.id / "jobruntime.csv", homed)
             outputs.write_summary(out / sc.id / "summary.json", sub)
     return FederationRun(data, result, out)
+
+
+def load_imbalance(timelines: dict[str, Timeline]) -> dict[str, Any]:
+    """How unevenly the sub-clusters are loaded over time: at each sample,
+    each one's share of its memory allocated, and the spread (most loaded
+    minus least loaded); its mean and maximum over the run."""
+    ids = list(timelines)
+    first = timelines[ids[0]]
+    n = min(len(t.t_ms) for t in timelines.values())
+    shares = {
+        sid: [
+            round(t.memory_used[i] / t.memory_total[i], 6) if t.memory_total[i] else 0.0
+            for i in range(n)
+        ]
+        for sid, t in timelines.items()
+    }
+    spread = [
+        round(max(shares[s][i] for s in ids) - min(shares[s][i] for s in ids), 6) for i in range(n)
+    ]
+    return {
+        "t_ms": first.t_ms[:n],
+        "memory_allocated_share": shares,
+        "spread": spread,
+        "spread_mean": round(sum(spread) / n, 6) if n else 0.0,
+        "spread_max": max(spread, default=0.0),
+    }
 
 
 def federation_section(fed: Federation, result: FederationResult) -> dict[str, Any]:
@@ -122,10 +160,13 @@ def federation_section(fed: Federation, result: FederationResult) -> dict[str, A
 
 def format_federation(section: dict[str, Any]) -> str:
     """The federation's lines under the run's summary table."""
+    spread = section["load_imbalance"]
     lines = [
         f"federation: {section['policy_manager']} (router {section['router_policy']}, "
         f"AMRMProxy {section['amrmproxy_policy']}); {section['unmanaged_ams']} unmanaged AMs, "
-        f"{section['containers_across_sub_clusters']} containers across sub-clusters",
+        f"{section['containers_across_sub_clusters']} containers across sub-clusters; "
+        f"load spread (most minus least memory allocated) mean "
+        f"{spread['spread_mean']:.2f}, max {spread['spread_max']:.2f}",
         f"{'sub-cluster':<14}{'nodes':>7}{'jobs':>6}{'wait p50 s':>12}{'wait p90 s':>12}"
         f"{'containers':>12}{'for others':>12}{'mem util':>10}",
     ]

@@ -93,6 +93,12 @@ def test_the_example_finishes_every_job_spread_over_both_subclusters(tmp_path: P
         assert (tmp_path / "out" / sid / "events.jsonl").stat().st_size > 0
     lines = (tmp_path / "out" / "jobruntime.csv").read_text().splitlines()
     assert len(lines) == 4
+    spread = section["load_imbalance"]
+    assert len(spread["t_ms"]) == len(spread["spread"]) > 10
+    assert set(spread["memory_allocated_share"]) == {"SC-1", "SC-2"}
+    assert 0 < spread["spread_max"] <= 1
+    part = json.loads((tmp_path / "out" / "SC-1" / "summary.json").read_text())
+    assert part["timeline"]["t_ms"] == spread["t_ms"]
 
 
 def test_a_federated_replay_is_repeatable_and_the_seed_moves_it(tmp_path: Path) -> None:
