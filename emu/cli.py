@@ -70,7 +70,10 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 
 def _run_federation(args: argparse.Namespace) -> int:
-    """`emu run` of a federation file (one with [[subclusters]])."""
+    """`emu run` of a federation file (one with [[subclusters]]): `-D` sets a
+    federation property (yarn.federation.*, yarn.router.*) in its
+    [federation], any other in every sub-cluster's configuration, as do
+    --scheduler-impl and --hadoop-version."""
     from emu.federation import description
     from emu.federation.run import format_federation, run_federation_file
     from emu.metrics import outputs
@@ -79,18 +82,18 @@ def _run_federation(args: argparse.Namespace) -> int:
         ("--rate", args.rate is not None),
         ("--invariants", args.invariants),
         ("--web-port", args.web_port is not None),
-        ("-D", bool(args.define)),
-        ("--scheduler-impl", args.scheduler_impl is not None),
-        ("--hadoop-version", getattr(args, "hadoop_version", None) is not None),
     ):
         if given:
             raise InputError(
-                args.scenario,
-                flag,
-                "a federation file runs on the virtual clock without it (set sub-cluster "
-                "properties in its [config] or [subclusters.config])",
+                args.scenario, flag, "a federation file runs on the virtual clock without it"
             )
-    fed = description.load(args.scenario)
+    overrides = _impl_overrides(args)
+    for item in args.define:
+        name, eq, value = item.partition("=")
+        if not eq or not name.strip():
+            raise InputError("-D", item, "expected NAME=VALUE")
+        overrides[name.strip()] = (value, "-D")
+    fed = description.load(args.scenario, overrides)
     seed = fed.seed if args.seed is None else args.seed
     done = run_federation_file(fed, seed, args.output_dir or None)
     result, out = done.result, done.output_dir

@@ -331,7 +331,9 @@ class ApplicationMaster:
         desired = self._desired()
         if desired is self._in_step:
             # `sent` still mirrors this very table: nothing to restate.
-            if not (self.releases or self._answered_directly(rm)):
+            # Releases go in a call of their own; without any, an allocate of
+            # nothing may be answered directly.
+            if self.releases or not self._answered_directly(rm):
                 await self._round(rm, nms, stack, [])
             return self.done_count == len(self.state)
         if not self.replies_next_heartbeat and self._outstanding() and self._changes_any(desired):

@@ -123,8 +123,15 @@ class Federation:
         raise KeyError(sid)
 
 
-def load(path: str | Path) -> Federation:
-    """Read and check a federation file; InputError names what is wrong."""
+FEDERATION_PREFIXES = ("yarn.federation.", "yarn.router.")
+"""Properties of the federation's own actors (Router, AMRMProxy, GPG)."""
+
+
+def load(path: str | Path, overrides: dict[str, tuple[str, str]] | None = None) -> Federation:
+    """Read and check a federation file; InputError names what is wrong.
+    `overrides` (property -> value and the flag that set it) go over the
+    file: a federation property (`FEDERATION_PREFIXES`) over [federation],
+    any other over every sub-cluster's configuration."""
     path = str(path)
     data = native._read_toml(path)
     r = native._Reader(path)
@@ -132,6 +139,12 @@ def load(path: str | Path) -> Federation:
     name = r.str_(data, "name", "", Path(path).stem)
     seed = r.int_(data, "seed", "", 0)
     fed_conf = _federation_conf(r, data)
+    rm_overrides = {}
+    for prop, (value, source) in (overrides or {}).items():
+        if prop.startswith(FEDERATION_PREFIXES):
+            fed_conf.set(prop, value, source)
+        else:
+            rm_overrides[prop] = (value, source)
     policy = manager_from_conf(fed_conf, path)
     base = native._config(r, data)
     entries = r.list_(data, "subclusters", "")
@@ -141,6 +154,8 @@ def load(path: str | Path) -> Federation:
     owner: dict[str, str] = {}
     for i, entry in enumerate(entries):
         sc = _subcluster(r, entry, f"subclusters[{i}].", base, Path(path).parent)
+        for prop, (value, source) in rm_overrides.items():
+            sc.conf.set(prop, value, source)
         if any(s.id == sc.id for s in subclusters):
             raise r.fail(f"subclusters[{i}].id", f"sub-cluster {sc.id!r} is listed twice")
         for n in sc.nodes:

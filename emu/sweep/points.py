@@ -212,6 +212,8 @@ def _scenario(path: Path, nodes: int | None, scale: float | None) -> _Topology:
             config[ALLOCATION_FILE] = f"alloc/{src.name}"
         elif (base_dir / DEFAULT_ALLOCATION_FILE).is_file():
             files[DEFAULT_ALLOCATION_FILE] = (base_dir / DEFAULT_ALLOCATION_FILE).read_bytes()
+    if "subclusters" in data:
+        return _federation(path, data, files, nodes, scale)
     cluster = data.setdefault("cluster", {})
     if not isinstance(cluster, dict):
         raise InputError(str(path), "cluster", "expected a table")
@@ -243,6 +245,52 @@ def _scenario(path: Path, nodes: int | None, scale: float | None) -> _Topology:
                 ]
     files["scenario.toml"] = dump_toml(data).encode()
     return _Topology(count, files)
+
+
+def _federation(
+    path: Path,
+    data: dict[str, Any],
+    files: dict[str, bytes],
+    nodes: int | None,
+    scale: float | None,
+) -> _Topology:
+    """A federation file (`emu.federation.description`) with the node files
+    and configuration directories its sub-clusters name shipped beside it.
+    Its sub-clusters are its own: a sweep over it sweeps properties
+    (policies, weights, schedulers), not cluster sizes."""
+    if nodes is not None or scale is not None:
+        raise InputError(
+            str(path),
+            "subclusters",
+            "a federation file keeps its sub-clusters: sweep it without nodes or scale",
+        )
+    subclusters = data["subclusters"]
+    if not isinstance(subclusters, list):
+        raise InputError(str(path), "subclusters", "expected an array of tables")
+    total = 0
+    for i, sc in enumerate(subclusters):
+        if not isinstance(sc, dict):
+            raise InputError(str(path), f"subclusters[{i}]", "expected a table")
+        if isinstance(sc.get("nodes_file"), str):
+            src = path.parent / sc["nodes_file"]
+            files[f"sc{i}/{src.name}"] = _read(src, path, f"subclusters[{i}].nodes_file")
+            sc["nodes_file"] = f"sc{i}/{src.name}"
+        if isinstance(sc.get("conf_dir"), str):
+            src = path.parent / sc["conf_dir"]
+            if not src.is_dir():
+                raise InputError(
+                    str(path), f"subclusters[{i}].conf_dir", f"no such directory: {src}"
+                )
+            for f in sorted(src.iterdir()):
+                if f.is_file():
+                    files[f"sc{i}/conf/{f.name}"] = f.read_bytes()
+            sc["conf_dir"] = f"sc{i}/conf"
+        if isinstance(sc.get("nodes"), list):
+            total += len(sc["nodes"])
+        elif "nodes_file" not in sc:
+            total += int(sc.get("racks", 1)) * int(sc.get("nodes_per_rack", 4))
+    files["scenario.toml"] = dump_toml(data).encode()
+    return _Topology(total or None, files)
 
 
 def _read(src: Path, scenario: Path, key: str) -> bytes:

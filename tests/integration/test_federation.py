@@ -130,6 +130,8 @@ def test_broadcast_asks_everywhere_and_the_am_releases_the_surplus(tmp_path: Pat
     # Both apps hash to one home ("default"); every ask also went to the other.
     assert len({j["home"] for j in run.result.jobs}) == 1
     assert s["unmanaged_ams"] == 2
+    # The surplus each AM gets is released at once: no AM waits out its expiry.
+    assert all(j["attempts"] == 1 for j in run.result.jobs)
     total = sum(p["containers_total"] for p in s["sub_clusters"].values())
     assert total > 52 + 2, "broadcast asks should over-allocate (then released)"
 
@@ -160,6 +162,14 @@ def test_emu_run_takes_a_federation_file(tmp_path: Path) -> None:
     assert "SC-1" in done.stdout and "SC-2" in done.stdout
     refused = run_here(["run", str(EXAMPLE), "--rate", "10"])
     assert refused.returncode != 0 and "--rate" in refused.stderr
+    home = f"{PKG}HomePolicyManager"
+    fair = "yarn.resourcemanager.scheduler.class=fair"
+    done = run_here(
+        ["run", str(EXAMPLE), "-D", f"yarn.federation.policy-manager={home}", "-D", fair]
+    )
+    assert done.returncode == 0, done.stderr
+    assert "federation: HomePolicyManager" in done.stdout
+    assert "0 unmanaged AMs" in done.stdout
 
 
 @pytest.mark.parametrize(
@@ -308,3 +318,38 @@ def test_compare_replays_one_cluster_and_its_federation_of_the_same_nodes(
     assert rows["jobs finished"][0] == rows["jobs finished"][1] != "0"
     assert rows["containers across"][0] == "0" and int(rows["containers across"][1]) > 0
     assert (tmp_path / "federation-2" / "out" / "SC-2" / "summary.json").is_file()
+
+
+def test_a_sweep_over_policies_ships_each_subclusters_files(tmp_path: Path) -> None:
+    from emu.sweep import points, spec
+    from emu.sweep.task import run_task
+
+    (tmp_path / "sc2").mkdir()
+    (tmp_path / "sc2" / "yarn-site.xml").write_text(
+        '<?xml version="1.0"?>\n<configuration><property>'
+        "<name>yarn.resourcemanager.scheduler.class</name><value>fifo</value>"
+        "</property></configuration>\n"
+    )
+    (tmp_path / "sc1-nodes.json").write_text(
+        '{"rack": "r1", "nodes": [{"node": "a1"}, {"node": "a2"}, {"node": "a3"}]}\n'
+    )
+    path = federation(tmp_path, "WeightedLocalityPolicyManager", weights("SC-1", "SC-2"))
+    text = path.read_text().replace(
+        'id = "SC-1"\nracks = 1\nnodes_per_rack = 3', 'id = "SC-1"\nnodes_file = "sc1-nodes.json"'
+    )
+    path.write_text(text.replace('id = "SC-2"\n', 'id = "SC-2"\nconf_dir = "sc2"\n'))
+    (tmp_path / "sweep.toml").write_text(
+        '[sweep]\nname = "f"\nseeds = [1]\n[[trace]]\nname = "fed"\nscenario = "fed.toml"\n'
+        '[[config]]\nname = "wl"\n[[config]]\nname = "home"\n[config.defines]\n'
+        f'"yarn.federation.policy-manager" = "{PKG}HomePolicyManager"\n'
+    )
+    tasks = points.expand(spec.load(tmp_path / "sweep.toml"))
+    assert [t.point.config for t in tasks] == ["wl", "home"]
+    assert {"sc0/sc1-nodes.json", "sc1/conf/yarn-site.xml"} <= set(tasks[0].inputs)
+    for task in tasks:
+        done = run_task(task.argv, task.inputs, 120)
+        assert done["exit_code"] == 0, done["error"]
+        summary = json.loads(done["outputs"]["summary.json"])
+        assert summary["complete"] and "SC-2/summary.json" in done["outputs"]
+        unmanaged = summary["federation"]["unmanaged_ams"]
+        assert (unmanaged > 0) == (task.point.config == "wl")

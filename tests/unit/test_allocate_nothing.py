@@ -7,13 +7,17 @@ AM makes the call."""
 
 from __future__ import annotations
 
+from contextlib import AsyncExitStack
 from functools import partial
 
 import pytest
 import trio
 
+from emu.am.engine import ApplicationMaster
 from emu.clock import run_deterministically, virtual_clock
 from emu.config.configuration import Configuration
+from emu.msg.types import Allocate, AllocateReply
+from emu.resources import Resource
 from emu.rm.attempt import FINISHING
 from emu.rm.scheduler.locality import ANY
 from emu.rm.services.application_master import NOTHING
@@ -22,6 +26,7 @@ from emu.scenario import native
 from emu.testing.cluster import SCENARIOS, ask, scenario_simulation
 from emu.testing.rm import RMHarness
 from emu.transport import ServerStats, connect, never_waits, serve, with_direct
+from emu.workload import JobSpec, TaskSpec
 
 SCHEDULER = "yarn.resourcemanager.scheduler.class"
 
@@ -186,3 +191,47 @@ def test_a_replay_answers_most_allocates_directly_and_counts_them_all(scheduler:
     assert (allocates, requests) == counts[False][:2]
     assert counts[False][2] == 0
     assert direct > allocates / 2
+
+
+class _AnsweringRM:
+    """An RM connection that would answer every allocate of nothing
+    directly, and records the allocate messages it gets."""
+
+    address = "mem://fake-rm"
+    lossy = False
+
+    def __init__(self) -> None:
+        self.sent: list[Allocate] = []
+
+    def call_direct(self, name: str, attempt_id: str, response_id: int) -> int:
+        return response_id + 1
+
+    async def request(self, message: Allocate, timeout: float | None = None) -> AllocateReply:
+        self.sent.append(message)
+        return AllocateReply(message.request_id, message.response_id + 1, [], [], Resource(), 1)
+
+
+async def test_releases_go_in_an_allocate_even_when_nothing_is_asked(autojump_clock) -> None:
+    """An AM whose asks are all stated but which holds a container to give
+    back (a surplus one, or one its NM would not start) sends the release:
+    it is never swallowed by an allocate of nothing answered directly."""
+    job = JobSpec("j", "mapreduce", 0, "default", "u", Resource(1024, 1),
+                  (TaskSpec("map", 20, 1000, Resource(1024, 1)),))  # fmt: skip
+    am = ApplicationMaster(
+        {
+            "attempt_id": "appattempt_1_0001_000001",
+            "rm_address": "mem://fake-rm",
+            "context": {"job": job.to_wire()},
+        }
+    )
+    rm = _AnsweringRM()
+    am._registered = True
+    async with AsyncExitStack() as stack:
+        await am._heartbeat(rm, {}, stack)  # type: ignore[arg-type]
+        assert [len(m.asks) for m in rm.sent] == [1]
+        await am._heartbeat(rm, {}, stack)  # type: ignore[arg-type]
+        assert len(rm.sent) == 1, "nothing to ask or release: answered directly"
+        am.releases.append("container_1_0001_01_000009")
+        await am._heartbeat(rm, {}, stack)  # type: ignore[arg-type]
+    assert len(rm.sent) == 2
+    assert rm.sent[-1].releases == ["container_1_0001_01_000009"]
