@@ -38,7 +38,6 @@ from typing import Any
 
 from emu import preflight
 from emu.config.configuration import Configuration
-from emu.config.property_names import check_name
 from emu.errors import InputError, check_keys
 from emu.federation.policies import PolicyManager, manager_from_conf
 from emu.resources import Resource
@@ -227,17 +226,7 @@ def _federation_conf(r: native._Reader, data: dict[str, Any]) -> Configuration:
     table = data.get("federation", {})
     if not isinstance(table, dict):
         raise r.fail("federation", "expected a table")
-    conf = Configuration()
-    for k, v in table.items():
-        typo = check_name(k)
-        if typo is not None:
-            raise r.fail(f"federation.{k}", typo)
-        if isinstance(v, dict | list):
-            raise r.fail(
-                f"federation.{k}", "a Hadoop property value must be a string, number or boolean"
-            )
-        conf.set(k, str(v).lower() if isinstance(v, bool) else v, f"{r.path}: federation.{k}")
-    return conf
+    return native.property_table(r, table, "federation.", Configuration())
 
 
 def _subcluster(
@@ -260,13 +249,7 @@ def _subcluster(
     own = entry.get("config", {})
     if not isinstance(own, dict):
         raise r.fail(f"{p}config", "expected a table")
-    for k, v in own.items():
-        typo = check_name(k)
-        if typo is not None:
-            raise r.fail(f"{p}config.{k}", typo)
-        if isinstance(v, dict | list):
-            raise r.fail(f"{p}config.{k}", "a Hadoop property value must be a string or number")
-        conf.set(k, str(v).lower() if isinstance(v, bool) else v, f"{r.path}: {p}config.{k}")
+    native.property_table(r, own, f"{p}config.", conf)
     mem = r.int_(entry, "node_memory_mb", p, 8192, 1)
     vcores = r.int_(entry, "node_vcores", p, 8, 1, JAVA_INT_MAX)
     given = [k for k in ("racks", "nodes", "nodes_file") if k in entry]

@@ -256,15 +256,24 @@ def _config(r: _Reader, data: dict[str, Any]) -> Configuration:
         "config",
         set(data.get("config", {})) if isinstance(data.get("config"), dict) else set(),
     )
-    for k, v in config.items():
+    return property_table(r, config, "config.", conf)
+
+
+def property_table(
+    r: _Reader, table: dict[str, Any], prefix: str, conf: Configuration
+) -> Configuration:
+    """A table of Hadoop properties set in `conf`, each name checked for
+    typos and each value a string, number or boolean (as XML would hold
+    it), its source the file and `prefix` + key; returns `conf`."""
+    for k, v in table.items():
         typo = check_name(k)
         if typo is not None:
-            raise r.fail(f"config.{k}", typo)
+            raise r.fail(f"{prefix}{k}", typo)
         if isinstance(v, dict | list):
             raise r.fail(
-                f"config.{k}", "a Hadoop property value must be a string, number or boolean"
+                f"{prefix}{k}", "a Hadoop property value must be a string, number or boolean"
             )
-        conf.set(k, str(v).lower() if isinstance(v, bool) else v, f"{r.path}: config.{k}")
+        conf.set(k, str(v).lower() if isinstance(v, bool) else v, f"{r.path}: {prefix}{k}")
     return conf
 
 
