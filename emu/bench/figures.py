@@ -392,7 +392,7 @@ def _f1(work: Path, quick: bool) -> list[Figure]:
     """F1: P7's nodes and workload as a federation of 10 sub-clusters of
     5,000 nodes (quick: P7 quick's 10,000 as 4 of 2,500), Fair/drf in each,
     Hadoop's WeightedLocalityPolicyManager with equal weights, in one
-    process (the issue's bar is across processes: not built yet)."""
+    process (the target is across processes: not built yet)."""
     from emu.bench.federation import write_federation
     from emu.federation import description
     from emu.federation.run import run_federation_file
