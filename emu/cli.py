@@ -330,9 +330,15 @@ def build_parser() -> argparse.ArgumentParser:
         help="replay a scenario file in one process on the virtual clock",
         description="Replay an emu scenario (TOML: cluster, config, jobs, faults) in one "
         "process, as fast as the CPU allows, deterministically for a seed. Writes "
-        "jobruntime.csv, summary.json and events.jsonl to --output-dir.",
+        "jobruntime.csv, summary.json and events.jsonl to --output-dir. A federation file "
+        "(TOML with [[subclusters]], docs/federation.md) replays a YARN federation: "
+        "emu run scenarios/federation/two-subclusters.toml -o out/fed",
     )
-    run.add_argument("scenario", help="scenario file, e.g. scenarios/three-jobs.toml")
+    run.add_argument(
+        "scenario",
+        help="scenario or federation file, e.g. scenarios/three-jobs.toml or "
+        "scenarios/federation/two-subclusters.toml",
+    )
     run.add_argument("--output-dir", "-o", help="where to write outputs (default: print only)")
     run.add_argument(
         "--seed", type=int, help="overrides the scenario's seed (default: the scenario's seed)"

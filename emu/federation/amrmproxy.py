@@ -34,12 +34,10 @@ from emu.transport import Connection, TransportError
 log = structlog.get_logger()
 UNAVAILABLE = "unavailable"
 
-AMRMPROXY_ENABLED = "yarn.nodemanager.amrmproxy.enabled"
 SUBCLUSTER_TIMEOUT = "yarn.federation.amrmproxy.subcluster.timeout.ms"
 SUBCLUSTER_TIMEOUT_DEFAULT_MS = 60_000
 CONNECT_MAX_WAIT = "yarn.resourcemanager.connect.max-wait.ms"
 CONNECT_MAX_WAIT_DEFAULT_MS = 900_000
-CONNECT_RETRY = "yarn.resourcemanager.connect.retry-interval.ms"
 RETRY_INTERVAL_S = 30.0  # yarn.resourcemanager.connect.retry-interval.ms
 
 

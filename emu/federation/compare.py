@@ -27,7 +27,7 @@ from emu.bench import workload
 from emu.bench.federation import write_federation
 from emu.federation import description
 from emu.federation.run import run_federation_file
-from emu.metrics.outputs import _percentile
+from emu.metrics.outputs import percentile
 
 
 def prepare(work: Path, nodes: int, span_s: float, util: float, seed: int) -> None:
@@ -52,10 +52,10 @@ def replay(work: Path, subclusters: int) -> dict[str, Any]:
     return {
         "sub-clusters": subclusters,
         "jobs finished": sum(r["state"] == "FINISHED" for r in rows),
-        "wait p50 s": _percentile(waits, 0.5) / 1000,
-        "wait p90 s": _percentile(waits, 0.9) / 1000,
-        "turnaround p50 s": _percentile(turns, 0.5) / 1000,
-        "turnaround p90 s": _percentile(turns, 0.9) / 1000,
+        "wait p50 s": percentile(waits, 0.5) / 1000,
+        "wait p90 s": percentile(waits, 0.9) / 1000,
+        "turnaround p50 s": percentile(turns, 0.5) / 1000,
+        "turnaround p90 s": percentile(turns, 0.9) / 1000,
         "memory utilization": run.summary["cluster"]["utilization"].get("memory", 0.0),
         "containers across": section["containers_across_sub_clusters"],
         "wall s": wall,

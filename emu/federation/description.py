@@ -111,15 +111,7 @@ class Federation:
     policy: PolicyManager
     am_heartbeat_ms: int = 1000
     path: str = ""
-    hosts: dict[str, str] = field(default_factory=dict)
-    """Host -> its sub-cluster's id (what Hadoop's machine list says)."""
     faults: list[SubClusterFault] = field(default_factory=list)
-
-    def subcluster(self, sid: str) -> SubCluster:
-        for sc in self.subclusters:
-            if sc.id == sid:
-                return sc
-        raise KeyError(sid)
 
 
 FEDERATION_PREFIXES = ("yarn.federation.", "yarn.router.")
@@ -182,7 +174,6 @@ def load(path: str | Path, overrides: dict[str, tuple[str, str]] | None = None) 
         policy=policy,
         am_heartbeat_ms=base.get_int(AM_HEARTBEAT_MS, 1000),
         path=path,
-        hosts=owner,
         faults=faults,
     )
 

@@ -273,10 +273,14 @@ class Membership:
 
     active: list[str]
     available_mb: dict[str, int | None] = field(default_factory=dict)
+    _order: list[str] = field(default_factory=list, init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self._order = sized_map_order(self.active, len(self.active))
 
     def active_order(self) -> list[str]:
         """The facade's active map: `new HashMap<>(n)` filled in store order."""
-        return sized_map_order(self.active, len(self.active))
+        return self._order
 
 
 # --- router policies -----------------------------------------------------

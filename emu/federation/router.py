@@ -39,7 +39,7 @@ class Routing:
     """The Router's decisions, for a run's outputs."""
 
     homes: dict[str, str] = field(default_factory=dict)
-    """App id -> home sub-cluster, in submission order."""
+    """App id -> home sub-cluster, in submission order (the state store's)."""
     refused: dict[str, dict[str, Any]] = field(default_factory=dict)
     """App id -> the report of a submission no sub-cluster took."""
     retries: int = 0
@@ -48,7 +48,8 @@ class Routing:
 class Router:
     """The client protocol over the sub-clusters' client services
     (`clients`, by sub-cluster id); `policies` says which router policy
-    decides for a queue."""
+    decides for a queue; each app's home is recorded in `homes` (the state
+    store's)."""
 
     def __init__(
         self,
@@ -58,6 +59,7 @@ class Router:
         draws: Draws,
         now_ms: Callable[[], int],
         retries: int = SUBMIT_RETRY_DEFAULT,
+        homes: dict[str, str] | None = None,
     ) -> None:
         self.clients = clients
         self.policies = policies
@@ -65,7 +67,7 @@ class Router:
         self.draws = draws
         self.now_ms = now_ms
         self.retries = max(1, retries)
-        self.routing = Routing()
+        self.routing = Routing(homes if homes is not None else {})
         self._id = 0
         self._last: dict[tuple[str, str, str], dict[str, Any]] = {}
 

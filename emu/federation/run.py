@@ -21,7 +21,7 @@ from emu.federation.description import Federation
 from emu.federation.simulation import FederatedSimulation, FederationResult, run_federation
 from emu.metrics import outputs
 from emu.metrics.eventlog import EventLog
-from emu.metrics.outputs import _percentile as _pct
+from emu.metrics.outputs import percentile
 from emu.metrics.progress import trace_span_ms
 from emu.metrics.timeline import Timeline, sample_every_s
 from emu.rm.actor import ResourceManager
@@ -133,11 +133,11 @@ def federation_section(fed: Federation, result: FederationResult) -> dict[str, A
             "total": m["total"],
             "jobs_homed": len(homed),
             "wait_ms": {
-                "p50": _pct(waits, 0.5),
-                "p90": _pct(waits, 0.9),
+                "p50": percentile(waits, 0.5),
+                "p90": percentile(waits, 0.9),
                 "max": max(waits, default=0),
             },
-            "turnaround_ms": {"p50": _pct(turns, 0.5), "p90": _pct(turns, 0.9)},
+            "turnaround_ms": {"p50": percentile(turns, 0.5), "p90": percentile(turns, 0.9)},
             "containers_total": m["containers_total"],
             "containers_for_other_homes": result.stats.containers_from_secondaries.get(part.id, 0),
             "utilization": m["utilization"],

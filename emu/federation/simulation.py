@@ -39,7 +39,7 @@ from emu.federation.amrmproxy import (
 )
 from emu.federation.description import Federation
 from emu.federation.gpg import PolicyGenerator, global_policy
-from emu.federation.policies import Draws, Membership, PolicyFacade, Resolver
+from emu.federation.policies import Draws, PolicyFacade, Resolver
 from emu.federation.router import SUBMIT_RETRY, SUBMIT_RETRY_DEFAULT, Router
 from emu.federation.state_store import (
     CLEANER_INTERVAL,
@@ -152,13 +152,6 @@ class FederatedSimulation:
             store.register(sc.id, 0)
         removed = {sid: RemovedApps(rm) for sid, rm in rms.items()}
 
-        def membership() -> Membership:
-            active = store.active()
-            return Membership(
-                active,
-                {s: store.members[s].capability.get("available_mb") for s in active},
-            )
-
         am_faults = AMFaults()
 
         async def am_runner(am: dict[str, Any], node_id: str) -> None:
@@ -188,7 +181,7 @@ class FederatedSimulation:
                     sc.id,
                     am_conns,
                     client_conns,
-                    membership,
+                    store.membership,
                     lambda home, queue: facade.amrm(queue, home),
                     stats,
                     fed.conf.get_int(SUBCLUSTER_TIMEOUT, SUBCLUSTER_TIMEOUT_DEFAULT_MS),
@@ -213,10 +206,11 @@ class FederatedSimulation:
             router = Router(
                 client_conns,
                 facade,
-                membership,
+                store.membership,
                 draws,
                 lambda: round(trio.current_time() * 1000),
                 fed.conf.get_int(SUBMIT_RETRY, SUBMIT_RETRY_DEFAULT),
+                store.homes,
             )
             await nursery.start(partial(serve, ROUTER_ADDRESS, router.handle, codec=CODEC))
             interval_s = fed.conf.get_int(HEARTBEAT_INTERVAL, HEARTBEAT_INTERVAL_DEFAULT_S)
@@ -442,16 +436,10 @@ class FederatedSimulation:
 
 
 def _capability(metrics: dict[str, Any]) -> dict[str, Any]:
-    """What a sub-cluster's membership heartbeat carries (Hadoop's
-    ClusterMetricsInfo, the fields the policies and the GPG read)."""
-    available = metrics["available"]
-    return {
-        "available_mb": available.get("memory-mb", 0),
-        "available_vcores": available.get("vcores", 0),
-        "apps_pending": metrics["apps_pending"],
-        "apps_running": metrics["apps_running"],
-        "active_nodes": metrics["active_nodes"],
-    }
+    """What of a sub-cluster's membership heartbeat (Hadoop's
+    ClusterMetricsInfo) a policy reads: its available memory (the
+    load-based router policy's; the GPG reads the RMs' metrics live)."""
+    return {"available_mb": metrics["available"].get("memory-mb", 0)}
 
 
 def run_federation(sim: FederatedSimulation) -> FederationResult:

@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from emu.federation.policies import Membership as PolicyView
 from emu.federation.policies import PolicyManager, concurrent_map_order
 
 HEARTBEAT_INTERVAL = "yarn.federation.state-store.heartbeat-interval-secs"
@@ -33,7 +34,7 @@ LOST = "SC_LOST"
 
 
 @dataclass
-class Membership:
+class Member:
     """One sub-cluster as the store knows it (Hadoop's SubClusterInfo)."""
 
     id: str
@@ -52,36 +53,46 @@ class Membership:
 class FederationStateStore:
     """Membership, app -> home sub-cluster, and per-queue policies."""
 
-    members: dict[str, Membership] = field(default_factory=dict)
+    members: dict[str, Member] = field(default_factory=dict)
     homes: dict[str, str] = field(default_factory=dict)
+    """App id -> its home sub-cluster, as the Router recorded it."""
     policies: dict[str, PolicyManager] = field(default_factory=dict)
     """Queue name (or "*") -> its policy, as the Global Policy Generator wrote it."""
 
+    _view: PolicyView | None = field(default=None, init=False, repr=False)
+    """What the policies read, kept until membership changes (every allocate
+    through an AMRMProxy reads it)."""
+
     def register(self, sid: str, now_ms: int, state: str = RUNNING) -> None:
         """A sub-cluster RM joins (again): its membership record replaced."""
+        self._view = None
         if sid in self.members:
             m = self.members[sid]
             m.state, m.last_heartbeat_ms = state, now_ms
             return
-        self.members[sid] = Membership(sid, state, now_ms)
+        self.members[sid] = Member(sid, state, now_ms)
 
     def heartbeat(self, sid: str, now_ms: int, capability: dict[str, Any]) -> None:
+        self._view = None
         m = self.members[sid]
         m.last_heartbeat_ms = now_ms
         m.capability = capability
         m.state = RUNNING
 
     def mark(self, sid: str, state: str) -> None:
+        self._view = None
         self.members[sid].state = state
+
+    def membership(self) -> PolicyView:
+        """The active sub-clusters and their last reported available memory."""
+        if self._view is None:
+            active = self.active()
+            mbs = {s: self.members[s].capability.get("available_mb") for s in active}
+            self._view = PolicyView(active, mbs)
+        return self._view
 
     def active(self) -> list[str]:
         """Active sub-clusters in the order Hadoop's MemoryFederationStateStore
         lists them (its membership is a ConcurrentHashMap filled in
         registration order)."""
         return [s for s in concurrent_map_order(list(self.members)) if self.members[s].active]
-
-    def add_home(self, app_id: str, sid: str) -> None:
-        self.homes[app_id] = sid
-
-    def home(self, app_id: str) -> str | None:
-        return self.homes.get(app_id)

@@ -24,7 +24,7 @@ from emu.rm.scheduler import activities as act
 JOBRUNTIME_HEADER = "JobID,real_start_time,real_end_time,simulate_start_time,simulate_end_time"
 
 
-def _percentile(values: list[int], q: float) -> int:
+def percentile(values: list[int], q: float) -> int:
     if not values:
         return 0
     values = sorted(values)
@@ -97,8 +97,8 @@ def summary(
         },
         "turnaround_ms": {
             "mean": round(sum(turnaround) / len(turnaround)) if turnaround else 0,
-            "p50": _percentile(turnaround, 0.5),
-            "p90": _percentile(turnaround, 0.9),
+            "p50": percentile(turnaround, 0.5),
+            "p90": percentile(turnaround, 0.9),
             "max": max(turnaround, default=0),
         },
         "wait_ms": {
