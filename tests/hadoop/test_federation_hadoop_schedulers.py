@@ -26,7 +26,7 @@ def _run(path: Path, out: Path) -> str:
     return (out / "jobruntime.csv").read_text()
 
 
-@pytest.mark.parametrize("scheduler", ["fifo", "fair", "capacity"])
+@pytest.mark.parametrize("scheduler", ["fair", "capacity"])
 def test_hadoops_schedulers_in_a_federation_replay_as_emus(tmp_path: Path, scheduler: str) -> None:
     text = EXAMPLE.read_text().replace(
         '"yarn.resourcemanager.scheduler.class" = '

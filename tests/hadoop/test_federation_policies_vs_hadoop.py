@@ -28,9 +28,9 @@ def _campaign(seed: int, cases: int) -> subprocess.CompletedProcess[str]:
 
 
 def test_random_federations_decide_as_hadoops_policy_classes() -> None:
-    done = _campaign(11, 60)
+    done = _campaign(11, 45)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
-    assert "60 of 60 random federations identical" in done.stdout
+    assert "45 of 45 random federations identical" in done.stdout
     table = json.loads(done.stdout[: done.stdout.rindex("}") + 1])
     # Every policy manager Hadoop 3.4.2 has was drawn.
     assert len(table["by_manager"]) == 7, table["by_manager"]
